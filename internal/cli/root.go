@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs the sagebench command line with args (without the program name)
+// and returns the process exit code. ctx is cancelled on SIGINT/SIGTERM by
+// the caller; commands stop work, flush records and return when it is.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetContext(ctx)
+	err := root.ExecuteContext(ctx)
+	if err != nil && !errors.Is(err, errSilent) {
+		fmt.Fprintf(stderr, "sagebench: %v\n", err)
+	}
+	if err != nil && isFlagError(err) {
+		return ExitUsage
+	}
+	return exitCode(err)
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "sagebench",
+		Short:         "System-level benchmark suite for LLM and RAG serving platforms",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageErrorf("%v (see --help)", err)
+	})
+	root.AddCommand(
+		newVersionCmd(),
+		newServeCmd(),
+		newRunCmd(),
+		newCompareCmd(),
+		newGateCmd(),
+		newBaselineCmd(),
+		newGobenchCmd(),
+		newMicroCmd(),
+	)
+	return root
+}
+
+// isFlagError reports errors cobra raises itself for unknown commands or
+// bad arguments before a command runs.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "unknown command") ||
+		strings.HasPrefix(msg, "unknown flag") ||
+		strings.HasPrefix(msg, "unknown shorthand flag") ||
+		strings.Contains(msg, "arg(s)")
+}

@@ -1,0 +1,152 @@
+package record
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Run is the content of run.json.
+type Run struct {
+	RunID          string          `json:"run_id"`
+	Workload       string          `json:"workload"` // Q1..Q8
+	Name           string          `json:"name"`     // e.g. ControlMix
+	Entry          string          `json:"entry"`    // e.g. control_plane
+	Backend        string          `json:"backend"`
+	Repetition     int             `json:"repetition"`
+	Seed           int64           `json:"seed"`
+	Complete       bool            `json:"complete"`
+	Valid          bool            `json:"valid"`
+	InvalidReasons []string        `json:"invalid_reasons"`
+	RunConfig      json.RawMessage `json:"run_config"`
+	ConfigHash     string          `json:"config_hash"`
+	Target         string          `json:"target"`    // description, never a secret
+	LoadMode       string          `json:"load_mode"` // open-loop or closed-loop
+	Environment    Environment     `json:"environment"`
+	StartedAt      time.Time       `json:"started_at"`
+	EndedAt        time.Time       `json:"ended_at"`
+	Summary        Summary         `json:"summary"`
+}
+
+// Environment is the manifest of the machine and build that produced a run.
+type Environment struct {
+	GoVersion  string `json:"go_version"`
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	CPUModel   string `json:"cpu_model"`
+	Cores      int    `json:"cores"`
+	MemoryMiB  int64  `json:"memory_mib"`
+	Hostname   string `json:"hostname"`
+	Version    string `json:"sagebench_version"`
+	Commit     string `json:"sagebench_commit"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+}
+
+// Summary holds the metrics of one run (one repetition).
+type Summary struct {
+	Primary         Metric             `json:"primary"`
+	Requests        int                `json:"requests"`
+	Succeeded       int                `json:"succeeded"`
+	Failed          int                `json:"failed"`
+	DurationSeconds float64            `json:"duration_seconds"`
+	TargetRate      float64            `json:"target_rate"`    // req/s of the schedule
+	DeliveredRate   float64            `json:"delivered_rate"` // req/s actually sent
+	Throughput      float64            `json:"throughput"`     // completed req/s
+	Goodput         float64            `json:"goodput"`        // req/s meeting their SLO
+	SLOAttainment   float64            `json:"slo_attainment"` // fraction in [0,1]
+	SuccessRate     float64            `json:"success_rate"`   // fraction in [0,1]
+	ScheduleLag     Latency            `json:"schedule_lag"`
+	E2E             Latency            `json:"e2e"`
+	Groups          []Group            `json:"groups"`
+	Extra           map[string]float64 `json:"extra,omitempty"` // workload-specific
+}
+
+// Metric is a named value with its unit, e.g. goodput in tx/s.
+type Metric struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+}
+
+// Group summarises the requests sharing a set of labels (type, tenant,
+// priority, phase, policy …).
+type Group struct {
+	Labels        map[string]string `json:"labels"`
+	Count         int               `json:"count"`
+	Errors        int               `json:"errors"`
+	SLOAttainment float64           `json:"slo_attainment"`
+	Goodput       float64           `json:"goodput"`
+	E2E           Latency           `json:"e2e"`     // from intended send
+	Service       Latency           `json:"service"` // from actual send
+	TTFT          Latency           `json:"ttft"`    // from intended send
+	TPOT          Latency           `json:"tpot"`
+	ITL           Latency           `json:"itl"`
+}
+
+// Latency is a distribution summary in milliseconds (HDR histogram based).
+type Latency struct {
+	Count int64   `json:"count"`
+	Mean  float64 `json:"mean_ms"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P95   float64 `json:"p95_ms"`
+	P99   float64 `json:"p99_ms"`
+	P999  float64 `json:"p999_ms"`
+	Max   float64 `json:"max_ms"`
+}
+
+// Request is one line of requests.jsonl: one request, or one transaction or
+// one stage of a transaction (TxnID links them). Offsets (…NS) are
+// nanoseconds since Run.StartedAt; zero means "did not happen".
+type Request struct {
+	ID         string  `json:"id"`
+	Seq        int     `json:"seq"`
+	Kind       string  `json:"kind"` // request | txn | stage
+	Type       string  `json:"type"` // llm | embedding | retrieve | rag
+	Stage      string  `json:"stage,omitempty"`
+	TxnID      string  `json:"txn_id,omitempty"`
+	Phase      string  `json:"phase,omitempty"` // sub-run: policy, contended, burst …
+	Tenant     string  `json:"tenant,omitempty"`
+	Priority   string  `json:"priority,omitempty"`
+	Model      string  `json:"model,omitempty"`
+	IntendedNS int64   `json:"intended_ns"`
+	SentNS     int64   `json:"sent_ns"`
+	FirstByte  int64   `json:"first_byte_ns,omitempty"`
+	FirstToken int64   `json:"first_token_ns,omitempty"`
+	EndNS      int64   `json:"end_ns"`
+	TokenNS    []int64 `json:"token_ns,omitempty"`
+	E2EMs      float64 `json:"e2e_ms"`     // end - intended
+	ServiceMs  float64 `json:"service_ms"` // end - sent
+	LagMs      float64 `json:"lag_ms"`     // sent - intended
+	TTFTMs     float64 `json:"ttft_ms,omitempty"`
+	TPOTMs     float64 `json:"tpot_ms,omitempty"`
+	Status     int     `json:"status"`
+	OK         bool    `json:"ok"`
+	SLOMet     bool    `json:"slo_met"`
+	ErrorClass string  `json:"error_class,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	Engine     string  `json:"engine,omitempty"`
+	Retries    int     `json:"retries,omitempty"`
+	PromptTok  int     `json:"prompt_tokens,omitempty"`
+	OutputTok  int     `json:"completion_tokens,omitempty"`
+}
+
+// Unified is one row of unified_results.jsonl/.csv, field for field the
+// schema of the original Python benchmark_sage.
+type Unified struct {
+	Backend         string         `json:"backend"`
+	Workload        string         `json:"workload"`
+	RunID           string         `json:"run_id"`
+	Seed            int64          `json:"seed"`
+	Nodes           int            `json:"nodes"`
+	Parallelism     int            `json:"parallelism"`
+	Throughput      float64        `json:"throughput"`
+	LatencyP50      float64        `json:"latency_p50"`
+	LatencyP95      float64        `json:"latency_p95"`
+	LatencyP99      float64        `json:"latency_p99"`
+	SuccessRate     float64        `json:"success_rate"`
+	DurationSeconds float64        `json:"duration_seconds"`
+	Timestamp       string         `json:"timestamp"`
+	ConfigHash      string         `json:"config_hash"`
+	BackendHash     string         `json:"backend_hash"`
+	Metadata        map[string]any `json:"metadata"`
+}
