@@ -1,0 +1,158 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// LineError is one unreadable line of a JSON-lines file.
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// maxLineErrors bounds how many bad lines one read reports; the rest are
+// counted in a final error so that nothing is skipped silently.
+const maxLineErrors = 20
+
+// maxLine is the longest JSON line accepted (a request with a long token
+// timeline stays far below it).
+const maxLine = 16 << 20
+
+// ReadRun reads and checks run.json at path.
+func ReadRun(path string) (*Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading run: %w", err)
+	}
+	r, err := DecodeRun(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// DecodeRun parses a run.json document. It rejects trailing data, a
+// missing run_id and a missing workload, so a truncated or foreign JSON
+// document is never taken for a run.
+func DecodeRun(b []byte) (*Run, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var r Run
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("decoding run.json: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("decoding run.json: trailing data after the document")
+	}
+	if r.RunID == "" {
+		return nil, errors.New("run.json: run_id is empty")
+	}
+	if r.Workload == "" {
+		return nil, errors.New("run.json: workload is empty")
+	}
+	return &r, nil
+}
+
+// ReadRequests reads requests.jsonl from r (named file in errors) and calls
+// each for every request, in order. Unreadable lines (bad JSON, a truncated
+// last line, a missing id, a negative latency) are returned as *LineError
+// values joined in the error; reading goes on past them.
+func ReadRequests(r io.Reader, file string, each func(line int, req Request)) error {
+	return readLines(r, file, decodeRequest, each)
+}
+
+// readLines decodes every non-blank line of r with decode and hands the
+// good ones to each; bad ones become *LineError values (the first
+// maxLineErrors of them, then a count).
+func readLines[T any](r io.Reader, file string, decode func([]byte) (T, error), each func(int, T)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	var errs []error
+	bad, line := 0, 0
+	for sc.Scan() {
+		line++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		v, err := decode(text)
+		if err != nil {
+			bad++
+			if bad <= maxLineErrors {
+				errs = append(errs, &LineError{File: file, Line: line, Err: err})
+			}
+			continue
+		}
+		each(line, v)
+	}
+	if err := sc.Err(); err != nil {
+		errs = append(errs, &LineError{File: file, Line: line + 1, Err: err})
+	}
+	if bad > maxLineErrors {
+		errs = append(errs, fmt.Errorf("%s: %d more unreadable lines", file, bad-maxLineErrors))
+	}
+	return errors.Join(errs...)
+}
+
+func decodeRequest(text []byte) (Request, error) {
+	var req Request
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if err := dec.Decode(&req); err != nil {
+		return req, fmt.Errorf("decoding request: %w", err)
+	}
+	if dec.More() {
+		return req, errors.New("decoding request: trailing data on the line")
+	}
+	if req.ID == "" {
+		return req, errors.New("request without id")
+	}
+	if req.E2EMs < 0 || req.ServiceMs < 0 {
+		return req, fmt.Errorf("request %s: negative latency (e2e_ms %v, service_ms %v)", req.ID, req.E2EMs, req.ServiceMs)
+	}
+	return req, nil
+}
+
+// ReadRequestsFile is ReadRequests over the file at path.
+func ReadRequestsFile(path string, each func(line int, req Request)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("reading requests: %w", err)
+	}
+	defer f.Close()
+	return ReadRequests(f, path, each)
+}
+
+// ReadUnified reads unified_results.jsonl rows from r like ReadRequests.
+// A row needs backend, workload and run_id.
+func ReadUnified(r io.Reader, file string, each func(line int, u Unified)) error {
+	return readLines(r, file, decodeUnified, each)
+}
+
+func decodeUnified(text []byte) (Unified, error) {
+	var u Unified
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if err := dec.Decode(&u); err != nil {
+		return u, fmt.Errorf("decoding unified row: %w", err)
+	}
+	if dec.More() {
+		return u, errors.New("decoding unified row: trailing data on the line")
+	}
+	switch {
+	case u.Backend == "":
+		return u, errors.New("unified row: backend is empty")
+	case u.Workload == "":
+		return u, errors.New("unified row: workload is empty")
+	case u.RunID == "":
+		return u, errors.New("unified row: run_id is empty")
+	}
+	return u, nil
+}
