@@ -1,0 +1,63 @@
+package load
+
+import (
+	"context"
+	"runtime"
+	"time"
+)
+
+// Clock is the time source of a Driver. It is injected so that the
+// driver's ordering, cancellation and drain logic can be tested without
+// real sleeps.
+//
+// SleepUntil blocks until Now() >= t or ctx is done, and returns ctx.Err()
+// in the latter case. After behaves as time.After.
+type Clock interface {
+	Now() time.Time
+	SleepUntil(ctx context.Context, t time.Time) error
+	After(d time.Duration) <-chan time.Time
+}
+
+// PreciseClock is the real clock. SleepUntil sleeps with the runtime timer
+// until Spin before t, then yields in a loop (runtime.Gosched) until t, so
+// that the wake-up error is a few microseconds rather than the timer's
+// granularity. Spin = 0 uses DefaultSpin.
+type PreciseClock struct {
+	Spin time.Duration
+}
+
+// DefaultSpin is how long before an intended time PreciseClock stops
+// sleeping and starts spinning.
+const DefaultSpin = 150 * time.Microsecond
+
+var _ Clock = PreciseClock{}
+
+// Now returns time.Now().
+func (PreciseClock) Now() time.Time { return time.Now() }
+
+// After returns time.After(d).
+func (PreciseClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// SleepUntil waits until t (see PreciseClock).
+func (c PreciseClock) SleepUntil(ctx context.Context, t time.Time) error {
+	spin := c.Spin
+	if spin <= 0 {
+		spin = DefaultSpin
+	}
+	if d := time.Until(t) - spin; d > 0 {
+		timer := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+	}
+	for time.Now().Before(t) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		runtime.Gosched()
+	}
+	return ctx.Err()
+}

@@ -1,0 +1,104 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"time"
+)
+
+// maxTraceOffset bounds a trace offset (so that it fits a Duration with
+// room to spare).
+const maxTraceOffset = 30 * 24 * time.Hour
+
+// traceLine is one line of a trace file. Exactly one of the two fields
+// must be present; other keys are ignored (traces often carry more).
+type traceLine struct {
+	OffsetMS *float64 `json:"offset_ms"`
+	OffsetS  *float64 `json:"offset_s"`
+}
+
+// ParseTrace reads a JSONL trace: one JSON object per line with either
+// "offset_ms" (milliseconds) or "offset_s" (seconds) from the start of the
+// run. Blank lines are skipped; offsets need not be sorted (they are
+// sorted here). name is used in errors ("name:line: …").
+func ParseTrace(r io.Reader, name string) ([]time.Duration, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	var offs []time.Duration
+	for line := 1; sc.Scan(); line++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		off, err := parseTraceLine(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if len(offs) == MaxArrivals {
+			return nil, fmt.Errorf("%s:%d: more than %d arrivals; split the trace", name, line, MaxArrivals)
+		}
+		offs = append(offs, off)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading trace %s: %w (lines are limited to 1 MiB)", name, err)
+	}
+	if len(offs) == 0 {
+		return nil, fmt.Errorf("%s: trace has no arrivals; add lines like {\"offset_ms\": 12.5}", name)
+	}
+	slices.Sort(offs)
+	return offs, nil
+}
+
+func parseTraceLine(b []byte) (time.Duration, error) {
+	var tl traceLine
+	if err := json.Unmarshal(b, &tl); err != nil {
+		return 0, fmt.Errorf("not a JSON object with offset_ms or offset_s: %v", err)
+	}
+	var v, scale float64
+	switch {
+	case tl.OffsetMS != nil && tl.OffsetS != nil:
+		return 0, fmt.Errorf("both offset_ms and offset_s given; keep one")
+	case tl.OffsetMS != nil:
+		v, scale = *tl.OffsetMS, 1e6
+	case tl.OffsetS != nil:
+		v, scale = *tl.OffsetS, 1e9
+	default:
+		return 0, fmt.Errorf("missing offset_ms (or offset_s)")
+	}
+	ns := v * scale
+	if math.IsNaN(ns) || ns < 0 || ns > float64(maxTraceOffset) {
+		return 0, fmt.Errorf("offset %v is out of range; it must be >= 0 and at most %v", v, maxTraceOffset)
+	}
+	return time.Duration(math.Round(ns)), nil
+}
+
+// traceSchedule loads cfg.TraceFile and cuts it at Count / Duration.
+func traceSchedule(cfg ScheduleConfig) (Schedule, error) {
+	f, err := os.Open(cfg.TraceFile)
+	if err != nil {
+		return Schedule{}, fmt.Errorf("schedule.trace_file: %w", err)
+	}
+	defer f.Close()
+	offs, err := ParseTrace(f, cfg.TraceFile)
+	if err != nil {
+		return Schedule{}, fmt.Errorf("schedule.trace_file: %w", err)
+	}
+	if cfg.Duration > 0 {
+		n, _ := slices.BinarySearch(offs, cfg.Duration)
+		offs = offs[:n]
+	}
+	if cfg.Count > 0 && len(offs) > cfg.Count {
+		offs = offs[:cfg.Count]
+	}
+	s := Schedule{Offsets: offs, Length: cfg.Duration}
+	if s.Length == 0 && len(offs) > 0 {
+		s.Length = offs[len(offs)-1]
+	}
+	return s, nil
+}

@@ -1,0 +1,79 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"time"
+)
+
+// Defaults of a zero Config.
+const (
+	DefaultTimeout          = 120 * time.Second
+	DefaultConnectTimeout   = 5 * time.Second
+	DefaultMaxConns         = 512
+	DefaultMaxResponseBytes = 64 << 20
+)
+
+// Config configures a Client. Zero values take the defaults above; only
+// BaseURL is required.
+type Config struct {
+	BaseURL   string `yaml:"base_url" json:"base_url"`       // e.g. http://127.0.0.1:8080 (a trailing /v1 is accepted)
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env"` // name of the env var holding the API key (sent as Bearer); the key itself is never logged or recorded
+
+	Timeout          time.Duration `yaml:"timeout" json:"timeout"`                       // whole request including the streamed body; 0 → DefaultTimeout
+	ConnectTimeout   time.Duration `yaml:"connect_timeout" json:"connect_timeout"`       // TCP connect (+ TLS handshake); 0 → DefaultConnectTimeout
+	FirstByteTimeout time.Duration `yaml:"first_byte_timeout" json:"first_byte_timeout"` // request written → response headers; 0 → bounded by Timeout only
+	MaxConns         int           `yaml:"max_conns" json:"max_conns"`                   // idle connections kept per host (size it to the peak in-flight load); 0 → DefaultMaxConns
+	MaxResponseBytes int64         `yaml:"max_response_bytes" json:"max_response_bytes"` // 0 → DefaultMaxResponseBytes
+	MaxLineBytes     int           `yaml:"max_line_bytes" json:"max_line_bytes"`         // longest SSE line; 0 → DefaultMaxLine
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Validate reports the first problem of c, naming the field and the fix.
+func (c Config) Validate() error {
+	if c.BaseURL == "" {
+		return errors.New("target.base_url is missing; set it to the target's URL, e.g. http://127.0.0.1:8080")
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("target.base_url %q is not an http(s) URL with a host; use e.g. http://127.0.0.1:8080", c.BaseURL)
+	}
+	if u.User != nil {
+		return errors.New("target.base_url must not carry credentials; put the key in the env var named by target.api_key_env")
+	}
+	if c.APIKeyEnv != "" && !envName.MatchString(c.APIKeyEnv) {
+		return fmt.Errorf("target.api_key_env %q is not an environment variable name (it names the variable, it is not the key)", c.APIKeyEnv)
+	}
+	for name, d := range map[string]time.Duration{"timeout": c.Timeout, "connect_timeout": c.ConnectTimeout, "first_byte_timeout": c.FirstByteTimeout} {
+		if d < 0 {
+			return fmt.Errorf("target.%s must be >= 0 (0 = default)", name)
+		}
+	}
+	if c.MaxConns < 0 || c.MaxResponseBytes < 0 || c.MaxLineBytes < 0 {
+		return errors.New("target.max_conns, max_response_bytes and max_line_bytes must be >= 0 (0 = default)")
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.Timeout, DefaultTimeout)
+	def(&c.ConnectTimeout, DefaultConnectTimeout)
+	if c.MaxConns == 0 {
+		c.MaxConns = DefaultMaxConns
+	}
+	if c.MaxResponseBytes == 0 {
+		c.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if c.MaxLineBytes == 0 {
+		c.MaxLineBytes = DefaultMaxLine
+	}
+	return c
+}
