@@ -1,0 +1,178 @@
+package benchset
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/sagebench/sagebench/internal/record"
+	"golang.org/x/perf/benchfmt"
+)
+
+// Files of a run directory.
+const (
+	runFile      = "run.json"
+	requestsFile = "requests.jsonl"
+	benchFile    = "bench.txt"
+)
+
+// ReadRunTree reads dir as one run directory when it holds run.json, and
+// otherwise every run directory below it. A directory that holds
+// requests.jsonl or bench.txt without run.json is an error, as is a tree
+// with no run directory at all.
+func ReadRunTree(dir, label string) (*Set, error) {
+	dirs, err := findRunDirs(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := newSet(dir, label)
+	ids := map[string]string{}
+	for _, d := range dirs {
+		rs, err := ReadRunDir(d, label)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs.Runs {
+			if prev, dup := ids[r.ID]; dup {
+				rs.problem(filepath.Join(d, runFile), 0, "duplicate run_id %q (also in %s)", r.ID, prev)
+			}
+			ids[r.ID] = d
+		}
+		s.merge(rs)
+	}
+	return s, nil
+}
+
+func findRunDirs(root string) ([]string, error) {
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		has := func(name string) bool {
+			_, err := os.Stat(filepath.Join(path, name))
+			return err == nil
+		}
+		switch {
+		case has(runFile):
+			dirs = append(dirs, path)
+			return filepath.SkipDir
+		case has(requestsFile) || has(benchFile):
+			return fmt.Errorf("%s looks like a run directory but has no %s: pass a complete run directory (or bench.txt itself)", path, runFile)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("%s: no run directory (with %s) found", root, runFile)
+	}
+	sort.Strings(dirs)
+	return dirs, nil
+}
+
+// ReadRunDir reads one run directory: run.json (required), bench.txt when
+// present (else results synthesized from the run summary) and
+// requests.jsonl when present (per-request e2e latencies).
+func ReadRunDir(dir, label string) (*Set, error) {
+	run, err := record.ReadRun(filepath.Join(dir, runFile))
+	if err != nil {
+		return nil, err
+	}
+	s := newSet(dir, label)
+	name := RunName(run)
+	s.Runs = append(s.Runs, Run{Dir: dir, ID: run.RunID, Name: name,
+		Valid: run.Valid, Complete: run.Complete, Reasons: run.InvalidReasons})
+	if err := readRunBench(s, dir, run); err != nil {
+		return nil, err
+	}
+	readRunRequests(s, dir, name)
+	return s, nil
+}
+
+// RunName is the benchmark name a run's results and latencies go under,
+// e.g. "Q2ControlMix/backend=sage".
+func RunName(r *record.Run) string {
+	return fmt.Sprintf("%s%s/backend=%s", r.Workload, r.Name, r.Backend)
+}
+
+func readRunBench(s *Set, dir string, run *record.Run) error {
+	path := filepath.Join(dir, benchFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.Results = append(s.Results, summaryResult(s, run, filepath.Join(dir, runFile)))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading run: %w", err)
+	}
+	defer f.Close()
+	bs, err := ReadBench(f, path, s.Label)
+	if err != nil {
+		return err
+	}
+	s.merge(bs)
+	return nil
+}
+
+// summaryResult turns run.json's summary into one benchmark result.
+func summaryResult(s *Set, run *record.Run, file string) *benchfmt.Result {
+	sum := run.Summary
+	r := &benchfmt.Result{Name: benchfmt.Name(RunName(run)), Iters: max(sum.Requests, 1)}
+	r.SetConfig(".file", s.Label)
+	add := func(v float64, unit string) {
+		if v < 0 {
+			s.problem(file, 0, "summary %s is negative (%v)", unit, v)
+			return
+		}
+		r.Values = append(r.Values, benchfmt.Value{Value: v, Unit: unit})
+	}
+	add(sum.E2E.Mean, "mean-ms")
+	add(sum.E2E.P99, "p99-ms")
+	add(sum.Throughput, "req/s")
+	add(sum.Goodput, "goodput")
+	add(sum.SLOAttainment, "slo-attainment")
+	return r
+}
+
+func readRunRequests(s *Set, dir, name string) {
+	path := filepath.Join(dir, requestsFile)
+	var lat []float64
+	err := record.ReadRequestsFile(path, func(_ int, r record.Request) {
+		if r.Kind == "stage" || (r.E2EMs == 0 && !r.OK) {
+			return // a transaction's stage, or a request that never ended
+		}
+		lat = append(lat, r.E2EMs)
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	for _, e := range unwrapJoined(err) {
+		var le *record.LineError
+		if errors.As(e, &le) {
+			s.problem(le.File, le.Line, "%v", le.Err)
+		} else {
+			s.problem(path, 0, "%v", e)
+		}
+	}
+	if len(lat) > 0 {
+		s.Latency[name] = append(s.Latency[name], lat...)
+	}
+}
+
+func unwrapJoined(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
