@@ -1,0 +1,62 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Config describes a corpus and its index. Zero fields take the defaults
+// noted; Validate checks the result.
+type Config struct {
+	Size     int     `yaml:"size"`      // documents (default 10000)
+	Dim      int     `yaml:"dim"`       // vector dimension (default 384)
+	Seed     int64   `yaml:"seed"`      // corpus seed (0 is a valid seed)
+	DocWords int     `yaml:"doc_words"` // words per document (default 32)
+	Topics   int     `yaml:"topics"`    // topic clusters (default Size/20, at least 1)
+	M        int     `yaml:"m"`         // HNSW neighbours per node (default 16)
+	EfSearch int     `yaml:"ef_search"` // HNSW candidate list size (default 100)
+	Ml       float64 `yaml:"ml"`        // HNSW level factor (default 0.25)
+}
+
+// Limits on Config values.
+const (
+	MaxSize = 5_000_000
+	MaxDim  = 8192
+)
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.Size, 10000)
+	def(&c.Dim, 384)
+	def(&c.DocWords, 32)
+	def(&c.Topics, max(c.Size/20, 1))
+	def(&c.M, 16)
+	def(&c.EfSearch, 100)
+	if c.Ml == 0 {
+		c.Ml = 0.25
+	}
+	return c
+}
+
+// Validate reports impossible values, naming each field.
+func (c Config) Validate() error {
+	var errs []error
+	check := func(ok bool, field, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf("index.%s: %s", field, fmt.Sprintf(format, args...)))
+		}
+	}
+	check(c.Size >= 1 && c.Size <= MaxSize, "size", "must be in [1, %d] (got %d)", MaxSize, c.Size)
+	check(c.Dim >= 2 && c.Dim <= MaxDim, "dim", "must be in [2, %d] (got %d)", MaxDim, c.Dim)
+	check(c.DocWords >= 1 && c.DocWords <= 4096, "doc_words", "must be in [1, 4096] (got %d)", c.DocWords)
+	check(c.Topics >= 1 && c.Topics <= max(c.Size, 1), "topics", "must be in [1, size] (got %d)", c.Topics)
+	check(c.M >= 2 && c.M <= 256, "m", "must be in [2, 256] (got %d)", c.M)
+	check(c.EfSearch >= 1 && c.EfSearch <= 10000, "ef_search", "must be in [1, 10000] (got %d)", c.EfSearch)
+	check(c.Ml > 0 && c.Ml < 1, "ml", "must be in (0, 1) (got %v)", c.Ml)
+	return errors.Join(errs...)
+}

@@ -1,0 +1,209 @@
+package index
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	randv1 "math/rand"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/coder/hnsw"
+)
+
+// Hit is one search result: document id, cosine similarity to the query,
+// and the document text.
+type Hit struct {
+	ID    int
+	Score float32
+	Text  string
+}
+
+// Index holds a synthetic corpus, its unit vectors and an HNSW graph over
+// them. It is immutable after Build, so searches may run concurrently.
+type Index struct {
+	cfg   Config
+	docs  []string
+	vecs  [][]float32 // unit vectors, by document id
+	graph *hnsw.Graph[int]
+}
+
+// ErrDim is wrapped when a vector has the wrong dimension.
+var ErrDim = errors.New("vector dimension mismatch")
+
+// Build generates the corpus of cfg (zero fields take defaults), embeds
+// every document with embed and inserts the normalised vectors into an
+// HNSW graph whose level generator is seeded from cfg.Seed.
+func Build(cfg Config, embed func(string) []float32) (*Index, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if embed == nil {
+		return nil, errors.New("index.Build: embed function is nil")
+	}
+	ix := &Index{cfg: cfg, docs: corpus(cfg), graph: hnsw.NewGraph[int]()}
+	ix.graph.M = cfg.M
+	ix.graph.Ml = cfg.Ml
+	ix.graph.EfSearch = cfg.EfSearch
+	ix.graph.Distance = hnsw.CosineDistance
+	ix.graph.Rng = randv1.New(randv1.NewSource(cfg.Seed)) // hnsw takes math/rand; seeded level generation
+	ix.vecs = make([][]float32, len(ix.docs))
+	for id, text := range ix.docs {
+		v, err := unit(embed(text), cfg.Dim)
+		if err != nil {
+			return nil, fmt.Errorf("embedding document %d: %w", id, err)
+		}
+		ix.vecs[id] = v
+		ix.graph.Add(hnsw.MakeNode(id, v))
+	}
+	return ix, nil
+}
+
+// unit checks v's dimension and returns a normalised copy.
+func unit(v []float32, dim int) ([]float32, error) {
+	if len(v) != dim {
+		return nil, fmt.Errorf("%w: got %d, index has %d", ErrDim, len(v), dim)
+	}
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
+		return nil, fmt.Errorf("vector has no direction (norm %v)", math.Sqrt(sum))
+	}
+	inv := 1 / math.Sqrt(sum)
+	out := make([]float32, dim)
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out, nil
+}
+
+// Config returns the configuration the index was built with (defaults filled).
+func (ix *Index) Config() Config { return ix.cfg }
+
+// Len returns the number of documents.
+func (ix *Index) Len() int { return len(ix.docs) }
+
+// Doc returns document id's text, or "" when id is out of range.
+func (ix *Index) Doc(id int) string {
+	if id < 0 || id >= len(ix.docs) {
+		return ""
+	}
+	return ix.docs[id]
+}
+
+// Search returns the approximate k nearest documents to q by cosine
+// similarity, best first. The graph is asked for max(k, ef_search)
+// candidates, which are re-ranked exactly and cut to k.
+func (ix *Index) Search(q []float32, k int) ([]Hit, error) {
+	u, err := ix.query(q, k)
+	if err != nil || k <= 0 {
+		return nil, err
+	}
+	nodes := ix.graph.Search(u, max(k, ix.cfg.EfSearch))
+	hits := make([]Hit, 0, len(nodes))
+	for _, n := range nodes {
+		hits = append(hits, ix.hit(n.Key, u))
+	}
+	return topK(hits, k), nil
+}
+
+// Exact returns the true k nearest documents by brute force, best first.
+func (ix *Index) Exact(q []float32, k int) ([]Hit, error) {
+	u, err := ix.query(q, k)
+	if err != nil || k <= 0 {
+		return nil, err
+	}
+	hits := make([]Hit, len(ix.vecs))
+	for id := range ix.vecs {
+		hits[id] = ix.hit(id, u)
+	}
+	return topK(hits, k), nil
+}
+
+func (ix *Index) query(q []float32, k int) ([]float32, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("search: k must be >= 0 (got %d)", k)
+	}
+	return unit(q, ix.cfg.Dim)
+}
+
+func (ix *Index) hit(id int, u []float32) Hit {
+	return Hit{ID: id, Score: dot(ix.vecs[id], u), Text: ix.docs[id]}
+}
+
+func dot(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// topK sorts hits by score, ties by id, and keeps the first k.
+func topK(hits []Hit, k int) []Hit {
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return hits[:min(k, len(hits))]
+}
+
+// Recall is the mean recall@k of Search against Exact over queries: the
+// share of the true k nearest documents the approximate search returns.
+func (ix *Index) Recall(queries [][]float32, k int) (float64, error) {
+	if len(queries) == 0 || k <= 0 {
+		return 0, errors.New("recall: need at least one query and k > 0")
+	}
+	k = min(k, ix.Len())
+	var total float64
+	for i, q := range queries {
+		approx, err := ix.Search(q, k)
+		if err != nil {
+			return 0, fmt.Errorf("query %d: %w", i, err)
+		}
+		exact, err := ix.Exact(q, k)
+		if err != nil {
+			return 0, fmt.Errorf("query %d: %w", i, err)
+		}
+		found := make(map[int]bool, k)
+		for _, h := range approx {
+			found[h.ID] = true
+		}
+		n := 0
+		for _, h := range exact {
+			if found[h.ID] {
+				n++
+			}
+		}
+		total += float64(n) / float64(k)
+	}
+	return total / float64(len(queries)), nil
+}
+
+// Query is a question made from a document of the corpus.
+type Query struct {
+	Text  string
+	DocID int // the document the words were taken from
+}
+
+// Queries makes n queries of words words each: every query picks a
+// document (seeded) and samples words of it without replacement, so its
+// answer exists in the corpus. The same seed gives the same queries.
+func (ix *Index) Queries(n, words int, seed int64) []Query {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e7))
+	out := make([]Query, n)
+	for i := range out {
+		id := rng.IntN(len(ix.docs))
+		doc := strings.Fields(ix.docs[id])
+		rng.Shuffle(len(doc), func(a, b int) { doc[a], doc[b] = doc[b], doc[a] })
+		out[i] = Query{Text: strings.Join(doc[:min(max(words, 1), len(doc))], " "), DocID: id}
+	}
+	return out
+}

@@ -1,0 +1,225 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sagebench/sagebench/internal/stack/engine"
+	"github.com/sagebench/sagebench/internal/stack/profile"
+)
+
+// LLM is a simulated text-generation engine (see the package doc). It is
+// safe for concurrent use. Call Close to stop its loop.
+type LLM struct {
+	id    string
+	p     profile.LLM
+	clock Clock
+	seed  uint64
+
+	cmds      chan func()
+	done      chan struct{} // closed when the loop has exited
+	closeOnce sync.Once
+	closed    atomic.Bool
+
+	queued  atomic.Int64 // accepted by Generate, not yet admitted or dropped
+	running atomic.Int64
+	kvUsed  atomic.Int64
+	stats   llmCounters
+
+	st llmState // owned by the loop goroutine
+}
+
+var _ engine.LLM = (*LLM)(nil)
+
+// NewLLM starts a simulated LLM engine with profile p. The profile's
+// capacity and timing fields must be valid (profile.LLM.Validate; name and
+// sources are not needed here); NewLLM panics otherwise, as that is a
+// programming error: catalogs are validated when loaded.
+func NewLLM(id string, p profile.LLM, opts Options) *LLM {
+	if err := checkLLM(p); err != nil {
+		panic(fmt.Sprintf("sim.NewLLM(%q): %v", id, err))
+	}
+	e := &LLM{
+		id:    id,
+		p:     p,
+		clock: opts.clock(),
+		seed:  uint64(opts.Seed),
+		cmds:  make(chan func(), 1024),
+		done:  make(chan struct{}),
+	}
+	e.st = llmState{
+		rng:   rand.New(rand.NewPCG(uint64(opts.Seed), 0x5ee0)),
+		cache: newPrefixCache(p.KVCacheTokens / p.KVBlockTokens),
+		slow:  1,
+	}
+	go e.loop()
+	return e
+}
+
+func checkLLM(p profile.LLM) error {
+	switch {
+	case p.MaxNumSeqs <= 0, p.KVCacheTokens <= 0, p.KVBlockTokens <= 0,
+		p.MaxWaiting <= 0, p.PrefillChunk <= 0, p.DefaultMaxTokens <= 0:
+		return fmt.Errorf("profile %q: capacity fields must be > 0", p.Name)
+	case p.StepBase <= 0, p.StepPerSeq < 0, p.PrefillPerToken < 0:
+		return fmt.Errorf("profile %q: step_base must be > 0 and costs not negative", p.Name)
+	case !(p.Jitter >= 0 && p.Jitter < 1):
+		return fmt.Errorf("profile %q: jitter must be in [0,1)", p.Name)
+	}
+	return nil
+}
+
+// ID returns the engine id given to NewLLM.
+func (e *LLM) ID() string { return e.id }
+
+// Model returns the profile's model name.
+func (e *LLM) Model() string { return e.p.Model }
+
+// Profile returns the profile the engine simulates.
+func (e *LLM) Profile() profile.LLM { return e.p }
+
+// Load returns the engine's current occupancy.
+func (e *LLM) Load() engine.Load {
+	return engine.Load{
+		Running:    int(e.running.Load()),
+		Waiting:    int(e.queued.Load()),
+		Slots:      e.p.MaxNumSeqs,
+		KVUsed:     int(e.kvUsed.Load()),
+		KVCapacity: e.p.KVCacheTokens,
+	}
+}
+
+// Generate admits req into the waiting queue and returns its stream. It
+// fails with engine.ErrOverloaded when the waiting queue is full or when
+// the request's KV reservation exceeds the engine's whole KV budget (a
+// bigger engine may still take it), and with engine.ErrClosed after Close.
+// MaxTokens <= 0 means the profile's default_max_tokens.
+func (e *LLM) Generate(ctx context.Context, req engine.ChatRequest) (engine.Stream, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if e.closed.Load() {
+		return nil, engine.ErrClosed
+	}
+	r := e.newRequest(req)
+	if r.kv > e.p.KVCacheTokens {
+		e.stats.rejected.Add(1)
+		return nil, fmt.Errorf("%w: engine %s: request needs %d KV tokens (prompt %d + max_tokens %d), capacity %d",
+			engine.ErrOverloaded, e.id, r.kv, r.prompt, r.maxTokens, e.p.KVCacheTokens)
+	}
+	if e.queued.Add(1) > int64(e.p.MaxWaiting) {
+		e.queued.Add(-1)
+		e.stats.rejected.Add(1)
+		return nil, fmt.Errorf("%w: engine %s: %d requests waiting", engine.ErrOverloaded, e.id, e.p.MaxWaiting)
+	}
+	if err := e.post(func() { e.enqueue(r) }); err != nil {
+		e.queued.Add(-1)
+		return nil, err
+	}
+	return r.s, nil
+}
+
+func (e *LLM) newRequest(req engine.ChatRequest) *request {
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = e.p.DefaultMaxTokens
+	}
+	prompt := max(CountTokens(req.Prompt), 1)
+	r := &request{prompt: prompt, maxTokens: maxTokens, kv: e.p.KVTokens(prompt, maxTokens)}
+	if e.p.PrefixCache {
+		r.blocks = blockHashes(req.Prompt, e.p.KVBlockTokens)
+	}
+	r.s = &stream{
+		e:      e,
+		r:      r,
+		seed:   HashText(req.Prompt) ^ e.seed*0x9e3779b97f4a7c15,
+		prompt: prompt,
+		notify: make(chan struct{}, 1),
+	}
+	return r
+}
+
+// SetSlowdown multiplies the duration of every step started from now on by
+// factor (a fault drill: thermal throttling, a noisy neighbour). 1 restores
+// normal speed; non-positive or non-finite factors mean 1.
+func (e *LLM) SetSlowdown(factor float64) {
+	f := slowdownFactor(factor)
+	_ = e.do(func() { e.st.slow = f })
+}
+
+// Pause freezes the engine like SIGSTOP: no step completes and no token is
+// produced until Resume; requests are still queued (up to max_waiting).
+func (e *LLM) Pause() { _ = e.do(func() { e.st.paused = true }) }
+
+// Resume undoes Pause. A step that was due during the pause completes now.
+func (e *LLM) Resume() { _ = e.do(e.resume) }
+
+// Close stops the engine: every waiting or running request fails with
+// engine.ErrClosed and later calls fail the same way. It waits for the loop
+// to exit and is safe to call more than once.
+func (e *LLM) Close() {
+	e.closeOnce.Do(func() {
+		e.closed.Store(true)
+		e.cmds <- nil // the loop drains what was posted before, then exits
+	})
+	<-e.done
+}
+
+// post hands cmd to the loop; it fails once the loop has exited.
+func (e *LLM) post(cmd func()) error {
+	select {
+	case <-e.done:
+		return engine.ErrClosed
+	default:
+	}
+	select {
+	case e.cmds <- cmd:
+		return nil
+	case <-e.done:
+		return engine.ErrClosed
+	}
+}
+
+// do runs cmd on the loop and waits until it has run.
+func (e *LLM) do(cmd func()) error {
+	ran := make(chan struct{})
+	if err := e.post(func() { cmd(); close(ran) }); err != nil {
+		return err
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-e.done:
+		return engine.ErrClosed
+	}
+}
+
+// LLMStats are cumulative counters of an engine.
+type LLMStats struct {
+	Steps         int64 // engine iterations run
+	Admitted      int64 // requests admitted into the running batch
+	Rejected      int64 // requests refused with ErrOverloaded
+	Cancelled     int64 // requests whose consumer closed the stream early
+	Completed     int64 // requests that produced all their tokens
+	TokensOut     int64 // generated tokens
+	PrefillTokens int64 // prompt tokens computed
+	CachedTokens  int64 // prompt tokens served by the prefix cache
+}
+
+type llmCounters struct {
+	steps, admitted, rejected, cancelled, completed atomic.Int64
+	tokensOut, prefillTokens, cachedTokens          atomic.Int64
+}
+
+// Stats returns the engine's cumulative counters.
+func (e *LLM) Stats() LLMStats {
+	c := &e.stats
+	return LLMStats{
+		Steps: c.steps.Load(), Admitted: c.admitted.Load(), Rejected: c.rejected.Load(),
+		Cancelled: c.cancelled.Load(), Completed: c.completed.Load(), TokensOut: c.tokensOut.Load(),
+		PrefillTokens: c.prefillTokens.Load(), CachedTokens: c.cachedTokens.Load(),
+	}
+}

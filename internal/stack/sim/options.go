@@ -1,0 +1,37 @@
+package sim
+
+import (
+	"errors"
+	"math"
+)
+
+// Options configures a simulated engine.
+type Options struct {
+	// Seed seeds the step-time jitter and the generated text. Engines with
+	// the same profile, seed and inputs behave identically.
+	Seed int64
+	// Clock is the time source; nil means the wall clock.
+	Clock Clock
+}
+
+func (o Options) clock() Clock {
+	if o.Clock == nil {
+		return RealClock{}
+	}
+	return o.Clock
+}
+
+// errStreamClosed is returned by Recv after the consumer closed the stream.
+var errStreamClosed = errors.New("stream closed by consumer")
+
+// jitterFactor maps a uniform u in [0,1) to a factor in [1-j, 1+j).
+func jitterFactor(j, u float64) float64 { return 1 + j*(2*u-1) }
+
+// slowdownFactor sanitises a SetSlowdown argument: non-positive, NaN or
+// infinite factors mean "no slowdown".
+func slowdownFactor(f float64) float64 {
+	if !(f > 0) || math.IsInf(f, 0) {
+		return 1
+	}
+	return f
+}
