@@ -5,9 +5,11 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml"
 )
@@ -51,7 +53,10 @@ func LoadFile(path string) (*Catalog, error) {
 func Parse(data []byte) (*Catalog, error) {
 	var c Catalog
 	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.Strict())
-	if err := dec.Decode(&c); err != nil {
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		if derr := durationError(data); derr != nil {
+			return nil, derr
+		}
 		return nil, fmt.Errorf("decoding YAML: %s", yaml.FormatError(err, false, true))
 	}
 	if err := c.Validate(); err != nil {
@@ -129,4 +134,31 @@ func (c *Catalog) Names() []string {
 	out := append(c.LLMNames(), c.EmbedderNames()...)
 	slices.Sort(out)
 	return out
+}
+
+// durationFields are the keys decoded as time.Duration.
+var durationFields = []string{"prefill_per_token", "step_base", "step_per_seq", "max_wait", "batch_overhead", "per_token"}
+
+// durationError finds a duration the YAML decoder rejected without saying
+// where, and names its profile and field.
+func durationError(data []byte) error {
+	var raw map[string][]map[string]any
+	if yaml.Unmarshal(data, &raw) != nil {
+		return nil
+	}
+	for _, list := range []string{"llm", "embedders"} {
+		for i, prof := range raw[list] {
+			for _, key := range durationFields {
+				s, ok := prof[key].(string)
+				if !ok {
+					continue
+				}
+				if _, err := time.ParseDuration(s); err != nil {
+					return fmt.Errorf("%s[%d] (name %v): %s: invalid duration %q: use Go syntax such as 6.2ms or 50us",
+						list, i, prof["name"], key, s)
+				}
+			}
+		}
+	}
+	return nil
 }
