@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime/debug"
@@ -29,66 +30,103 @@ func (f *injector) redeliver(r *Record) bool {
 	return f != nil && r.Delivery == 1 && f.rng.Float64() < f.p
 }
 
+// worker is one worker goroutine of a stage. Stages without a timeout
+// reuse one call value per worker, so the hot path does not allocate it.
+type worker struct {
+	l    *Local
+	s    *stage
+	inj  *injector
+	cur  Record
+	c    call
+	emit func(Record) error // w.c.emit, bound once
+}
+
 // work is one worker of stage s: take a record, serve it, repeat.
 func (l *Local) work(ctx context.Context, s *stage, inj *injector) {
+	w := &worker{l: l, s: s, inj: inj}
+	w.c = call{l: l, s: s, in: &w.cur, run: ctx, inplace: true}
+	w.emit = w.c.emit
 	for {
 		select {
 		case r := <-s.in:
-			l.serve(ctx, s, r, inj)
+			w.serve(ctx, r)
 		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-// serve runs one delivery of r at stage s: Process, then an error record on
-// failure, then (fault injection) a redelivery, then the ack.
-func (l *Local) serve(ctx context.Context, s *stage, r Record, inj *injector) {
-	hop := &r.Hops[len(r.Hops)-1]
-	hop.Started = l.now()
-	c := &call{l: l, s: s, in: &r, run: ctx}
-	se := l.invoke(ctx, s, c)
+// serve runs one delivery of r at the worker's stage: Process, then an
+// error record on failure, then (fault injection) a redelivery, then the
+// ack.
+func (w *worker) serve(ctx context.Context, r Record) {
+	l, s := w.l, w.s
+	r.Hops[len(r.Hops)-1].Started = l.now()
+	var c *call
+	if s.cfg.Timeout <= 0 {
+		w.cur = r
+		c = &w.c
+		c.n.Store(0)
+		c.done.Store(false)
+	} else {
+		c = &call{l: l, s: s, in: &r, run: ctx}
+	}
+	se := l.invoke(ctx, s, c, w.emit)
+	if se != nil || l.opts.Observer != nil {
+		w.finish(ctx, *c.in, se, int(c.n.Load()))
+	}
+	if w.inj.redeliver(&r) && ctx.Err() == nil {
+		w.redeliver(ctx, r)
+	}
+	l.release() // ack: every output has been handed on
+}
+
+// finish reports a served record: the error record on failure, the event
+// to the observer.
+func (w *worker) finish(ctx context.Context, r Record, se *StageError, outputs int) {
+	l := w.l
 	ended := l.now()
+	h := r.Hops[len(r.Hops)-1]
+	h.Ended = ended
 	if se != nil && ctx.Err() == nil {
 		l.fail(ctx, r, se, ended)
 	}
 	if l.opts.Observer != nil {
-		h := *hop
-		h.Ended = ended
-		l.opts.Observer(Event{Stage: s.cfg.Name, ID: r.ID, Trace: r.Meta.Trace, Delivery: r.Delivery, Hop: h, Outputs: int(c.n.Load()), Err: se})
+		l.opts.Observer(Event{Stage: w.s.cfg.Name, ID: r.ID, Trace: r.Meta.Trace, Delivery: r.Delivery, Hop: h, Outputs: outputs, Err: se})
 	}
-	if inj.redeliver(&r) && ctx.Err() == nil {
-		l.redeliver(ctx, s, r, inj)
-	}
-	l.release() // ack: every output has been handed on
 }
 
 // invoke calls the operator, turning an error, a panic or (when the stage
 // has a timeout) an overrun into a StageError. A call that outlives its
 // timeout is abandoned: its context is cancelled and its later emits fail.
-func (l *Local) invoke(ctx context.Context, s *stage, c *call) *StageError {
+func (l *Local) invoke(ctx context.Context, s *stage, c *call, emit func(Record) error) *StageError {
 	if s.cfg.Timeout <= 0 {
 		defer c.done.Store(true)
-		return c.protect(ctx)
+		return c.protect(ctx, emit)
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	done := make(chan *StageError, 1)
-	go func() { done <- c.protect(cctx) }()
+	go func() { done <- c.protect(cctx, c.emit) }()
+	var se *StageError
+	abandoned := false
 	select {
-	case se := <-done:
-		c.done.Store(true)
-		return se
+	case se = <-done:
 	case <-cctx.Done():
-		c.done.Store(true)
+		select {
+		case se = <-done: // it finished just in time after all
+		default:
+			abandoned = true
+			l.stats.timedOut.Add(1)
+		}
 	}
-	select {
-	case se := <-done: // it finished just in time after all
-		return se
-	default:
+	c.done.Store(true)
+	if ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && (abandoned || se != nil) {
+		// Abandoned, or failed because its deadline passed (an operator
+		// returning ctx.Err()): either way, a timeout.
+		se = s.err(KindTimeout, fmt.Sprintf("no result within the stage timeout of %s", s.cfg.Timeout))
 	}
-	l.stats.timedOut.Add(1)
-	return s.err(KindTimeout, fmt.Sprintf("no result within the stage timeout of %s", s.cfg.Timeout))
+	return se
 }
 
 func (s *stage) err(kind ErrorKind, msg string) *StageError {
@@ -97,7 +135,7 @@ func (s *stage) err(kind ErrorKind, msg string) *StageError {
 
 // fail delivers the error record that stands for r's outputs.
 func (l *Local) fail(ctx context.Context, r Record, se *StageError, ended time.Time) {
-	r.Hops = slices.Clone(r.Hops)
+	r.Hops = slices.Clone(r.Hops) // the first output may share the array
 	r.Hops[len(r.Hops)-1].Ended = ended
 	r.Err = se
 	_ = l.deliver(ctx, r) // fails only when the run is stopping
@@ -105,36 +143,40 @@ func (l *Local) fail(ctx context.Context, r Record, se *StageError, ended time.T
 
 // redeliver hands r to stage s again, through its queue when there is room
 // and inline otherwise (a worker must not block on its own queue).
-func (l *Local) redeliver(ctx context.Context, s *stage, r Record, inj *injector) {
+func (w *worker) redeliver(ctx context.Context, r Record) {
+	l, s := w.l, w.s
 	l.stats.redelivered.Add(1)
 	r.Delivery++
-	r.Hops = slices.Clone(r.Hops)
+	r.Hops = append(make([]Hop, 0, cap(r.Hops)), r.Hops...)
 	r.Hops[len(r.Hops)-1] = Hop{Stage: s.cfg.Name, Enqueued: l.now()}
 	l.pending.Add(1)
 	select {
 	case s.in <- r:
 	default:
-		l.serve(ctx, s, r, inj)
+		w.serve(ctx, r)
 	}
 }
 
 // call is one delivery of one record to one operator.
 type call struct {
-	l    *Local
-	s    *stage
-	in   *Record
-	run  context.Context // the run's context: pushes outlive the call's timeout
-	n    atomic.Int32    // outputs emitted
-	done atomic.Bool     // Process returned or was abandoned
+	l   *Local
+	s   *stage
+	in  *Record
+	run context.Context // the run's context: pushes outlive the call's timeout
+	// inplace lets the first emit extend the input's Hops array instead of
+	// copying it; only safe when emit runs on the worker's goroutine.
+	inplace bool
+	n       atomic.Int32 // outputs emitted
+	done    atomic.Bool  // Process returned or was abandoned
 }
 
-func (c *call) protect(ctx context.Context) (se *StageError) {
+func (c *call) protect(ctx context.Context, emit func(Record) error) (se *StageError) {
 	defer func() {
 		if v := recover(); v != nil {
 			se = c.s.err(KindPanic, fmt.Sprintf("%v\n%s", v, stackHead(debug.Stack(), 4096)))
 		}
 	}()
-	if err := c.s.op.Process(ctx, *c.in, c.emit); err != nil {
+	if err := c.s.op.Process(ctx, *c.in, emit); err != nil {
 		return c.s.err(KindError, err.Error())
 	}
 	return nil
@@ -163,8 +205,12 @@ func (c *call) emit(out Record) error {
 		out.Meta = in.Meta
 	}
 	out.Err, out.Delivery = nil, 1
-	hops := make([]Hop, len(in.Hops), len(in.Hops)+1)
-	copy(hops, in.Hops)
+	var hops []Hop
+	if n == 0 && c.inplace {
+		hops = in.Hops // the input's array has room for every stage's hop
+	} else {
+		hops = append(make([]Hop, 0, len(in.Hops)+len(c.l.stages)-c.s.idx), in.Hops...)
+	}
 	hops[len(hops)-1].Ended = now
 	next := c.s.next
 	if next == nil {

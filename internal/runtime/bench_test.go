@@ -1,0 +1,122 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/sagebench/sagebench/internal/runtime"
+)
+
+func noop(_ context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+	return emit(in)
+}
+
+// benchEngine deploys three no-op stages with parallelism 2 and starts
+// Serve; it returns the engine and a function that waits for Serve.
+func benchEngine(b *testing.B, opts runtime.LocalOptions) (*runtime.Local, func()) {
+	b.Helper()
+	reg := runtime.NewRegistry()
+	if err := reg.RegisterFunc("noop", noop); err != nil {
+		b.Fatal(err)
+	}
+	g := runtime.Graph{Parallelism: 2, Stages: []runtime.StageConfig{
+		{Name: "a", Operator: "noop"}, {Name: "b", Operator: "noop"}, {Name: "c", Operator: "noop"},
+	}}
+	eng, err := runtime.NewLocal(reg, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := eng.Deploy(ctx, g); err != nil {
+		b.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- eng.Serve(ctx) }()
+	return eng, func() {
+		if err := <-served; err != nil {
+			b.Error(err)
+		}
+	}
+}
+
+func ids(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("r%08d", i)
+	}
+	return out
+}
+
+// BenchmarkLocalThroughput pushes b.N records through three no-op stages
+// (parallelism 2) as fast as one submitter can and reports records/s.
+func BenchmarkLocalThroughput(b *testing.B) {
+	for _, ser := range []bool{false, true} {
+		b.Run(fmt.Sprintf("serialize=%v", ser), func(b *testing.B) {
+			id := ids(b.N)
+			payload := make([]byte, 64)
+			eng, wait := benchEngine(b, runtime.LocalOptions{Serialize: ser})
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			go func() {
+				for i := range b.N {
+					if err := eng.Submit(context.Background(), runtime.Record{ID: id[i], Payload: payload}); err != nil {
+						b.Error(err)
+						break
+					}
+				}
+				eng.CloseInput()
+			}()
+			n := 0
+			for range eng.Results() {
+				n++
+			}
+			elapsed := time.Since(start)
+			wait()
+			if n != b.N {
+				b.Fatalf("got %d results, want %d", n, b.N)
+			}
+			b.ReportMetric(float64(n)/elapsed.Seconds(), "records/s")
+		})
+	}
+}
+
+// BenchmarkLocalHopLatency submits records on an absolute schedule at
+// 50,000 records/s and reports the distribution of the per-hop queueing
+// latency (Started - Enqueued at each stage, the handoff between stages).
+func BenchmarkLocalHopLatency(b *testing.B) {
+	const rate = 50_000
+	hist := hdrhistogram.New(1, int64(time.Second), 3)
+	eng, wait := benchEngine(b, runtime.LocalOptions{})
+	id := ids(b.N)
+	interval := time.Second / rate
+	b.ResetTimer()
+	start := time.Now()
+	go func() {
+		for i := 0; i < b.N; {
+			now := time.Now()
+			due := min(int(now.Sub(start)/interval)+1, b.N)
+			for ; i < due; i++ {
+				_ = eng.Submit(context.Background(), runtime.Record{ID: id[i]})
+			}
+			if i < b.N {
+				time.Sleep(start.Add(time.Duration(i) * interval).Sub(time.Now()))
+			}
+		}
+		eng.CloseInput()
+	}()
+	for r := range eng.Results() {
+		for _, h := range r.Hops {
+			_ = hist.RecordValue(max(int64(h.Queue()), 1))
+		}
+	}
+	elapsed := time.Since(start)
+	wait()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "records/s")
+	b.ReportMetric(float64(hist.ValueAtQuantile(50))/1e3, "hop-p50-µs")
+	b.ReportMetric(float64(hist.ValueAtQuantile(99))/1e3, "hop-p99-µs")
+	b.ReportMetric(float64(hist.ValueAtQuantile(99.9))/1e3, "hop-p99.9-µs")
+}
