@@ -122,7 +122,8 @@ func readRunBench(s *Set, dir string, run *record.Run) error {
 	return nil
 }
 
-// summaryResult turns run.json's summary into one benchmark result.
+// summaryResult turns run.json's summary into one benchmark result:
+// mean e2e latency as ns/op, p99-ms, req/s, goodput and slo-attainment.
 func summaryResult(s *Set, run *record.Run, file string) *benchfmt.Result {
 	sum := run.Summary
 	r := &benchfmt.Result{Name: benchfmt.Name(RunName(run)), Iters: max(sum.Requests, 1)}
@@ -134,7 +135,7 @@ func summaryResult(s *Set, run *record.Run, file string) *benchfmt.Result {
 		}
 		r.Values = append(r.Values, benchfmt.Value{Value: v, Unit: unit})
 	}
-	add(sum.E2E.Mean, "mean-ms")
+	add(sum.E2E.Mean*1e6, "ns/op")
 	add(sum.E2E.P99, "p99-ms")
 	add(sum.Throughput, "req/s")
 	add(sum.Goodput, "goodput")

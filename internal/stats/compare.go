@@ -3,7 +3,6 @@ package stats
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -160,7 +159,6 @@ func Compare(results []*benchfmt.Result, units benchfmt.UnitMetadataMap, opts Op
 	return rep, nil
 }
 
-
 func errStrings(errs ...[]error) []string {
 	var out []string
 	for _, es := range errs {
@@ -169,14 +167,4 @@ func errStrings(errs ...[]error) []string {
 		}
 	}
 	return out
-}
-
-func joinNonEmpty(parts []string, sep string) string {
-	var keep []string
-	for _, p := range parts {
-		if p != "" {
-			keep = append(keep, p)
-		}
-	}
-	return strings.Join(keep, sep)
 }

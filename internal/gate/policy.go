@@ -1,0 +1,140 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+
+	"github.com/goccy/go-yaml"
+	"golang.org/x/perf/benchunit"
+)
+
+// Policy is the gate configuration (YAML, strict). Default returns the
+// values of the benchmark contract sagebench adopts.
+type Policy struct {
+	// Alpha is the significance level of the Mann-Whitney U test.
+	Alpha float64 `yaml:"alpha"`
+	// Confidence is the level of the median confidence intervals.
+	Confidence float64 `yaml:"confidence"`
+	// Ignore lists benchproc keys whose variation is ignored (e.g. "cpu").
+	Ignore string `yaml:"ignore"`
+	// Geomean fails a significant geomean regression beyond a threshold.
+	Geomean GeomeanRule `yaml:"geomean"`
+	// Expect lists benchmark symbols that must be present on both sides.
+	Expect []string `yaml:"expect"`
+	// Limits are absolute per-benchmark limits on the current side.
+	Limits []Limit `yaml:"limits"`
+	// Trend limits the growth of mean and p99 against the baseline.
+	Trend TrendRule `yaml:"trend"`
+	// Units declares the direction of units the built-in table does not
+	// know: "lower-is-better" or "higher-is-better".
+	Units map[string]string `yaml:"units"`
+}
+
+// GeomeanRule fails when the geomean over benchmarks present on both sides
+// worsens by more than ThresholdPct, counting only significant changes.
+type GeomeanRule struct {
+	ThresholdPct float64  `yaml:"threshold_pct"`
+	Units        []string `yaml:"units"` // units it applies to, e.g. ns/op
+}
+
+// Limit is an absolute limit for the benchmarks whose name matches the
+// anchored regular expression Benchmark. Zero means no limit.
+type Limit struct {
+	Benchmark string  `yaml:"benchmark"`
+	MaxMeanMs float64 `yaml:"max_mean_ms"`
+	MaxP99Ms  float64 `yaml:"max_p99_ms"`
+}
+
+// TrendRule limits mean and p99 growth against the baseline. A relative
+// growth counts only when the absolute growth also exceeds its floor;
+// below BaselineFloorMs the absolute rule alone decides.
+type TrendRule struct {
+	Disabled        bool    `yaml:"disabled"`
+	MeanPct         float64 `yaml:"mean_pct"`
+	P99Pct          float64 `yaml:"p99_pct"`
+	MeanFloorMs     float64 `yaml:"mean_floor_ms"`
+	P99FloorMs      float64 `yaml:"p99_floor_ms"`
+	BaselineFloorMs float64 `yaml:"baseline_floor_ms"`
+}
+
+// Unit direction names accepted in Policy.Units.
+const (
+	LowerIsBetter  = "lower-is-better"
+	HigherIsBetter = "higher-is-better"
+)
+
+// Default is the contract: alpha 0.01, geomean time regression beyond
+// +5 %, trend mean +10 % (floor 0.05 ms) and p99 +15 % (floor 0.10 ms),
+// baseline floor 0.10 ms.
+func Default() Policy {
+	return Policy{
+		Alpha:      0.01,
+		Confidence: 0.95,
+		Geomean:    GeomeanRule{ThresholdPct: 5, Units: []string{"sec/op"}},
+		Trend: TrendRule{MeanPct: 10, P99Pct: 15, MeanFloorMs: 0.05,
+			P99FloorMs: 0.10, BaselineFloorMs: 0.10},
+	}
+}
+
+// LoadPolicy reads a YAML policy; keys it leaves out keep Default values
+// and unknown keys are errors.
+func LoadPolicy(path string) (Policy, error) {
+	p := Default()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return p, fmt.Errorf("reading policy: %w", err)
+	}
+	if err := yaml.UnmarshalWithOptions(b, &p, yaml.Strict()); err != nil {
+		return p, fmt.Errorf("policy %s: %w", path, err)
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("policy %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Validate reports the first field out of range.
+func (p Policy) Validate() error {
+	var errs []error
+	if !(p.Alpha > 0 && p.Alpha < 1) {
+		errs = append(errs, fmt.Errorf("alpha %v must be in (0, 1)", p.Alpha))
+	}
+	if !(p.Confidence > 0 && p.Confidence < 1) {
+		errs = append(errs, fmt.Errorf("confidence %v must be in (0, 1)", p.Confidence))
+	}
+	if p.Geomean.ThresholdPct < 0 {
+		errs = append(errs, fmt.Errorf("geomean.threshold_pct %v must be >= 0", p.Geomean.ThresholdPct))
+	}
+	for i, l := range p.Limits {
+		if _, err := regexp.Compile("^(?:" + l.Benchmark + ")$"); err != nil || l.Benchmark == "" {
+			errs = append(errs, fmt.Errorf("limits[%d].benchmark %q must be a non-empty regular expression", i, l.Benchmark))
+		}
+		if l.MaxMeanMs < 0 || l.MaxP99Ms < 0 || (l.MaxMeanMs == 0 && l.MaxP99Ms == 0) {
+			errs = append(errs, fmt.Errorf("limits[%d]: set max_mean_ms and/or max_p99_ms to a positive value", i))
+		}
+	}
+	t := p.Trend
+	if t.MeanPct < 0 || t.P99Pct < 0 || t.MeanFloorMs < 0 || t.P99FloorMs < 0 || t.BaselineFloorMs < 0 {
+		errs = append(errs, errors.New("trend: percentages and floors must be >= 0"))
+	}
+	for u, d := range p.Units {
+		if d != LowerIsBetter && d != HigherIsBetter {
+			errs = append(errs, fmt.Errorf("units[%s] = %q: want %s or %s", u, d, LowerIsBetter, HigherIsBetter))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// geomeanUnit reports whether the geomean rule covers unit (compared in
+// tidied form, so ns/op and sec/op are the same unit).
+func (p Policy) geomeanUnit(unit string) bool {
+	_, u := benchunit.Tidy(1, unit)
+	for _, g := range p.Geomean.Units {
+		if _, tg := benchunit.Tidy(1, g); tg == u {
+			return true
+		}
+	}
+	return false
+}

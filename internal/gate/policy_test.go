@@ -1,0 +1,72 @@
+package gate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadPolicy(t *testing.T) {
+	tests := []struct {
+		name    string
+		yaml    string
+		wantErr string
+		check   func(t *testing.T, p Policy)
+	}{
+		{name: "defaults kept", yaml: "alpha: 0.05\n", check: func(t *testing.T, p Policy) {
+			if p.Alpha != 0.05 || p.Geomean.ThresholdPct != 5 || p.Trend.P99Pct != 15 || p.Trend.MeanFloorMs != 0.05 || p.Trend.BaselineFloorMs != 0.10 {
+				t.Fatalf("policy %+v", p)
+			}
+		}},
+		{name: "full", yaml: `
+alpha: 0.01
+geomean: {threshold_pct: 3, units: [ns/op, B/op]}
+expect: [BenchmarkFedAvg]
+limits:
+  - {benchmark: "Q2ControlMix/.*", max_p99_ms: 250}
+trend: {disabled: true}
+units: {tokens: higher-is-better}
+`, check: func(t *testing.T, p Policy) {
+			if p.Geomean.ThresholdPct != 3 || len(p.Limits) != 1 || !p.Trend.Disabled || p.Units["tokens"] != HigherIsBetter || !p.geomeanUnit("sec/op") {
+				t.Fatalf("policy %+v", p)
+			}
+		}},
+		{name: "unknown key", yaml: "alpah: 0.05\n", wantErr: "alpah"},
+		{name: "alpha out of range", yaml: "alpha: 1.5\n", wantErr: "alpha 1.5 must be in (0, 1)"},
+		{name: "limit without max", yaml: "limits: [{benchmark: X}]\n", wantErr: "limits[0]: set max_mean_ms"},
+		{name: "bad regexp", yaml: "limits: [{benchmark: '(', max_p99_ms: 1}]\n", wantErr: "limits[0].benchmark"},
+		{name: "bad direction", yaml: "units: {x: up}\n", wantErr: "units[x]"},
+		{name: "negative threshold", yaml: "geomean: {threshold_pct: -1}\n", wantErr: "threshold_pct"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "gate.yaml")
+			if err := os.WriteFile(path, []byte(tc.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p, err := LoadPolicy(path)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, p)
+		})
+	}
+}
+
+func TestDefaultIsTheContract(t *testing.T) {
+	p := Default()
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Alpha != 0.01 || p.Geomean.ThresholdPct != 5 || p.Trend.MeanPct != 10 || p.Trend.P99Pct != 15 ||
+		p.Trend.MeanFloorMs != 0.05 || p.Trend.P99FloorMs != 0.10 || p.Trend.BaselineFloorMs != 0.10 {
+		t.Fatalf("default %+v", p)
+	}
+}
