@@ -1,0 +1,186 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/stack/engine"
+	"github.com/sagebench/sagebench/internal/stack/gateway"
+	"github.com/sagebench/sagebench/internal/stack/remote"
+	"github.com/sagebench/sagebench/internal/stack/sim"
+)
+
+// Drill is what a fault drill can do to a simulated engine.
+type Drill interface {
+	SetSlowdown(factor float64)
+	Pause()
+	Resume()
+}
+
+// built is one engine the stack made, with its handles for drills.
+type built struct {
+	cfg   EngineConfig
+	eng   gateway.Engine
+	drill Drill  // in-process sim engines
+	child *child // process engines
+	dim   int    // embedders with a known dimension
+}
+
+func (s *Stack) build(ctx context.Context, ec EngineConfig, seed int64) (*built, error) {
+	if ec.Seed != 0 {
+		seed = ec.Seed
+	}
+	var b *built
+	var err error
+	switch {
+	case ec.URL != "":
+		b, err = s.buildRemote(ec, ec.URL, s.apiKey(ec))
+	case ec.Process:
+		b, err = s.buildProcess(ctx, ec, seed)
+	default:
+		b, err = s.buildSim(ec, seed)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c := b.eng.Close; c != nil {
+		var once sync.Once
+		b.eng.Close = func() error { once.Do(func() { _ = c() }); return nil }
+	}
+	return b, nil
+}
+
+func (s *Stack) apiKey(ec EngineConfig) string {
+	if ec.APIKeyEnv == "" {
+		return ""
+	}
+	return s.opts.Getenv(ec.APIKeyEnv)
+}
+
+func (s *Stack) buildSim(ec EngineConfig, seed int64) (*built, error) {
+	opts := sim.Options{Seed: seed}
+	if ec.Kind == string(engine.KindLLM) {
+		p, err := s.catalog.LLM(ec.Profile)
+		if err != nil {
+			return nil, err
+		}
+		e := sim.NewLLM(ec.ID, p, opts)
+		return &built{cfg: ec, drill: e, eng: gateway.Engine{LLM: e, Speed: p.IdleITL(), Profile: ec.Profile,
+			Close: func() error { e.Close(); return nil }}}, nil
+	}
+	p, err := s.catalog.Embedder(ec.Profile)
+	if err != nil {
+		return nil, err
+	}
+	e := sim.NewEmbedder(ec.ID, p, opts)
+	return &built{cfg: ec, drill: e, dim: p.Dim, eng: gateway.Engine{Embedder: e, Speed: p.BatchTime(p.MaxBatch * 16),
+		Profile: ec.Profile, Close: func() error { e.Close(); return nil }}}, nil
+}
+
+func (s *Stack) buildRemote(ec EngineConfig, url, key string) (*built, error) {
+	rc := remote.Config{ID: ec.ID, URL: url, Model: ec.Model, Slots: ec.Slots, APIKey: key}
+	if ec.Kind == string(engine.KindLLM) {
+		e, err := remote.NewLLM(rc)
+		if err != nil {
+			return nil, err
+		}
+		return &built{cfg: ec, eng: gateway.Engine{LLM: e, URL: url}}, nil
+	}
+	e, err := remote.NewEmbedder(rc)
+	if err != nil {
+		return nil, err
+	}
+	return &built{cfg: ec, eng: gateway.Engine{Embedder: e, URL: url}}, nil
+}
+
+// buildProcess starts `sagebench serve engine` for the profile and fronts
+// it with a remote client sized from the profile.
+func (s *Stack) buildProcess(ctx context.Context, ec EngineConfig, seed int64) (*built, error) {
+	rc := ec
+	var speed time.Duration
+	dim := 0
+	if ec.Kind == string(engine.KindLLM) {
+		p, err := s.catalog.LLM(ec.Profile)
+		if err != nil {
+			return nil, err
+		}
+		rc.Model, rc.Slots, speed = p.Model, p.MaxNumSeqs, p.IdleITL()
+	} else {
+		p, err := s.catalog.Embedder(ec.Profile)
+		if err != nil {
+			return nil, err
+		}
+		rc.Model, rc.Slots, speed, dim = p.Model, p.MaxBatch, p.BatchTime(p.MaxBatch*16), p.Dim
+	}
+	ch, err := startChild(ctx, s.opts, ec, seed)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.buildRemote(rc, ch.url, "")
+	if err != nil {
+		ch.stop()
+		return nil, err
+	}
+	b.child, b.dim = ch, dim
+	b.eng.Speed, b.eng.Profile = speed, ec.Profile
+	b.eng.Close = func() error { ch.stop(); return nil }
+	return b, nil
+}
+
+// factory builds engines for POST /admin/engines.
+func (s *Stack) factory(ctx context.Context, spec gateway.EngineSpec) (gateway.Engine, error) {
+	ec := EngineConfig{ID: spec.ID, Kind: spec.Kind, Profile: spec.Profile, URL: spec.URL, Model: spec.Model, Slots: spec.Slots}
+	if err := ec.validate(); err != nil {
+		return gateway.Engine{}, err
+	}
+	b, err := s.build(ctx, ec, s.cfg.Seed+int64(len(s.cfg.Engines))+100)
+	if err != nil {
+		return gateway.Engine{}, err
+	}
+	s.mu.Lock()
+	s.engines[ec.ID] = b
+	s.mu.Unlock()
+	return b.eng, nil
+}
+
+// Engine returns the drill handle of an in-process simulated engine.
+func (s *Stack) Engine(id string) (Drill, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.engines[id]
+	if !ok {
+		return nil, fmt.Errorf("engine %q: %w", id, gateway.ErrUnknownEngine)
+	}
+	if b.drill == nil {
+		return nil, fmt.Errorf("engine %q is not an in-process simulated engine", id)
+	}
+	return b.drill, nil
+}
+
+// Process returns the OS process id of a process engine, for drills that
+// send it signals (SIGKILL, SIGSTOP).
+func (s *Stack) Process(id string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.engines[id]
+	if !ok {
+		return 0, fmt.Errorf("engine %q: %w", id, gateway.ErrUnknownEngine)
+	}
+	if b.child == nil {
+		return 0, fmt.Errorf("engine %q does not run in its own process (set process: true)", id)
+	}
+	return b.child.cmd.Process.Pid, nil
+}
+
+// closeEngines closes every engine the stack built, gateway or not.
+func (s *Stack) closeEngines() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.engines {
+		if b.eng.Close != nil {
+			_ = b.eng.Close()
+		}
+	}
+}

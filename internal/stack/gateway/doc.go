@@ -1,0 +1,13 @@
+// Package gateway is the reference stack's OpenAI-compatible front door and
+// control plane. It decodes and validates requests, admits them per tenant
+// (sched.Quotas), queues them per engine kind under a switchable
+// sched.Policy, and dispatches one to an engine only when that engine has a
+// free slot (in-flight < Load().Slots), so the policy decides the order under
+// contention. Routing picks the fastest free engine for urgent work and the
+// least loaded otherwise; engines that fail are ejected and probed back in;
+// a request that fails before its first token is retried once elsewhere.
+//
+// Pipeline: HTTP → decode/validate → quota → pool queue (policy) → router →
+// engine.LLM/Embedder → SSE or JSON response, with Prometheus metrics on an
+// own registry and an admin API under /admin/.
+package gateway

@@ -1,0 +1,262 @@
+package gateway
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/stack/engine"
+)
+
+// batch is several embedding requests the gateway runs as one Embed call
+// (hybrid policy). The dispatcher starts it; each request reads its slice.
+type batch struct {
+	done  chan struct{}
+	vecs  [][]float32
+	usage engine.Usage
+	err   error
+}
+
+func (p *pool) assignBatch(ts []*ticket, m *member) {
+	m.running++
+	b := &batch{done: make(chan struct{})}
+	var inputs []string
+	for _, t := range ts {
+		t.assigned = true
+		p.queued--
+		t.ready <- assignment{m: m, batch: b, off: len(inputs)}
+		inputs = append(inputs, t.inputs...)
+	}
+	go p.runBatch(m, b, inputs)
+}
+
+func (p *pool) runBatch(m *member, b *batch, inputs []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), p.g.cfg.QueueTimeout)
+	defer cancel()
+	start := p.g.now()
+	b.vecs, b.usage, b.err = m.eng.Embedder.Embed(ctx, inputs)
+	if b.err == nil && len(b.vecs) != len(inputs) {
+		b.err = errShortBatch
+	}
+	close(b.done)
+	p.release(m, b.err, p.g.now().Sub(start))
+}
+
+type gatewayError string
+
+func (e gatewayError) Error() string { return string(e) }
+
+const errShortBatch = gatewayError("engine returned a different number of vectors than inputs")
+
+// embedResult is the outcome of an embedding request.
+type embedResult struct {
+	vecs    [][]float32
+	usage   engine.Usage
+	m       *member
+	retries int
+}
+
+func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request, c *call) {
+	md, aerr := parseMeta(r.Header, "embedding")
+	if aerr != nil {
+		c.fail(w, aerr)
+		return
+	}
+	c.tenant, c.priority, c.typ = md.Tenant, md.Priority.String(), md.Type
+	var req embeddingRequest
+	if aerr := decodeJSON(r.Body, &req); aerr != nil {
+		c.fail(w, aerr)
+		return
+	}
+	inputs, aerr := embeddingInputs(req.Input, g.cfg.MaxInputs)
+	if aerr == nil && req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64" {
+		aerr = badRequest("invalid_value", "field encoding_format: %q (want float or base64)", req.EncodingFormat)
+	}
+	if aerr != nil {
+		c.fail(w, aerr)
+		return
+	}
+	res, aerr := g.embed(r.Context(), md, req.Model, inputs, c)
+	if aerr != nil {
+		c.fail(w, aerr)
+		return
+	}
+	w.Header().Set("X-Engine-Id", res.m.id)
+	if res.retries > 0 {
+		w.Header().Set("X-Sagebench-Retries", "1")
+	}
+	data := make([]embeddingOut, len(res.vecs))
+	for i, v := range res.vecs {
+		data[i] = embeddingOut{Object: "embedding", Index: i, Embedding: encodeVector(v, req.EncodingFormat)}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data, "model": c.model,
+		"usage": map[string]int{"prompt_tokens": res.usage.PromptTokens, "total_tokens": res.usage.PromptTokens}})
+}
+
+type embeddingOut struct {
+	Object    string `json:"object"`
+	Index     int    `json:"index"`
+	Embedding any    `json:"embedding"`
+}
+
+func encodeVector(v []float32, format string) any {
+	if format != "base64" {
+		return v
+	}
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// embed admits, queues and runs one embedding request, retrying once on
+// another engine if the first fails.
+func (g *Gateway) embed(ctx context.Context, md meta, model string, inputs []string, c *call) (*embedResult, *apiError) {
+	model, aerr := g.resolveModel(model, engine.KindEmbedding)
+	if aerr != nil {
+		return nil, aerr
+	}
+	c.model = model
+	release, aerr := g.admit(md.Tenant, c.start)
+	if aerr != nil {
+		return nil, aerr
+	}
+	defer release()
+	p := g.pools[engine.KindEmbedding]
+	t := newTicket(md, engine.KindEmbedding, model, c.start)
+	t.inputs = inputs
+	if aerr := p.enqueue(t); aerr != nil {
+		return nil, aerr
+	}
+	for attempt := 0; ; attempt++ {
+		a := p.wait(ctx, t)
+		if a.err != nil {
+			return nil, a.err
+		}
+		if a.batch != nil {
+			return batchResult(ctx, a, len(inputs))
+		}
+		start := g.now()
+		vecs, u, err := a.m.eng.Embedder.Embed(ctx, inputs)
+		if err == nil && len(vecs) != len(inputs) {
+			err = errShortBatch
+		}
+		p.release(a.m, err, g.now().Sub(start))
+		if err == nil {
+			g.met.tokens.WithLabelValues(a.m.id, model, "prompt").Add(float64(u.PromptTokens))
+			return &embedResult{vecs: vecs, usage: u, m: a.m, retries: attempt}, nil
+		}
+		if ctx.Err() != nil {
+			return nil, &apiError{Status: 499, Type: "cancelled", Code: "client_closed", Message: "client closed the request"}
+		}
+		if attempt > 0 {
+			return nil, engineFailed(a.m.id, err)
+		}
+		g.met.retries.WithLabelValues("embedding").Inc()
+		p.requeue(t, a.m)
+	}
+}
+
+func batchResult(ctx context.Context, a assignment, n int) (*embedResult, *apiError) {
+	select {
+	case <-a.batch.done:
+	case <-ctx.Done():
+		return nil, &apiError{Status: 499, Type: "cancelled", Code: "client_closed", Message: "client closed the request"}
+	}
+	if a.batch.err != nil {
+		return nil, engineFailed(a.m.id, a.batch.err)
+	}
+	total := len(a.batch.vecs)
+	u := engine.Usage{PromptTokens: a.batch.usage.PromptTokens * n / max(total, 1)} // the batch's tokens, shared by input count
+	return &embedResult{vecs: a.batch.vecs[a.off : a.off+n], usage: u, m: a.m}, nil
+}
+
+// Retriever is the vector index behind /v1/retrieve.
+type Retriever interface {
+	Dim() int
+	Model() string // the embedding model whose vectors the index holds
+	Search(q []float32, k int) ([]Hit, error)
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID    int     `json:"id"`
+	Score float32 `json:"score"`
+	Text  string  `json:"text"`
+}
+
+const maxTopK = 1000
+
+func (g *Gateway) retrieve(w http.ResponseWriter, r *http.Request, c *call) {
+	md, aerr := parseMeta(r.Header, "retrieve")
+	if aerr != nil {
+		c.fail(w, aerr)
+		return
+	}
+	c.tenant, c.priority, c.typ = md.Tenant, md.Priority.String(), md.Type
+	var req retrieveRequest
+	if aerr := decodeJSON(r.Body, &req); aerr != nil {
+		c.fail(w, aerr)
+		return
+	}
+	if g.cfg.Retriever == nil {
+		c.fail(w, notFound("no_index", "this stack has no index (set index in the stack config)"))
+		return
+	}
+	k, q, aerr := g.retrieveQuery(r.Context(), md, &req, c)
+	if aerr != nil {
+		c.fail(w, aerr)
+		return
+	}
+	c.model = g.cfg.Retriever.Model()
+	start := time.Now()
+	hits, err := g.cfg.Retriever.Search(q, k)
+	if err != nil {
+		c.fail(w, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "search_failed", Message: "index search: " + err.Error()})
+		return
+	}
+	w.Header().Set("X-Search-Duration-Us", formatMicros(time.Since(start)))
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": hits, "model": c.model})
+}
+
+func (g *Gateway) retrieveQuery(ctx context.Context, md meta, req *retrieveRequest, c *call) (int, []float32, *apiError) {
+	k := 5
+	if req.TopK != nil {
+		k = *req.TopK
+	}
+	if k < 1 || k > maxTopK {
+		return 0, nil, badRequest("invalid_value", "field top_k: %d must be in [1, %d]", k, maxTopK)
+	}
+	switch {
+	case req.Input != nil && len(req.Embedding) > 0:
+		return 0, nil, badRequest("invalid_value", "fields embedding and input: send one, not both")
+	case req.Input != nil:
+		if *req.Input == "" {
+			return 0, nil, badRequest("invalid_value", "field input: must not be empty")
+		}
+		model := req.Model
+		if model == "" {
+			model = g.cfg.Retriever.Model()
+		}
+		res, aerr := g.embed(ctx, md, model, []string{*req.Input}, c)
+		if aerr != nil {
+			return 0, nil, aerr
+		}
+		req.Embedding = res.vecs[0]
+	case len(req.Embedding) == 0:
+		return 0, nil, badRequest("invalid_value", "field embedding or input: one is required")
+	}
+	if d := g.cfg.Retriever.Dim(); len(req.Embedding) != d {
+		return 0, nil, badRequest("invalid_value", "field embedding: %d dimensions, the index has %d", len(req.Embedding), d)
+	}
+	return k, req.Embedding, nil
+}
+
+func formatMicros(d time.Duration) string {
+	return strconv.FormatInt(d.Microseconds(), 10)
+}

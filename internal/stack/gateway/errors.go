@@ -1,0 +1,67 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// apiError is an error in OpenAI's shape with its HTTP status.
+type apiError struct {
+	Status     int
+	Type       string // invalid_request_error, not_found_error, rate_limit_error, ...
+	Code       string
+	Message    string
+	RetryAfter time.Duration
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+func badRequest(code, format string, args ...any) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+func notFound(code, format string, args ...any) *apiError {
+	return &apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+func unavailable(format string, args ...any) *apiError {
+	return &apiError{Status: http.StatusServiceUnavailable, Type: "service_unavailable", Code: "no_healthy_engine", Message: fmt.Sprintf(format, args...), RetryAfter: time.Second}
+}
+
+func engineFailed(id string, err error) *apiError {
+	return &apiError{Status: http.StatusBadGateway, Type: "engine_error", Code: "engine_failed", Message: fmt.Sprintf("engine %s failed: %v", id, err)}
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+}
+
+func (e *apiError) body() errorBody {
+	return errorBody{Error: errorDetail{Message: e.Message, Type: e.Type, Code: e.Code}}
+}
+
+func writeError(w http.ResponseWriter, e *apiError) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if e.RetryAfter > 0 {
+		secs := int((e.RetryAfter + time.Second - 1) / time.Second)
+		h.Set("Retry-After", strconv.Itoa(secs))
+	}
+	w.WriteHeader(e.Status)
+	_ = json.NewEncoder(w).Encode(e.body())
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,120 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/stack/engine"
+)
+
+// Engine is one engine handed to the gateway: exactly one of LLM and
+// Embedder is set.
+type Engine struct {
+	LLM      engine.LLM
+	Embedder engine.Embedder
+	// Speed is the expected time per output token (LLM) or per request
+	// (embedder), used to rank engines for urgent work; 0 = unknown
+	// (observed latency takes over after the first requests).
+	Speed time.Duration
+	// Close releases the engine when it is removed or the gateway closes;
+	// nil when the gateway does not own it.
+	Close func() error
+	// Profile and URL describe where it came from, for /admin/engines.
+	Profile string
+	URL     string
+}
+
+// Checker is implemented by engines that can report their health cheaply
+// (remote engines: GET /health). Others are probed with a tiny request.
+type Checker interface {
+	Health(ctx context.Context) error
+}
+
+type engineState int
+
+const (
+	stateActive engineState = iota
+	stateDraining
+	stateDrained
+	stateEjected
+	stateRemoved
+)
+
+func (s engineState) String() string {
+	return [...]string{"active", "draining", "drained", "ejected", "removed"}[s]
+}
+
+// member is an engine inside a pool. Its mutable fields are guarded by
+// the pool's mutex.
+type member struct {
+	id      string
+	kind    engine.Kind
+	model   string
+	eng     Engine
+	state   engineState
+	running int
+	errs    int           // consecutive failures
+	speed   time.Duration // EWMA of observed speed, seeded by eng.Speed
+	idle    chan struct{} // closed when draining and running reaches 0
+	served  int64
+	failed  int64
+}
+
+func (m *member) load() engine.Load {
+	if m.eng.LLM != nil {
+		return m.eng.LLM.Load()
+	}
+	return m.eng.Embedder.Load()
+}
+
+// slots is the engine's concurrency; unknown counts as 64.
+func (m *member) slots() int {
+	if s := m.load().Slots; s > 0 {
+		return s
+	}
+	return 64
+}
+
+func (m *member) free() bool { return m.state == stateActive && m.running < m.slots() }
+
+// observe folds one observed speed sample into the EWMA.
+func (m *member) observe(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	if m.speed == 0 {
+		m.speed = d
+		return
+	}
+	m.speed = (m.speed*7 + d) / 8
+}
+
+// probe checks an engine with Health when it has one, else a tiny request.
+func (m *member) probe(ctx context.Context) error {
+	if c := m.checker(); c != nil {
+		return c.Health(ctx)
+	}
+	if m.eng.Embedder != nil {
+		_, _, err := m.eng.Embedder.Embed(ctx, []string{"health"})
+		return err
+	}
+	st, err := m.eng.LLM.Generate(ctx, engine.ChatRequest{ID: "health-" + m.id, Model: m.model, Prompt: "health", MaxTokens: 1})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for {
+		if _, err := st.Recv(ctx); err != nil {
+			if isEOF(err) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// isClientGone reports errors caused by the caller, not the engine.
+func isClientGone(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,143 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/sagebench/sagebench/internal/stack/engine"
+)
+
+func kindOf(s string) engine.Kind { return engine.Kind(s) }
+
+func (g *Gateway) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", g.api("llm", g.chat))
+	mux.HandleFunc("POST /v1/embeddings", g.api("embedding", g.embeddings))
+	mux.HandleFunc("POST /v1/retrieve", g.api("retrieve", g.retrieve))
+	mux.HandleFunc("GET /v1/models", g.listModels)
+	mux.HandleFunc("GET /health", g.health)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(g.cfg.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /admin/policy", g.admin(g.getPolicy))
+	mux.HandleFunc("POST /admin/policy", g.admin(g.setPolicy))
+	mux.HandleFunc("GET /admin/engines", g.admin(g.listEngines))
+	mux.HandleFunc("POST /admin/engines", g.admin(g.addEngine))
+	mux.HandleFunc("POST /admin/engines/{id}/drain", g.admin(g.drainEngine))
+	mux.HandleFunc("DELETE /admin/engines/{id}", g.admin(g.removeEngine))
+	mux.HandleFunc("GET /admin/metrics", g.admin(g.adminMetrics))
+	mux.HandleFunc("/", g.fallback)
+	return mux
+}
+
+var knownPaths = map[string]bool{
+	"/v1/chat/completions": true, "/v1/embeddings": true, "/v1/retrieve": true, "/v1/models": true,
+	"/health": true, "/metrics": true, "/admin/policy": true, "/admin/engines": true, "/admin/metrics": true,
+}
+
+// fallback answers unknown paths (404) and wrong methods (405) in OpenAI's shape.
+func (g *Gateway) fallback(w http.ResponseWriter, r *http.Request) {
+	if knownPaths[r.URL.Path] || strings.HasPrefix(r.URL.Path, "/admin/engines/") {
+		writeError(w, &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error", Code: "method_not_allowed",
+			Message: r.Method + " is not allowed on " + r.URL.Path})
+		return
+	}
+	writeError(w, notFound("unknown_path", "no route for %s %s", r.Method, r.URL.Path))
+}
+
+// call is one API request's bookkeeping for metrics.
+type call struct {
+	typ, model, priority, tenant string
+	status                       int
+	start                        time.Time
+}
+
+func (c *call) fail(w http.ResponseWriter, e *apiError) {
+	c.status = e.Status
+	if e.Status == 499 { // nobody is listening
+		return
+	}
+	writeError(w, e)
+}
+
+func (g *Gateway) api(typ string, h func(http.ResponseWriter, *http.Request, *call)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := &call{typ: typ, model: "unknown", priority: "normal", status: http.StatusOK, start: g.now()}
+		r.Body = http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes)
+		h(w, r, c)
+		t := typeLabel(c.typ)
+		g.met.requests.WithLabelValues(t, c.model, g.met.tenants.label(c.tenant), c.priority, statusClass(c.status)).Inc()
+		g.met.duration.WithLabelValues(t, c.model).Observe(g.now().Sub(c.start).Seconds())
+	}
+}
+
+// admin guards the admin API with the bearer token when one is set.
+func (g *Gateway) admin(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if g.cfg.AdminToken != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(g.cfg.AdminToken)) != 1 {
+				w.Header().Set("WWW-Authenticate", "Bearer")
+				writeError(w, &apiError{Status: http.StatusUnauthorized, Type: "authentication_error", Code: "unauthorized",
+					Message: "admin API: send Authorization: Bearer <token> (the token is in the env var named by admin.token_env)"})
+				return
+			}
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		h(w, r)
+	}
+}
+
+func (g *Gateway) health(w http.ResponseWriter, _ *http.Request) {
+	healthy := 0
+	for _, s := range g.snapshot() {
+		for _, e := range s.Engines {
+			if e.State == stateActive.String() {
+				healthy++
+			}
+		}
+	}
+	if healthy == 0 {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "healthy_engines": 0})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "healthy_engines": healthy})
+}
+
+type modelEntry struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+	Kind    string `json:"kind"`
+}
+
+func (g *Gateway) listModels(w http.ResponseWriter, _ *http.Request) {
+	ms := g.models()
+	data := make([]modelEntry, 0, len(ms))
+	for _, name := range sortedKeys(ms) {
+		data = append(data, modelEntry{ID: name, Object: "model", Created: 0, OwnedBy: "sagebench", Kind: string(ms[name])})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
+// ids makes response ids: a random per-process prefix and a counter.
+type ids struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func newIDs() *ids {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return &ids{prefix: hex.EncodeToString(b[:])}
+}
+
+func (i *ids) next(kind string) string {
+	return kind + "-" + i.prefix + strconv.FormatUint(i.n.Add(1), 36)
+}

@@ -1,0 +1,227 @@
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sagebench/sagebench/internal/stack/gateway"
+	"github.com/sagebench/sagebench/internal/stack/profile"
+	"github.com/sagebench/sagebench/internal/stack/sched"
+)
+
+// Options are the process-level dependencies of a stack.
+type Options struct {
+	Logger   *slog.Logger         // nil: discard
+	Registry *prometheus.Registry // nil: a fresh one (never the global registry)
+	// EngineBinary is the sagebench executable run for process: true
+	// engines (default: os.Executable()).
+	EngineBinary string
+	// EngineStderr receives child engines' stderr (nil: discarded).
+	EngineStderr io.Writer
+	// Getenv reads the admin token and remote API keys (default os.Getenv).
+	Getenv func(string) string
+	// Catalog overrides the embedded profile catalog.
+	Catalog *profile.Catalog
+}
+
+// Stack is a running reference stack.
+type Stack struct {
+	cfg     Config
+	opts    Options
+	catalog *profile.Catalog
+	gw      *gateway.Gateway
+	srv     *http.Server
+	url     string
+	cancel  context.CancelFunc // cancels every request context on hard stop
+	served  chan error
+	mu      sync.Mutex
+	engines map[string]*built
+	closed  sync.Once
+	err     error
+}
+
+// Start builds the engines and index of cfg, binds cfg.Listen and serves.
+// ctx bounds start-up only (child engines, index build); stop with Close.
+func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	opts = opts.withDefaults()
+	cat := opts.Catalog
+	if cat == nil {
+		var err error
+		if cat, err = profile.Default(); err != nil { // the embedded catalog is broken: a build defect
+			return nil, fmt.Errorf("profile catalog: %w", err)
+		}
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:8080"
+	}
+	token, err := adminToken(cfg, opts.Getenv)
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	s := &Stack{cfg: cfg, opts: opts, catalog: cat, engines: map[string]*built{}, served: make(chan error, 1)}
+	if err := s.startGateway(ctx, token); err != nil {
+		s.closeEngines()
+		return nil, err
+	}
+	if err := s.listen(); err != nil {
+		_ = s.gw.Close()
+		return nil, err
+	}
+	opts.Logger.Info("stack serving", "url", s.url, "engines", len(cfg.Engines), "policy", s.gw.Policy())
+	return s, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Registry == nil {
+		o.Registry = prometheus.NewRegistry()
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	return o
+}
+
+func (s *Stack) startGateway(ctx context.Context, token string) error {
+	cfg := s.cfg
+	quotas := sched.NewQuotas(cfg.Quotas.Default, cfg.Quotas.Tenants)
+	gcfg := gateway.Config{
+		Policy: cfg.Policy,
+		Sched: sched.Config{Fallback: cfg.Scheduler.Fallback, DefaultDeadline: cfg.Scheduler.DefaultDeadline,
+			SwitchEvery: cfg.Scheduler.SwitchEvery},
+		Quotas: quotas, MaxBodyBytes: cfg.Limits.MaxBodyBytes, MaxTokens: cfg.Limits.MaxTokens,
+		DefaultMaxTokens: cfg.Limits.DefaultMaxTokens, MaxInputs: cfg.Limits.MaxInputs,
+		QueueLimit: cfg.Limits.QueueLimit, QueueTimeout: cfg.Limits.QueueTimeout, MaxBatch: cfg.Limits.MaxBatch,
+		EjectAfter: cfg.Health.EjectAfter, HealthInterval: cfg.Health.Interval,
+		MaxTenantLabels: cfg.Metrics.MaxTenants, AdminToken: token,
+		Factory: s.factory, Registry: s.opts.Registry, Logger: s.opts.Logger,
+	}
+	for i, ec := range cfg.Engines {
+		b, err := s.build(ctx, ec, cfg.Seed+int64(i)+1)
+		if errors.Is(err, profile.ErrUnknown) {
+			return &ConfigError{Err: fmt.Errorf("engines[%d].profile: %w", i, err)}
+		}
+		if err != nil {
+			return fmt.Errorf("engines[%d] (%s): %w", i, ec.ID, err)
+		}
+		s.engines[ec.ID] = b
+	}
+	r, err := s.buildIndex(ctx)
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		gcfg.Retriever = r
+	}
+	gw, err := gateway.New(gcfg)
+	if err != nil {
+		return err
+	}
+	s.gw = gw
+	for _, ec := range cfg.Engines {
+		if err := gw.Add(ec.ID, s.engines[ec.ID].eng); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Stack) listen() error {
+	ln, err := net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", s.cfg.Listen, err)
+	}
+	base, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.srv = &http.Server{
+		Handler:           s.gw.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelDebug),
+	}
+	s.url = "http://" + ln.Addr().String()
+	go func() { s.served <- s.srv.Serve(ln) }()
+	return nil
+}
+
+// URL is the gateway's base URL, e.g. http://127.0.0.1:41234.
+func (s *Stack) URL() string { return s.url }
+
+// Gateway returns the running gateway (admin operations, metrics).
+func (s *Stack) Gateway() *gateway.Gateway { return s.gw }
+
+// Config returns the configuration the stack runs.
+func (s *Stack) Config() Config { return s.cfg }
+
+// Wait yields the server's error if it stops serving on its own.
+func (s *Stack) Wait() <-chan error { return s.served }
+
+// Close stops accepting requests, lets in-flight ones finish until ctx is
+// done or limits.shutdown_timeout passes, cancels the rest, then closes
+// engines and stops child processes. It is safe to call more than once.
+func (s *Stack) Close(ctx context.Context) error {
+	s.closed.Do(func() {
+		grace := s.cfg.Limits.ShutdownTimeout
+		if grace <= 0 {
+			grace = 10 * time.Second
+		}
+		sctx, cancel := context.WithTimeout(ctx, grace)
+		defer cancel()
+		err := s.srv.Shutdown(sctx)
+		s.cancel() // in-flight streams see their context end
+		if err != nil {
+			_ = s.srv.Close()
+			err = nil // timed out: the rest were cancelled, as documented
+		}
+		s.err = errors.Join(err, s.gw.Close())
+		s.closeEngines()
+	})
+	return s.err
+}
+
+// adminToken reads the admin token; a non-loopback listener requires one.
+func adminToken(cfg Config, getenv func(string) string) (string, error) {
+	env := cfg.Admin.TokenEnv
+	if env == "" {
+		env = "SAGEBENCH_ADMIN_TOKEN"
+	}
+	token := getenv(env)
+	if token == "" && !isLoopback(cfg.Listen) {
+		return "", fmt.Errorf("listen %s is not loopback: set the admin token in $%s (admin.token_env) or listen on 127.0.0.1", cfg.Listen, env)
+	}
+	return token, nil
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ConfigError is a stack configuration that cannot run (invalid values,
+// unknown profiles, a missing admin token); the CLI exits 2 on it.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return "stack config: " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
