@@ -1,0 +1,220 @@
+package fedavg
+
+import (
+	"math"
+	"runtime"
+	"sync"
+)
+
+// Config configures an Aggregator. The zero value is valid: automatic
+// worker count, no clipping.
+type Config struct {
+	// Workers is the worker count: Auto (0) resolves per call with
+	// ResolveWorkers; a positive count is clamped to [1, clients].
+	Workers int
+	// ClipNorm > 0 rescales every aggregate whose L2 norm exceeds it to
+	// norm ClipNorm (up to float32 rounding). 0 disables clipping.
+	ClipNorm float64
+}
+
+// Validate reports a negative worker count or a clip norm that is
+// negative, NaN or infinite.
+func (c Config) Validate() error {
+	if c.Workers < 0 {
+		return inputErr(ErrParam, -1, -1, "workers %d is negative; use 0 for auto or a positive count", c.Workers)
+	}
+	if c.ClipNorm < 0 || math.IsNaN(c.ClipNorm) || math.IsInf(c.ClipNorm, 0) {
+		return inputErr(ErrParam, -1, -1, "clip norm %v must be finite and >= 0 (0 disables clipping)", c.ClipNorm)
+	}
+	return nil
+}
+
+// Aggregator combines client updates. It owns a pool of worker goroutines
+// and scratch buffers reused across calls, so steady-state calls do not
+// allocate. Calls are serialised by a mutex; use one Aggregator per
+// concurrent caller for parallel rounds. Close stops the workers; an
+// Aggregator that becomes unreachable without Close is stopped by a
+// cleanup.
+type Aggregator struct {
+	*engine
+}
+
+// engine is the state the worker goroutines reference; Aggregator wraps
+// it so that the wrapper can become unreachable while workers run.
+type engine struct {
+	mu      sync.Mutex
+	cfg     Config
+	work    chan int
+	wg      sync.WaitGroup
+	started int
+	closed  bool
+	op      blockFunc
+
+	// inputs of the running operation
+	updates [][]float32
+	dst     []float32
+	wn      []float32 // normalised weights
+	trim    int
+	blocks  []span
+
+	// per-worker scratch and results
+	acc   [][]float64 // FedAvg accumulator tiles
+	col   [][]float32 // one coordinate across clients
+	sumsq []float64
+	bad   []int // first non-finite coordinate seen, or -1
+
+	dist  []float64 // Multi-Krum pairwise squared distances, n×n
+	rowsW int       // Multi-Krum worker count
+}
+
+// New returns an Aggregator for cfg.
+func New(cfg Config) (*Aggregator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	e := &engine{cfg: cfg, work: make(chan int)}
+	a := &Aggregator{engine: e}
+	runtime.AddCleanup(a, func(e *engine) { e.shutdown() }, e)
+	return a, nil
+}
+
+// Close stops the worker goroutines. Calls after Close fall back to a
+// single worker.
+func (a *Aggregator) Close() { a.shutdown() }
+
+func (e *engine) shutdown() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.closed {
+		e.closed = true
+		close(e.work)
+	}
+}
+
+// workers resolves the worker count for this call.
+func (e *engine) workers(clients, dim int) int {
+	if e.closed {
+		return 1
+	}
+	return ResolveWorkers(clients, dim, e.cfg.Workers)
+}
+
+// checkShape validates that updates is non-empty, rectangular, and that
+// dst has the same dimension. It returns the dimension.
+func checkShape(dst []float32, updates [][]float32) (int, error) {
+	if len(updates) == 0 {
+		return 0, inputErr(ErrEmpty, -1, -1, "no client updates")
+	}
+	dim := len(updates[0])
+	if dim == 0 {
+		return 0, inputErr(ErrEmpty, 0, -1, "update of dimension 0")
+	}
+	for i, u := range updates {
+		if len(u) != dim {
+			return 0, inputErr(ErrLength, i, -1, "update has %d values, client 0 has %d", len(u), dim)
+		}
+	}
+	if len(dst) != dim {
+		return 0, inputErr(ErrLength, -1, -1, "dst has %d values, updates have %d", len(dst), dim)
+	}
+	return dim, nil
+}
+
+// normaliseWeights writes weights/sum(weights) into e.wn as float32. A nil
+// weights slice means equal weights.
+func (e *engine) normaliseWeights(n int, weights []float64) error {
+	if cap(e.wn) < n {
+		e.wn = make([]float32, n)
+	}
+	e.wn = e.wn[:n]
+	if weights == nil {
+		for i := range e.wn {
+			e.wn[i] = float32(1 / float64(n))
+		}
+		return nil
+	}
+	if err := checkWeights(weights, n); err != nil {
+		return err
+	}
+	total := 0.0
+	for _, w := range weights {
+		total += w
+	}
+	if math.IsInf(total, 0) {
+		return inputErr(ErrWeight, -1, -1, "weights sum to +Inf")
+	}
+	for i, w := range weights {
+		e.wn[i] = float32(w / total)
+	}
+	return nil
+}
+
+// checkWeights validates n weights (nil is valid: equal weights).
+func checkWeights(weights []float64, n int) error {
+	if weights == nil {
+		return nil
+	}
+	if len(weights) != n {
+		return inputErr(ErrLength, -1, -1, "%d weights for %d updates", len(weights), n)
+	}
+	for i, w := range weights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return inputErr(ErrWeight, i, -1, "weight %v must be a finite sample count > 0", w)
+		}
+	}
+	return nil
+}
+
+// finish merges the per-worker results of an operation that wrote dst:
+// it reports the first non-finite coordinate, then applies clipping.
+func (e *engine) finish(dst []float32, updates [][]float32) error {
+	norm2 := 0.0
+	for w, b := range e.bad {
+		if b >= 0 {
+			return locateNonFinite(updates, b)
+		}
+		norm2 += e.sumsq[w]
+	}
+	e.clip(dst, norm2)
+	return nil
+}
+
+// clip rescales dst to L2 norm cfg.ClipNorm if its norm (from its squared
+// norm norm2) is larger.
+func (e *engine) clip(dst []float32, norm2 float64) {
+	limit := e.cfg.ClipNorm
+	if limit <= 0 {
+		return
+	}
+	norm := math.Sqrt(norm2)
+	if norm <= limit {
+		return
+	}
+	scale := limit / norm
+	for i, v := range dst {
+		dst[i] = float32(float64(v) * scale)
+	}
+}
+
+// locateNonFinite names the client holding a non-finite value at
+// coordinate j; if none does, the mean itself overflowed float32.
+func locateNonFinite(updates [][]float32, j int) error {
+	for c, u := range updates {
+		if v := u[j]; v-v != 0 {
+			return inputErr(ErrNonFinite, c, j, "value %v", v)
+		}
+	}
+	return inputErr(ErrNonFinite, -1, j, "the aggregate overflows float32")
+}
+
+// scanNonFinite returns an error for the first NaN or ±Inf in updates.
+func scanNonFinite(updates [][]float32) error {
+	for c, u := range updates {
+		for j, v := range u {
+			if v-v != 0 {
+				return inputErr(ErrNonFinite, c, j, "value %v", v)
+			}
+		}
+	}
+	return nil
+}

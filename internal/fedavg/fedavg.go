@@ -1,0 +1,116 @@
+package fedavg
+
+// tileLen is the number of coordinates a worker accumulates at a time in
+// its float64 tile (8 KiB, resident in L1 while all clients stream past).
+const tileLen = 1024
+
+// FedAvg writes into dst the weighted mean of updates, weight i being the
+// sample count of client i (weights nil: equal weights), then clips it if
+// the Aggregator has a ClipNorm. All updates and dst must have the same
+// length. The result is the same for every worker count.
+//
+// Error bound: each coordinate is within 10·2⁻²⁴·Σᵢ wᵢ|uᵢ| (wᵢ normalised)
+// of the exact mean, plus the final rounding to float32; products and sums
+// of eight clients are formed in float32 and the eight-client groups are
+// accumulated in float64, so the bound does not grow with the client count.
+//
+// On error dst is left in an unspecified state.
+func (a *Aggregator) FedAvg(dst []float32, updates [][]float32, weights []float64) error {
+	e := a.engine
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	dim, err := checkShape(dst, updates)
+	if err != nil {
+		return err
+	}
+	if err := e.normaliseWeights(len(updates), weights); err != nil {
+		return err
+	}
+	w := e.workers(len(updates), dim)
+	e.prepare(dst, updates, w, dim)
+	e.run(w, fedavgBlock)
+	err = e.finish(dst, updates)
+	e.release()
+	return err
+}
+
+// prepare stores the operation's inputs and sizes scratch for w workers.
+func (e *engine) prepare(dst []float32, updates [][]float32, w, dim int) {
+	e.ensureScratch(w, len(updates))
+	e.blocks = splitBlocks(e.blocks, dim, w)
+	e.dst, e.updates = dst, updates
+}
+
+// release drops references to caller memory.
+func (e *engine) release() {
+	e.dst, e.updates = nil, nil
+}
+
+// fedavgBlock computes worker w's coordinate block of the weighted mean.
+func fedavgBlock(e *engine, w int) {
+	sp := e.blocks[w]
+	acc := e.acc[w]
+	bad := -1
+	sumsq := 0.0
+	for lo := sp.lo; lo < sp.hi; lo += tileLen {
+		hi := min(lo+tileLen, sp.hi)
+		t := acc[:hi-lo]
+		clear(t)
+		accumulate(t, e.updates, e.wn, lo, hi)
+		out := e.dst[lo:hi]
+		out = out[:len(t)]
+		for j, v := range t {
+			f := float32(v)
+			if f-f != 0 && bad < 0 {
+				bad = lo + j
+			}
+			out[j] = f
+			sumsq += float64(f) * float64(f)
+		}
+	}
+	e.bad[w], e.sumsq[w] = bad, sumsq
+}
+
+// accumulate adds Σᵢ wn[i]·updates[i][lo:hi] into acc, eight clients at a
+// time, so acc is loaded and stored once per eight input values.
+func accumulate(acc []float64, updates [][]float32, wn []float32, lo, hi int) {
+	c := 0
+	for ; c+8 <= len(updates); c += 8 {
+		u := updates[c : c+8 : c+8]
+		add8(acc, u[0][lo:hi], u[1][lo:hi], u[2][lo:hi], u[3][lo:hi],
+			u[4][lo:hi], u[5][lo:hi], u[6][lo:hi], u[7][lo:hi], (*[8]float32)(wn[c:c+8]))
+	}
+	for ; c+2 <= len(updates); c += 2 {
+		add2(acc, updates[c][lo:hi], updates[c+1][lo:hi], wn[c], wn[c+1])
+	}
+	if c < len(updates) {
+		add1(acc, updates[c][lo:hi], wn[c])
+	}
+}
+
+func add8(acc []float64, u0, u1, u2, u3, u4, u5, u6, u7 []float32, w *[8]float32) {
+	n := len(acc)
+	u0, u1, u2, u3 = u0[:n], u1[:n], u2[:n], u3[:n]
+	u4, u5, u6, u7 = u4[:n], u5[:n], u6[:n], u7[:n]
+	w0, w1, w2, w3, w4, w5, w6, w7 := w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
+	for j := range acc {
+		s := ((w0*u0[j] + w1*u1[j]) + (w2*u2[j] + w3*u3[j])) +
+			((w4*u4[j] + w5*u5[j]) + (w6*u6[j] + w7*u7[j]))
+		acc[j] += float64(s)
+	}
+}
+
+func add2(acc []float64, u0, u1 []float32, w0, w1 float32) {
+	n := len(acc)
+	u0, u1 = u0[:n], u1[:n]
+	for j := range acc {
+		acc[j] += float64(w0*u0[j] + w1*u1[j])
+	}
+}
+
+func add1(acc []float64, u0 []float32, w0 float32) {
+	u0 = u0[:len(acc)]
+	for j := range acc {
+		acc[j] += float64(w0 * u0[j])
+	}
+}
