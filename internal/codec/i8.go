@@ -13,12 +13,9 @@ import (
 // max|v| is so small (< 1.5e-36) that scale is subnormal. A NaN or ±Inf in
 // v is an ErrNonFinite error and dst is returned unchanged.
 func AppendI8(dst []byte, v []float32) ([]byte, error) {
-	var maxAbs float32
-	for i, x := range v {
-		if x-x != 0 {
-			return dst, fmt.Errorf("%w: value %v at index %d in int8 payload", ErrNonFinite, x, i)
-		}
-		maxAbs = max(maxAbs, abs32(x))
+	maxAbs, err := maxAbsFinite(v)
+	if err != nil {
+		return dst, err
 	}
 	var scale float32
 	var inv float64
@@ -40,13 +37,31 @@ func AppendI8(dst []byte, v []float32) ([]byte, error) {
 	return dst, nil
 }
 
-// quantize rounds x·inv half away from zero and clamps to ±127.
-func quantize(x float32, inv float64) int8 {
-	q := min(max(float64(x)*inv, -127), 127)
-	if q >= 0 {
-		return int8(q + 0.5)
+// maxAbsFinite returns max|v|, or ErrNonFinite for the first NaN or ±Inf.
+// For finite floats the order of |x| is the order of their bits without
+// the sign, so the loop is integer max (branch-free) over the bits.
+func maxAbsFinite(v []float32) (float32, error) {
+	var m uint32
+	for _, x := range v {
+		m = max(m, math.Float32bits(x)&0x7fffffff)
 	}
-	return int8(q - 0.5)
+	if m >= 0x7f800000 {
+		for i, x := range v {
+			if x-x != 0 {
+				return 0, fmt.Errorf("%w: value %v at index %d in int8 payload", ErrNonFinite, x, i)
+			}
+		}
+	}
+	return math.Float32frombits(m), nil
+}
+
+// quantize rounds x·inv half away from zero and clamps to ±127. |x·inv|
+// is at most 127 plus rounding, so the conversion to int32 is exact and
+// the clamp only trims that rounding; no branch depends on the data.
+func quantize(x float32, inv float64) int8 {
+	q := float64(x) * inv
+	r := int32(q + math.Copysign(0.5, q))
+	return int8(min(max(r, -127), 127))
 }
 
 func abs32(x float32) float32 {
