@@ -103,29 +103,8 @@ var ErrNoInput = errors.New("embed: no inputs")
 // already queued, engine.ErrClosed after Close, and ctx.Err() when ctx is
 // done first (the inputs not yet batched are dropped).
 func (e *Embedder) Embed(ctx context.Context, inputs []string) ([][]float32, engine.Usage, error) {
-	if len(inputs) == 0 {
-		return nil, engine.Usage{}, ErrNoInput
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, engine.Usage{}, err
-	}
-	if e.closed.Load() {
-		return nil, engine.Usage{}, engine.ErrClosed
-	}
-	job := &embedJob{tokens: make([]int, len(inputs)), remaining: len(inputs), done: make(chan struct{})}
-	usage := engine.Usage{}
-	for i, in := range inputs {
-		job.tokens[i] = max(CountTokens(in), 1)
-		usage.PromptTokens += job.tokens[i]
-	}
-	if n := e.queued.Add(int64(len(inputs))); n > int64(e.p.MaxQueue) {
-		e.queued.Add(-int64(len(inputs)))
-		e.stats.rejected.Add(1)
-		return nil, engine.Usage{}, fmt.Errorf("%w: engine %s: %d inputs queued (max_queue %d)",
-			engine.ErrOverloaded, e.id, n-int64(len(inputs)), e.p.MaxQueue)
-	}
-	if err := e.post(func() { e.enqueue(job) }); err != nil {
-		e.queued.Add(-int64(len(inputs)))
+	job, usage, err := e.submit(ctx, inputs)
+	if err != nil {
 		return nil, engine.Usage{}, err
 	}
 	select {
@@ -211,4 +190,34 @@ type embedCounters struct {
 func (e *Embedder) Stats() EmbedderStats {
 	c := &e.stats
 	return EmbedderStats{Batches: c.batches.Load(), Inputs: c.inputs.Load(), Tokens: c.tokens.Load(), Rejected: c.rejected.Load()}
+}
+
+// submit counts and queues the inputs of one Embed call.
+func (e *Embedder) submit(ctx context.Context, inputs []string) (*embedJob, engine.Usage, error) {
+	if len(inputs) == 0 {
+		return nil, engine.Usage{}, ErrNoInput
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, engine.Usage{}, err
+	}
+	if e.closed.Load() {
+		return nil, engine.Usage{}, engine.ErrClosed
+	}
+	job := &embedJob{tokens: make([]int, len(inputs)), remaining: len(inputs), done: make(chan struct{})}
+	var usage engine.Usage
+	for i, in := range inputs {
+		job.tokens[i] = max(CountTokens(in), 1)
+		usage.PromptTokens += job.tokens[i]
+	}
+	if n := e.queued.Add(int64(len(inputs))); n > int64(e.p.MaxQueue) {
+		e.queued.Add(-int64(len(inputs)))
+		e.stats.rejected.Add(1)
+		return nil, engine.Usage{}, fmt.Errorf("%w: engine %s: %d inputs queued (max_queue %d)",
+			engine.ErrOverloaded, e.id, n-int64(len(inputs)), e.p.MaxQueue)
+	}
+	if err := e.post(func() { e.enqueue(job) }); err != nil {
+		e.queued.Add(-int64(len(inputs)))
+		return nil, engine.Usage{}, err
+	}
+	return job, usage, nil
 }

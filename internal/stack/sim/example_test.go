@@ -1,0 +1,56 @@
+package sim_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/stack/engine"
+	"github.com/sagebench/sagebench/internal/stack/profile"
+	"github.com/sagebench/sagebench/internal/stack/sim"
+)
+
+func Example() {
+	p := profile.LLM{
+		Name: "tiny", Model: "tiny-model", MaxNumSeqs: 8, KVCacheTokens: 4096, KVBlockTokens: 16,
+		MaxWaiting: 16, PrefillPerToken: time.Microsecond, PrefillChunk: 512,
+		StepBase: 100 * time.Microsecond, DefaultMaxTokens: 4,
+	}
+	e := sim.NewLLM("engine-0", p, sim.Options{Seed: 42})
+	defer e.Close()
+	ctx := context.Background()
+	s, err := e.Generate(ctx, engine.ChatRequest{Prompt: "Tell me about batching", MaxTokens: 5})
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close()
+	text := ""
+	for {
+		tok, err := s.Recv(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			panic(err)
+		}
+		text += tok.Text
+	}
+	u := s.Usage()
+	fmt.Println(sim.CountTokens(text), "tokens;", u.PromptTokens, "prompt,", u.CompletionTokens, "completion")
+	// Output: 5 tokens; 4 prompt, 5 completion
+}
+
+func ExampleVector() {
+	a := sim.Vector("vector search with HNSW", 64)
+	b := sim.Vector("HNSW vector search", 64)
+	c := sim.Vector("bake bread at home", 64)
+	dot := func(x, y []float32) (s float32) {
+		for i := range x {
+			s += x[i] * y[i]
+		}
+		return s
+	}
+	fmt.Println(dot(a, b) > 0.7, dot(a, c) < 0.4)
+	// Output: true true
+}
