@@ -1,18 +1,242 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/workload"
 )
 
-// newRunCmd is replaced by the real command as its issue lands.
+// runOptions are the flags of `sagebench run`. Shared-contract flags fill
+// a workload.Shared; only the flags the user set override the config file.
+type runOptions struct {
+	experiments []string
+	all         bool
+	shared      workload.Shared
+	configPath  string
+	dryRun      bool
+	verbose     bool
+
+	rate          float64
+	totalRequests int
+	llmRatio      float64
+	duration      time.Duration
+}
+
+const runLong = `Run workloads of the Q1..Q8 catalog against a target and write their records.
+
+Each experiment runs --repeat times (re-seeded from seed+rep) against the
+embedded reference stack (default) or an OpenAI-compatible --target URL.
+Records go to OUTPUT_DIR/<q>/<run-id>/ (run.json, requests.jsonl,
+summary.md, bench.txt) and OUTPUT_DIR/unified_results.{jsonl,csv}.
+
+Configuration: per-Q defaults, then --config YAML (strict), then the flags
+you set. --dry-run prints the resolved plan and writes and sends nothing.
+
+Exit codes: 0 ok, 1 error (I/O, unreachable target, interrupted),
+2 usage or configuration error, 5 a run was invalid (the driver could not
+deliver its schedule; see invalid_reasons in run.json).`
+
 func newRunCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "run",
-		Short: "(not built yet)",
-		RunE: func(*cobra.Command, []string) error {
-			return errors.New("run: not built yet")
-		},
+	o := &runOptions{shared: workload.DefaultShared()}
+	cmd := &cobra.Command{
+		Use:     "run -e Q2 [flags]",
+		Short:   "Run workloads (Q1..Q8) against a target and record every request",
+		Long:    runLong,
+		Example: "  sagebench run -e Q2 --quick\n  sagebench run -e q2 --target http://127.0.0.1:8000 --rate 20 --total-requests 200\n  sagebench run --all --dry-run",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
 	}
+	o.bindFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *runOptions) bindFlags(f *pflag.FlagSet) {
+	s := &o.shared
+	f.StringSliceVarP(&o.experiments, "experiment", "e", nil, "experiment(s) to run: Q1..Q8, case-insensitive; repeat or comma-separate")
+	f.BoolVarP(&o.all, "all", "a", false, "run every experiment of the catalog this build implements")
+	f.StringVarP(&s.Backend, "backend", "b", s.Backend, "runtime backend: sage or ray")
+	f.IntVar(&s.Nodes, "nodes", s.Nodes, "worker nodes")
+	f.IntVar(&s.Parallelism, "parallelism", s.Parallelism, "operator parallelism")
+	f.IntVar(&s.Repeat, "repeat", s.Repeat, "independent repetitions, each re-seeded from seed+rep")
+	f.Int64Var(&s.Seed, "seed", s.Seed, "seed: same seed → same schedule and request mix")
+	f.StringVar(&s.OutputDir, "output-dir", s.OutputDir, "artefact root")
+	f.BoolVar(&s.Quick, "quick", false, "reduced-scale smoke run (every scale knob shrinks)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "validate and print the resolved plan; write and send nothing")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "debug output on stderr")
+	f.StringVarP(&o.configPath, "config", "c", "", "YAML config (strict; ${VAR} and ${VAR:-default} expanded)")
+	f.StringVar(&s.Target.URL, "target", s.Target.URL, `"embedded" or an OpenAI-compatible base URL`)
+	f.Float64Var(&o.rate, "rate", 0, "workload: arrival rate, req/s")
+	f.IntVar(&o.totalRequests, "total-requests", 0, "workload: requests per sub-run")
+	f.Float64Var(&o.llmRatio, "llm-ratio", 0, "workload: fraction of LLM requests (Q2)")
+	f.DurationVar(&o.duration, "duration", 0, "workload: length of each sub-run (count follows from rate unless --total-requests is set)")
+}
+
+func (o *runOptions) run(cmd *cobra.Command) error {
+	specs, err := o.selectSpecs()
+	if err != nil {
+		return err
+	}
+	resolved, err := o.resolve(cmd, specs)
+	if err != nil {
+		return err
+	}
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if o.dryRun {
+		return o.printPlans(stdout, specs, resolved)
+	}
+	if len(resolved) == 0 {
+		return usageErrorf("none of the selected experiments is implemented in this build")
+	}
+	if err := checkOutputDir(resolved[0].Shared.OutputDir); err != nil {
+		return usageErrorf("%v", err)
+	}
+	return o.execute(cmd.Context(), stdout, stderr, resolved)
+}
+
+// selectSpecs resolves -e/--all into catalog entries.
+func (o *runOptions) selectSpecs() ([]workload.Spec, error) {
+	switch {
+	case o.all && len(o.experiments) > 0:
+		return nil, usageErrorf("-e/--experiment and -a/--all conflict; give one of them")
+	case !o.all && len(o.experiments) == 0:
+		return nil, usageErrorf("no experiment: give -e Q1..Q8 (e.g. -e Q2) or --all")
+	}
+	specs, err := workload.Select(o.experiments, o.all)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	return specs, nil
+}
+
+// resolve applies defaults → config file → set flags to every spec.
+// With --all, Qs not implemented are skipped (reported); with -e they are
+// an error.
+func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]workload.Resolved, error) {
+	shared := workload.DefaultShared()
+	var file *workload.File
+	if o.configPath != "" {
+		var err error
+		if file, err = workload.LoadFile(o.configPath, &shared, os.LookupEnv); err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+	}
+	o.applySharedFlags(cmd.Flags(), &shared)
+	ov := o.overrides(cmd.Flags())
+	var out []workload.Resolved
+	for _, spec := range specs {
+		if !spec.Implemented() && (o.all || o.dryRun) {
+			continue
+		}
+		r, ignored, err := workload.Resolve(spec, shared, file, ov)
+		if err != nil {
+			return nil, usageErrorf("%s: %v", spec.ID, err)
+		}
+		for _, name := range ignored {
+			fmt.Fprintf(cmd.ErrOrStderr(), "sagebench: --%s does not apply to %s; ignored\n", name, spec.ID)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (o *runOptions) applySharedFlags(f *pflag.FlagSet, s *workload.Shared) {
+	set := func(name string, apply func()) {
+		if f.Changed(name) {
+			apply()
+		}
+	}
+	set("backend", func() { s.Backend = o.shared.Backend })
+	set("nodes", func() { s.Nodes = o.shared.Nodes })
+	set("parallelism", func() { s.Parallelism = o.shared.Parallelism })
+	set("repeat", func() { s.Repeat = o.shared.Repeat })
+	set("seed", func() { s.Seed = o.shared.Seed })
+	set("output-dir", func() { s.OutputDir = o.shared.OutputDir })
+	set("quick", func() { s.Quick = o.shared.Quick })
+	set("target", func() { s.Target.URL = o.shared.Target.URL })
+}
+
+func (o *runOptions) overrides(f *pflag.FlagSet) workload.Overrides {
+	var ov workload.Overrides
+	if f.Changed("rate") {
+		ov.Rate = &o.rate
+	}
+	if f.Changed("total-requests") {
+		ov.TotalRequests = &o.totalRequests
+	}
+	if f.Changed("llm-ratio") {
+		ov.LLMRatio = &o.llmRatio
+	}
+	if f.Changed("duration") {
+		ov.Duration = &o.duration
+	}
+	return ov
+}
+
+// checkOutputDir makes sure records can be written before any traffic.
+func checkOutputDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output dir %s is not usable: %v; choose another with --output-dir", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".sagebench-write-check-*")
+	if err != nil {
+		return fmt.Errorf("output dir %s is not writable: %v; choose another with --output-dir", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// execute runs every resolved experiment and maps the outcome to an exit code.
+func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, resolved []workload.Resolved) error {
+	log := io.Discard
+	if o.verbose {
+		log = stderr
+	}
+	rn := &workload.Runner{Out: stdout, Log: log, Start: embeddedStarter(log),
+		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}
+	var invalid []string
+	for _, r := range resolved {
+		results, err := rn.Run(ctx, r)
+		for _, res := range results {
+			if !res.Run.Valid && res.Run.Complete {
+				invalid = append(invalid, fmt.Sprintf("%s (%s)", res.Run.RunID, strings.Join(res.Run.InvalidReasons, "; ")))
+			}
+		}
+		if err != nil {
+			return runError(err)
+		}
+	}
+	if len(invalid) > 0 {
+		fmt.Fprintf(stderr, "sagebench: invalid run: %s\n", strings.Join(invalid, ", "))
+		return silentExit(ExitInvalidRun)
+	}
+	return nil
+}
+
+// runError maps a run failure to its exit code: a target that cannot be
+// used is a tool error (1), as is an interruption.
+func runError(err error) error {
+	var unreachable *target.UnreachableError
+	switch {
+	case errors.As(err, &unreachable), errors.Is(err, workload.ErrInterrupted):
+		return withCode(ExitError, err)
+	}
+	return withCode(ExitError, err)
+}
+
+// isTerminal reports whether w is a terminal (for the live progress line).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -25,6 +25,7 @@ type Run struct {
 	StartedAt      time.Time       `json:"started_at"`
 	EndedAt        time.Time       `json:"ended_at"`
 	Summary        Summary         `json:"summary"`
+	Notes          []string        `json:"notes,omitempty"` // e.g. a policy the target could not switch
 }
 
 // Environment is the manifest of the machine and build that produced a run.

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// printPlans prints what a run would do: for each selected experiment its
+// workload, scale, schedule per phase, target, output paths and effective
+// config. Experiments this build does not implement are listed as such;
+// selecting one by name (-e) is then a usage error.
+func (o *runOptions) printPlans(w io.Writer, specs []workload.Spec, resolved []workload.Resolved) error {
+	byID := map[string]workload.Resolved{}
+	for _, r := range resolved {
+		byID[r.Spec.ID] = r
+	}
+	var missing []string
+	for _, spec := range specs {
+		fmt.Fprintf(w, "== %s %s (entry %s)\n   %s\n", spec.ID, spec.Name, spec.Entry, spec.Description)
+		r, ok := byID[spec.ID]
+		if !ok {
+			fmt.Fprintf(w, "   not implemented in this build yet\n\n")
+			missing = append(missing, spec.ID)
+			continue
+		}
+		if err := printPlan(w, r); err != nil {
+			return usageErrorf("%s: %v", spec.ID, err)
+		}
+	}
+	fmt.Fprintln(w, "dry run: nothing was written or sent")
+	if len(missing) > 0 && !o.all {
+		return usageErrorf("%s not implemented in this build yet", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func printPlan(w io.Writer, r workload.Resolved) error {
+	s := r.Shared
+	scale := "full"
+	if s.Quick {
+		scale = "quick"
+	}
+	target := s.Target.URL
+	if s.Target.IsEmbedded() {
+		target = "embedded reference stack (started on 127.0.0.1, free port)"
+	}
+	fmt.Fprintf(w, "   scale: %s   backend: %s   nodes: %d   parallelism: %d   repeat: %d   seed: %d (+rep)\n",
+		scale, s.Backend, s.Nodes, s.Parallelism, s.Repeat, s.Seed)
+	fmt.Fprintf(w, "   target: %s\n", target)
+	for rep := range s.Repeat {
+		plan, err := r.Workload.Plan(s.Seed + int64(rep))
+		if err != nil {
+			return err
+		}
+		if rep > 0 {
+			continue // the shape is the same; the first repetition is printed
+		}
+		for _, p := range plan.Phases {
+			fmt.Fprintf(w, "   phase %-10s %s: %d requests at %.2f req/s over %s (%s)\n",
+				p.Name, p.Process, p.Requests, p.Rate, p.Span.Round(1e6), p.Mix)
+		}
+	}
+	dir := filepath.Join(s.OutputDir, r.Spec.Section())
+	fmt.Fprintf(w, "   records: %s/<run-id>/{run.json,requests.jsonl,summary.md,bench.txt}\n", dir)
+	fmt.Fprintf(w, "            %s\n", filepath.Join(s.OutputDir, "unified_results.{jsonl,csv}"))
+	fmt.Fprintf(w, "   config_hash: %s\n   effective config:\n", r.ConfigHash)
+	for _, line := range strings.Split(strings.TrimRight(string(r.YAML), "\n"), "\n") {
+		fmt.Fprintf(w, "     %s\n", line)
+	}
+	fmt.Fprintln(w)
+	return nil
+}

@@ -1,0 +1,91 @@
+package record
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// CollectEnvironment describes this machine and build. Whatever cannot be
+// read (no /proc, no build info) is left empty rather than guessed.
+func CollectEnvironment() Environment {
+	env := Environment{
+		GoVersion:  runtime.Version(),
+		OS:         runtime.GOOS,
+		Arch:       runtime.GOARCH,
+		Cores:      runtime.NumCPU(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0),
+	}
+	env.Hostname, _ = os.Hostname()
+	env.Version, env.Commit = BuildVersion()
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		env.CPUModel = cpuModel(f)
+		f.Close()
+	}
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		env.MemoryMiB = memTotalMiB(f)
+		f.Close()
+	}
+	return env
+}
+
+// BuildVersion returns the module version and VCS revision embedded by the
+// Go toolchain, or "devel"/"unknown" when they are absent.
+func BuildVersion() (version, commit string) {
+	version, commit = "devel", "unknown"
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version, commit
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		version = v
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			commit = s.Value
+		}
+	}
+	return version, commit
+}
+
+// cpuModel returns the first "model name" (x86) or "Model"/"Hardware"
+// (arm) value of a /proc/cpuinfo listing.
+func cpuModel(r io.Reader) string {
+	sc := bufio.NewScanner(r)
+	fallback := ""
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch k {
+		case "model name":
+			return v
+		case "Model", "Hardware":
+			if fallback == "" {
+				fallback = v
+			}
+		}
+	}
+	return fallback
+}
+
+// memTotalMiB parses MemTotal (kB) of a /proc/meminfo listing.
+func memTotalMiB(r io.Reader) int64 {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err == nil {
+				return kb / 1024
+			}
+		}
+	}
+	return 0
+}

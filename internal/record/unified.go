@@ -1,0 +1,122 @@
+package record
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Unified output file names under the output root.
+const (
+	UnifiedJSONL = "unified_results.jsonl"
+	UnifiedCSV   = "unified_results.csv"
+)
+
+// UnifiedColumns is the CSV header of unified_results.csv, in the order of
+// the original Python benchmark_sage. metadata is a JSON string column.
+var UnifiedColumns = []string{
+	"backend", "workload", "run_id", "seed", "nodes", "parallelism",
+	"throughput", "latency_p50", "latency_p95", "latency_p99", "success_rate",
+	"duration_seconds", "timestamp", "config_hash", "backend_hash", "metadata",
+}
+
+// AppendUnified appends u as one line to root/unified_results.jsonl and one
+// row to root/unified_results.csv, writing the CSV header when the file is
+// new. A CSV whose header differs from UnifiedColumns is left untouched and
+// reported, so rows never land under the wrong columns.
+func AppendUnified(root string, u Unified) error {
+	line, err := json.Marshal(u)
+	if err != nil {
+		return fmt.Errorf("encoding unified row %s: %w", u.RunID, err)
+	}
+	row, err := unifiedRow(u)
+	if err != nil {
+		return err
+	}
+	csvPath := filepath.Join(root, UnifiedCSV)
+	if err := checkCSVHeader(csvPath); err != nil {
+		return err
+	}
+	if err := appendBytes(filepath.Join(root, UnifiedJSONL), append(line, '\n')); err != nil {
+		return err
+	}
+	return appendCSV(csvPath, row)
+}
+
+func unifiedRow(u Unified) ([]string, error) {
+	meta := u.Metadata
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	m, err := json.Marshal(meta)
+	if err != nil {
+		return nil, fmt.Errorf("encoding metadata of %s: %w", u.RunID, err)
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	return []string{
+		u.Backend, u.Workload, u.RunID, strconv.FormatInt(u.Seed, 10),
+		strconv.Itoa(u.Nodes), strconv.Itoa(u.Parallelism),
+		f(u.Throughput), f(u.LatencyP50), f(u.LatencyP95), f(u.LatencyP99),
+		f(u.SuccessRate), f(u.DurationSeconds), u.Timestamp, u.ConfigHash,
+		u.BackendHash, string(m),
+	}, nil
+}
+
+// checkCSVHeader fails when path exists, is not empty and starts with
+// another header.
+func checkCSVHeader(path string) error {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	hdr, err := csv.NewReader(f).Read()
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil || strings.Join(hdr, ",") != strings.Join(UnifiedColumns, ",") {
+		return fmt.Errorf("%s has an unexpected header; move it away to start a new one", path)
+	}
+	return nil
+}
+
+func appendCSV(path string, row []string) error {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		w.Write(UnifiedColumns)
+	}
+	w.Write(row)
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	return appendBytes(path, buf.Bytes())
+}
+
+// appendBytes appends data with one write and fsyncs, so concurrent
+// appenders never interleave inside a row.
+func appendBytes(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("appending to %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("syncing %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,183 @@
+package summary
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/record"
+)
+
+// Label keys of the groups a Collector keeps.
+const (
+	LabelType     = "type"
+	LabelTenant   = "tenant"
+	LabelPriority = "priority"
+	LabelPhase    = "phase"
+	LabelStage    = "stage"
+)
+
+// groupSets lists the label combinations summarised for every request that
+// is not a stage: one group per distinct value (or pair of values).
+var groupSets = [][]string{
+	{LabelPhase, LabelType},
+	{LabelType},
+	{LabelTenant},
+	{LabelPriority},
+	{LabelPhase},
+}
+
+// acc accumulates one group.
+type acc struct {
+	labels                        map[string]string
+	count, errors, met            int
+	e2e, service, ttft, tpot, itl *dist
+}
+
+func newAcc(labels map[string]string) *acc {
+	return &acc{labels: labels, e2e: newDist(), service: newDist(),
+		ttft: newDist(), tpot: newDist(), itl: newDist()}
+}
+
+func (a *acc) add(r *record.Request) {
+	a.count++
+	if !r.OK {
+		a.errors++
+		return
+	}
+	if r.SLOMet {
+		a.met++
+	}
+	a.e2e.add(r.E2EMs)
+	a.service.add(r.ServiceMs)
+	if r.FirstToken > 0 {
+		a.ttft.add(r.TTFTMs)
+	}
+	if r.TPOTMs > 0 {
+		a.tpot.add(r.TPOTMs)
+	}
+	for i := 1; i < len(r.TokenNS); i++ {
+		a.itl.add(float64(r.TokenNS[i]-r.TokenNS[i-1]) / 1e6)
+	}
+}
+
+// phaseAcc tracks what the driver delivered within one phase.
+type phaseAcc struct {
+	sent     int
+	lastSent int64 // ns offset of the latest actual send
+	lag      *dist
+}
+
+// Collector accumulates requests into group histograms. It is safe for
+// concurrent use; the zero value is not usable, call NewCollector.
+type Collector struct {
+	mu     sync.Mutex
+	all    *acc
+	lag    *dist
+	groups map[string]*acc
+	phases map[string]*phaseAcc
+}
+
+// NewCollector returns an empty Collector.
+func NewCollector() *Collector {
+	return &Collector{all: newAcc(nil), lag: newDist(),
+		groups: map[string]*acc{}, phases: map[string]*phaseAcc{}}
+}
+
+// Add records one request. Stage records (Kind "stage") only feed their
+// per-stage group; requests and transactions feed every other group.
+func (c *Collector) Add(r record.Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.Kind == "stage" {
+		c.group(map[string]string{LabelStage: r.Stage}).add(&r)
+		return
+	}
+	c.all.add(&r)
+	vals := map[string]string{LabelType: r.Type, LabelTenant: r.Tenant,
+		LabelPriority: r.Priority, LabelPhase: r.Phase}
+	for _, set := range groupSets {
+		labels := map[string]string{}
+		for _, k := range set {
+			if vals[k] == "" {
+				labels = nil
+				break
+			}
+			labels[k] = vals[k]
+		}
+		if labels != nil {
+			c.group(labels).add(&r)
+		}
+	}
+	if r.SentNS > 0 {
+		c.lag.add(r.LagMs)
+		p := c.phase(r.Phase)
+		p.sent++
+		p.lastSent = max(p.lastSent, r.SentNS)
+		p.lag.add(r.LagMs)
+	}
+}
+
+func (c *Collector) group(labels map[string]string) *acc {
+	k := labelKey(labels)
+	g := c.groups[k]
+	if g == nil {
+		g = newAcc(labels)
+		c.groups[k] = g
+	}
+	return g
+}
+
+func (c *Collector) phase(name string) *phaseAcc {
+	p := c.phases[name]
+	if p == nil {
+		p = &phaseAcc{lag: newDist()}
+		c.phases[name] = p
+	}
+	return p
+}
+
+// labelKey is a canonical string for a label set.
+func labelKey(labels map[string]string) string {
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "=" + labels[k] + ";")
+	}
+	return b.String()
+}
+
+// Live is a snapshot for a progress line.
+type Live struct {
+	Done, Errors int
+	E2EP99Ms     float64
+}
+
+// Live returns the counts so far and the p99 E2E of the successes.
+func (c *Collector) Live() Live {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Live{Done: c.all.count, Errors: c.all.errors, E2EP99Ms: c.all.e2e.quantile(99)}
+}
+
+// Phase is one sub-run of a workload (a policy, the contended part …) as
+// the driver saw it. Offsets are from the run's start (Run.StartedAt).
+type Phase struct {
+	Name         string
+	Start        time.Duration // intended time of the schedule's zero
+	End          time.Duration // when the last request of the phase ended
+	Scheduled    int           // requests in the phase's schedule
+	ScheduleSpan time.Duration // last intended offset − first (0: one request)
+	Interrupted  bool          // the phase was cut short (ctx cancelled)
+	ClosedLoop   bool          // fixed concurrency: no schedule to deliver
+}
+
+// Duration is the wall time of the phase: from the schedule's zero to the
+// last completion, and never shorter than the schedule's span (a sample
+// whose last arrival came early must not inflate rates above the offer).
+func (p Phase) Duration() time.Duration { return max(p.End-p.Start, p.ScheduleSpan, 0) }

@@ -1,0 +1,65 @@
+package summary
+
+import (
+	"math"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/sagebench/sagebench/internal/record"
+)
+
+// Histogram range: 1 µs to 1 h, 3 significant figures.
+const (
+	histLowestUS  = 1
+	histHighestUS = 3600 * 1_000_000
+	histSigFigs   = 3
+)
+
+// dist is an HDR histogram of milliseconds, recorded in microseconds, with
+// the exact maximum kept beside it.
+type dist struct {
+	h   *hdrhistogram.Histogram
+	max float64
+}
+
+func newDist() *dist {
+	return &dist{h: hdrhistogram.New(histLowestUS, histHighestUS, histSigFigs)}
+}
+
+// add records ms; negative values are clamped to 0 and values beyond the
+// range to its top.
+func (d *dist) add(ms float64) {
+	if math.IsNaN(ms) {
+		return
+	}
+	us := int64(math.Round(ms * 1000))
+	us = min(max(us, 0), histHighestUS)
+	d.h.RecordValue(us)
+	d.max = max(d.max, ms)
+}
+
+func (d *dist) count() int64 { return d.h.TotalCount() }
+
+func (d *dist) quantile(q float64) float64 {
+	if d.count() == 0 {
+		return 0
+	}
+	return float64(d.h.ValueAtQuantile(q)) / 1000
+}
+
+// latency summarises d in milliseconds.
+func (d *dist) latency() record.Latency {
+	n := d.count()
+	if n == 0 {
+		return record.Latency{}
+	}
+	return record.Latency{
+		Count: n,
+		Mean:  d.h.Mean() / 1000,
+		P50:   d.quantile(50),
+		P90:   d.quantile(90),
+		P95:   d.quantile(95),
+		P99:   d.quantile(99),
+		P999:  d.quantile(99.9),
+		Max:   d.max,
+	}
+}

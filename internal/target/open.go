@@ -1,0 +1,109 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/openai"
+)
+
+// CheckTimeout bounds the reachability check of Open.
+const CheckTimeout = 5 * time.Second
+
+// UnreachableError says the target did not answer its health check.
+type UnreachableError struct {
+	URL string // secret-free
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("target %s is unreachable (GET /v1/models and /health failed: %v); start it or fix --target", e.URL, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Open resolves cfg into a Target: it starts the embedded stack with start
+// (which may be nil when this build has none) or checks that the URL
+// answers. On error nothing is left running.
+func Open(ctx context.Context, cfg Config, start Starter) (*Target, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	key, err := cfg.APIKey()
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{apiKey: key, http: &http.Client{Timeout: CheckTimeout}}
+	if cfg.IsEmbedded() {
+		if start == nil {
+			return nil, errors.New("the embedded reference stack is not in this build; use --target http://host:port")
+		}
+		base, stop, err := start(ctx, cfg.StackConfig)
+		if err != nil {
+			return nil, fmt.Errorf("starting the embedded reference stack: %w", err)
+		}
+		t.base, t.stop, t.embedded = BaseURL(base), stop, true
+		t.desc = "embedded reference stack at " + t.base
+	} else {
+		t.base = BaseURL(cfg.URL)
+		t.desc = Describe(t.base)
+	}
+	if t.client, err = openai.NewClient(cfg.clientConfig(t.base)); err == nil {
+		err = t.Check(ctx)
+	}
+	if err != nil {
+		t.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return t, nil
+}
+
+// Check asks GET /v1/models, then GET /health; any 2xx answer is enough.
+func (t *Target) Check(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
+	defer cancel()
+	var errs []error
+	for _, path := range []string{"/v1/models", "/health"} {
+		err := t.get(ctx, path)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return &UnreachableError{URL: t.desc, Err: errors.Join(errs...)}
+}
+
+func (t *Target) get(ctx context.Context, path string) error {
+	resp, err := t.do(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("GET %s: %s", path, resp.Status)
+	}
+	return nil
+}
+
+func (t *Target) do(ctx context.Context, method, path string, body io.Reader) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, t.base+path, body)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if t.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+t.apiKey)
+	}
+	return t.http.Do(req)
+}
+
+// APIKey returns the bearer token for requests ("" when none). It must
+// never be written to a record.
+func (t *Target) APIKey() string { return t.apiKey }

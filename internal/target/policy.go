@@ -1,0 +1,62 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// ErrPolicyUnsupported is returned when the target has no admin policy API
+// (any gateway but the reference stack, typically).
+var ErrPolicyUnsupported = errors.New("the target cannot switch scheduling policy (no /admin/policy)")
+
+type policyBody struct {
+	Policy string `json:"policy"`
+}
+
+// Policy returns the target's current scheduling policy.
+func (t *Target) Policy(ctx context.Context) (string, error) {
+	resp, err := t.do(ctx, http.MethodGet, "/admin/policy", nil)
+	if err != nil {
+		return "", fmt.Errorf("GET /admin/policy: %w", err)
+	}
+	defer resp.Body.Close()
+	if err := policyStatus(resp); err != nil {
+		return "", err
+	}
+	var b policyBody
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&b); err != nil || b.Policy == "" {
+		return "", fmt.Errorf("GET /admin/policy: unreadable answer: %v", err)
+	}
+	return b.Policy, nil
+}
+
+// SetPolicy switches the target's scheduling policy to name.
+func (t *Target) SetPolicy(ctx context.Context, name string) error {
+	body, _ := json.Marshal(policyBody{Policy: name})
+	resp, err := t.do(ctx, http.MethodPost, "/admin/policy", bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("POST /admin/policy: %w", err)
+	}
+	defer resp.Body.Close()
+	return policyStatus(resp)
+}
+
+// policyStatus maps an admin answer to nil, ErrPolicyUnsupported or an
+// error carrying the target's message.
+func policyStatus(resp *http.Response) error {
+	switch {
+	case resp.StatusCode/100 == 2:
+		return nil
+	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusMethodNotAllowed,
+		resp.StatusCode == http.StatusNotImplemented:
+		return ErrPolicyUnsupported
+	}
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	return fmt.Errorf("%s /admin/policy: %s: %s", resp.Request.Method, resp.Status, strings.TrimSpace(string(msg)))
+}

@@ -1,0 +1,155 @@
+// Package targettest provides a small OpenAI-compatible server for tests
+// of the harness: it streams chat completions as server-sent events,
+// answers embeddings, exposes /admin/policy, and can misbehave on demand
+// (garbage bodies, hangs, 500s) so that tests can check that a broken
+// target ends as error records. It binds 127.0.0.1 on a free port.
+package targettest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+)
+
+// Behaviours of a Server.
+const (
+	OK      = "ok"      // well-formed answers
+	Garbage = "garbage" // 200 with a body that is not JSON / not SSE
+	Hang    = "hang"    // accept the request and never answer (until the client gives up)
+	Fail    = "fail"    // HTTP 500
+)
+
+// Server is a fake OpenAI-compatible target.
+type Server struct {
+	*httptest.Server
+	Mode       string        // one of the behaviours (default OK)
+	Tokens     int           // tokens per chat completion (default 4)
+	TokenDelay time.Duration // between tokens (default 1ms)
+	NoAdmin    bool          // answer 404 on /admin/policy
+
+	mu       sync.Mutex
+	policy   string
+	policies []string // every policy set, in order
+	headers  []http.Header
+}
+
+// NewServer starts a server; Close it when done.
+func NewServer(mode string) *Server {
+	s := &Server{Mode: mode, Tokens: 4, TokenDelay: time.Millisecond, policy: "fifo"}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", s.models)
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) })
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/embeddings", s.embed)
+	mux.HandleFunc("/admin/policy", s.admin)
+	s.Server = httptest.NewServer(mux)
+	return s
+}
+
+// Policies returns the policies set through the admin API, in order.
+func (s *Server) Policies() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.policies...)
+}
+
+// Headers returns the request headers of the traffic seen so far.
+func (s *Server) Headers() []http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]http.Header(nil), s.headers...)
+}
+
+func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte(`{"object":"list","data":[{"id":"fake-llm","object":"model"},{"id":"fake-embed","object":"model"}]}`))
+}
+
+func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
+	if s.NoAdmin {
+		http.NotFound(w, r)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.Method == http.MethodPost {
+		var b struct{ Policy string }
+		if json.NewDecoder(r.Body).Decode(&b) != nil || b.Policy == "" {
+			http.Error(w, `{"error":"bad policy"}`, http.StatusBadRequest)
+			return
+		}
+		s.policy = b.Policy
+		s.policies = append(s.policies, b.Policy)
+	}
+	fmt.Fprintf(w, `{"policy":%q}`, s.policy)
+}
+
+// misbehave answers per Mode and reports whether it did.
+func (s *Server) misbehave(w http.ResponseWriter, r *http.Request) bool {
+	s.mu.Lock()
+	s.headers = append(s.headers, r.Header.Clone())
+	s.mu.Unlock()
+	switch s.Mode {
+	case Garbage:
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte("<html>not json at all"))
+	case Hang:
+		<-r.Context().Done()
+	case Fail:
+		http.Error(w, `{"error":{"message":"boom"}}`, http.StatusInternalServerError)
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	if s.misbehave(w, r) {
+		return
+	}
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	w.Header().Set("X-Engine-Id", "fake-0")
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":%d,"total_tokens":%d}}`, s.Tokens, s.Tokens+3)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl, _ := w.(http.Flusher)
+	for i := range s.Tokens {
+		time.Sleep(s.TokenDelay)
+		fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t%d \"}}]}\n\n", i)
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
+	fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n", s.Tokens, s.Tokens+3)
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
+	if s.misbehave(w, r) {
+		return
+	}
+	var req struct {
+		Input []string `json:"input"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Engine-Id", "fake-embed-0")
+	fmt.Fprint(w, `{"object":"list","data":[`)
+	for i := range req.Input {
+		if i > 0 {
+			fmt.Fprint(w, ",")
+		}
+		fmt.Fprintf(w, `{"object":"embedding","index":%d,"embedding":[0.1,0.2,0.3]}`, i)
+	}
+	fmt.Fprintf(w, `],"model":"fake-embed","usage":{"prompt_tokens":%d,"total_tokens":%d}}`, len(req.Input), len(req.Input))
+}

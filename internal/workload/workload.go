@@ -1,0 +1,98 @@
+package workload
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/summary"
+	"github.com/sagebench/sagebench/internal/target"
+)
+
+// Workload is one Q, configured. The runner calls Config to decode YAML
+// and flags into it, Plan for --dry-run and the records, and Run once per
+// repetition. Implementations keep no state between Run calls other than
+// their configuration.
+type Workload interface {
+	// Config returns the workload's configuration: a pointer to a struct
+	// with yaml/json tags, already holding the defaults of its scale. YAML
+	// (section qN) is decoded into it and flag overrides applied to it.
+	Config() Config
+	// Plan describes what Run will send with this seed, without sending.
+	Plan(seed int64) (Plan, error)
+	// Run sends the workload's traffic to env.Target, hands every finished
+	// request to env.Record, and returns the phases it ran. When ctx is
+	// cancelled it stops sending, lets in-flight requests drain for a
+	// bounded time and returns the phases so far marked Interrupted.
+	Run(ctx context.Context, env *Env) (Outcome, error)
+}
+
+// Config is a workload's configuration.
+type Config interface {
+	// Validate reports the first problem, naming the key (qN.key) and the fix.
+	Validate() error
+	// Override applies the workload flags the user set and returns the
+	// names of those that do not apply to this workload.
+	Override(o Overrides) (ignored []string)
+}
+
+// Overrides are the workload flags of `sagebench run`; nil means not set.
+type Overrides struct {
+	Rate          *float64       // --rate: arrival rate, req/s
+	TotalRequests *int           // --total-requests
+	Duration      *time.Duration // --duration
+	LLMRatio      *float64       // --llm-ratio
+}
+
+// Plan is what a workload will do in one repetition.
+type Plan struct {
+	Phases []PlannedPhase `json:"phases"`
+	Notes  []string       `json:"notes,omitempty"`
+}
+
+// PlannedPhase is one sub-run of a plan with its schedule summary.
+type PlannedPhase struct {
+	Name     string        `json:"name"`
+	Process  string        `json:"process"`
+	Requests int           `json:"requests"`
+	Rate     float64       `json:"rate"` // req/s of the schedule
+	Span     time.Duration `json:"span"`
+	Mix      string        `json:"mix,omitempty"` // e.g. "llm 71, embedding 29"
+}
+
+// Env is what a workload gets for one repetition.
+type Env struct {
+	Target      *target.Target
+	Seed        int64 // this repetition's seed (base seed + repetition)
+	Repetition  int
+	Parallelism int
+	Start       time.Time // Run.StartedAt: request offsets count from here
+	// Record takes a finished request; safe for concurrent use. The
+	// runner writes it to requests.jsonl and feeds the summary.
+	Record func(record.Request)
+	// Sent counts a request as sent, for the progress line; safe for
+	// concurrent use.
+	Sent func()
+	// Drain bounds how long in-flight requests may finish after ctx is
+	// cancelled.
+	Drain time.Duration
+	// Log receives debug lines (io.Discard unless --verbose).
+	Log io.Writer
+}
+
+// Offset returns t as nanoseconds since Env.Start (0 for a zero time).
+func (e *Env) Offset(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return max(int64(t.Sub(e.Start)), 1)
+}
+
+// Outcome is what a workload's Run reports besides its requests.
+type Outcome struct {
+	Phases   []summary.Phase
+	LoadMode string   // load.ModeOpen or load.ModeClosed
+	Notes    []string // e.g. "the target cannot switch policy; ran with its own"
+	Extra    map[string]float64
+}
