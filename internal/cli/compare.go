@@ -1,18 +1,142 @@
 package cli
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"strings"
 
+	"github.com/sagebench/sagebench/internal/benchset"
+	"github.com/sagebench/sagebench/internal/stats"
 	"github.com/spf13/cobra"
 )
 
-// newCompareCmd is replaced by the real command as its issue lands.
+// compareOptions are the flags of `sagebench compare`.
+type compareOptions struct {
+	stats  stats.Options
+	format string
+}
+
 func newCompareCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "compare",
-		Short: "(not built yet)",
-		RunE: func(*cobra.Command, []string) error {
-			return errors.New("compare: not built yet")
+	var o compareOptions
+	cmd := &cobra.Command{
+		Use:   "compare [flags] BASE [CURRENT]",
+		Short: "Compare benchmark results like benchstat: medians, CIs, Mann-Whitney p, deltas, geomean",
+		Long: `Compare reads Go benchmark text (go test -bench output, bench.txt), sagebench
+run directories or unified_results.jsonl, and prints per benchmark and unit the
+median with a distribution-free confidence interval, the Mann-Whitney U p-value
+against the first column and the delta of the medians ("~" when not significant
+at --alpha), plus a geomean row. The numbers equal benchstat's on the same input.
+
+With --col KEY (e.g. --col format, --col /format, --col note) the columns are the
+values of KEY instead of the inputs, so one input can compare configurations.
+
+Unreadable lines are reported with file and line; any of them makes the exit
+code 2 even though the table is printed.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCompare(cmd.OutOrStdout(), cmd.ErrOrStderr(), o, args)
 		},
 	}
+	f := cmd.Flags()
+	f.Float64Var(&o.stats.Alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
+	f.Float64Var(&o.stats.Confidence, "confidence", 0.95, "confidence level of the median intervals")
+	f.StringVar(&o.stats.Col, "col", "", "compare the values of this key as columns (default: the inputs)")
+	f.StringVar(&o.stats.Row, "row", "", "benchproc projection for rows (default .fullname)")
+	f.StringVar(&o.stats.Ignore, "ignore", "", "keys whose variation is ignored (e.g. cpu)")
+	f.StringVar(&o.stats.Filter, "filter", "", "benchproc filter query (default *)")
+	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(stats.Formats, "|"))
+	return cmd
+}
+
+func runCompare(stdout, stderr io.Writer, o compareOptions, args []string) error {
+	if !compareFormatIn(o.format, stats.Formats) {
+		return usageErrorf("--format %q: want one of %s", o.format, strings.Join(stats.Formats, ", "))
+	}
+	if err := o.stats.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	if len(args) == 1 && o.stats.Col == "" {
+		return usageErrorf("compare needs BASE and CURRENT, or one input with --col KEY")
+	}
+	sets, err := compareReadInputs(args)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	for _, s := range sets {
+		if len(s.Results) == 0 {
+			compareReportProblems(stderr, sets)
+			return usageErrorf("%s holds no benchmark results (empty, unreadable or wrong kind of file)", s.Source)
+		}
+	}
+	results, units := benchset.Combine(sets...)
+	o.stats.Col = compareResolveKey(o.stats.Col, sets)
+	rep, err := stats.Compare(results, units, o.stats)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if err := rep.Write(stdout, o.format); err != nil {
+		return withCode(ExitError, err)
+	}
+	if n := compareReportProblems(stderr, sets); n > 0 {
+		return withCode(ExitUsage, fmt.Errorf("%d unreadable input lines or entries (listed above); the comparison leaves them out", n))
+	}
+	return nil
+}
+
+func compareFormatIn(f string, formats []string) bool {
+	for _, x := range formats {
+		if f == x {
+			return true
+		}
+	}
+	return false
+}
+
+// compareReadInputs reads each path into a Set labelled by its path; a repeated
+// path gets a #N suffix so that its results stay in their own column.
+func compareReadInputs(paths []string) ([]*benchset.Set, error) {
+	seen := map[string]int{}
+	var sets []*benchset.Set
+	for _, p := range paths {
+		label := p
+		if n := seen[p]; n > 0 {
+			label = fmt.Sprintf("%s#%d", p, n)
+		}
+		seen[p]++
+		s, err := benchset.Read(p, label)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, s)
+	}
+	return sets, nil
+}
+
+// compareReportProblems prints every input problem and returns how many there were.
+func compareReportProblems(w io.Writer, sets []*benchset.Set) int {
+	n := 0
+	for _, s := range sets {
+		for _, p := range s.Problems {
+			fmt.Fprintf(w, "sagebench: %s\n", p)
+			n++
+		}
+	}
+	return n
+}
+
+// compareResolveKey turns a bare KEY into the benchproc projection it means: a
+// file configuration key if any result has it, else the sub-benchmark
+// name key /KEY.
+func compareResolveKey(key string, sets []*benchset.Set) string {
+	if key == "" || strings.ContainsAny(key[:1], "./") || strings.ContainsAny(key, ",@()") {
+		return key
+	}
+	for _, s := range sets {
+		for _, r := range s.Results {
+			if _, ok := r.ConfigIndex(key); ok {
+				return key
+			}
+		}
+	}
+	return "/" + key
 }

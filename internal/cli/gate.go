@@ -1,18 +1,161 @@
 package cli
 
 import (
-	"errors"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
 
+	"github.com/sagebench/sagebench/internal/benchset"
+	"github.com/sagebench/sagebench/internal/gate"
 	"github.com/spf13/cobra"
 )
 
-// newGateCmd is replaced by the real command as its issue lands.
+// gateOptions are the flags of `sagebench gate`.
+type gateOptions struct {
+	policyFile string
+	alpha      float64
+	threshold  float64
+	expect     []string
+	format     string
+	report     string
+}
+
+var gateFormats = []string{"text", "markdown", "json"}
+
 func newGateCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "gate",
-		Short: "(not built yet)",
-		RunE: func(*cobra.Command, []string) error {
-			return errors.New("gate: not built yet")
+	var o gateOptions
+	cmd := &cobra.Command{
+		Use:   "gate [flags] BASE CURRENT",
+		Short: "Fail-closed regression verdict: pass (0), regression (3), inconclusive (4)",
+		Long: `Gate compares BASE (the stored baseline) with CURRENT and decides from evidence
+only. It passes only when every rule could be checked and none failed:
+
+  input       BASE or CURRENT missing or empty, unreadable lines, invalid or
+              incomplete runs                                  -> inconclusive
+  coverage    a benchmark (or --expect symbol) missing on either side -> inconclusive
+  samples     too few samples for Mann-Whitney to reach --alpha -> inconclusive
+  direction   a significant change in a unit of unknown direction -> inconclusive
+  geomean     significant geomean regression beyond --threshold -> regression
+  limit-*     per-benchmark absolute limits on mean / p99 (policy) -> regression
+  trend-*     mean +10 % / p99 +15 % past absolute floors       -> regression
+
+Exit codes: 0 pass, 3 regression, 4 inconclusive, 2 usage error, 1 tool error.
+The policy (--policy FILE, YAML, strict) defaults to alpha 0.01 and a +5 %
+geomean time threshold; --alpha and --threshold override it.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := o.policy(cmd)
+			if err != nil {
+				return err
+			}
+			return runGate(cmd.OutOrStdout(), p, o, args[0], args[1])
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&o.policyFile, "policy", "", "gate policy YAML (strict; defaults to the built-in contract)")
+	f.Float64Var(&o.alpha, "alpha", 0.01, "significance level (overrides the policy)")
+	f.Float64Var(&o.threshold, "threshold", 5, "geomean regression threshold in percent (overrides the policy)")
+	f.StringArrayVar(&o.expect, "expect", nil, "benchmark symbol that must be present on both sides (repeatable)")
+	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(gateFormats, "|"))
+	f.StringVar(&o.report, "report", "", "also write a Markdown report to this file")
+	return cmd
+}
+
+// policy loads the policy file and applies the flags set explicitly.
+func (o gateOptions) policy(cmd *cobra.Command) (gate.Policy, error) {
+	p := gate.Default()
+	if o.policyFile != "" {
+		var err error
+		if p, err = gate.LoadPolicy(o.policyFile); err != nil {
+			return p, usageErrorf("%v", err)
+		}
+	}
+	if cmd.Flags().Changed("alpha") {
+		p.Alpha = o.alpha
+	}
+	if cmd.Flags().Changed("threshold") {
+		p.Geomean.ThresholdPct = o.threshold
+	}
+	p.Expect = append(p.Expect, o.expect...)
+	if err := p.Validate(); err != nil {
+		return p, usageErrorf("%v", err)
+	}
+	if !compareFormatIn(o.format, gateFormats) {
+		return p, usageErrorf("--format %q: want one of %s", o.format, strings.Join(gateFormats, ", "))
+	}
+	return p, nil
+}
+
+func runGate(stdout io.Writer, p gate.Policy, o gateOptions, basePath, curPath string) error {
+	base, baseErr := gateReadSide(basePath, "base")
+	cur, curErr := gateReadSide(curPath, "current")
+	out, err := gate.Evaluate(base, cur, p)
+	if err != nil {
+		return withCode(ExitError, err)
+	}
+	for _, e := range []error{baseErr, curErr} {
+		if e != nil {
+			out.Findings = append([]gate.Finding{{Verdict: gate.Inconclusive, Rule: "input", Subject: "read", Detail: e.Error()}}, out.Findings...)
+			out.Verdict = max(out.Verdict, gate.Inconclusive)
+		}
+	}
+	if err := gateWriteOutcome(stdout, out, o.format); err != nil {
+		return withCode(ExitError, err)
+	}
+	if o.report != "" {
+		var buf bytes.Buffer
+		fmt.Fprintf(&buf, "# sagebench gate\n\nbase: `%s`  \ncurrent: `%s`  \nalpha: %v, geomean threshold: %+.2f%%\n\n", basePath, curPath, p.Alpha, p.Geomean.ThresholdPct)
+		if err := out.WriteMarkdown(&buf); err != nil {
+			return withCode(ExitError, err)
+		}
+		if err := gateWriteFile(o.report, buf.Bytes()); err != nil {
+			return withCode(ExitError, err)
+		}
+	}
+	return silentExit(gateExitCode(out.Verdict))
+}
+
+// gateReadSide reads one side of the gate. A side that cannot be read is a nil
+// set plus the reason: the gate turns it into an inconclusive verdict.
+func gateReadSide(path, label string) (*benchset.Set, error) {
+	s, err := benchset.Read(path, label)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	return s, nil
+}
+
+func gateWriteOutcome(w io.Writer, out *gate.Outcome, format string) error {
+	switch format {
+	case "markdown":
+		return out.WriteMarkdown(w)
+	case "json":
+		return out.WriteJSON(w)
+	}
+	return out.WriteText(w)
+}
+
+func gateExitCode(v gate.Verdict) int {
+	switch v {
+	case gate.Pass:
+		return ExitOK
+	case gate.Regression:
+		return ExitRegression
+	}
+	return ExitInconclusive
+}
+
+// gateWriteFile writes data to path through a temporary file and rename.
+func gateWriteFile(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

@@ -34,6 +34,7 @@ func (v Verdict) String() string {
 // Finding is one rule's conclusion about one subject, with its numbers.
 type Finding struct {
 	Verdict Verdict `json:"-"`
+	Note    bool    `json:"note,omitempty"` // information only, decides nothing
 	Rule    string  `json:"rule"`
 	Subject string  `json:"subject"`
 	Detail  string  `json:"detail"`
@@ -41,7 +42,11 @@ type Finding struct {
 
 // String renders the finding as one verdict line.
 func (f Finding) String() string {
-	return fmt.Sprintf("%-12s %-12s %s: %s", strings.ToUpper(f.Verdict.String()), f.Rule, f.Subject, f.Detail)
+	v := strings.ToUpper(f.Verdict.String())
+	if f.Note {
+		v = "NOTE"
+	}
+	return fmt.Sprintf("%-12s %-12s %s: %s", v, f.Rule, f.Subject, f.Detail)
 }
 
 // Outcome is the verdict, every finding behind it and the comparison.

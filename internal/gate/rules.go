@@ -93,8 +93,9 @@ func checkDirections(o *Outcome, ix *index, meta benchfmt.UnitMetadataMap, p Pol
 				"significant change %s (p=%.3g) in a unit of unknown direction; declare it under units: in the policy",
 				pr.cur.Delta, pr.cur.P)
 		case stats.Worse(dir, pr.base.Center, pr.cur.Center):
-			o.add(Pass, "change", pr.subject(), "worse by %s (median %.4g -> %.4g, p=%.3g); judged by the geomean and limit rules",
-				pr.cur.Delta, pr.base.Center, pr.cur.Center, pr.cur.P)
+			o.Findings = append(o.Findings, Finding{Verdict: Pass, Note: true, Rule: "change", Subject: pr.subject(),
+				Detail: fmt.Sprintf("significantly worse, %s (median %.4g -> %.4g, p=%.3g); the geomean, limit and trend rules judge it",
+					pr.cur.Delta, pr.base.Center, pr.cur.Center, pr.cur.P)})
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package stats
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -167,4 +169,21 @@ func errStrings(errs ...[]error) []string {
 		}
 	}
 	return out
+}
+
+// MarshalJSON writes a cell with unbounded confidence limits (too few
+// samples) as null, since JSON has no infinity.
+func (c *Cell) MarshalJSON() ([]byte, error) {
+	type plain Cell
+	finite := func(v float64) *float64 {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		*plain
+		Lo *float64 `json:"lo"`
+		Hi *float64 `json:"hi"`
+	}{(*plain)(c), finite(c.Lo), finite(c.Hi)})
 }

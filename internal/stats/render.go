@@ -25,6 +25,7 @@ func (rep *Report) Write(w io.Writer, format string) error {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		return enc.Encode(rep)
 	case "csv":
 		return rep.writeCSV(w)

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// invokeCLI runs Main in-process and returns the exit code and outputs.
+func invokeCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func statsTestdata(name string) string { return filepath.Join("..", "stats", "testdata", name) }
+
+func writeTemp(t *testing.T, name, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCompareCommand(t *testing.T) {
+	base, cur := statsTestdata("sage-base.txt"), statsTestdata("sage-current.txt")
+	garbage := writeTemp(t, "garbage.txt", "\x00\x01\x02\xff\xfe\n\x7fELF\x02\x01\n")
+	empty := writeTemp(t, "empty.txt", "")
+	withBad := writeTemp(t, "bad.txt", "BenchmarkQ2ControlMix/backend=sage/policy=fifo 100 12000000 ns/op\nBenchmarkQ2ControlMix/backend=sage/policy=fifo 100 Inf ns/op\n")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"text", []string{"compare", base, cur}, ExitOK, "+8.57%", ""},
+		{"markdown", []string{"compare", "--format", "markdown", base, cur}, ExitOK, "| **geomean** |", ""},
+		{"json", []string{"compare", "--format", "json", base, cur}, ExitOK, `"delta": "+8.57%"`, ""},
+		{"csv", []string{"compare", "--format", "csv", base, cur}, ExitOK, "config,unit,benchmark", ""},
+		{"alpha", []string{"compare", "--alpha", "0.01", base, cur}, ExitOK, "~", ""},
+		{"col bare key", []string{"compare", "--col", "format", statsTestdata("codec.txt")}, ExitOK, "zerocopy", ""},
+		{"col file key", []string{"compare", "--col", "note", statsTestdata("units.txt")}, ExitOK, "before", ""},
+		{"one input without col", []string{"compare", base}, ExitUsage, "", "needs BASE and CURRENT"},
+		{"bad format", []string{"compare", "--format", "xml", base, cur}, ExitUsage, "", "--format"},
+		{"bad alpha", []string{"compare", "--alpha", "3", base, cur}, ExitUsage, "", "alpha 3"},
+		{"missing file", []string{"compare", base, "/nonexistent/x.txt"}, ExitUsage, "", "no such file"},
+		{"empty file", []string{"compare", base, empty}, ExitUsage, "", "holds no benchmark results"},
+		{"binary garbage", []string{"compare", base, garbage}, ExitUsage, "", "garbage.txt:1: unreadable line"},
+		{"infinite value", []string{"compare", base, withBad}, ExitUsage, "", "bad.txt:2: Q2ControlMix/backend=sage/policy=fifo: value of ns/op is infinite"},
+		{"run dir without run.json", []string{"compare", base, filepath.Dir(writeTemp(t, "bench.txt", "BenchmarkX 1 1 ns/op\n"))}, ExitUsage, "", "has no run.json"},
+		{"too many args", []string{"compare", base, cur, cur}, ExitUsage, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := invokeCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Fatalf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestCompareSamePathTwice(t *testing.T) {
+	base := statsTestdata("sage-base.txt")
+	code, stdout, _ := invokeCLI(t, "compare", base, base)
+	if code != ExitOK || !strings.Contains(stdout, base+"#1") || !strings.Contains(stdout, "~") {
+		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+}
