@@ -57,10 +57,10 @@ func BenchmarkLocalThroughput(b *testing.B) {
 		b.Run(fmt.Sprintf("serialize=%v", ser), func(b *testing.B) {
 			id := ids(b.N)
 			payload := make([]byte, 64)
-			eng, wait := benchEngine(b, runtime.LocalOptions{Serialize: ser})
+			eng, wait := benchEngine(b, runtime.LocalOptions{Serialize: ser, ExpectedRecords: b.N})
 			b.ReportAllocs()
 			b.ResetTimer()
-			start := time.Now()
+			start, cpu := time.Now(), processCPU()
 			go func() {
 				for i := range b.N {
 					if err := eng.Submit(context.Background(), runtime.Record{ID: id[i], Payload: payload}); err != nil {
@@ -74,12 +74,13 @@ func BenchmarkLocalThroughput(b *testing.B) {
 			for range eng.Results() {
 				n++
 			}
-			elapsed := time.Since(start)
+			elapsed, cpu := time.Since(start), processCPU()-cpu
 			wait()
 			if n != b.N {
 				b.Fatalf("got %d results, want %d", n, b.N)
 			}
 			b.ReportMetric(float64(n)/elapsed.Seconds(), "records/s")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/record")
 		})
 	}
 }

@@ -25,6 +25,9 @@ type LocalOptions struct {
 	// ResultsCapacity is the buffer of the Results channel; 0 means
 	// DefaultQueueCapacity.
 	ResultsCapacity int
+	// ExpectedRecords sizes the sink's dedup set up front (a hint; 0 is
+	// fine).
+	ExpectedRecords int
 	// Observer, if set, sees an Event per record per stage.
 	Observer Observer
 	// Now is the clock for Hop times; nil means time.Now.
@@ -114,7 +117,7 @@ func NewLocal(reg *Registry, opts LocalOptions) (*Local, error) {
 		results: make(chan Record, rc),
 		stop:    make(chan struct{}),
 		drained: make(chan struct{}),
-		seen:    map[string]struct{}{},
+		seen:    make(map[string]struct{}, max(opts.ExpectedRecords, 0)),
 	}, nil
 }
 
@@ -196,7 +199,7 @@ func (l *Local) Submit(ctx context.Context, r Record) error {
 	r.Delivery, r.Err = 1, nil
 	r.Hops = make([]Hop, 1, len(l.stages))
 	r.Hops[0] = Hop{Stage: first.cfg.Name, Enqueued: l.now()}
-	if err := l.push(ctx, first.in, r); err != nil {
+	if err := l.enqueue(ctx, first.in, r); err != nil {
 		l.release()
 		return err
 	}
@@ -233,15 +236,20 @@ func (l *Local) release() {
 	}
 }
 
-// push puts r on a stage queue, serialising it first in Serialize mode,
-// blocking while the queue is full.
-func (l *Local) push(ctx context.Context, q chan Record, r Record) error {
+// enqueue puts r on a stage queue, serialising it first in Serialize mode.
+func (l *Local) enqueue(ctx context.Context, q chan Record, r Record) error {
 	if l.opts.Serialize {
 		var err error
 		if r, err = roundTrip(r); err != nil {
 			return err
 		}
 	}
+	return l.push(ctx, q, r)
+}
+
+// push puts r on q, blocking while q is full until ctx is done or the run
+// stops.
+func (l *Local) push(ctx context.Context, q chan Record, r Record) error {
 	select {
 	case q <- r:
 		return nil
@@ -270,20 +278,17 @@ func (l *Local) deliver(ctx context.Context, r Record) error {
 		l.stats.duplicates.Add(1)
 		return nil
 	}
+	id := r.ID
 	if l.opts.Serialize {
 		var err error
 		if r, err = roundTrip(r); err != nil {
+			l.unsee(id)
 			return err
 		}
 	}
-	select {
-	case l.results <- r:
-	case <-ctx.Done():
-		l.unsee(r.ID)
-		return ctx.Err()
-	case <-l.stop:
-		l.unsee(r.ID)
-		return ErrClosed
+	if err := l.push(ctx, l.results, r); err != nil {
+		l.unsee(id)
+		return err
 	}
 	l.stats.delivered.Add(1)
 	if r.Err != nil {

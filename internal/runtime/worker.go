@@ -47,6 +47,12 @@ func (l *Local) work(ctx context.Context, s *stage, inj *injector) {
 	w.c = call{l: l, s: s, in: &w.cur, run: ctx, inplace: true}
 	w.emit = w.c.emit
 	for {
+		select { // fast path: no lock on the shared done channel
+		case r := <-s.in:
+			w.serve(ctx, r)
+			continue
+		default:
+		}
 		select {
 		case r := <-s.in:
 			w.serve(ctx, r)
@@ -62,23 +68,33 @@ func (l *Local) work(ctx context.Context, s *stage, inj *injector) {
 func (w *worker) serve(ctx context.Context, r Record) {
 	l, s := w.l, w.s
 	r.Hops[len(r.Hops)-1].Started = l.now()
-	var c *call
+	var se *StageError
+	var outputs int32
 	if s.cfg.Timeout <= 0 {
 		w.cur = r
-		c = &w.c
+		c := &w.c
 		c.n.Store(0)
 		c.done.Store(false)
+		se = l.invoke(ctx, s, c, w.emit)
+		outputs = c.n.Load()
 	} else {
-		c = &call{l: l, s: s, in: &r, run: ctx}
+		se, outputs = w.invokeTimed(ctx, r)
 	}
-	se := l.invoke(ctx, s, c, w.emit)
 	if se != nil || l.opts.Observer != nil {
-		w.finish(ctx, *c.in, se, int(c.n.Load()))
+		w.finish(ctx, r, se, int(outputs))
 	}
 	if w.inj.redeliver(&r) && ctx.Err() == nil {
 		w.redeliver(ctx, r)
 	}
 	l.release() // ack: every output has been handed on
+}
+
+// invokeTimed runs one call with its own call value, which an abandoned
+// operator may keep using after the worker has moved on.
+func (w *worker) invokeTimed(ctx context.Context, r Record) (*StageError, int32) {
+	c := &call{l: w.l, s: w.s, in: &r, run: ctx}
+	se := w.l.invoke(ctx, w.s, c, nil)
+	return se, c.n.Load()
 }
 
 // finish reports a served record: the error record on failure, the event
@@ -219,7 +235,7 @@ func (c *call) emit(out Record) error {
 	}
 	out.Hops = append(hops, Hop{Stage: next.cfg.Name, Enqueued: now})
 	l.pending.Add(1)
-	if err := l.push(c.run, next.in, out); err != nil {
+	if err := l.enqueue(c.run, next.in, out); err != nil {
 		l.release()
 		return err
 	}
