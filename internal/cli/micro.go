@@ -2,17 +2,115 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sagebench/sagebench/internal/micro"
 )
 
-// newMicroCmd is replaced by the real command as its issue lands.
+// microOptions are the flags of `sagebench micro`.
+type microOptions struct {
+	count     int
+	benchtime string
+	cpu       int
+	filter    string
+}
+
 func newMicroCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "micro",
-		Short: "(not built yet)",
-		RunE: func(*cobra.Command, []string) error {
-			return errors.New("micro: not built yet")
+	var o microOptions
+	cmd := &cobra.Command{
+		Use:   "micro fedavg|codec|all",
+		Short: "Run the FedAvg and codec microbenchmarks, printing Go benchmark format",
+		Long: `Run the microbenchmark cases compiled into this binary (the same bodies as
+go test -bench ./internal/micro) and print Go benchmark format, which
+sagebench compare/gate and benchstat read. "micro report" tabulates the
+output: JSON against zero-copy per dimension, FedAvg against the memory floor.`,
+		Example: `  sagebench micro all --count 5 --benchtime 200ms > micro.txt
+  sagebench micro fedavg --filter 'clients=512/dim=8192'
+  sagebench micro report micro.txt`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: micro.Suites,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMicro(cmd, args[0], o)
 		},
 	}
+	f := cmd.Flags()
+	f.IntVar(&o.count, "count", 1, "run each benchmark `N` times")
+	f.StringVar(&o.benchtime, "benchtime", "1s", "run each benchmark for duration `D`, or Nx for N iterations")
+	f.IntVar(&o.cpu, "cpu", 0, "GOMAXPROCS for the run (`N`; 0 keeps the current value)")
+	f.StringVar(&o.filter, "filter", "", "run only benchmarks whose full name matches `REGEX`")
+	cmd.AddCommand(newMicroReportCmd())
+	return cmd
+}
+
+func runMicro(cmd *cobra.Command, suite string, o microOptions) error {
+	if !slices.Contains(micro.Suites, suite) {
+		return usageErrorf("micro: unknown suite %q: use fedavg, codec or all", suite)
+	}
+	if o.count < 1 {
+		return usageErrorf("micro: --count %d: must be at least 1", o.count)
+	}
+	if o.cpu < 0 {
+		return usageErrorf("micro: --cpu %d: must be at least 1 (or 0 to keep GOMAXPROCS)", o.cpu)
+	}
+	opts := micro.Options{Suite: suite, Count: o.count, Benchtime: o.benchtime, CPU: o.cpu}
+	if o.filter != "" {
+		re, err := regexp.Compile(o.filter)
+		if err != nil {
+			return usageErrorf("micro: --filter: %v", err)
+		}
+		opts.Filter = re
+	}
+	if err := opts.Validate(); err != nil {
+		return usageErrorf("micro: --%v", err)
+	}
+	err := micro.Run(cmd.Context(), cmd.OutOrStdout(), opts)
+	if errors.Is(err, micro.ErrNoMatch) {
+		return usageErrorf("micro: --filter: %v", err)
+	}
+	if err != nil {
+		return fmt.Errorf("micro: %w", err)
+	}
+	return nil
+}
+
+func newMicroReportCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "report [FILE...]",
+		Short: "Tabulate micro output: JSON vs zero-copy per dim, FedAvg vs memory floor",
+		Long: `Read Go benchmark output of "sagebench micro" or go test -bench (files, or
+standard input when none is given) and print markdown tables: for each op and
+dimension JSON against zero-copy (mean ± sd ns/op, speedup, allocs, alloc
+reduction); for each aggregation shape the best fixed worker count against
+the memory floor for the same bytes and workers, and auto against the best.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMicroReport(cmd.InOrStdin(), cmd.OutOrStdout(), args)
+		},
+	}
+}
+
+func runMicroReport(stdin io.Reader, stdout io.Writer, files []string) error {
+	in, name := stdin, "stdin"
+	if len(files) > 0 {
+		var readers []io.Reader
+		for _, path := range files {
+			f, err := os.Open(path)
+			if err != nil {
+				return usageErrorf("micro report: %v", err)
+			}
+			defer f.Close()
+			readers = append(readers, f)
+		}
+		in, name = io.MultiReader(readers...), files[0]
+	}
+	err := micro.Report(stdout, in, name)
+	if errors.Is(err, micro.ErrNoResults) {
+		return usageErrorf("micro report: %s: %v (feed it sagebench micro or go test -bench output)", name, err)
+	}
+	return err
 }

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func microCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Main(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestMicroRunsFilteredCases(t *testing.T) {
+	code, out, errs := microCLI(t, "micro", "all", "--count", "2", "--benchtime", "2x", "--cpu", "1",
+		"--filter", `Codec/format=int8/op=decode/dim=512$|MemoryFloor/bytes=262144/workers=2$`)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"goos: ", "goarch: ", "pkg: github.com/sagebench/sagebench/internal/micro"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := countLines(out, "BenchmarkCodec/format=int8/op=decode/dim=512"); n != 2 {
+		t.Errorf("%d int8 decode lines, want 2 (--count 2):\n%s", n, out)
+	}
+	if n := countLines(out, "BenchmarkMemoryFloor/bytes=262144/workers=2"); n != 2 {
+		t.Errorf("%d floor lines, want 2:\n%s", n, out)
+	}
+	if !strings.Contains(out, "allocs/op") || !strings.Contains(out, "MB/s") {
+		t.Errorf("lines lack MB/s or allocs/op:\n%s", out)
+	}
+
+	path := filepath.Join(t.TempDir(), "micro.txt")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = microCLI(t, "micro", "report", path)
+	if code != ExitUsage || !strings.Contains(errs, "no Codec or Aggregate") {
+		t.Errorf("report without a json/zerocopy pair: exit %d, %q", code, errs)
+	}
+}
+
+func TestMicroReportTabulates(t *testing.T) {
+	code, out, errs := microCLI(t, "micro", "all", "--benchtime", "1x",
+		"--filter", `Codec/format=(json|zerocopy)/op=decode/dim=512$`)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	path := filepath.Join(t.TempDir(), "micro.txt")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, table, errs := microCLI(t, "micro", "report", path)
+	if code != ExitOK || !strings.Contains(table, "| decode | 512 |") {
+		t.Errorf("exit %d, stderr %q, table:\n%s", code, errs, table)
+	}
+}
+
+func TestMicroBadUsage(t *testing.T) {
+	tests := map[string][]string{
+		"no suite":       {"micro"},
+		"unknown suite":  {"micro", "gpu"},
+		"bad count":      {"micro", "codec", "--count", "0"},
+		"bad cpu":        {"micro", "codec", "--cpu", "-1"},
+		"bad benchtime":  {"micro", "codec", "--benchtime", "fast"},
+		"bad regex":      {"micro", "codec", "--filter", "("},
+		"matches none":   {"micro", "codec", "--filter", "Aggregate"},
+		"unknown flag":   {"micro", "codec", "--bogus"},
+		"missing report": {"micro", "report", "/nonexistent/micro.txt"},
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			code, out, errs := microCLI(t, args...)
+			if code != ExitUsage {
+				t.Errorf("exit %d, want %d; stderr %q", code, ExitUsage, errs)
+			}
+			if out != "" || errs == "" {
+				t.Errorf("want only an error on stderr; stdout %q, stderr %q", out, errs)
+			}
+		})
+	}
+}
+
+// countLines counts result lines whose name field is exactly name.
+func countLines(out, name string) int {
+	n := 0
+	for line := range strings.Lines(out) {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == name {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,103 @@
+package micro
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/fedavg"
+)
+
+// aggregateCases is the FedAvg matrix: clients × dim × workers.
+func aggregateCases(fx *fixture) []Case {
+	var cases []Case
+	for _, c := range aggClients {
+		for _, d := range aggDims {
+			for _, w := range aggWorkers {
+				cases = append(cases, Case{
+					Bench: "Aggregate",
+					Sub:   fmt.Sprintf("clients=%d/dim=%d/workers=%s", c, d, workersName(w)),
+					Run:   benchAggregate(fx, c, d, w),
+				})
+			}
+		}
+	}
+	return cases
+}
+
+func workersName(w int) string {
+	if w == fedavg.Auto {
+		return "auto"
+	}
+	return fmt.Sprint(w)
+}
+
+func benchAggregate(fx *fixture, clients, dim, workers int) func(b *testing.B) {
+	return func(b *testing.B) {
+		ups := fx.updates(clients, dim)
+		wts := weights(clients)
+		agg, err := fedavg.New(fedavg.Config{Workers: workers})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer agg.Close()
+		dst := make([]float32, dim)
+		if err := agg.FedAvg(dst, ups, wts); err != nil { // warm the pool
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.SetBytes(int64(clients) * int64(dim) * 4)
+		b.ResetTimer()
+		for range b.N {
+			if err := agg.FedAvg(dst, ups, wts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// floorCases reads every distinct byte count of the aggregation matrix
+// with the explicit worker counts of the matrix.
+func floorCases(fx *fixture) []Case {
+	var sizes []int
+	for _, c := range aggClients {
+		for _, d := range aggDims {
+			sizes = append(sizes, c*d*4)
+		}
+	}
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	var cases []Case
+	for _, n := range sizes {
+		for _, w := range aggWorkers {
+			if w == fedavg.Auto {
+				continue
+			}
+			cases = append(cases, Case{
+				Bench: "MemoryFloor",
+				Sub:   fmt.Sprintf("bytes=%d/workers=%d", n, w),
+				Run:   benchFloor(fx, n, w),
+			})
+		}
+	}
+	return cases
+}
+
+func benchFloor(fx *fixture, bytes, workers int) func(b *testing.B) {
+	return func(b *testing.B) {
+		data := fx.data()[:bytes/4]
+		f := newFloor()
+		defer f.close()
+		sink := f.sum(data, workers)
+		b.ReportAllocs()
+		b.SetBytes(int64(bytes))
+		b.ResetTimer()
+		for range b.N {
+			sink += f.sum(data, workers)
+		}
+		b.StopTimer()
+		if sink != sink {
+			b.Log("NaN sum") // keeps sink alive
+		}
+	}
+}

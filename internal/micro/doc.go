@@ -1,0 +1,8 @@
+// Package micro holds the microbenchmark surfaces of sagebench as a table
+// of named cases: FedAvg aggregation (BenchmarkAggregate), the memory
+// floor for the same bytes (BenchmarkMemoryFloor) and the gradient codecs
+// (BenchmarkCodec). The same Case bodies run under `go test -bench` (see
+// micro_test.go) and from the sagebench binary through testing.Benchmark
+// (Run), which prints Go benchmark format. Report reads such output and
+// tabulates JSON against the zero-copy codec.
+package micro

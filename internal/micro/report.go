@@ -1,0 +1,204 @@
+package micro
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// ErrNoResults is returned by Report when the input holds no result it
+// can tabulate.
+var ErrNoResults = errors.New("no Codec or Aggregate results in the input")
+
+// stats collects repeated measurements of one benchmark.
+type stats struct{ ns, allocs []float64 }
+
+func (s *stats) add(r *benchfmt.Result) {
+	if v, ok := r.Value("sec/op"); ok {
+		s.ns = append(s.ns, v*1e9)
+	}
+	if v, ok := r.Value("allocs/op"); ok {
+		s.allocs = append(s.allocs, v)
+	}
+}
+
+func meanSD(xs []float64) (mean, sd float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) > 1 {
+		for _, x := range xs {
+			sd += (x - mean) * (x - mean)
+		}
+		sd = math.Sqrt(sd / float64(len(xs)-1))
+	}
+	return mean, sd
+}
+
+// results maps a benchmark base name to its key=value sub-name and stats.
+type results map[string]map[string]*stats
+
+// readResults parses Go benchmark format, keying results by base name
+// (without the Benchmark prefix) and "/"-joined key=value parts without
+// the -GOMAXPROCS suffix.
+func readResults(in io.Reader, file string) (results, error) {
+	rs := results{}
+	br := benchfmt.NewReader(in, file)
+	for br.Scan() {
+		r, ok := br.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		base, parts := r.Name.Parts()
+		var keys []string
+		for _, p := range parts {
+			if s := string(p); strings.HasPrefix(s, "/") {
+				keys = append(keys, s[1:])
+			}
+		}
+		b := strings.TrimPrefix(string(base), "Benchmark")
+		if rs[b] == nil {
+			rs[b] = map[string]*stats{}
+		}
+		k := strings.Join(keys, "/")
+		if rs[b][k] == nil {
+			rs[b][k] = &stats{}
+		}
+		rs[b][k].add(r)
+	}
+	return rs, br.Err()
+}
+
+// Report reads Go benchmark output and writes two markdown tables: JSON
+// against the zero-copy codec per op and dim (mean ± sd, speedup, allocs,
+// alloc reduction), and FedAvg against the memory floor per shape (best
+// fixed worker count, floor at the same bytes and workers, auto ÷ best).
+func Report(w io.Writer, in io.Reader, file string) error {
+	rs, err := readResults(in, file)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", file, err)
+	}
+	var codec, agg bytes.Buffer
+	rows := codecTable(&codec, rs["Codec"]) + aggregateTable(&agg, rs["Aggregate"], rs["MemoryFloor"])
+	if rows == 0 {
+		return ErrNoResults
+	}
+	if codec.Len() > 0 {
+		if _, err := codec.WriteTo(w); err != nil {
+			return err
+		}
+	}
+	_, err = agg.WriteTo(w)
+	return err
+}
+
+// table writes a markdown header once, before the first row.
+type table struct {
+	w      io.Writer
+	header string
+	rows   int
+}
+
+func (t *table) row(format string, args ...any) {
+	if t.rows == 0 {
+		fmt.Fprint(t.w, t.header)
+	}
+	t.rows++
+	fmt.Fprintf(t.w, format, args...)
+}
+
+func (t *table) end() int {
+	if t.rows > 0 {
+		fmt.Fprintln(t.w)
+	}
+	return t.rows
+}
+
+func codecTable(w io.Writer, codec map[string]*stats) int {
+	t := table{w: w, header: "| op | dim | json ns/op | zerocopy ns/op | speedup | json allocs | zerocopy allocs | alloc reduction | n |\n" +
+		"|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"}
+	for _, op := range []string{"encode", "decode"} {
+		for _, d := range codecDims {
+			j := codec[fmt.Sprintf("format=json/op=%s/dim=%d", op, d)]
+			z := codec[fmt.Sprintf("format=zerocopy/op=%s/dim=%d", op, d)]
+			if j == nil || z == nil {
+				continue
+			}
+			jm, jsd := meanSD(j.ns)
+			zm, zsd := meanSD(z.ns)
+			ja, _ := meanSD(j.allocs)
+			za, _ := meanSD(z.allocs)
+			red := "n/a"
+			if ja > 0 {
+				red = fmt.Sprintf("%.0f%%", 100*(ja-za)/ja)
+			}
+			t.row("| %s | %d | %s ± %s | %s ± %s | %.0f× | %.0f | %.0f | %s | %d |\n",
+				op, d, num(jm), num(jsd), num(zm), num(zsd), jm/zm, ja, za, red, min(len(j.ns), len(z.ns)))
+		}
+	}
+	return t.end()
+}
+
+// num formats a mean or deviation with about three significant digits.
+func num(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "–"
+	case x >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
+// aggregateTable compares, per shape, the fastest fixed worker count with
+// the memory floor at the same bytes and workers, and auto with it.
+func aggregateTable(w io.Writer, agg, floor map[string]*stats) int {
+	t := table{w: w, header: "| clients | dim | best W | FedAvg ns/op | floor ns/op (same W) | FedAvg ÷ floor | auto ns/op | auto ÷ best | n |\n" +
+		"|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"}
+	for _, c := range aggClients {
+		for _, d := range aggDims {
+			shape := fmt.Sprintf("clients=%d/dim=%d", c, d)
+			type fixed struct {
+				w        int
+				mean, sd float64
+				n        int
+			}
+			var best *fixed
+			for _, wk := range aggWorkers[:len(aggWorkers)-1] {
+				st := agg[fmt.Sprintf("%s/workers=%d", shape, wk)]
+				if st == nil {
+					continue
+				}
+				m, sd := meanSD(st.ns)
+				if best == nil || m < best.mean {
+					best = &fixed{wk, m, sd, len(st.ns)}
+				}
+			}
+			if best == nil {
+				continue
+			}
+			fm, fsd := math.NaN(), math.NaN()
+			if st := floor[fmt.Sprintf("bytes=%d/workers=%d", c*d*4, best.w)]; st != nil {
+				fm, fsd = meanSD(st.ns)
+			}
+			am, asd := math.NaN(), math.NaN()
+			if st := agg[shape+"/workers=auto"]; st != nil {
+				am, asd = meanSD(st.ns)
+			}
+			t.row("| %d | %d | %d | %s ± %s | %s ± %s | %.2f | %s ± %s | %.3f | %d |\n",
+				c, d, best.w, num(best.mean), num(best.sd), num(fm), num(fsd), best.mean/fm, num(am), num(asd), am/best.mean, best.n)
+		}
+	}
+	return t.end()
+}
