@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchunit"
 )
 
 // maxInput bounds how much of one input file is read.
@@ -57,10 +58,28 @@ func badValue(r *benchfmt.Result) string {
 		case math.IsInf(v.Value, 0):
 			return fmt.Sprintf("value of %s is infinite", unitOf(v))
 		case v.Value < 0:
-			return fmt.Sprintf("value of %s is negative (%v)", unitOf(v), v.Value)
+			return fmt.Sprintf("value of %s is negative (%v)", unitOf(v), origValue(v))
 		}
 	}
 	return ""
+}
+
+func origValue(v benchfmt.Value) float64 {
+	if v.OrigUnit != "" {
+		return v.OrigValue
+	}
+	return v.Value
+}
+
+// value builds a measurement in tidied form (ns/op becomes sec/op), as
+// benchfmt's reader does, so that synthesized results share tables with
+// parsed ones.
+func value(v float64, unit string) benchfmt.Value {
+	tv, tu := benchunit.Tidy(v, unit)
+	if tu == unit {
+		return benchfmt.Value{Value: v, Unit: unit}
+	}
+	return benchfmt.Value{Value: tv, Unit: tu, OrigValue: v, OrigUnit: unit}
 }
 
 func unitOf(v benchfmt.Value) string {

@@ -133,7 +133,7 @@ func summaryResult(s *Set, run *record.Run, file string) *benchfmt.Result {
 			s.problem(file, 0, "summary %s is negative (%v)", unit, v)
 			return
 		}
-		r.Values = append(r.Values, benchfmt.Value{Value: v, Unit: unit})
+		r.Values = append(r.Values, value(v, unit))
 	}
 	add(sum.E2E.Mean*1e6, "ns/op")
 	add(sum.E2E.P99, "p99-ms")

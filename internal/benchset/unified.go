@@ -47,11 +47,11 @@ func unifiedResult(u record.Unified) *benchfmt.Result {
 		Name:  benchfmt.Name(name),
 		Iters: 1,
 		Values: []benchfmt.Value{
-			{Value: u.Throughput, Unit: "req/s"},
-			{Value: u.LatencyP50, Unit: "p50-ms"},
-			{Value: u.LatencyP95, Unit: "p95-ms"},
-			{Value: u.LatencyP99, Unit: "p99-ms"},
-			{Value: u.SuccessRate, Unit: "success-rate"},
+			value(u.Throughput, "req/s"),
+			value(u.LatencyP50, "p50-ms"),
+			value(u.LatencyP95, "p95-ms"),
+			value(u.LatencyP99, "p99-ms"),
+			value(u.SuccessRate, "success-rate"),
 		},
 	}
 }
