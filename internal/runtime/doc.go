@@ -56,10 +56,11 @@
 //     acknowledged by the server (publish-then-ack). A crash between the two
 //     redelivers the input, which is exactly what LocalOptions.Redeliver
 //     simulates.
-//   - A long operator (a streamed generation) sends InProgress on its
-//     message every AckWait/2 so it is not redelivered while still working;
-//     a stage timeout or error publishes the error record to the results
-//     stream and Terms the input.
+//   - While Process runs, the worker sends InProgress on the input message
+//     every AckWait/2, so a long operator (a streamed generation) is not
+//     redelivered while still working; operators need not know. A stage
+//     timeout or error publishes the error record to the results stream and
+//     Terms the input.
 //   - Submit publishes to the first stage's subject with Nats-Msg-Id = ID;
 //     Results is a consumer on the results stream that dedupes by ID with
 //     the run's seen set, like Local's sink. Hop times travel in the

@@ -136,3 +136,13 @@ func TestFactoryFailureFailsDeploy(t *testing.T) {
 		t.Fatalf("Deploy: %v, want the factory's error naming the stage", err)
 	}
 }
+
+func TestParseGraphParamsAreStrings(t *testing.T) {
+	g, err := runtime.ParseGraph([]byte("stages:\n  - {name: r, operator: retrieve, params: {k: 5, index: docs}}\n"))
+	if err != nil {
+		t.Fatalf("ParseGraph: %v", err)
+	}
+	if p := g.Stages[0].Params; p["k"] != "5" || p["index"] != "docs" {
+		t.Fatalf("params %v", p)
+	}
+}

@@ -19,7 +19,7 @@ import (
 // the next stage twice; operators must be idempotent with respect to the
 // record ID. One Operator value serves all workers of a stage, so Process
 // must be safe for concurrent use. emit must not be called after Process
-// has returned.
+// has returned, nor from two goroutines at once.
 type Operator interface {
 	Process(ctx context.Context, in Record, emit func(Record) error) error
 }

@@ -165,6 +165,12 @@ func (w *worker) redeliver(ctx context.Context, r Record) {
 	r.Delivery++
 	r.Hops = append(make([]Hop, 0, cap(r.Hops)), r.Hops...)
 	r.Hops[len(r.Hops)-1] = Hop{Stage: s.cfg.Name, Enqueued: l.now()}
+	if l.opts.Serialize {
+		var err error
+		if r, err = roundTrip(r); err != nil {
+			return // cannot happen for a record the engine encoded itself
+		}
+	}
 	l.pending.Add(1)
 	select {
 	case s.in <- r:
