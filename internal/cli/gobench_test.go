@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gobenchModule makes a throwaway git module with a trivial benchmark and
+// two commits.
+func gobenchModule(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	files := map[string]string{
+		"go.mod":       "module example.com/tiny\n\ngo 1.24\n",
+		"tiny.go":      "package tiny\n\nfunc Double(n int) int { return 2 * n }\n",
+		"tiny_test.go": "package tiny\n\nimport \"testing\"\n\nvar sink int\n\nfunc BenchmarkDouble(b *testing.B) {\n\tfor b.Loop() {\n\t\tsink = Double(21)\n\t}\n}\n",
+		".gitignore":   "gobench-report*\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "one")
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "README")
+	git("commit", "-q", "-m", "two")
+	return dir
+}
+
+func TestGobenchCommand(t *testing.T) {
+	dir := gobenchModule(t)
+	report := filepath.Join(dir, "gobench-report.md")
+	code, stdout, stderr := invokeCLI(t, "gobench", "--dir", dir, "--base-ref", "HEAD~1", "--count", "5",
+		"--benchtime", "100x", "--expect", "BenchmarkDouble", "--report", report)
+	if code != ExitOK && code != ExitRegression {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "BenchmarkDouble: present on both sides") || !strings.Contains(stdout, "verdict:") {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
+	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), "`HEAD~1`") {
+		t.Fatalf("report: %v\n%s", err, b)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing ref", []string{"gobench", "--dir", dir, "--base-ref", "v9.9.9"}, ExitUsage, `base ref "v9.9.9" does not exist`},
+		{"no ref", []string{"gobench", "--dir", dir}, ExitUsage, "base ref is required"},
+		{"bad policy flag", []string{"gobench", "--dir", dir, "--base-ref", "HEAD~1", "--alpha", "2"}, ExitUsage, "alpha 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := invokeCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d (want %d)\nstderr:\n%s", code, tc.code, stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,102 @@
+package gobench
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/gate"
+)
+
+// Config is one gobench comparison. Zero fields take the defaults named.
+type Config struct {
+	Dir        string        // module directory; "." by default
+	BaseRef    string        // git ref to compare against (required)
+	Pkg        string        // package pattern; "./..." by default
+	Bench      string        // -test.bench regexp; "." by default
+	Count      int           // interleaved rounds; 10 by default
+	Benchtime  string        // -test.benchtime; "300ms" by default
+	CPU        string        // -test.cpu list; unset by default
+	Expect     []string      // benchmark symbols that must exist on both sides
+	Report     string        // Markdown report path; "gobench-report.md" by default
+	AllowDirty bool          // compare a worktree with uncommitted changes
+	Policy     gate.Policy   // zero value means gate.Default()
+	Go         string        // go command; "go" by default
+	Git        string        // git command; "git" by default
+	Log        io.Writer     // progress lines; io.Discard by default
+	Now        func() time.Time
+}
+
+// InputError is a problem with the request itself (a missing ref, a dirty
+// worktree, a bad flag) rather than with running it.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{Err: fmt.Errorf(format, args...)}
+}
+
+func (c Config) withDefaults() Config {
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	def(&c.Dir, ".")
+	def(&c.Pkg, "./...")
+	def(&c.Bench, ".")
+	def(&c.Benchtime, "300ms")
+	def(&c.Report, "gobench-report.md")
+	def(&c.Go, "go")
+	def(&c.Git, "git")
+	if c.Count == 0 {
+		c.Count = 10
+	}
+	if c.Policy.Alpha == 0 {
+		c.Policy = gate.Default()
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// Validate reports the first unusable field.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	var errs []error
+	if c.BaseRef == "" {
+		errs = append(errs, errors.New("base ref is required (--base-ref)"))
+	}
+	if c.Count < 1 {
+		errs = append(errs, fmt.Errorf("count %d must be >= 1", c.Count))
+	}
+	if _, err := regexp.Compile(c.Bench); err != nil {
+		errs = append(errs, fmt.Errorf("bench %q: %v", c.Bench, err))
+	}
+	if _, err := time.ParseDuration(c.Benchtime); err != nil && !regexp.MustCompile(`^[0-9]+x$`).MatchString(c.Benchtime) {
+		errs = append(errs, fmt.Errorf("benchtime %q: want a duration (300ms) or a count (100x)", c.Benchtime))
+	}
+	if c.CPU != "" && !regexp.MustCompile(`^[0-9]+(,[0-9]+)*$`).MatchString(c.CPU) {
+		errs = append(errs, fmt.Errorf("cpu %q: want a comma-separated list of numbers", c.CPU))
+	}
+	for _, s := range c.Expect {
+		if !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(s) {
+			errs = append(errs, fmt.Errorf("expect %q: want a benchmark function name", s))
+		}
+	}
+	if err := c.Policy.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return &InputError{Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package gobench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/gate"
+)
+
+// gitRun runs git in dir with a fixed identity.
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=sagebench-test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const tinyTest = `package tiny
+
+import "testing"
+
+var sink int
+
+func BenchmarkSum(b *testing.B) {
+	for b.Loop() {
+		sink = Sum(64)
+	}
+}
+`
+
+// tinyModule creates a throwaway git module with a trivial benchmark and
+// two commits: HEAD~1 and HEAD differ in Sum's implementation.
+func tinyModule(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	gitRun(t, dir, "init", "-q")
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/tiny\n\ngo 1.24\n")
+	writeFile(t, filepath.Join(dir, "tiny.go"), "package tiny\n\n// Sum adds 0..n-1.\nfunc Sum(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i\n\t}\n\treturn s\n}\n")
+	writeFile(t, filepath.Join(dir, "tiny_test.go"), tinyTest)
+	writeFile(t, filepath.Join(dir, ".gitignore"), "*.md\n*.txt\n")
+	gitRun(t, dir, "add", ".")
+	gitRun(t, dir, "commit", "-q", "-m", "first")
+	writeFile(t, filepath.Join(dir, "tiny.go"), "package tiny\n\n// Sum adds 0..n-1 in closed form.\nfunc Sum(n int) int {\n\treturn n * (n - 1) / 2\n}\n")
+	gitRun(t, dir, "commit", "-q", "-am", "second")
+	return dir
+}
+
+func quickConfig(dir string) Config {
+	return Config{Dir: dir, BaseRef: "HEAD~1", Count: 5, Benchtime: "200x",
+		Report: filepath.Join(dir, "out", "report.md"), Policy: gate.Default()}
+}
+
+func worktrees(t *testing.T, dir string) int {
+	return strings.Count(gitRun(t, dir, "worktree", "list"), "\n")
+}
+
+func TestRunOnTinyModule(t *testing.T) {
+	dir := tinyModule(t)
+	cfg := quickConfig(dir)
+	cfg.Expect = []string{"BenchmarkSum"}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome.Verdict == gate.Inconclusive {
+		t.Fatalf("inconclusive on a clean comparison:\n%v", res.Outcome.Findings)
+	}
+	report, err := os.ReadFile(res.ReportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"`HEAD~1`", "| benchtime | 200x |", "| count | 5 (interleaved", "| alpha | 0.01 |",
+		"| time (UTC) |", "| go | go1.", "| OS/arch |", "## Verdict", "Sum", "present on both sides", "report.base.txt"} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	for _, p := range []string{res.BasePath, res.CurrentPath} {
+		raw, err := os.ReadFile(p)
+		if err != nil || strings.Count(string(raw), "BenchmarkSum") != 5 {
+			t.Errorf("%s: %v\n%s", p, err, raw)
+		}
+	}
+	if n := worktrees(t, dir); n != 1 {
+		t.Fatalf("%d worktrees left (want only the main one)", n)
+	}
+}
+
+func TestRunInputErrors(t *testing.T) {
+	dir := tinyModule(t)
+	tests := []struct {
+		name   string
+		mutate func(c *Config)
+		want   string
+	}{
+		{"missing ref", func(c *Config) { c.BaseRef = "no-such-ref" }, `base ref "no-such-ref" does not exist`},
+		{"dirty worktree", func(c *Config) {
+			writeFile(t, filepath.Join(dir, "tiny.go"), "package tiny\n\nfunc Sum(n int) int { return 0 }\n")
+		}, "uncommitted changes"},
+		{"not a git repo", func(c *Config) { c.Dir = t.TempDir() }, "not inside a git repository"},
+		{"bad bench regexp", func(c *Config) { c.Bench = "(" }, "bench"},
+		{"bad count", func(c *Config) { c.Count = -1 }, "count -1"},
+		{"no ref", func(c *Config) { c.BaseRef = "" }, "base ref is required"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := quickConfig(dir)
+			tc.mutate(&cfg)
+			_, err := Run(context.Background(), cfg)
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want InputError with %q", err, tc.want)
+			}
+			gitRun(t, dir, "checkout", "-q", "--", ".")
+		})
+	}
+}
+
+func TestExpectedSymbolMissing(t *testing.T) {
+	dir := tinyModule(t)
+	cfg := quickConfig(dir)
+	cfg.Expect = []string{"BenchmarkFedAvg"}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome.Verdict != gate.Inconclusive {
+		t.Fatalf("verdict %v", res.Outcome.Verdict)
+	}
+	var lines []string
+	for _, f := range res.Outcome.Findings {
+		lines = append(lines, f.String())
+	}
+	all := strings.Join(lines, "\n")
+	if !strings.Contains(all, "BenchmarkFedAvg: not in the base test binaries") || !strings.Contains(all, "not in the current test binaries") {
+		t.Fatalf("findings:\n%s", all)
+	}
+}
+
+// cancelWriter cancels a context when a log line mentions trigger.
+type cancelWriter struct {
+	trigger string
+	cancel  context.CancelFunc
+}
+
+func (w cancelWriter) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), w.trigger) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+func TestCancelRemovesWorktree(t *testing.T) {
+	dir := tinyModule(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := quickConfig(dir)
+	cfg.Log = cancelWriter{trigger: "round 1/", cancel: cancel}
+	_, err := Run(ctx, cfg)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if n := worktrees(t, dir); n != 1 {
+		t.Fatalf("%d worktrees left after cancellation", n)
+	}
+}
