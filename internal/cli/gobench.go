@@ -67,4 +67,3 @@ The worktree must be clean unless --allow-dirty. Exit codes as for gate:
 	f.StringVar(&g.format, "format", "text", "output format: text|markdown|json")
 	return cmd
 }
-

@@ -12,20 +12,20 @@ import (
 
 // Config is one gobench comparison. Zero fields take the defaults named.
 type Config struct {
-	Dir        string        // module directory; "." by default
-	BaseRef    string        // git ref to compare against (required)
-	Pkg        string        // package pattern; "./..." by default
-	Bench      string        // -test.bench regexp; "." by default
-	Count      int           // interleaved rounds; 10 by default
-	Benchtime  string        // -test.benchtime; "300ms" by default
-	CPU        string        // -test.cpu list; unset by default
-	Expect     []string      // benchmark symbols that must exist on both sides
-	Report     string        // Markdown report path; "gobench-report.md" by default
-	AllowDirty bool          // compare a worktree with uncommitted changes
-	Policy     gate.Policy   // zero value means gate.Default()
-	Go         string        // go command; "go" by default
-	Git        string        // git command; "git" by default
-	Log        io.Writer     // progress lines; io.Discard by default
+	Dir        string      // module directory; "." by default
+	BaseRef    string      // git ref to compare against (required)
+	Pkg        string      // package pattern; "./..." by default
+	Bench      string      // -test.bench regexp; "." by default
+	Count      int         // interleaved rounds; 10 by default
+	Benchtime  string      // -test.benchtime; "300ms" by default
+	CPU        string      // -test.cpu list; unset by default
+	Expect     []string    // benchmark symbols that must exist on both sides
+	Report     string      // Markdown report path; "gobench-report.md" by default
+	AllowDirty bool        // compare a worktree with uncommitted changes
+	Policy     gate.Policy // zero value means gate.Default()
+	Go         string      // go command; "go" by default
+	Git        string      // git command; "git" by default
+	Log        io.Writer   // progress lines; io.Discard by default
 	Now        func() time.Time
 }
 
