@@ -108,9 +108,9 @@ func (d *Driver) drain() time.Duration {
 // cancels their context and returns with Interrupted set.
 func (d *Driver) Run(ctx context.Context, s Schedule, hit Hit) Report {
 	clk := d.clock()
-	r := &run{clk: clk, hit: hit, lags: make([]time.Duration, s.Len()), maxInFlight: d.MaxInFlight}
+	r := &run{clk: clk, hit: hit, lags: make([]atomic.Int64, s.Len()), maxInFlight: d.MaxInFlight}
 	for i := range r.lags {
-		r.lags[i] = NotDispatched
+		r.lags[i].Store(int64(NotDispatched))
 	}
 	r.hitCtx, r.cancelHits = context.WithCancel(context.WithoutCancel(ctx))
 	defer r.cancelHits()
@@ -135,8 +135,11 @@ func (d *Driver) Run(ctx context.Context, s Schedule, hit Hit) Report {
 	disp.close()
 	rep := d.finish(ctx, r, ModeOpen, start, s.Len())
 	stopProgress()
-	rep.Lags = r.lags
-	rep.DispatchLag = summarize(r.lags)
+	rep.Lags = make([]time.Duration, len(r.lags))
+	for i := range r.lags {
+		rep.Lags[i] = time.Duration(r.lags[i].Load())
+	}
+	rep.DispatchLag = summarize(rep.Lags)
 	return rep
 }
 

@@ -19,7 +19,7 @@ type run struct {
 	hit         Hit
 	hitCtx      context.Context
 	cancelHits  context.CancelFunc
-	lags        []time.Duration // written once per index by the worker that runs it
+	lags        []atomic.Int64 // ns; written once per index by the worker that runs it
 	maxInFlight int
 
 	wg         sync.WaitGroup
@@ -44,7 +44,7 @@ func (r *run) leave() { r.active.Add(-1) }
 // do runs one job: measure the dispatch lag, call the hit.
 func (r *run) do(j job) {
 	now := r.clk.Now()
-	r.lags[j.i] = now.Sub(j.intended)
+	r.lags[j.i].Store(int64(now.Sub(j.intended)))
 	r.hit(r.hitCtx, j.i, j.intended)
 	r.completed.Add(1)
 }
