@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	randv1 "math/rand"
 	"math/rand/v2"
 	"slices"
 	"strings"
 
-	"github.com/coder/hnsw"
+	"github.com/viterin/vek/vek32"
 )
 
 // Hit is one search result: document id, cosine similarity to the query,
@@ -27,15 +26,16 @@ type Index struct {
 	cfg   Config
 	docs  []string
 	vecs  [][]float32 // unit vectors, by document id
-	graph *hnsw.Graph[int]
+	graph *graph
 }
 
 // ErrDim is wrapped when a vector has the wrong dimension.
 var ErrDim = errors.New("vector dimension mismatch")
 
 // Build generates the corpus of cfg (zero fields take defaults), embeds
-// every document with embed and inserts the normalised vectors into an
-// HNSW graph whose level generator is seeded from cfg.Seed.
+// every document with embed and inserts the normalised vectors, in id
+// order, into an HNSW graph whose level generator is seeded from cfg.Seed:
+// the same config and embed function give the same index.
 func Build(cfg Config, embed func(string) []float32) (*Index, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -44,12 +44,7 @@ func Build(cfg Config, embed func(string) []float32) (*Index, error) {
 	if embed == nil {
 		return nil, errors.New("index.Build: embed function is nil")
 	}
-	ix := &Index{cfg: cfg, docs: corpus(cfg), graph: hnsw.NewGraph[int]()}
-	ix.graph.M = cfg.M
-	ix.graph.Ml = cfg.Ml
-	ix.graph.EfSearch = cfg.EfSearch
-	ix.graph.Distance = hnsw.CosineDistance
-	ix.graph.Rng = randv1.New(randv1.NewSource(cfg.Seed)) // hnsw takes math/rand; seeded level generation
+	ix := &Index{cfg: cfg, docs: corpus(cfg)}
 	ix.vecs = make([][]float32, len(ix.docs))
 	for id, text := range ix.docs {
 		v, err := unit(embed(text), cfg.Dim)
@@ -57,7 +52,10 @@ func Build(cfg Config, embed func(string) []float32) (*Index, error) {
 			return nil, fmt.Errorf("embedding document %d: %w", id, err)
 		}
 		ix.vecs[id] = v
-		ix.graph.Add(hnsw.MakeNode(id, v))
+	}
+	ix.graph = newGraph(cfg.M, cfg.EfConstruction, cfg.Ml, cfg.Seed, ix.vecs)
+	for id := range ix.vecs {
+		ix.graph.insert(int32(id))
 	}
 	return ix, nil
 }
@@ -97,17 +95,17 @@ func (ix *Index) Doc(id int) string {
 }
 
 // Search returns the approximate k nearest documents to q by cosine
-// similarity, best first. The graph is asked for max(k, ef_search)
-// candidates, which are re-ranked exactly and cut to k.
+// similarity, best first: the HNSW search keeps max(k, ef_search)
+// candidates, cut to the best k.
 func (ix *Index) Search(q []float32, k int) ([]Hit, error) {
 	u, err := ix.query(q, k)
 	if err != nil || k <= 0 {
 		return nil, err
 	}
-	nodes := ix.graph.Search(u, max(k, ix.cfg.EfSearch))
+	nodes := ix.graph.search(u, max(k, ix.cfg.EfSearch))
 	hits := make([]Hit, 0, len(nodes))
 	for _, n := range nodes {
-		hits = append(hits, ix.hit(n.Key, u))
+		hits = append(hits, ix.hit(int(n.id), u))
 	}
 	return topK(hits, k), nil
 }
@@ -136,13 +134,8 @@ func (ix *Index) hit(id int, u []float32) Hit {
 	return Hit{ID: id, Score: dot(ix.vecs[id], u), Text: ix.docs[id]}
 }
 
-func dot(a, b []float32) float32 {
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
+// dot is the inner product, with AVX2 where the CPU has it.
+func dot(a, b []float32) float32 { return vek32.Dot(a, b) }
 
 // topK sorts hits by score, ties by id, and keeps the first k.
 func topK(hits []Hit, k int) []Hit {
