@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -442,5 +443,50 @@ func TestLocalOptionsValidate(t *testing.T) {
 				t.Fatalf("Validate() = %v, want ok=%v", err, tc.ok)
 			}
 		})
+	}
+}
+
+// TestHopsSeparateQueueingFromService: with one worker and a 2 ms
+// operator, three records enqueued before the workers start are served one
+// after the other, so each record's service time is at least 2 ms and the
+// last one queued at least two services' worth. (Lower bounds only: they
+// hold on any machine however slow.)
+func TestHopsSeparateQueueingFromService(t *testing.T) {
+	const d = 2 * time.Millisecond
+	slow := func(_ context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+		time.Sleep(d)
+		return emit(in)
+	}
+	reg := runtime.NewRegistry()
+	_ = reg.RegisterFunc("slow", slow)
+	eng, _ := runtime.NewLocal(reg, runtime.LocalOptions{})
+	ctx := context.Background()
+	if err := eng.Deploy(ctx, chain(1, 8, "slow")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := eng.Submit(ctx, runtime.Record{ID: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng.CloseInput()
+	served := make(chan error, 1)
+	go func() { served <- eng.Serve(ctx) }()
+	var queued []time.Duration
+	for r := range eng.Results() {
+		h := r.Hops[0]
+		if h.Service() < d {
+			t.Fatalf("%s: service %s, want ≥ %s", r.ID, h.Service(), d)
+		}
+		queued = append(queued, h.Queue())
+	}
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	if len(queued) != 3 {
+		t.Fatalf("%d results, want 3", len(queued))
+	}
+	if longest := slices.Max(queued); longest < 2*d {
+		t.Fatalf("longest queueing %s, want ≥ %s (two services ahead of it)", longest, 2*d)
 	}
 }
