@@ -166,6 +166,14 @@ func TestFailClosedMatrix(t *testing.T) {
 				return bench(t, "current", lines("Encode", "ns/op", []float64{101, 131, 101, 131, 101, 131, 101, 131, 101, 131}))
 			},
 			want: Pass, wantRule: "geomean", wantText: "+0.00% over 1 benchmarks"},
+		{name: "noisy shift beyond threshold is inconclusive",
+			base: func(t *testing.T) *benchset.Set {
+				return bench(t, "base", lines("Encode", "ns/op", []float64{100, 100, 100, 100, 100, 200, 200, 200, 200, 200}))
+			},
+			cur: func(t *testing.T) *benchset.Set {
+				return bench(t, "current", lines("Encode", "ns/op", []float64{100, 100, 100, 100, 200, 200, 200, 200, 200, 200}))
+			},
+			want: Inconclusive, wantRule: "geomean", wantText: "too noisy to decide: the medians moved 33.33% for the worse"},
 		{name: "throughput drop is worse",
 			base:   func(t *testing.T) *benchset.Set { return bench(t, "base", lines("Q2", "req/s", slow)) },
 			cur:    func(t *testing.T) *benchset.Set { return bench(t, "current", lines("Q2", "req/s", ten)) },

@@ -158,6 +158,9 @@ func geomeanTable(o *Outcome, ix *index, t *stats.Table, dir int, p Policy) {
 		o.add(Inconclusive, "geomean", subject, "unit has no known direction; declare it under units: in the policy")
 	case reg > p.Geomean.ThresholdPct:
 		o.add(Regression, "geomean", subject, "worse by %.2f%%: %s", reg, detail)
+	case worsening(dir, gAll) > p.Geomean.ThresholdPct:
+		o.add(Inconclusive, "geomean", subject, "too noisy to decide: the medians moved %.2f%% for the worse, beyond the threshold, but not significantly at alpha %v; rerun with a larger count or on a quieter machine (%s)",
+			worsening(dir, gAll), p.Alpha, detail)
 	default:
 		o.add(Pass, "geomean", subject, "%s", detail)
 	}

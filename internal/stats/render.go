@@ -116,7 +116,7 @@ func configLine(t *Table) string {
 	var parts []string
 	for _, kv := range t.Config {
 		if kv.Value != "" {
-			parts = append(parts, kv.Key+": "+kv.Value)
+			parts = append(parts, kv.Key+": "+strings.TrimSpace(kv.Value))
 		}
 	}
 	return strings.Join(parts, "  ")
