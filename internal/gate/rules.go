@@ -15,9 +15,9 @@ func checkCoverage(o *Outcome, ix *index) {
 		switch {
 		case p.base == nil && p.cur == nil:
 		case p.base == nil:
-			o.add(Inconclusive, "coverage", p.subject(), "missing in the baseline (present in current, n=%d)", len(p.cur.Values))
+			o.add(Inconclusive, "coverage", p.subject(), "missing in the baseline (present in current, n=%d%s)", len(p.cur.Values), configNote(p.table))
 		case p.cur == nil:
-			o.add(Inconclusive, "coverage", p.subject(), "missing in current (present in the baseline, n=%d)", len(p.base.Values))
+			o.add(Inconclusive, "coverage", p.subject(), "missing in current (present in the baseline, n=%d%s)", len(p.base.Values), configNote(p.table))
 		}
 	}
 }
@@ -203,4 +203,19 @@ func worsening(dir int, g float64) float64 {
 		return (1 - g) * 100
 	}
 	return (g - 1) * 100
+}
+
+// configNote names the file configuration of a table, which splits
+// benchmarks when the two sides differ in it (e.g. cpu: on two machines).
+func configNote(t *stats.Table) string {
+	var kv []string
+	for _, c := range t.Config {
+		if v := strings.TrimSpace(c.Value); v != "" {
+			kv = append(kv, c.Key+": "+v)
+		}
+	}
+	if len(kv) == 0 {
+		return ""
+	}
+	return ", configuration " + strings.Join(kv, ", ") + "; keys that differ only by machine can be set under ignore: in the policy"
 }
