@@ -11,7 +11,7 @@ import (
 const wireVersion = 1
 
 // ErrWire is wrapped by every error DecodeRecord returns.
-var ErrWire = errors.New("malformed record")
+var ErrWire = errors.New("runtime: malformed record")
 
 // AppendRecord appends the wire encoding of r to dst and returns the
 // extended slice. The format (version byte, then length-prefixed fields and
