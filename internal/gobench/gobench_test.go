@@ -77,6 +77,7 @@ func worktrees(t *testing.T, dir string) int {
 }
 
 func TestRunOnTinyModule(t *testing.T) {
+	t.Parallel()
 	dir := tinyModule(t)
 	cfg := quickConfig(dir)
 	cfg.Expect = []string{"BenchmarkSum"}
@@ -113,6 +114,7 @@ func TestRunOnTinyModule(t *testing.T) {
 }
 
 func TestRunInputErrors(t *testing.T) {
+	t.Parallel()
 	dir := tinyModule(t)
 	tests := []struct {
 		name   string
@@ -143,6 +145,7 @@ func TestRunInputErrors(t *testing.T) {
 }
 
 func TestExpectedSymbolMissing(t *testing.T) {
+	t.Parallel()
 	dir := tinyModule(t)
 	cfg := quickConfig(dir)
 	cfg.Expect = []string{"BenchmarkFedAvg"}
@@ -177,6 +180,7 @@ func (w cancelWriter) Write(p []byte) (int, error) {
 }
 
 func TestCancelRemovesWorktree(t *testing.T) {
+	t.Parallel()
 	dir := tinyModule(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
