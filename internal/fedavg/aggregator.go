@@ -42,37 +42,41 @@ type Aggregator struct {
 // engine is the state the worker goroutines reference; Aggregator wraps
 // it so that the wrapper can become unreachable while workers run.
 type engine struct {
-	mu      sync.Mutex
-	cfg     Config
-	work    chan int
-	wg      sync.WaitGroup
-	started int
-	closed  bool
-	op      blockFunc
+	mu     sync.Mutex
+	cfg    Config
+	pool   *Pool
+	body   func(worker, tile int) // calls op; built once, so Run does not allocate
+	closed bool
+	op     tileFunc
 
 	// inputs of the running operation
 	updates [][]float32
 	dst     []float32
 	wn      []float32 // normalised weights
 	trim    int
-	blocks  []span
+	tile    int // coordinates per tile
 
-	// per-worker scratch and results
-	acc   [][]float64 // FedAvg accumulator tiles
-	col   [][]float32 // one coordinate across clients
+	// per-worker scratch
+	acc [][]float64 // FedAvg accumulator tiles
+	col [][]float32 // one coordinate across clients
+	// per-tile results, merged in tile order (deterministic)
 	sumsq []float64
-	bad   []int // first non-finite coordinate seen, or -1
+	bad   []int // first non-finite coordinate in the tile, or -1
 
-	dist  []float64 // Multi-Krum pairwise squared distances, n×n
-	rowsW int       // Multi-Krum worker count
+	dist []float64 // Multi-Krum pairwise squared distances, n×n
 }
+
+// tileFunc is the body of one operation for one tile. Operations are
+// top-level functions, so storing one in engine.op does not allocate.
+type tileFunc func(e *engine, worker, tile int)
 
 // New returns an Aggregator for cfg.
 func New(cfg Config) (*Aggregator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	e := &engine{cfg: cfg, work: make(chan int)}
+	e := &engine{cfg: cfg, pool: NewPool()}
+	e.body = func(w, t int) { e.op(e, w, t) }
 	a := &Aggregator{engine: e}
 	runtime.AddCleanup(a, func(e *engine) { e.shutdown() }, e)
 	return a, nil
@@ -87,8 +91,51 @@ func (e *engine) shutdown() {
 	defer e.mu.Unlock()
 	if !e.closed {
 		e.closed = true
-		close(e.work)
+		e.pool.Close()
 	}
+}
+
+// prepare stores the operation's inputs, sizes scratch and per-tile
+// results, and returns the worker and tile counts.
+func (e *engine) prepare(dst []float32, updates [][]float32, dim int) (workers, tiles int) {
+	workers = e.workers(len(updates), dim)
+	e.tile = tileLen(dim, workers)
+	tiles = (dim + e.tile - 1) / e.tile
+	workers = min(workers, tiles)
+	for len(e.acc) < workers {
+		e.acc = append(e.acc, make([]float64, maxTile))
+		e.col = append(e.col, nil)
+	}
+	for i := range workers {
+		if cap(e.col[i]) < len(updates) {
+			e.col[i] = make([]float32, len(updates))
+		}
+		e.col[i] = e.col[i][:len(updates)]
+	}
+	if cap(e.bad) < tiles {
+		e.sumsq, e.bad = make([]float64, tiles), make([]int, tiles)
+	}
+	e.sumsq, e.bad = e.sumsq[:tiles], e.bad[:tiles]
+	e.dst, e.updates = dst, updates
+	return workers, tiles
+}
+
+// exec runs op over tiles with workers.
+func (e *engine) exec(workers, tiles int, op tileFunc) {
+	e.op = op
+	e.pool.Run(workers, tiles, e.body)
+	e.op = nil
+}
+
+// release drops references to caller memory.
+func (e *engine) release() {
+	e.dst, e.updates = nil, nil
+}
+
+// span returns the coordinates [lo, hi) of tile t.
+func (e *engine) span(t int) (lo, hi int) {
+	lo = t * e.tile
+	return lo, min(lo+e.tile, len(e.dst))
 }
 
 // workers resolves the worker count for this call.
@@ -169,11 +216,11 @@ func checkWeights(weights []float64, n int) error {
 // it reports the first non-finite coordinate, then applies clipping.
 func (e *engine) finish(dst []float32, updates [][]float32) error {
 	norm2 := 0.0
-	for w, b := range e.bad {
+	for t, b := range e.bad {
 		if b >= 0 {
 			return locateNonFinite(updates, b)
 		}
-		norm2 += e.sumsq[w]
+		norm2 += e.sumsq[t]
 	}
 	e.clip(dst, norm2)
 	return nil

@@ -1,9 +1,5 @@
 package fedavg
 
-// tileLen is the number of coordinates a worker accumulates at a time in
-// its float64 tile (8 KiB, resident in L1 while all clients stream past).
-const tileLen = 1024
-
 // FedAvg writes into dst the weighted mean of updates, weight i being the
 // sample count of client i (weights nil: equal weights), then clips it if
 // the Aggregator has a ClipNorm. All updates and dst must have the same
@@ -26,49 +22,33 @@ func (a *Aggregator) FedAvg(dst []float32, updates [][]float32, weights []float6
 	if err := e.normaliseWeights(len(updates), weights); err != nil {
 		return err
 	}
-	w := e.workers(len(updates), dim)
-	e.prepare(dst, updates, w, dim)
-	e.run(w, fedavgBlock)
+	workers, tiles := e.prepare(dst, updates, dim)
+	e.exec(workers, tiles, fedavgTile)
 	err = e.finish(dst, updates)
 	e.release()
 	return err
 }
 
-// prepare stores the operation's inputs and sizes scratch for w workers.
-func (e *engine) prepare(dst []float32, updates [][]float32, w, dim int) {
-	e.ensureScratch(w, len(updates))
-	e.blocks = splitBlocks(e.blocks, dim, w)
-	e.dst, e.updates = dst, updates
-}
-
-// release drops references to caller memory.
-func (e *engine) release() {
-	e.dst, e.updates = nil, nil
-}
-
-// fedavgBlock computes worker w's coordinate block of the weighted mean.
-func fedavgBlock(e *engine, w int) {
-	sp := e.blocks[w]
-	acc := e.acc[w]
-	bad := -1
-	sumsq := 0.0
-	for lo := sp.lo; lo < sp.hi; lo += tileLen {
-		hi := min(lo+tileLen, sp.hi)
-		t := acc[:hi-lo]
-		clear(t)
-		accumulate(t, e.updates, e.wn, lo, hi)
-		out := e.dst[lo:hi]
-		out = out[:len(t)]
-		for j, v := range t {
-			f := float32(v)
-			if f-f != 0 && bad < 0 {
-				bad = lo + j
-			}
-			out[j] = f
-			sumsq += float64(f) * float64(f)
+// fedavgTile computes one tile of the weighted mean in worker w's float64
+// accumulator (at most 8 KiB, resident in L1 while the clients stream
+// past) and rounds it into dst.
+func fedavgTile(e *engine, w, tile int) {
+	lo, hi := e.span(tile)
+	acc := e.acc[w][:hi-lo]
+	clear(acc)
+	accumulate(acc, e.updates, e.wn, lo, hi)
+	out := e.dst[lo:hi]
+	out = out[:len(acc)]
+	bad, sumsq := -1, 0.0
+	for j, v := range acc {
+		f := float32(v)
+		if f-f != 0 && bad < 0 {
+			bad = lo + j
 		}
+		out[j] = f
+		sumsq += float64(f) * float64(f)
 	}
-	e.bad[w], e.sumsq[w] = bad, sumsq
+	e.bad[tile], e.sumsq[tile] = bad, sumsq
 }
 
 // accumulate adds Σᵢ wn[i]·updates[i][lo:hi] into acc, eight clients at a
@@ -88,7 +68,7 @@ func accumulate(acc []float64, updates [][]float32, wn []float32, lo, hi int) {
 	}
 }
 
-func add8(acc []float64, u0, u1, u2, u3, u4, u5, u6, u7 []float32, w *[8]float32) {
+func add8Go(acc []float64, u0, u1, u2, u3, u4, u5, u6, u7 []float32, w *[8]float32) {
 	n := len(acc)
 	u0, u1, u2, u3 = u0[:n], u1[:n], u2[:n], u3[:n]
 	u4, u5, u6, u7 = u4[:n], u5[:n], u6[:n], u7[:n]

@@ -222,3 +222,34 @@ func TestResolveWorkers(t *testing.T) {
 		})
 	}
 }
+
+func TestAdd8KernelsMatchReference(t *testing.T) {
+	ups, w := randomUpdates(8, 1000+7, 5)
+	wn := make([]float32, 8)
+	total := 0.0
+	for _, x := range w {
+		total += x
+	}
+	for i := range wn {
+		wn[i] = float32(w[i] / total)
+	}
+	mean, mag := reference(ups, w)
+	for name, kernel := range map[string]func([]float64, []float32, []float32, []float32, []float32, []float32, []float32, []float32, []float32, *[8]float32){
+		"dispatch": add8, "portable": add8Go,
+	} {
+		for _, lo := range []int{0, 3, 16} { // unaligned starts and short tails
+			acc := make([]float64, len(mean)-lo)
+			u := make([][]float32, 8)
+			for i := range u {
+				u[i] = ups[i][lo:]
+			}
+			kernel(acc, u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], (*[8]float32)(wn))
+			for j, got := range acc {
+				ref := mean[lo+j]
+				if d := math.Abs(got - ref); d > 10*0x1p-24*mag[lo+j] {
+					t.Fatalf("%s lo=%d: coordinate %d = %v, reference %v", name, lo, j, got, ref)
+				}
+			}
+		}
+	}
+}

@@ -1,53 +1,92 @@
 package fedavg
 
-// blockFunc is the per-worker body of one operation. Operations are
-// top-level functions, so storing one in engine.op does not allocate.
-type blockFunc func(e *engine, w int)
+import (
+	"sync"
+	"sync/atomic"
+)
 
-// run calls op(e, w) for every w in [0, n) and returns when all have
-// finished. The caller runs worker 0; long-lived goroutines run the others,
-// so a steady-state call does not allocate. Goroutines are started on first
-// need and exit when e.work is closed (Aggregator.Close or its cleanup).
-func (e *engine) run(n int, op blockFunc) {
-	e.op = op
-	for e.started < n-1 {
-		e.started++
-		go e.loop()
-	}
-	for i := 1; i < n; i++ {
-		e.wg.Add(1)
-		e.work <- i
-	}
-	op(e, 0)
-	e.wg.Wait()
-	e.op = nil
+// Pool runs loops of independent tiles on long-lived goroutines. The
+// calling goroutine works too, and every participant claims the next
+// unclaimed tile from a shared counter, so a worker the OS deschedules (or
+// one that wakes late) costs only the tile it holds, not its whole share.
+// A steady-state Run does not allocate. A Pool is used by one goroutine at
+// a time; Close stops its goroutines.
+type Pool struct {
+	wake     chan wakeMsg  // one message per helper per Run
+	done     chan struct{} // a helper that finishes the last tile signals
+	state    atomic.Uint64 // epoch<<32 | next unclaimed tile
+	tiles    atomic.Int64  // tile count of the current epoch
+	finished atomic.Int64  // tiles finished in the current epoch
+	epoch    uint32
+	body     func(worker, tile int)
+	started  int
+	once     sync.Once
 }
 
-// loop is one pool goroutine. The channel receive orders it after the
-// writes run made to e before sending; wg.Done orders its writes before
-// run returns.
-func (e *engine) loop() {
-	for w := range e.work {
-		e.op(e, w)
-		e.wg.Done()
+type wakeMsg struct {
+	epoch  uint32
+	worker int
+}
+
+// NewPool returns a Pool with no goroutines yet; Run starts them on first
+// need.
+func NewPool() *Pool {
+	return &Pool{wake: make(chan wakeMsg, 256), done: make(chan struct{}, 1)}
+}
+
+// Run calls body(worker, tile) once for every tile in [0, tiles), with at
+// most workers goroutines (the caller is worker 0), and returns when all
+// calls have returned. worker indices are distinct among concurrent calls,
+// so body may use per-worker scratch. workers is capped at 256.
+func (p *Pool) Run(workers, tiles int, body func(worker, tile int)) {
+	if tiles <= 0 {
+		return
+	}
+	workers = min(workers, tiles, cap(p.wake))
+	p.body = body
+	p.tiles.Store(int64(tiles))
+	p.finished.Store(0)
+	p.epoch++
+	p.state.Store(uint64(p.epoch) << 32) // publishes body and tiles
+	for p.started < workers-1 {
+		p.started++
+		go p.loop()
+	}
+	for w := 1; w < workers; w++ {
+		p.wake <- wakeMsg{p.epoch, w}
+	}
+	if !p.work(p.epoch, 0) {
+		<-p.done
 	}
 }
 
-// ensureScratch sizes the per-worker buffers for n workers.
-func (e *engine) ensureScratch(n, clients int) {
-	for len(e.acc) < n {
-		e.acc = append(e.acc, make([]float64, tileLen))
-		e.col = append(e.col, nil)
-	}
-	for i := 0; i < n; i++ {
-		if cap(e.col[i]) < clients {
-			e.col[i] = make([]float32, clients)
+// Close stops the goroutines once they drain their messages. Run must not
+// be called after Close.
+func (p *Pool) Close() { p.once.Do(func() { close(p.wake) }) }
+
+func (p *Pool) loop() {
+	for m := range p.wake {
+		if p.work(m.epoch, m.worker) {
+			p.done <- struct{}{}
 		}
-		e.col[i] = e.col[i][:clients]
 	}
-	if cap(e.sumsq) < n {
-		e.sumsq = make([]float64, n)
-		e.bad = make([]int, n)
+}
+
+// work claims and runs tiles of epoch until none is left; it reports
+// whether it finished the last tile. A helper holding a stale epoch claims
+// nothing: its compare-and-swap fails once the epoch has moved on.
+func (p *Pool) work(epoch uint32, w int) (last bool) {
+	for {
+		s := p.state.Load()
+		if uint32(s>>32) != epoch || int64(uint32(s)) >= p.tiles.Load() {
+			return false
+		}
+		if !p.state.CompareAndSwap(s, s+1) {
+			continue
+		}
+		p.body(w, int(uint32(s)))
+		if p.finished.Add(1) == p.tiles.Load() {
+			return true
+		}
 	}
-	e.sumsq, e.bad = e.sumsq[:n], e.bad[:n]
 }

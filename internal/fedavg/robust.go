@@ -32,13 +32,12 @@ func (a *Aggregator) columnwise(dst []float32, updates [][]float32, trim int, me
 	if err != nil {
 		return err
 	}
-	w := e.workers(len(updates), dim)
-	e.prepare(dst, updates, w, dim)
+	workers, tiles := e.prepare(dst, updates, dim)
 	e.trim = trim
 	if mean {
-		e.run(w, trimmedBlock)
+		e.exec(workers, tiles, trimmedTile)
 	} else {
-		e.run(w, medianBlock)
+		e.exec(workers, tiles, medianTile)
 	}
 	err = e.finish(dst, updates)
 	e.release()
@@ -57,8 +56,8 @@ func gather(col []float32, updates [][]float32, j int) bool {
 	return ok
 }
 
-func medianBlock(e *engine, w int) {
-	orderBlock(e, w, func(col []float32) float64 {
+func medianTile(e *engine, w, tile int) {
+	orderTile(e, w, tile, func(col []float32) float64 {
 		n := len(col)
 		if n%2 == 1 {
 			return float64(col[n/2])
@@ -67,9 +66,9 @@ func medianBlock(e *engine, w int) {
 	})
 }
 
-func trimmedBlock(e *engine, w int) {
+func trimmedTile(e *engine, w, tile int) {
 	k := e.trim
-	orderBlock(e, w, func(col []float32) float64 {
+	orderTile(e, w, tile, func(col []float32) float64 {
 		s := 0.0
 		for _, v := range col[k : len(col)-k] {
 			s += float64(v)
@@ -78,13 +77,13 @@ func trimmedBlock(e *engine, w int) {
 	})
 }
 
-// orderBlock sorts each coordinate of worker w's block across clients and
-// writes stat(sorted column).
-func orderBlock(e *engine, w int, stat func([]float32) float64) {
-	sp := e.blocks[w]
+// orderTile sorts each coordinate of a tile across clients (in worker w's
+// column buffer) and writes stat(sorted column).
+func orderTile(e *engine, w, tile int, stat func([]float32) float64) {
+	lo, hi := e.span(tile)
 	col := e.col[w]
 	bad, sumsq := -1, 0.0
-	for j := sp.lo; j < sp.hi; j++ {
+	for j := lo; j < hi; j++ {
 		if !gather(col, e.updates, j) {
 			if bad < 0 {
 				bad = j
@@ -96,7 +95,7 @@ func orderBlock(e *engine, w int, stat func([]float32) float64) {
 		e.dst[j] = f
 		sumsq += float64(f) * float64(f)
 	}
-	e.bad[w], e.sumsq[w] = bad, sumsq
+	e.bad[tile], e.sumsq[tile] = bad, sumsq
 }
 
 // MultiKrum selects the m updates with the lowest Krum scores and writes
@@ -147,8 +146,9 @@ func (a *Aggregator) MultiKrum(dst []float32, updates [][]float32, weights []flo
 	return sel, nil
 }
 
-// krumScores fills the pairwise distance matrix in parallel (worker w
-// takes rows i ≡ w mod workers) and returns each update's score.
+// krumScores fills the pairwise distance matrix in parallel (one tile per
+// row, claimed dynamically, which balances the triangle) and returns each
+// update's score.
 func (a *Aggregator) krumScores(updates [][]float32, f int) []float64 {
 	e := a.engine
 	e.mu.Lock()
@@ -159,8 +159,7 @@ func (a *Aggregator) krumScores(updates [][]float32, f int) []float64 {
 	}
 	e.dist = e.dist[:n*n]
 	e.updates = updates
-	e.rowsW = e.workers(n, len(updates[0])*n/2)
-	e.run(e.rowsW, distanceRows)
+	e.exec(e.workers(n, len(updates[0])*n/2), n, distanceRow)
 	e.release()
 	scores := make([]float64, n)
 	row := make([]float64, 0, n-1)
@@ -179,12 +178,10 @@ func (a *Aggregator) krumScores(updates [][]float32, f int) []float64 {
 	return scores
 }
 
-func distanceRows(e *engine, w int) {
+func distanceRow(e *engine, _, i int) {
 	n := len(e.updates)
-	for i := w; i < n; i += e.rowsW {
-		for k := i + 1; k < n; k++ {
-			e.dist[i*n+k] = sqDist(e.updates[i], e.updates[k])
-		}
+	for k := i + 1; k < n; k++ {
+		e.dist[i*n+k] = sqDist(e.updates[i], e.updates[k])
 	}
 }
 

@@ -29,23 +29,24 @@ func ResolveWorkers(clients, dim, requested int) int {
 	return int(max(w, 1))
 }
 
-// span is a half-open range of coordinates [lo, hi).
-type span struct{ lo, hi int }
+// Tiling: coordinates are cut into contiguous tiles that workers claim
+// one at a time. With several workers a tile is about a quarter of an even
+// share (at least minTile, at most maxTile coordinates), so a late or
+// descheduled worker leaves little for the others; alone, a worker takes
+// maxTile coordinates at a time. Tile starts are multiples of 16 float32
+// (64-byte lines), so two workers never write the same line of dst.
+const (
+	minTile    = 256
+	maxTile    = 1024
+	blockAlign = 16
+)
 
-// blockAlign keeps block boundaries on 64-byte lines of float32 so workers
-// never write the same cache line of dst.
-const blockAlign = 16
-
-// splitBlocks fills out with w contiguous coordinate blocks covering
-// [0, dim); trailing blocks may be empty when dim is small.
-func splitBlocks(out []span, dim, w int) []span {
-	out = out[:0]
-	size := (dim + w - 1) / w
-	size = (size + blockAlign - 1) / blockAlign * blockAlign
-	for i := 0; i < w; i++ {
-		lo := min(i*size, dim)
-		hi := min(lo+size, dim)
-		out = append(out, span{lo, hi})
+// tileLen returns the tile length for dim coordinates over w workers.
+func tileLen(dim, w int) int {
+	if w <= 1 {
+		return maxTile
 	}
-	return out
+	t := (dim + 4*w - 1) / (4 * w)
+	t = (t + blockAlign - 1) / blockAlign * blockAlign
+	return min(max(t, minTile), maxTile)
 }

@@ -1,64 +1,52 @@
 package micro
 
-import "sync"
+import "github.com/sagebench/sagebench/internal/fedavg"
 
-// floor is the physical reference for aggregation: a plain parallel sum of
-// the same bytes, split into the same number of contiguous chunks and run
-// on the same kind of persistent worker pool as fedavg, so the gap between
-// the two is the cost of the arithmetic, not of reading memory or of
-// dispatch.
+// floor is the physical reference for aggregation: a plain parallel sum
+// (AVX2 where available, see sumFloor) of the same bytes on the same kind of pool as fedavg (fedavg.Pool, with
+// tiles claimed dynamically, about four per worker as fedavg cuts them),
+// so the gap between the two is the cost of the arithmetic, not of reading
+// memory or of dispatch.
 type floor struct {
-	work    chan int
-	wg      sync.WaitGroup
-	started int
-	data    []float32
-	chunks  int
-	sums    []float32
+	pool  *fedavg.Pool
+	body  func(worker, tile int)
+	data  []float32
+	size  int // values per tile
+	sums  []float32
+	tiles int
 }
 
-func newFloor() *floor { return &floor{work: make(chan int)} }
+func newFloor() *floor {
+	f := &floor{pool: fedavg.NewPool()}
+	f.body = func(_, t int) {
+		lo := min(t*f.size, len(f.data))
+		f.sums[t] = sumFloor(f.data[lo:min(lo+f.size, len(f.data))])
+	}
+	return f
+}
 
-func (f *floor) close() { close(f.work) }
+func (f *floor) close() { f.pool.Close() }
 
 // sum returns the sum of data over w workers.
 func (f *floor) sum(data []float32, w int) float32 {
-	f.data, f.chunks = data, w
-	if len(f.sums) < w {
-		f.sums = make([]float32, w)
+	f.tiles = 1
+	if w > 1 {
+		f.tiles = 4 * w
 	}
-	for f.started < w-1 {
-		f.started++
-		go f.loop()
+	f.data, f.size = data, (len(data)+f.tiles-1)/f.tiles
+	if len(f.sums) < f.tiles {
+		f.sums = make([]float32, f.tiles)
 	}
-	for i := 1; i < w; i++ {
-		f.wg.Add(1)
-		f.work <- i
-	}
-	f.chunk(0)
-	f.wg.Wait()
+	f.pool.Run(w, f.tiles, f.body)
 	var s float32
-	for _, v := range f.sums[:w] {
+	for _, v := range f.sums[:f.tiles] {
 		s += v
 	}
 	return s
 }
 
-func (f *floor) loop() {
-	for i := range f.work {
-		f.chunk(i)
-		f.wg.Done()
-	}
-}
-
-func (f *floor) chunk(i int) {
-	size := (len(f.data) + f.chunks - 1) / f.chunks
-	lo := min(i*size, len(f.data))
-	hi := min(lo+size, len(f.data))
-	f.sums[i] = sum8(f.data[lo:hi])
-}
-
-// sum8 sums v with eight independent accumulators, so the loop is limited
-// by loads, not by the latency of one addition chain.
+// sum8 is the portable sum: eight independent accumulators, so the loop is
+// limited by loads, not by the latency of one addition chain.
 func sum8(v []float32) float32 {
 	var s0, s1, s2, s3, s4, s5, s6, s7 float32
 	for len(v) >= 8 {

@@ -103,3 +103,17 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
+
+func TestSumFloorMatchesPlainSum(t *testing.T) {
+	v := randomFloats(1000, 3)
+	for _, n := range []int{0, 1, 31, 32, 33, 100, 1000} {
+		var want float64
+		for _, x := range v[:n] {
+			want += float64(x)
+		}
+		got := float64(sumFloor(v[:n]))
+		if d := got - want; d > 1e-4 || d < -1e-4 {
+			t.Errorf("sumFloor of %d values = %v, want %v", n, got, want)
+		}
+	}
+}

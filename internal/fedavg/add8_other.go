@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package fedavg
+
+func add8(acc []float64, u0, u1, u2, u3, u4, u5, u6, u7 []float32, w *[8]float32) {
+	add8Go(acc, u0, u1, u2, u3, u4, u5, u6, u7, w)
+}

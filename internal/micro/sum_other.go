@@ -1,0 +1,5 @@
+//go:build !amd64
+
+package micro
+
+func sumFloor(v []float32) float32 { return sum8(v) }
