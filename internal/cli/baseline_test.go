@@ -9,7 +9,7 @@ import (
 
 func TestBaselineCommand(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "store")
-	src := writeTemp(t, "bench.txt", gateBench(1000, 10))
+	src := compareTempFile(t, "bench.txt", gateBench(1000, 10))
 	out := t.TempDir()
 	steps := []struct {
 		name   string

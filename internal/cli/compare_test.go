@@ -19,7 +19,7 @@ func invokeCLI(t *testing.T, args ...string) (int, string, string) {
 
 func statsTestdata(name string) string { return filepath.Join("..", "stats", "testdata", name) }
 
-func writeTemp(t *testing.T, name, data string) string {
+func compareTempFile(t *testing.T, name, data string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
@@ -30,9 +30,9 @@ func writeTemp(t *testing.T, name, data string) string {
 
 func TestCompareCommand(t *testing.T) {
 	base, cur := statsTestdata("sage-base.txt"), statsTestdata("sage-current.txt")
-	garbage := writeTemp(t, "garbage.txt", "\x00\x01\x02\xff\xfe\n\x7fELF\x02\x01\n")
-	empty := writeTemp(t, "empty.txt", "")
-	withBad := writeTemp(t, "bad.txt", "BenchmarkQ2ControlMix/backend=sage/policy=fifo 100 12000000 ns/op\nBenchmarkQ2ControlMix/backend=sage/policy=fifo 100 Inf ns/op\n")
+	garbage := compareTempFile(t, "garbage.txt", "\x00\x01\x02\xff\xfe\n\x7fELF\x02\x01\n")
+	empty := compareTempFile(t, "empty.txt", "")
+	withBad := compareTempFile(t, "bad.txt", "BenchmarkQ2ControlMix/backend=sage/policy=fifo 100 12000000 ns/op\nBenchmarkQ2ControlMix/backend=sage/policy=fifo 100 Inf ns/op\n")
 	tests := []struct {
 		name   string
 		args   []string
@@ -54,7 +54,7 @@ func TestCompareCommand(t *testing.T) {
 		{"empty file", []string{"compare", base, empty}, ExitUsage, "", "holds no benchmark results"},
 		{"binary garbage", []string{"compare", base, garbage}, ExitUsage, "", "garbage.txt:1: unreadable line"},
 		{"infinite value", []string{"compare", base, withBad}, ExitUsage, "", "bad.txt:2: Q2ControlMix/backend=sage/policy=fifo: value of ns/op is infinite"},
-		{"run dir without run.json", []string{"compare", base, filepath.Dir(writeTemp(t, "bench.txt", "BenchmarkX 1 1 ns/op\n"))}, ExitUsage, "", "has no run.json"},
+		{"run dir without run.json", []string{"compare", base, filepath.Dir(compareTempFile(t, "bench.txt", "BenchmarkX 1 1 ns/op\n"))}, ExitUsage, "", "has no run.json"},
 		{"too many args", []string{"compare", base, cur, cur}, ExitUsage, "", ""},
 	}
 	for _, tc := range tests {

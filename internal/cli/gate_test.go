@@ -21,14 +21,14 @@ func gateBench(ns float64, n int) string {
 }
 
 func TestGateCommand(t *testing.T) {
-	base := writeTemp(t, "base.txt", gateBench(1000, 10))
-	same := writeTemp(t, "same.txt", gateBench(1001, 10))
-	slow := writeTemp(t, "slow.txt", gateBench(1100, 10))
-	few := writeTemp(t, "few.txt", gateBench(1000, 4))
-	few2 := writeTemp(t, "few2.txt", gateBench(1200, 4))
-	empty := writeTemp(t, "empty.txt", "")
-	policy := writeTemp(t, "gate.yaml", "alpha: 0.05\ngeomean: {threshold_pct: 20}\n")
-	badPolicy := writeTemp(t, "bad.yaml", "alpah: 0.05\n")
+	base := compareTempFile(t, "base.txt", gateBench(1000, 10))
+	same := compareTempFile(t, "same.txt", gateBench(1001, 10))
+	slow := compareTempFile(t, "slow.txt", gateBench(1100, 10))
+	few := compareTempFile(t, "few.txt", gateBench(1000, 4))
+	few2 := compareTempFile(t, "few2.txt", gateBench(1200, 4))
+	empty := compareTempFile(t, "empty.txt", "")
+	policy := compareTempFile(t, "gate.yaml", "alpha: 0.05\ngeomean: {threshold_pct: 20}\n")
+	badPolicy := compareTempFile(t, "bad.yaml", "alpah: 0.05\n")
 	tests := []struct {
 		name   string
 		args   []string
@@ -62,8 +62,8 @@ func TestGateCommand(t *testing.T) {
 }
 
 func TestGateJSONAndReport(t *testing.T) {
-	base := writeTemp(t, "base.txt", gateBench(1000, 10))
-	slow := writeTemp(t, "slow.txt", gateBench(1100, 10))
+	base := compareTempFile(t, "base.txt", gateBench(1000, 10))
+	slow := compareTempFile(t, "slow.txt", gateBench(1100, 10))
 	report := filepath.Join(t.TempDir(), "gate.md")
 	code, stdout, _ := invokeCLI(t, "gate", "--format", "json", "--report", report, base, slow)
 	if code != ExitRegression {
