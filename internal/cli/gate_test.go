@@ -86,3 +86,63 @@ func TestGateJSONAndReport(t *testing.T) {
 		t.Fatalf("report: %v\n%s", err, md)
 	}
 }
+
+// gateRunDir writes a run directory: run.json, bench.txt with 6 runs at
+// ns ns/op, and requests.jsonl with the given e2e latencies.
+func gateRunDir(t *testing.T, dir, id string, valid bool, ns float64, e2e []float64) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := fmt.Sprintf(`{"run_id":%q,"workload":"Q2","name":"ControlMix","backend":"sage","valid":%v,"complete":true,"invalid_reasons":["schedule lag"],"summary":{"e2e":{"p99_ms":1}}}`, id, valid)
+	var bench, reqs strings.Builder
+	for i := 0; i < 6; i++ {
+		fmt.Fprintf(&bench, "BenchmarkQ2ControlMix/backend=sage/policy=fifo 100 %v ns/op\n", ns+float64(i))
+	}
+	for i, ms := range e2e {
+		fmt.Fprintf(&reqs, `{"id":"r%d","kind":"request","e2e_ms":%v,"ok":true}`+"\n", i, ms)
+	}
+	for name, data := range map[string]string{"run.json": run, "bench.txt": bench.String(), "requests.jsonl": reqs.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestGateRunDirectories(t *testing.T) {
+	root := t.TempDir()
+	flat := make([]float64, 100)
+	tail := make([]float64, 100)
+	for i := range flat {
+		flat[i], tail[i] = 10, 10
+	}
+	for i := 95; i < 100; i++ {
+		tail[i] = 400
+	}
+	base := gateRunDir(t, filepath.Join(root, "base", "q2-a"), "q2-sage-0-aaaaaaaa", true, 1e7, flat)
+	good := gateRunDir(t, filepath.Join(root, "good", "q2-b"), "q2-sage-0-bbbbbbbb", true, 1e7, flat)
+	slowTail := gateRunDir(t, filepath.Join(root, "tail", "q2-c"), "q2-sage-0-cccccccc", true, 1e7, tail)
+	invalid := gateRunDir(t, filepath.Join(root, "invalid", "q2-d"), "q2-sage-0-dddddddd", false, 1e7, flat)
+	limits := compareTempFile(t, "limits.yaml", "alpha: 0.05\nlimits: [{benchmark: \"Q2ControlMix/backend=sage\", max_p99_ms: 100}]\n")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"pass", []string{"gate", "--alpha", "0.05", base, good}, ExitOK, "verdict: pass"},
+		{"invalid run", []string{"gate", "--alpha", "0.05", base, invalid}, ExitInconclusive, "is marked invalid: schedule lag"},
+		{"real p99 limit", []string{"gate", "--policy", limits, base, slowTail}, ExitRegression, "400 ms > limit 100 ms (requests.jsonl e2e_ms, n=100)"},
+		{"p99 trend", []string{"gate", "--alpha", "0.05", base, slowTail}, ExitRegression, "trend-p99    Q2ControlMix/backend=sage: 10 ms -> 400 ms"},
+		{"no run.json", []string{"gate", base, filepath.Dir(compareTempFile(t, "bench.txt", "BenchmarkX 1 1 ns/op\n"))}, ExitInconclusive, "has no run.json"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := invokeCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(stdout, tc.want) {
+				t.Fatalf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+		})
+	}
+}
