@@ -28,7 +28,7 @@ type PreciseClock struct {
 
 // DefaultSpin is how long before an intended time PreciseClock stops
 // sleeping and starts spinning.
-const DefaultSpin = 150 * time.Microsecond
+const DefaultSpin = 2 * time.Millisecond
 
 var _ Clock = PreciseClock{}
 

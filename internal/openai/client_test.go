@@ -369,3 +369,9 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("unset key env: %v", err)
 	}
 }
+
+func newBenchServer(b *testing.B, h http.Handler) string {
+	srv := httptest.NewServer(h)
+	b.Cleanup(srv.Close)
+	return srv.URL
+}

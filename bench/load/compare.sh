@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Side-by-side: the sagebench load driver vs vegeta, against one loopback
+# no-op server, in one go. Usage: bench/load/compare.sh [sweep-seconds]
+#   1. 5,000 req/s for 10 s, both tools (delivered %, schedule-lag p50/p99/max)
+#   2. a rate sweep (default 3 s per step), alternating the tools, to find the
+#      highest rate each sustains with lag p99 <= 5 ms and delivered >= 99 %.
+# Prints JSON lines and a final table. Everything binds 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+STEP=${1:-3}
+RATES=${RATES:-"5000 10000 15000 20000 25000 30000 40000"}
+TMP=$(mktemp -d)
+SERVER_PID=""
+cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+VEGETA=$(command -v vegeta || echo "$(go env GOPATH)/bin/vegeta")
+if [ ! -x "$VEGETA" ]; then
+  echo "# installing vegeta: go install github.com/tsenart/vegeta/v12@latest" >&2
+  if ! go install github.com/tsenart/vegeta/v12@latest; then
+    echo "# vegeta could not be installed; running sagebench only" >&2
+    VEGETA=""
+  fi
+fi
+
+go build -o "$TMP/loadbench" ./bench/load
+"$TMP/loadbench" serve -addr-file "$TMP/addr" -max 20m &
+SERVER_PID=$!
+for _ in $(seq 50); do [ -s "$TMP/addr" ] && break; sleep 0.1; done
+URL="http://$(cat "$TMP/addr")/"
+echo "# no-op server at $URL; $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+ours() { "$TMP/loadbench" drive -url "$URL" -rate "$1" -duration "${2}s" | tee -a "$TMP/all.jsonl"; }
+theirs() {
+  [ -z "$VEGETA" ] && return 0
+  echo "GET $URL" | "$VEGETA" attack -rate "$1" -duration "${2}s" -keepalive=true > "$TMP/v.bin"
+  "$VEGETA" encode --to json < "$TMP/v.bin" | "$TMP/loadbench" vegeta-lag -rate "$1" -duration "${2}s" | tee -a "$TMP/all.jsonl"
+}
+
+echo "## 5000 req/s for 10 s" >&2
+ours 5000 10
+theirs 5000 10
+
+echo "## sweep, ${STEP}s per step" >&2
+for r in $RATES; do
+  ours "$r" "$STEP"
+  theirs "$r" "$STEP"
+done
+
+echo "## highest sustained rate (lag p99 <= 5000 us and delivered >= 99 %), per tool" >&2
+python3 - "$TMP/all.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+best = {}
+for r in rows:
+    if r["lag_p99_us"] <= 5000 and r["delivered_pct"] >= 99:
+        best[r["tool"]] = max(best.get(r["tool"], 0), r["rate"])
+print("%-12s %8s %10s %10s %10s %10s" % ("tool", "rate", "deliv%", "p50us", "p99us", "maxus"))
+for r in rows:
+    print("%-12s %8.0f %10.2f %10.0f %10.0f %10.0f" % (r["tool"], r["rate"], r["delivered_pct"], r["lag_p50_us"], r["lag_p99_us"], r["lag_max_us"]))
+for t, v in sorted(best.items()):
+    print("max sustained:", t, v)
+if "sagebench" in best and "vegeta" in best:
+    print("ratio sagebench/vegeta: %.2f" % (best["sagebench"] / best["vegeta"]))
+PY
