@@ -194,3 +194,18 @@ func TestCancelRemovesWorktree(t *testing.T) {
 		t.Fatalf("%d worktrees left after cancellation", n)
 	}
 }
+
+func TestBuildFailureRemovesWorktree(t *testing.T) {
+	t.Parallel()
+	dir := tinyModule(t)
+	writeFile(t, filepath.Join(dir, "tiny_test.go"), tinyTest+"\nfunc broken() { undefined() }\n")
+	gitRun(t, dir, "commit", "-q", "-am", "break the build")
+	_, err := Run(context.Background(), quickConfig(dir))
+	var ie *InputError
+	if err == nil || errors.As(err, &ie) || !strings.Contains(err.Error(), "current: building tests of example.com/tiny") {
+		t.Fatalf("err = %v, want a build failure of the current side", err)
+	}
+	if n := worktrees(t, dir); n != 1 {
+		t.Fatalf("%d worktrees left after a build failure", n)
+	}
+}
