@@ -14,7 +14,8 @@ const (
 )
 
 // Direction says which way unit improves: LowerIsBetter for time, latency
-// and allocation units (ns/op, sec/op, B/op, allocs/op, *-ms, *-ns),
+// and allocation units (ns/op, sec/op, B/op, allocs/op, *-ms, *-ns) and
+// error units (error-ratio, error*, fail*),
 // HigherIsBetter for rates and attainment (req/s, MB/s, B/s, */s,
 // slo-attainment, goodput, success-rate, throughput), Unknown otherwise.
 // A better=higher|lower declaration in the input's unit metadata wins.
@@ -49,6 +50,9 @@ func builtinDirection(unit string) int {
 		if strings.HasPrefix(lower, pre) {
 			return LowerIsBetter
 		}
+	}
+	if strings.HasPrefix(lower, "error") || strings.HasPrefix(lower, "fail") || strings.HasSuffix(lower, "-errors") {
+		return LowerIsBetter
 	}
 	if strings.HasSuffix(lower, "/s") || strings.HasSuffix(lower, "-attainment") || strings.HasPrefix(lower, "goodput") {
 		return HigherIsBetter

@@ -92,7 +92,7 @@ func TestDirection(t *testing.T) {
 		{"ns/op", LowerIsBetter}, {"sec/op", LowerIsBetter}, {"B/op", LowerIsBetter}, {"allocs/op", LowerIsBetter},
 		{"p99-ms", LowerIsBetter}, {"ttft-p99-ms", LowerIsBetter}, {"mean-ms", LowerIsBetter},
 		{"req/s", HigherIsBetter}, {"MB/s", HigherIsBetter}, {"B/s", HigherIsBetter}, {"slo-attainment", HigherIsBetter},
-		{"goodput", HigherIsBetter}, {"success-rate", HigherIsBetter}, {"tx/s", HigherIsBetter},
+		{"goodput", HigherIsBetter}, {"goodput-req/s", HigherIsBetter}, {"error-ratio", LowerIsBetter}, {"success-rate", HigherIsBetter}, {"tx/s", HigherIsBetter},
 		{"widgets", Unknown}, {"text-bytes", Unknown},
 	}
 	for _, tc := range tests {
