@@ -5,12 +5,13 @@ import "runtime"
 // Auto is the Workers value that lets ResolveWorkers choose.
 const Auto = 0
 
-// autoMinBytesPerWorker is the smallest input (clients·dim·4 bytes) that
-// earns one more worker under Auto. Below it, handing a block to another
-// goroutine (a channel hand-off and a wake-up, a few microseconds) costs
-// more than the block saves. Chosen from BenchmarkAggregate on a 2-core
-// AMD EPYC (Zen 5) VM: see docs/micro.md for the measurements.
-const autoMinBytesPerWorker = 512 << 10
+// autoMinBytesPerWorker is the input (clients·dim·4 bytes) each worker
+// must have under Auto. Measured on the 2-vCPU AMD EPYC (Zen 5) VM this
+// project runs on, with the AVX2 kernel, side by side (docs/micro.md): one
+// worker was fastest for every shape up to 8 MiB (the kernel streams a
+// 4 MiB input in about 110 µs, so waking a second thread and sharing the
+// core's memory bandwidth does not pay), two workers won at 16 MiB.
+const autoMinBytesPerWorker = 8 << 20
 
 // ResolveWorkers returns the number of workers to use for clients updates
 // of dimension dim. A requested count > 0 is explicit and is clamped to

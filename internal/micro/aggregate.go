@@ -48,11 +48,14 @@ func benchAggregate(fx *fixture, clients, dim, workers int) func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(clients) * int64(dim) * 4)
 		b.ResetTimer()
+		cpu := startCPU()
 		for range b.N {
 			if err := agg.FedAvg(dst, ups, wts); err != nil {
 				b.Fatal(err)
 			}
 		}
+		b.StopTimer()
+		cpu.report(b)
 	}
 }
 
@@ -92,10 +95,12 @@ func benchFloor(fx *fixture, bytes, workers int) func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(bytes))
 		b.ResetTimer()
+		cpu := startCPU()
 		for range b.N {
 			sink += f.sum(data, workers)
 		}
 		b.StopTimer()
+		cpu.report(b)
 		if sink != sink {
 			b.Log("NaN sum") // keeps sink alive
 		}
