@@ -2,13 +2,17 @@ package cli
 
 import (
 	"io"
+	"log/slog"
 
 	"github.com/sagebench/sagebench/internal/target"
 )
 
-// embeddedStarter returns how this build starts the embedded reference
-// stack; nil until the stack is wired in.
+// embeddedStarter starts the in-process reference stack; its log goes to
+// log (stderr with --verbose, else nowhere).
 func embeddedStarter(log io.Writer) target.Starter {
-	_ = log
-	return nil
+	var logger *slog.Logger
+	if log != io.Discard {
+		logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return target.EmbeddedStack(logger)
 }

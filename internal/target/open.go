@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/openai"
@@ -26,10 +28,19 @@ func (e *UnreachableError) Error() string {
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// Open resolves cfg into a Target: it starts the embedded stack with start
-// (which may be nil when this build has none) or checks that the URL
-// answers. On error nothing is left running.
-func Open(ctx context.Context, cfg Config, start Starter) (*Target, error) {
+// Options are the process-level inputs of Open.
+type Options struct {
+	Start Starter // starts the embedded stack; nil when the build has none
+	Seed  int64   // seed of the embedded stack's engines
+}
+
+// DefaultAdminTokenEnv is read for the admin token when AdminTokenEnv is empty.
+const DefaultAdminTokenEnv = "SAGEBENCH_ADMIN_TOKEN"
+
+// Open resolves cfg into a Target: it starts the embedded stack with
+// opts.Start or checks that the URL answers. On error nothing is left
+// running.
+func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -39,10 +50,11 @@ func Open(ctx context.Context, cfg Config, start Starter) (*Target, error) {
 	}
 	t := &Target{apiKey: key, http: &http.Client{Timeout: CheckTimeout}}
 	if cfg.IsEmbedded() {
+		start := opts.Start
 		if start == nil {
 			return nil, errors.New("the embedded reference stack is not in this build; use --target http://host:port")
 		}
-		base, stop, err := start(ctx, cfg.StackConfig)
+		base, stop, err := start(ctx, cfg.StackConfig, opts.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded reference stack: %w", err)
 		}
@@ -51,6 +63,9 @@ func Open(ctx context.Context, cfg Config, start Starter) (*Target, error) {
 	} else {
 		t.base = BaseURL(cfg.URL)
 		t.desc = Describe(t.base)
+		if t.admin, err = cfg.adminToken(); err != nil {
+			return nil, err
+		}
 	}
 	if t.client, err = openai.NewClient(cfg.clientConfig(t.base)); err == nil {
 		err = t.Check(ctx)
@@ -98,10 +113,25 @@ func (t *Target) do(ctx context.Context, method, path string, body io.Reader) (*
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if t.apiKey != "" {
+	switch {
+	case strings.HasPrefix(path, "/admin/") && t.admin != "":
+		req.Header.Set("Authorization", "Bearer "+t.admin)
+	case t.apiKey != "":
 		req.Header.Set("Authorization", "Bearer "+t.apiKey)
 	}
 	return t.http.Do(req)
+}
+
+// adminToken reads the admin API token of a URL target.
+func (c Config) adminToken() (string, error) {
+	if c.AdminTokenEnv == "" {
+		return os.Getenv(DefaultAdminTokenEnv), nil
+	}
+	v := os.Getenv(c.AdminTokenEnv)
+	if v == "" {
+		return "", fmt.Errorf("target.admin_token_env names %s, which is not set; export it or remove admin_token_env", c.AdminTokenEnv)
+	}
+	return v, nil
 }
 
 // APIKey returns the bearer token for requests ("" when none). It must

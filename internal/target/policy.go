@@ -56,6 +56,8 @@ func policyStatus(resp *http.Response) error {
 	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusMethodNotAllowed,
 		resp.StatusCode == http.StatusNotImplemented:
 		return ErrPolicyUnsupported
+	case resp.StatusCode == http.StatusUnauthorized, resp.StatusCode == http.StatusForbidden:
+		return fmt.Errorf("%w: the admin API refused us (%s); set target.admin_token_env", ErrPolicyUnsupported, resp.Status)
 	}
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	return fmt.Errorf("%s /admin/policy: %s: %s", resp.Request.Method, resp.Status, strings.TrimSpace(string(msg)))

@@ -30,6 +30,9 @@ type Config struct {
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout,omitempty" json:"first_byte_timeout,omitempty"`
 	// MaxConns is the connection pool size (0: the client's default).
 	MaxConns int `yaml:"max_conns,omitempty" json:"max_conns,omitempty"`
+	// AdminTokenEnv names the environment variable holding the bearer token
+	// of the gateway's admin API (default SAGEBENCH_ADMIN_TOKEN, when set).
+	AdminTokenEnv string `yaml:"admin_token_env,omitempty" json:"admin_token_env,omitempty"`
 	// StackConfig is a reference-stack YAML for the embedded target (empty:
 	// the workload's default stack).
 	StackConfig string `yaml:"stack_config,omitempty" json:"stack_config,omitempty"`
@@ -102,8 +105,9 @@ func BaseURL(raw string) string {
 }
 
 // Starter starts the embedded reference stack and returns its base URL and
-// how to stop it. stackConfig is Config.StackConfig ("" = defaults).
-type Starter func(ctx context.Context, stackConfig string) (baseURL string, stop func(context.Context) error, err error)
+// how to stop it. stackConfig is Config.StackConfig ("" = defaults); seed
+// seeds the simulated engines.
+type Starter func(ctx context.Context, stackConfig string, seed int64) (baseURL string, stop func(context.Context) error, err error)
 
 // Target is an opened system under test.
 type Target struct {
@@ -111,6 +115,7 @@ type Target struct {
 	desc     string
 	embedded bool
 	apiKey   string
+	admin    string // admin API bearer token
 	http     *http.Client
 	client   *openai.Client
 	stop     func(context.Context) error

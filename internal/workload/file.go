@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -56,6 +57,9 @@ func ParseConfig(name string, raw []byte, shared *Shared, lookup LookupEnv) (*Fi
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
 	f := &File{Path: name, src: []byte(src), sections: map[string]ast.Node{}}
+	if empty, err := isEmptyYAML(f.src); err != nil || empty {
+		return f, f.wrapErr(err) // an empty file (or only comments) changes nothing
+	}
 	doc := fileDoc{Shared: *shared}
 	if err := yaml.UnmarshalWithOptions(f.src, &doc, yaml.Strict()); err != nil {
 		return nil, f.wrap(err)
@@ -86,11 +90,47 @@ func (f *File) Decode(spec Spec, cfg Config) error {
 	return nil
 }
 
+func isEmptyYAML(src []byte) (bool, error) {
+	file, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return false, err
+	}
+	for _, d := range file.Docs {
+		if d.Body != nil && d.Body.Type() != ast.CommentType {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (f *File) wrapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return f.wrap(err)
+}
+
+// quoted finds the first "..." of an error message (a bad value).
+var quoted = regexp.MustCompile(`"([^"]+)"`)
+
 // wrap turns a YAML error into one line: file:line:col: key.path: message.
+// Errors without a position (e.g. a bad duration) are located by the
+// value they quote.
 func (f *File) wrap(err error) error {
 	var ye yaml.Error
 	if !errors.As(err, &ye) || ye.GetToken() == nil {
-		return fmt.Errorf("config %s: %s", f.Path, firstLine(err.Error()))
+		msg := firstLine(err.Error())
+		if m := quoted.FindStringSubmatch(msg); m != nil {
+			if where := find(f.src, func(mv *ast.MappingValueNode) *token.Token {
+				if mv.Value != nil && strings.Trim(mv.Value.String(), `"'`) == m[1] {
+					return mv.Value.GetToken()
+				}
+				return nil
+			}); where != "" {
+				return fmt.Errorf("config %s:%s: %s", f.Path, where, msg)
+			}
+		}
+		return fmt.Errorf("config %s: %s", f.Path, msg)
 	}
 	tk := ye.GetToken()
 	where := fmt.Sprintf("%s:%d:%d", f.Path, tk.Position.Line, tk.Position.Column)
@@ -108,40 +148,58 @@ func firstLine(s string) string {
 // keyPath finds the mapping entry whose key or value is at tk's position
 // and returns its dotted path, e.g. q2.slo.llm_ttft.
 func keyPath(src []byte, tk *token.Token) string {
+	var path string
+	find(src, func(mv *ast.MappingValueNode) *token.Token {
+		for _, c := range []ast.Node{mv.Key, mv.Value} {
+			if c != nil && samePos(c.GetToken(), tk.Position) {
+				path = nodePath(mv)
+				return c.GetToken()
+			}
+		}
+		return nil
+	})
+	return path
+}
+
+// find walks the mapping entries of src until match returns a token, and
+// returns "line:col: key.path" of that entry ("" when none matched).
+func find(src []byte, match func(*ast.MappingValueNode) *token.Token) string {
 	file, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		return ""
 	}
-	v := &pathFinder{pos: tk.Position}
+	v := &finder{match: match}
 	for _, d := range file.Docs {
-		if d.Body != nil {
+		if d.Body != nil && v.found == "" {
 			ast.Walk(v, d.Body)
 		}
 	}
-	return strings.TrimPrefix(strings.TrimPrefix(v.path, "$"), ".")
+	return v.found
 }
 
-type pathFinder struct {
-	pos  *token.Position
-	path string
+type finder struct {
+	match func(*ast.MappingValueNode) *token.Token
+	found string
 }
 
-func (p *pathFinder) Visit(n ast.Node) ast.Visitor {
-	if p.path != "" || n == nil {
+func (f *finder) Visit(n ast.Node) ast.Visitor {
+	if f.found != "" || n == nil {
 		return nil
 	}
-	mv, ok := n.(*ast.MappingValueNode)
-	if !ok {
-		return p
-	}
-	for _, c := range []ast.Node{mv.Key, mv.Value} {
-		if c != nil && samePos(c.GetToken(), p.pos) {
-			p.path = mv.GetPath()
-			if k, ok := mv.Key.(ast.Node); ok && !strings.HasSuffix(p.path, k.String()) {
-				p.path += "." + k.String()
-			}
+	if mv, ok := n.(*ast.MappingValueNode); ok {
+		if tk := f.match(mv); tk != nil && tk.Position != nil {
+			f.found = fmt.Sprintf("%d:%d: %s", tk.Position.Line, tk.Position.Column, nodePath(mv))
 			return nil
 		}
+	}
+	return f
+}
+
+// nodePath is the dotted key path of a mapping entry.
+func nodePath(mv *ast.MappingValueNode) string {
+	p := strings.TrimPrefix(strings.TrimPrefix(mv.GetPath(), "$"), ".")
+	if k := mv.Key.String(); !strings.HasSuffix(p, k) {
+		p = strings.TrimPrefix(p+"."+k, ".")
 	}
 	return p
 }

@@ -2,9 +2,11 @@ package workload
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
@@ -71,6 +73,13 @@ func configGroups(groups []record.Group, phases []summary.Phase) []record.Group 
 			out = append(out, g)
 		}
 	}
+	order := map[string]int{}
+	for i, p := range phases {
+		order[p.Name] = i
+	}
+	slices.SortStableFunc(out, func(a, b record.Group) int { // phases in run order
+		return cmp.Compare(order[a.Labels[summary.LabelPhase]], order[b.Labels[summary.LabelPhase]])
+	})
 	return out
 }
 

@@ -75,7 +75,7 @@ func NewRunID(spec Spec, backend string, rep int) string {
 
 // runOnce does repetition rep: target up, traffic, records, target down.
 func (rn *Runner) runOnce(ctx context.Context, r Resolved, rep int) (Result, error) {
-	t, err := target.Open(ctx, r.Shared.Target, rn.Start)
+	t, err := target.Open(ctx, r.Shared.Target, target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep)})
 	if err != nil {
 		return Result{}, err
 	}

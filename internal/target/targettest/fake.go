@@ -8,6 +8,7 @@ package targettest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -30,6 +31,9 @@ type Server struct {
 	TokenDelay time.Duration // between tokens (default 1ms)
 	NoAdmin    bool          // answer 404 on /admin/policy
 
+	closing chan struct{}
+	once    sync.Once
+
 	mu       sync.Mutex
 	policy   string
 	policies []string // every policy set, in order
@@ -38,7 +42,7 @@ type Server struct {
 
 // NewServer starts a server; Close it when done.
 func NewServer(mode string) *Server {
-	s := &Server{Mode: mode, Tokens: 4, TokenDelay: time.Millisecond, policy: "fifo"}
+	s := &Server{Mode: mode, Tokens: 4, TokenDelay: time.Millisecond, policy: "fifo", closing: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) })
@@ -47,6 +51,14 @@ func NewServer(mode string) *Server {
 	mux.HandleFunc("/admin/policy", s.admin)
 	s.Server = httptest.NewServer(mux)
 	return s
+}
+
+// Close releases hanging handlers, drops client connections and stops
+// the server.
+func (s *Server) Close() {
+	s.once.Do(func() { close(s.closing) })
+	s.CloseClientConnections()
+	s.Server.Close()
 }
 
 // Policies returns the policies set through the admin API, in order.
@@ -97,7 +109,11 @@ func (s *Server) misbehave(w http.ResponseWriter, r *http.Request) bool {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte("<html>not json at all"))
 	case Hang:
-		<-r.Context().Done()
+		io.Copy(io.Discard, r.Body) // lets the server notice the client hanging up
+		select {
+		case <-r.Context().Done():
+		case <-s.closing:
+		}
 	case Fail:
 		http.Error(w, `{"error":{"message":"boom"}}`, http.StatusInternalServerError)
 	default:
