@@ -59,6 +59,7 @@ type Limits struct {
 	MaxInputs        int           `yaml:"max_inputs"`         // embedding inputs per request (default 2048)
 	QueueLimit       int           `yaml:"queue_limit"`        // queued requests per engine kind (default 10000)
 	QueueTimeout     time.Duration `yaml:"queue_timeout"`      // longest wait for an engine slot (default 60s)
+	StallTimeout     time.Duration `yaml:"stall_timeout"`      // longest engine silence before it counts as hung (default 15s)
 	MaxBatch         int           `yaml:"max_batch"`          // hybrid's embedding batch size (default 64)
 	ShutdownTimeout  time.Duration `yaml:"shutdown_timeout"`   // in-flight grace period on Close (default 10s)
 }
@@ -215,6 +216,7 @@ func (c Config) validateLimits() []error {
 	neg("max_inputs", l.MaxInputs < 0)
 	neg("queue_limit", l.QueueLimit < 0)
 	neg("queue_timeout", l.QueueTimeout < 0)
+	neg("stall_timeout", l.StallTimeout < 0)
 	neg("max_batch", l.MaxBatch < 0)
 	neg("shutdown_timeout", l.ShutdownTimeout < 0)
 	if l.MaxTokens > 0 && l.DefaultMaxTokens > l.MaxTokens {

@@ -13,6 +13,7 @@ import (
 
 // generation is a chat request that an engine has started answering.
 type generation struct {
+	wd      *watchdog
 	m       *member
 	st      engine.Stream
 	first   engine.Token
@@ -69,6 +70,7 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request, c *call) {
 		engErr = g.collectChat(w, r.Context(), gen, creq, c)
 	}
 	gen.st.Close()
+	gen.wd.stop()
 	p.release(gen.m, engErr, g.itl(gen))
 	u := gen.st.Usage()
 	g.met.tokens.WithLabelValues(gen.m.id, creq.Model, "prompt").Add(float64(u.PromptTokens))
@@ -112,17 +114,21 @@ func (g *Gateway) startGeneration(ctx context.Context, p *pool, t *ticket, creq 
 		if a.err != nil {
 			return nil, a.err
 		}
-		st, err := a.m.eng.LLM.Generate(ctx, creq)
+		wd := newWatchdog(ctx, g.cfg.StallTimeout)
+		st, err := a.m.eng.LLM.Generate(wd.ctx, creq)
 		var tok engine.Token
 		if err == nil {
-			tok, err = st.Recv(ctx)
+			tok, err = st.Recv(wd.ctx)
 			if err != nil && !isEOF(err) {
 				st.Close()
 			}
 		}
 		if err == nil || isEOF(err) {
-			return &generation{m: a.m, st: st, first: tok, eof: err != nil, retries: attempt, firstAt: g.now()}, nil
+			wd.kick()
+			return &generation{wd: wd, m: a.m, st: st, first: tok, eof: err != nil, retries: attempt, firstAt: g.now()}, nil
 		}
+		err = wd.explain(err)
+		wd.stop()
 		p.release(a.m, err, 0)
 		if ctx.Err() != nil {
 			return nil, &apiError{Status: 499, Type: "cancelled", Code: "client_closed", Message: "client closed the request"}
@@ -150,17 +156,19 @@ func (g *Gateway) collectChat(w http.ResponseWriter, ctx context.Context, gen *g
 	if !gen.eof {
 		b.WriteString(gen.first.Text)
 		for {
-			tok, err := gen.st.Recv(ctx)
+			tok, err := gen.st.Recv(gen.wd.ctx)
 			if isEOF(err) {
 				break
 			}
 			if err != nil {
+				err = gen.wd.explain(err)
 				c.fail(w, engineFailed(gen.m.id, err))
 				if ctx.Err() != nil {
 					c.status = 499
 				}
 				return err
 			}
+			gen.wd.kick()
 			b.WriteString(tok.Text)
 		}
 	}

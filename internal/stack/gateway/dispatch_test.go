@@ -387,3 +387,25 @@ func TestMetricsBoundTenants(t *testing.T) {
 		}
 	}
 }
+
+// TestStalledEngine: an engine that goes silent (hung, SIGSTOPped) is
+// detected by the stall timeout: before the first token the request is
+// retried elsewhere; mid-stream it ends with an SSE error. No hang.
+func TestStalledEngine(t *testing.T) {
+	hung, ok := newFakeLLM("a-hung", 4), newFakeLLM("b-ok", 4)
+	hung.hold = make(chan struct{}) // never released
+	h := newHarness(t, Config{StallTimeout: 50 * time.Millisecond},
+		map[string]Engine{"a-hung": {LLM: hung, Speed: time.Millisecond}, "b-ok": {LLM: ok, Speed: time.Second}})
+	r := h.do("POST", "/v1/chat/completions", chatBody("x", 2, true), map[string]string{"X-Request-Priority": "critical"})
+	if r.status != 200 || r.header.Get("X-Engine-Id") != "b-ok" || r.header.Get("X-Sagebench-Retries") != "1" {
+		t.Fatalf("before first token: %d engine %q retries %q: %s", r.status, r.header.Get("X-Engine-Id"), r.header.Get("X-Sagebench-Retries"), r.body)
+	}
+	if st := stateOf(h, "a-hung"); st != "ejected" {
+		t.Errorf("stalled engine state %q, want ejected", st)
+	}
+	ok.set(func(f *fakeLLM) { f.delay = time.Hour }) // first token, then silence
+	r = h.do("POST", "/v1/chat/completions", chatBody("y", 5, true), nil)
+	if _, events := sseData(t, r.body); r.status != 200 || len(events) != 1 || !strings.Contains(string(r.body), "stall") {
+		t.Fatalf("mid-stream stall: %d %s", r.status, r.body)
+	}
+}

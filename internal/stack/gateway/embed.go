@@ -35,13 +35,8 @@ func (p *pool) assignBatch(ts []*ticket, m *member) {
 }
 
 func (p *pool) runBatch(m *member, b *batch, inputs []string) {
-	ctx, cancel := context.WithTimeout(context.Background(), p.g.cfg.QueueTimeout)
-	defer cancel()
 	start := p.g.now()
-	b.vecs, b.usage, b.err = m.eng.Embedder.Embed(ctx, inputs)
-	if b.err == nil && len(b.vecs) != len(inputs) {
-		b.err = errShortBatch
-	}
+	b.vecs, b.usage, b.err = p.g.embedBounded(context.Background(), m, inputs)
 	close(b.done)
 	p.release(m, b.err, p.g.now().Sub(start))
 }
@@ -142,10 +137,7 @@ func (g *Gateway) embed(ctx context.Context, md meta, model string, inputs []str
 			return batchResult(ctx, a, len(inputs))
 		}
 		start := g.now()
-		vecs, u, err := a.m.eng.Embedder.Embed(ctx, inputs)
-		if err == nil && len(vecs) != len(inputs) {
-			err = errShortBatch
-		}
+		vecs, u, err := g.embedBounded(ctx, a.m, inputs)
 		p.release(a.m, err, g.now().Sub(start))
 		if err == nil {
 			g.met.tokens.WithLabelValues(a.m.id, model, "prompt").Add(float64(u.PromptTokens))
@@ -160,6 +152,18 @@ func (g *Gateway) embed(ctx context.Context, md meta, model string, inputs []str
 		g.met.retries.WithLabelValues("embedding").Inc()
 		p.requeue(t, a.m)
 	}
+}
+
+// embedBounded calls the engine, turning a silence longer than the stall
+// timeout into errStalled.
+func (g *Gateway) embedBounded(ctx context.Context, m *member, inputs []string) ([][]float32, engine.Usage, error) {
+	wd := newWatchdog(ctx, g.cfg.StallTimeout)
+	defer wd.stop()
+	vecs, u, err := m.eng.Embedder.Embed(wd.ctx, inputs)
+	if err == nil && len(vecs) != len(inputs) {
+		err = errShortBatch
+	}
+	return vecs, u, wd.explain(err)
 }
 
 func batchResult(ctx context.Context, a assignment, n int) (*embedResult, *apiError) {

@@ -26,6 +26,7 @@ type Config struct {
 	MaxInputs        int           // largest embedding input list (default 2048)
 	QueueLimit       int           // queued requests per kind (default 10000)
 	QueueTimeout     time.Duration // longest wait for a slot (default 60s)
+	StallTimeout     time.Duration // longest engine silence before a token (default 15s)
 	MaxBatch         int           // hybrid's embedding batch (default 64)
 	EjectAfter       int           // consecutive failures that eject (default 3)
 	HealthInterval   time.Duration // probe period (default 1s)
@@ -72,6 +73,9 @@ func (c Config) withDefaults() Config {
 	def(&c.MaxTenantLabels, 16)
 	if c.QueueTimeout <= 0 {
 		c.QueueTimeout = 60 * time.Second
+	}
+	if c.StallTimeout <= 0 {
+		c.StallTimeout = 15 * time.Second
 	}
 	if c.HealthInterval <= 0 {
 		c.HealthInterval = time.Second

@@ -121,10 +121,13 @@ func (p *pool) release(m *member, err error, speed time.Duration) {
 		m.errs = 0
 		m.served++
 		m.observe(speed)
+	case errors.Is(err, engine.ErrOverloaded): // busy, not broken
+		m.failed++
 	case !isClientGone(err):
 		m.errs++
 		m.failed++
-		if m.state == stateActive && (m.errs >= p.g.cfg.EjectAfter || errors.Is(err, engine.ErrClosed)) {
+		dead := errors.Is(err, engine.ErrClosed) || errors.Is(err, errStalled)
+		if m.state == stateActive && (m.errs >= p.g.cfg.EjectAfter || dead) {
 			p.g.ejectLocked(m, err)
 		}
 	}

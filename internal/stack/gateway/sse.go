@@ -34,11 +34,12 @@ func (g *Gateway) streamChat(w http.ResponseWriter, ctx context.Context, gen *ge
 			return nil
 		}
 		for {
-			tok, err := gen.st.Recv(ctx)
+			tok, err := gen.st.Recv(gen.wd.ctx)
 			if isEOF(err) {
 				break
 			}
 			if err != nil {
+				err = gen.wd.explain(err)
 				if ctx.Err() != nil {
 					c.status = 499
 					return err
@@ -47,6 +48,7 @@ func (g *Gateway) streamChat(w http.ResponseWriter, ctx context.Context, gen *ge
 				send(sseError(engineFailed(gen.m.id, err)))
 				return err
 			}
+			gen.wd.kick()
 			if !send(enc.token(buf[:0], tok.Text, false)) {
 				c.status = 499
 				return nil
