@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 
@@ -45,10 +47,16 @@ func newMetrics(g *Gateway) (*metrics, error) {
 		}, []string{"engine"}),
 		tenants: tenantLabels{max: g.cfg.MaxTenantLabels, seen: map[string]struct{}{}},
 	}
-	cs := []prometheus.Collector{m.requests, m.duration, m.ttft, m.tokens, m.retries, m.ejections,
-		&poolCollector{g: g}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}
+	cs := []prometheus.Collector{m.requests, m.duration, m.ttft, m.tokens, m.retries, m.ejections, &poolCollector{g: g}}
 	for _, c := range cs {
 		if err := g.cfg.Registry.Register(c); err != nil {
+			return nil, fmt.Errorf("registering gateway metrics (one registry per gateway): %w", err)
+		}
+	}
+	// Process-wide collectors: a shared registry may hold them already.
+	for _, c := range []prometheus.Collector{collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+		var dup prometheus.AlreadyRegisteredError
+		if err := g.cfg.Registry.Register(c); err != nil && !errors.As(err, &dup) {
 			return nil, err
 		}
 	}
