@@ -80,17 +80,28 @@ func TestRunOnTinyModule(t *testing.T) {
 	t.Parallel()
 	dir := tinyModule(t)
 	cfg := quickConfig(dir)
-	cfg.Expect = []string{"BenchmarkSum"}
+	cfg.Expect = []string{"BenchmarkSum", "BenchmarkFedAvg"}
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Timing on a shared machine may legitimately be too noisy to decide,
-	// but the evidence itself must be complete.
+	// The missing symbol makes the verdict inconclusive on both sides.
+	// Timing on a shared machine may also be too noisy to decide, but no
+	// other evidence may be missing.
+	if res.Outcome.Verdict != gate.Inconclusive {
+		t.Fatalf("verdict %v with an expected symbol missing", res.Outcome.Verdict)
+	}
+	var missing []string
 	for _, f := range res.Outcome.Findings {
-		if f.Verdict == gate.Inconclusive && f.Rule != "geomean" {
+		switch {
+		case f.Rule == "expect" && f.Subject == "BenchmarkFedAvg" && f.Verdict == gate.Inconclusive:
+			missing = append(missing, f.Detail)
+		case f.Verdict == gate.Inconclusive && f.Rule != "geomean":
 			t.Fatalf("evidence incomplete: %s", f)
 		}
+	}
+	if all := strings.Join(missing, "\n"); !strings.Contains(all, "not in the base test binaries") || !strings.Contains(all, "not in the current test binaries") {
+		t.Fatalf("expect findings: %q", missing)
 	}
 	report, err := os.ReadFile(res.ReportPath)
 	if err != nil {
@@ -141,28 +152,6 @@ func TestRunInputErrors(t *testing.T) {
 			}
 			gitRun(t, dir, "checkout", "-q", "--", ".")
 		})
-	}
-}
-
-func TestExpectedSymbolMissing(t *testing.T) {
-	t.Parallel()
-	dir := tinyModule(t)
-	cfg := quickConfig(dir)
-	cfg.Expect = []string{"BenchmarkFedAvg"}
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Outcome.Verdict != gate.Inconclusive {
-		t.Fatalf("verdict %v", res.Outcome.Verdict)
-	}
-	var lines []string
-	for _, f := range res.Outcome.Findings {
-		lines = append(lines, f.String())
-	}
-	all := strings.Join(lines, "\n")
-	if !strings.Contains(all, "BenchmarkFedAvg: not in the base test binaries") || !strings.Contains(all, "not in the current test binaries") {
-		t.Fatalf("findings:\n%s", all)
 	}
 }
 
