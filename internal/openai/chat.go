@@ -52,13 +52,15 @@ type usage struct {
 
 // chunk is one streamed chat.completion.chunk (only what we read).
 type chunk struct {
-	Choices []struct {
-		Delta struct {
-			Content string `json:"content"`
-		} `json:"delta"`
-	} `json:"choices"`
+	Choices []choiceDelta `json:"choices"`
 	Usage *usage          `json:"usage"`
 	Error json.RawMessage `json:"error"`
+}
+
+type choiceDelta struct {
+	Delta struct {
+		Content string `json:"content"`
+	} `json:"delta"`
 }
 
 // completion is a non-streamed chat.completion.
@@ -171,10 +173,19 @@ func (c *Client) streamEnd(cl *call, res *Result, err error) {
 	c.readErr(cl, res, err)
 }
 
+// decodeChunk decodes a stream chunk: fastChunk, else encoding/json.
+func decodeChunk(data []byte, ch *chunk) error {
+	if fastChunk(data, ch) {
+		return nil
+	}
+	*ch = chunk{}
+	return json.Unmarshal(data, ch)
+}
+
 // applyChunk decodes one data payload; it returns false after a failure.
 func (c *Client) applyChunk(data []byte, req *ChatRequest, res *Result, text *strings.Builder) bool {
 	var ch chunk
-	if err := json.Unmarshal(data, &ch); err != nil {
+	if err := decodeChunk(data, &ch); err != nil {
 		c.fail(res, ClassMalformed, fmt.Errorf("decoding stream chunk %d: %w (data starts %q)", len(res.Tokens), err, sanitize(data[:min(len(data), 64)])))
 		return false
 	}

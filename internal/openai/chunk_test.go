@@ -1,0 +1,80 @@
+package openai
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+var chunkSamples = []string{
+	`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}`,
+	`{"choices":[{"delta":{"role":"assistant","content":""}}]}`,
+	`{"choices":[{"delta":{"content":"a\nb\u00e9\"q\""}}]}`,
+	`{"choices":[{"delta":{"content":null}}],"usage":null}`,
+	`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15,"details":{"x":[1,2.5e3,-0.1,true,false,null]}}}`,
+	`{"error":{"message":"boom","code":500}}`,
+	`{"error":null,"choices":[{"delta":{"content":"x"}},{"delta":{"content":"y"}}]}`,
+	` { "choices" : [ { "delta" : { "content" : "sp" } } ] } `,
+	`{"choices":[{"delta":{"content":"x"}}]} trailing`,
+	`{"choices":{"delta":7}}`,
+	`{"choices":[{"delta":{"content":7}}]}`,
+	`{"usage":{"prompt_tokens":1.5}}`,
+	`{"usage":{"prompt_tokens":01}}`,
+	`{"a":"` + "\x01" + `"}`,
+	`{"a":+1}`,
+	`{"a":tru}`,
+	`{"choi\u0063es":[{"delta":{"content":"esc key"}}]}`,
+	`{"choices":[{"delta":{"content":"a","content":"b"}}],"choices":[{"delta":{"content":"c"}}]}`,
+	`{"usage":{"prompt_tokens":1},"usage":{"completion_tokens":2}}`,
+	`{"usage":{"prompt_tokens":1},"usage":null,"choices":[{"delta":null}]}`,
+	`[]`, `null`, ``, `{`, `{"a"`, `{"a":}`, `{"a":1,}`,
+}
+
+// TestFastChunkAgreesWithEncodingJSON: whenever the fast path accepts a
+// chunk, encoding/json accepts it too and decodes the same values.
+func TestFastChunkAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range chunkSamples {
+		checkFastChunk(t, []byte(s))
+	}
+}
+
+func checkFastChunk(t *testing.T, data []byte) {
+	t.Helper()
+	var fast, slow chunk
+	if !fastChunk(data, &fast) {
+		return
+	}
+	if err := json.Unmarshal(data, &slow); err != nil {
+		t.Fatalf("fast path accepted %q, encoding/json rejects it: %v", data, err)
+	}
+	// The fast path records only choices that have a content member, so
+	// compare the non-empty contents in order.
+	if a, b := contents(fast), contents(slow); !reflect.DeepEqual(a, b) {
+		t.Errorf("%q: fast contents %q, slow %q", data, a, b)
+	}
+	if !reflect.DeepEqual(fast.Usage, slow.Usage) {
+		t.Errorf("%q: fast usage %+v, slow %+v", data, fast.Usage, slow.Usage)
+	}
+	if errFromTarget(fast.Error) != errFromTarget(slow.Error) {
+		t.Errorf("%q: error presence differs", data)
+	}
+}
+
+func FuzzChunk(f *testing.F) {
+	for _, s := range chunkSamples {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFastChunk(t, data)
+	})
+}
+
+func contents(ch chunk) []string {
+	var out []string
+	for _, c := range ch.Choices {
+		if c.Delta.Content != "" {
+			out = append(out, c.Delta.Content)
+		}
+	}
+	return out
+}
