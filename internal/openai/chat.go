@@ -52,9 +52,9 @@ type usage struct {
 
 // chunk is one streamed chat.completion.chunk (only what we read).
 type chunk struct {
-	Choices []choiceDelta `json:"choices"`
-	Usage *usage          `json:"usage"`
-	Error json.RawMessage `json:"error"`
+	Choices []choiceDelta   `json:"choices"`
+	Usage   *usage          `json:"usage"`
+	Error   json.RawMessage `json:"error"`
 }
 
 type choiceDelta struct {
