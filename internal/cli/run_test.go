@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -147,5 +148,76 @@ func checkBench(t *testing.T, path string) {
 	}
 	if err := r.Err(); err != nil || n == 0 {
 		t.Errorf("%s: err %v, %d results", path, err, n)
+	}
+}
+
+// TestRunQ2Embedded is the end-to-end check: Q2 against the in-process
+// reference stack, two policies of 20 requests at 20 req/s.
+func TestRunQ2Embedded(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results")
+	cfg := writeConfig(t, dir, `
+validity:
+  max_lag_p99_ms: 1000
+  min_delivered_ratio: 0.5
+q2:
+  schedule: {process: poisson, rate: 20, count: 20}
+  policies: [fifo, priority]
+`)
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "--quick", "-c", cfg, "--output-dir", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	dirs := runDirs(t, out)
+	if len(dirs) != 1 {
+		t.Fatalf("run dirs %v", dirs)
+	}
+	run := readRun(t, dirs[0])
+	if !run.Complete || !strings.HasPrefix(run.Target, "embedded reference stack at http://127.0.0.1:") {
+		t.Errorf("complete %v, target %q", run.Complete, run.Target)
+	}
+	engines := map[string]bool{}
+	phases := map[string]int{}
+	for _, r := range readRequests(t, dirs[0]) {
+		if !r.OK {
+			t.Errorf("request %s failed: %s %s", r.ID, r.ErrorClass, r.Error)
+		}
+		engines[r.Engine] = true
+		phases[r.Phase]++
+		if r.Type == "llm" && (r.FirstToken == 0 || len(r.TokenNS) == 0 || r.TTFTMs <= 0) {
+			t.Errorf("llm request %s without token timing", r.ID)
+		}
+	}
+	if phases["fifo"] != 20 || phases["priority"] != 20 || len(engines) < 2 {
+		t.Errorf("phases %v, engines %v", phases, engines)
+	}
+	for _, want := range []string{"policy", "fifo", "priority", "goodput", "valid: yes"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	checkBench(t, filepath.Join(dirs[0], "bench.txt"))
+}
+
+// TestRunInterruptedCLI cancels the context mid-run: the records say
+// "complete": false and the exit code is 1.
+func TestRunInterruptedCLI(t *testing.T) {
+	srv := targettest.NewServer(targettest.OK)
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results")
+	cfg := writeConfig(t, dir, "drain: 500ms\nq2:\n  schedule: {process: poisson, rate: 20, count: 200}\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(400*time.Millisecond, cancel)
+	code, _, stderr := runCLI(t, ctx, "run", "-e", "Q2", "-c", cfg, "--target", srv.URL, "--output-dir", out)
+	if code != ExitError || !strings.Contains(stderr, "interrupted") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	dirs := runDirs(t, out)
+	if len(dirs) != 1 {
+		t.Fatalf("run dirs %v", dirs)
+	}
+	if run := readRun(t, dirs[0]); run.Complete || run.Valid {
+		t.Errorf("interrupted run says complete=%v valid=%v", run.Complete, run.Valid)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("target %s is unreachable (GET /v1/models and /health failed: %v); start it or fix --target", e.URL, e.Err)
+	return fmt.Sprintf("target %s is unreachable (%v); start it or fix --target", e.URL, e.Err)
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
@@ -81,15 +82,20 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 func (t *Target) Check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 	defer cancel()
-	var errs []error
+	var msgs []string
+	var last error
 	for _, path := range []string{"/v1/models", "/health"} {
 		err := t.get(ctx, path)
 		if err == nil {
 			return nil
 		}
-		errs = append(errs, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = fmt.Errorf("GET %s: %w", path, ue.Err)
+		}
+		msgs, last = append(msgs, err.Error()), err
 	}
-	return &UnreachableError{URL: t.desc, Err: errors.Join(errs...)}
+	return &UnreachableError{URL: t.desc, Err: fmt.Errorf("%s; %w", strings.Join(msgs[:len(msgs)-1], "; "), last)}
 }
 
 func (t *Target) get(ctx context.Context, path string) error {

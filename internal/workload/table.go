@@ -14,7 +14,7 @@ import (
 // the totals and the validity verdict. markdown selects a Markdown table.
 func writeTable(w io.Writer, run *record.Run, spec Spec, o Outcome, markdown bool) {
 	cols := []string{phaseKey(spec), "type", "count", "errors", "p50 E2E ms", "p99 E2E ms",
-		"p99 TTFT ms", "goodput req/s", "SLO attainment"}
+		"p99 TTFT ms", "goodput req/s", "SLO attainment", "valid"}
 	var rows [][]string
 	for _, g := range configGroups(run.Summary.Groups, o.Phases) {
 		ttft := "-"
@@ -27,12 +27,12 @@ func writeTable(w io.Writer, run *record.Run, spec Spec, o Outcome, markdown boo
 		}
 		rows = append(rows, []string{phase, g.Labels[summary.LabelType], fmt.Sprint(g.Count), fmt.Sprint(g.Errors),
 			fmt.Sprintf("%.1f", g.E2E.P50), fmt.Sprintf("%.1f", g.E2E.P99), ttft,
-			fmt.Sprintf("%.2f", g.Goodput), fmt.Sprintf("%.1f%%", 100*g.SLOAttainment)})
+			fmt.Sprintf("%.2f", g.Goodput), fmt.Sprintf("%.1f%%", 100*g.SLOAttainment), phaseValid(run, phase)})
 	}
 	s := run.Summary
 	rows = append(rows, []string{"all", "all", fmt.Sprint(s.Requests), fmt.Sprint(s.Failed),
 		fmt.Sprintf("%.1f", s.E2E.P50), fmt.Sprintf("%.1f", s.E2E.P99), "-",
-		fmt.Sprintf("%.2f", s.Goodput), fmt.Sprintf("%.1f%%", 100*s.SLOAttainment)})
+		fmt.Sprintf("%.2f", s.Goodput), fmt.Sprintf("%.1f%%", 100*s.SLOAttainment), yesNo(run.Valid)})
 	if markdown {
 		writeMarkdownTable(w, cols, rows)
 	} else {
@@ -51,6 +51,24 @@ func writeTable(w io.Writer, run *record.Run, spec Spec, o Outcome, markdown boo
 	for _, n := range run.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// phaseValid says whether the reasons of an invalid run spare phase: the
+// reasons of one phase among several start with "phase NAME:".
+func phaseValid(run *record.Run, phase string) string {
+	for _, r := range run.InvalidReasons {
+		if !strings.HasPrefix(r, "phase ") || strings.HasPrefix(r, "phase "+phase+":") {
+			return "no"
+		}
+	}
+	return "yes"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 func verdict(run *record.Run) string {

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// closedURL returns a loopback URL nobody listens on.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := writeConfig(t, dir, tinyQ2)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	unknownKey := write("unknown.yaml", "q2:\n  schedule:\n    rat: 3\n")
+	malformed := write("malformed.yaml", "q2: [1,\n")
+	unsetVar := write("unset.yaml", "seed: ${SAGEBENCH_TEST_UNSET_VAR}\n")
+	badPolicy := write("policy.yaml", "q2:\n  policies: [fifo, lottery]\n")
+	fileNotDir := write("file", "x")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no experiment", []string{"run"}, ExitUsage, "no experiment"},
+		{"unknown experiment", []string{"run", "-e", "Q9"}, ExitUsage, `unknown experiment "Q9"`},
+		{"conflicting -e and --all", []string{"run", "-e", "Q2", "--all"}, ExitUsage, "conflict"},
+		{"repeat 0", []string{"run", "-e", "Q2", "--repeat", "0"}, ExitUsage, "repeat 0: must be ≥ 1"},
+		{"parallelism 0", []string{"run", "-e", "Q2", "--parallelism", "0"}, ExitUsage, "parallelism 0"},
+		{"nodes 0", []string{"run", "-e", "Q2", "--nodes", "0"}, ExitUsage, "nodes 0"},
+		{"nodes 2", []string{"run", "-e", "Q2", "--nodes", "2"}, ExitUsage, "needs the NATS engine, not in this build yet"},
+		{"negative seed", []string{"run", "-e", "Q2", "--seed", "-1"}, ExitUsage, "seed -1"},
+		{"seed not a number", []string{"run", "-e", "Q2", "--seed", "x"}, ExitUsage, "invalid argument"},
+		{"ray", []string{"run", "-e", "Q2", "-b", "ray"}, ExitUsage, "backend ray is not available in this build"},
+		{"unknown backend", []string{"run", "-e", "Q2", "-b", "spark"}, ExitUsage, `backend "spark"`},
+		{"not implemented", []string{"run", "-e", "q3"}, ExitUsage, "Q3: not implemented in this build yet"},
+		{"bad rate", []string{"run", "-e", "Q2", "--rate", "-3"}, ExitUsage, "q2.schedule.rate"},
+		{"bad llm ratio", []string{"run", "-e", "Q2", "--llm-ratio", "2"}, ExitUsage, "q2.llm_ratio"},
+		{"bad target", []string{"run", "-e", "Q2", "--target", "ftp://x"}, ExitUsage, `target "ftp://x"`},
+		{"missing config", []string{"run", "-e", "Q2", "-c", filepath.Join(dir, "nope.yaml")}, ExitUsage, "nope.yaml"},
+		{"malformed config", []string{"run", "-e", "Q2", "-c", malformed}, ExitUsage, "malformed.yaml"},
+		{"unknown key", []string{"run", "-e", "Q2", "-c", unknownKey}, ExitUsage, "q2.schedule.rat"},
+		{"unset variable", []string{"run", "-e", "Q2", "-c", unsetVar}, ExitUsage, "SAGEBENCH_TEST_UNSET_VAR is not set"},
+		{"unknown policy", []string{"run", "-e", "Q2", "-c", badPolicy}, ExitUsage, `unknown policy "lottery"`},
+		{"unwritable output dir", []string{"run", "-e", "Q2", "-c", good, "--output-dir", filepath.Join(fileNotDir, "sub")}, ExitUsage, "output dir"},
+		{"unreachable target", []string{"run", "-e", "Q2", "-c", good, "--output-dir", filepath.Join(dir, "out"), "--target", closedURL(t)}, ExitError, "is unreachable"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, context.Background(), c.args...)
+			if code != c.code || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)\nstdout: %s", code, c.code, stderr, c.want, stdout)
+			}
+			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 {
+				t.Errorf("error is %d lines, want one: %q", n+1, stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "q2")); err == nil {
+		t.Error("a run directory was created for an unreachable target")
+	}
+}
+
+func TestRunDryRunWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "never")
+	cfg := writeConfig(t, dir, "seed: 9\nq2:\n  schedule: {rate: 30}\n  llm_ratio: 0.4\n")
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "--quick", "--dry-run",
+		"-c", cfg, "--rate", "25", "--output-dir", out, "--target", closedURL(t))
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("dry run created %s", out)
+	}
+	for _, want := range []string{
+		"scale: quick", "seed: 9", "phase fifo", "100 requests at 25.00 req/s", // flag beats YAML, YAML beats defaults
+		"llm_ratio: 0.4", "rate: 25", "config_hash:", "nothing was written or sent",
+		filepath.Join(out, "q2") + "/<run-id>/",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("plan lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestRunDryRunAllListsCatalog(t *testing.T) {
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "--all", "--dry-run", "--quick")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Q1 PipelineChain (entry e2e_pipeline)", "Q2 ControlMix", "Q8 RecoverySoak (entry recovery)", "not implemented in this build yet"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--all --dry-run lacks %q", want)
+		}
+	}
+}
