@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -16,11 +17,14 @@ import (
 var ErrNoResults = errors.New("no Codec or Aggregate results in the input")
 
 // stats collects repeated measurements of one benchmark.
-type stats struct{ ns, allocs []float64 }
+type stats struct{ ns, cpu, allocs []float64 }
 
 func (s *stats) add(r *benchfmt.Result) {
 	if v, ok := r.Value("sec/op"); ok {
 		s.ns = append(s.ns, v*1e9)
+	}
+	if v, ok := r.Value("cpu-sec/op"); ok { // benchfmt tidies cpu-ns/op
+		s.cpu = append(s.cpu, v*1e9)
 	}
 	if v, ok := r.Value("allocs/op"); ok {
 		s.allocs = append(s.allocs, v)
@@ -42,6 +46,21 @@ func meanSD(xs []float64) (mean, sd float64) {
 		sd = math.Sqrt(sd / float64(len(xs)-1))
 	}
 	return mean, sd
+}
+
+// median of xs (NaN when empty). Ratios in the tables use medians: on a
+// shared machine noise only ever adds time, and a few slow repetitions
+// move the mean far more than the median.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
 }
 
 // results maps a benchmark base name to its key=value sub-name and stats.
@@ -124,7 +143,7 @@ func (t *table) end() int {
 }
 
 func codecTable(w io.Writer, codec map[string]*stats) int {
-	t := table{w: w, header: "| op | dim | json ns/op | zerocopy ns/op | speedup | json allocs | zerocopy allocs | alloc reduction | n |\n" +
+	t := table{w: w, header: "| op | dim | json ns/op (mean ± sd) | zerocopy ns/op (mean ± sd) | speedup (medians) | json allocs | zerocopy allocs | alloc reduction | n |\n" +
 		"|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"}
 	for _, op := range []string{"encode", "decode"} {
 		for _, d := range codecDims {
@@ -142,7 +161,7 @@ func codecTable(w io.Writer, codec map[string]*stats) int {
 				red = fmt.Sprintf("%.0f%%", 100*(ja-za)/ja)
 			}
 			t.row("| %s | %d | %s ± %s | %s ± %s | %.0f× | %.0f | %.0f | %s | %d |\n",
-				op, d, num(jm), num(jsd), num(zm), num(zsd), jm/zm, ja, za, red, min(len(j.ns), len(z.ns)))
+				op, d, num(jm), num(jsd), num(zm), num(zsd), median(j.ns)/median(z.ns), ja, za, red, min(len(j.ns), len(z.ns)))
 		}
 	}
 	return t.end()
@@ -161,43 +180,39 @@ func num(x float64) string {
 	return fmt.Sprintf("%.2f", x)
 }
 
-// aggregateTable compares, per shape, the fastest fixed worker count with
-// the memory floor at the same bytes and workers, and auto with it.
+// aggregateTable compares, per shape, the fixed worker count with the
+// lowest median time against the memory floor at the same bytes and
+// workers (wall time and process CPU time), and auto against it.
 func aggregateTable(w io.Writer, agg, floor map[string]*stats) int {
-	t := table{w: w, header: "| clients | dim | best W | FedAvg ns/op | floor ns/op (same W) | FedAvg ÷ floor | auto ns/op | auto ÷ best | n |\n" +
-		"|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"}
+	t := table{w: w, header: "| clients | dim | best W | FedAvg ns/op (mean ± sd) | floor ns/op (same W) | FedAvg ÷ floor | FedAvg ÷ floor (cpu) | auto ns/op | auto ÷ best | n |\n" +
+		"|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"}
 	for _, c := range aggClients {
 		for _, d := range aggDims {
 			shape := fmt.Sprintf("clients=%d/dim=%d", c, d)
-			type fixed struct {
-				w        int
-				mean, sd float64
-				n        int
-			}
-			var best *fixed
+			bestW, best := 0, (*stats)(nil)
 			for _, wk := range aggWorkers[:len(aggWorkers)-1] {
 				st := agg[fmt.Sprintf("%s/workers=%d", shape, wk)]
-				if st == nil {
-					continue
-				}
-				m, sd := meanSD(st.ns)
-				if best == nil || m < best.mean {
-					best = &fixed{wk, m, sd, len(st.ns)}
+				if st != nil && len(st.ns) > 0 && (best == nil || median(st.ns) < median(best.ns)) {
+					bestW, best = wk, st
 				}
 			}
 			if best == nil {
 				continue
 			}
-			fm, fsd := math.NaN(), math.NaN()
-			if st := floor[fmt.Sprintf("bytes=%d/workers=%d", c*d*4, best.w)]; st != nil {
-				fm, fsd = meanSD(st.ns)
+			fl := floor[fmt.Sprintf("bytes=%d/workers=%d", c*d*4, bestW)]
+			if fl == nil {
+				fl = &stats{}
 			}
-			am, asd := math.NaN(), math.NaN()
-			if st := agg[shape+"/workers=auto"]; st != nil {
-				am, asd = meanSD(st.ns)
+			auto := agg[shape+"/workers=auto"]
+			if auto == nil {
+				auto = &stats{}
 			}
-			t.row("| %d | %d | %d | %s ± %s | %s ± %s | %.2f | %s ± %s | %.3f | %d |\n",
-				c, d, best.w, num(best.mean), num(best.sd), num(fm), num(fsd), best.mean/fm, num(am), num(asd), am/best.mean, best.n)
+			bm, bsd := meanSD(best.ns)
+			fm, fsd := meanSD(fl.ns)
+			am, asd := meanSD(auto.ns)
+			t.row("| %d | %d | %d | %s ± %s | %s ± %s | %.2f | %.2f | %s ± %s | %.3f | %d |\n",
+				c, d, bestW, num(bm), num(bsd), num(fm), num(fsd), median(best.ns)/median(fl.ns),
+				median(best.cpu)/median(fl.cpu), num(am), num(asd), median(auto.ns)/median(best.ns), len(best.ns))
 		}
 	}
 	return t.end()
