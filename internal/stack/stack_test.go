@@ -124,6 +124,22 @@ func TestDefaultStackEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.SetSlowdown(2)
+	// Kill an in-process engine: requests still succeed on the others.
+	if err := s.Kill("llm-0"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		resp, body := post(t, s.URL()+"/v1/chat/completions", `{"messages":[{"role":"user","content":"after kill"}],"max_tokens":2}`)
+		if resp.StatusCode != 200 || resp.Header.Get("X-Engine-Id") == "llm-0" {
+			t.Fatalf("after killing llm-0: %d from %q: %s", resp.StatusCode, resp.Header.Get("X-Engine-Id"), body)
+		}
+	}
+	if err := s.Pause("llm-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Resume("llm-1"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Engine("ghost"); err == nil {
 		t.Error("drill handle for an unknown engine")
 	}
