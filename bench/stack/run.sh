@@ -24,7 +24,8 @@ trap cleanup EXIT
 go build -o "$tmp/sagebench" ./cmd/sagebench
 go build -o "$tmp/stackload" ./bench/stack
 
-# start NAME ARGS...: runs sagebench in the background, prints its URL.
+# start NAME ARGS...: runs sagebench in the background (its pid kept for
+# cleanup; not in a subshell) and sets $url to its listening URL.
 start() {
 	local name=$1
 	shift
@@ -32,7 +33,7 @@ start() {
 	pids+=($!)
 	for _ in $(seq 100); do
 		if grep -q 'listening on' "$tmp/$name.out" 2>/dev/null; then
-			sed -n 's/^sagebench serve: listening on //p' "$tmp/$name.out"
+			url=$(sed -n 's/^sagebench serve: listening on //p' "$tmp/$name.out")
 			return
 		fi
 		sleep 0.1
@@ -42,16 +43,18 @@ start() {
 	exit 1
 }
 
-echo "# $(go version) on $(nproc) cores, $(date -u +%FT%TZ)"
-url=$(start streams serve --listen 127.0.0.1:0 --config bench/stack/streams.yaml)
+echo "# $(go version) on $(nproc) cores, $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 ulimit -n 65536 2>/dev/null || true
+start streams serve --listen 127.0.0.1:0 --config bench/stack/streams.yaml
 "$tmp/stackload" streams -url "$url" -c "$streams" -d "${secs}s" -max-tokens 64
 
-engine=$(start engine serve engine --profile bge-small-cpu --listen 127.0.0.1:0)
+start engine serve engine --profile bge-small-cpu --listen 127.0.0.1:0
+engine=$url
 cat >"$tmp/gateway.yaml" <<YAML
 engines:
   - {id: emb, kind: embedding, url: "$engine", model: BAAI/bge-small-en-v1.5, slots: 256}
 index: {size: 0}
 YAML
-gw=$(start gateway serve --listen 127.0.0.1:0 --config "$tmp/gateway.yaml")
-"$tmp/stackload" overhead -direct "$engine" -gateway "$gw" -rate "$rate" -d "${secs}s"
+start gateway serve --listen 127.0.0.1:0 --config "$tmp/gateway.yaml"
+"$tmp/stackload" overhead -direct "$engine" -gateway "$url" -rate "$rate" -d "${secs}s"
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
