@@ -24,7 +24,15 @@ type Clock interface {
 // granularity. Spin = 0 uses DefaultSpin.
 type PreciseClock struct {
 	Spin time.Duration
+	// ThreadSleep replaces most of the spinning by short sleeps of the OS
+	// thread (nanosleep, ~60 µs wake-up error) where the platform has them;
+	// the runtime hands the thread's P to other goroutines meanwhile.
+	ThreadSleep bool
 }
+
+// threadSleepMargin is how early a thread sleep must end before an
+// intended time; the rest is spun.
+const threadSleepMargin = 150 * time.Microsecond
 
 // DefaultSpin is how long before an intended time PreciseClock stops
 // sleeping and starts spinning.
@@ -53,11 +61,15 @@ func (c PreciseClock) SleepUntil(ctx context.Context, t time.Time) error {
 		case <-timer.C:
 		}
 	}
-	for time.Now().Before(t) {
-		if ctx.Err() != nil {
+	for {
+		left := time.Until(t)
+		if left <= 0 || ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if c.ThreadSleep && left > threadSleepMargin {
+			threadSleep(left - threadSleepMargin)
+			continue
 		}
 		runtime.Gosched()
 	}
-	return ctx.Err()
 }
