@@ -43,7 +43,7 @@ func Expand(src string, lookup LookupEnv) (string, error) {
 func expandOne(expr string, lookup LookupEnv) (string, error) {
 	name, def, hasDef := strings.Cut(expr, ":-")
 	if !validVarName(name) {
-		return "", fmt.Errorf("${%s}: %q is not a variable name (letters, digits, _)", expr, name)
+		return "", fmt.Errorf("${%q}: not a variable name (use letters, digits, _)", name)
 	}
 	if v, ok := lookup(name); ok && (v != "" || !hasDef) {
 		return v, nil
