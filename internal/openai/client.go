@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 )
@@ -35,7 +36,8 @@ type Client struct {
 //   - Sent: a connection was obtained and the request is about to be
 //     written (httptrace GotConn); equals Start when no connection was
 //     obtained. Sent − intended is the schedule lag a record reports.
-//   - Wrote: the request was fully written (httptrace WroteRequest).
+//   - Wrote: the request was fully written (httptrace WroteRequest); zero
+//     if the answer came before the request was fully written.
 //   - FirstByte: the first byte of the response arrived.
 //   - FirstToken: the first non-empty content delta was parsed (streamed
 //     chats only; zero otherwise).
@@ -105,6 +107,43 @@ func newTransport(cfg Config) *http.Transport {
 // Close releases idle connections.
 func (c *Client) Close() { c.http.CloseIdleConnections() }
 
+// stamps collects httptrace times; the callbacks run on the transport's
+// goroutines (WroteRequest may even fire after the response arrived), so
+// they are guarded.
+type stamps struct {
+	mu                     sync.Mutex
+	sent, wroteAt, firstByte time.Time
+}
+
+func (s *stamps) trace() *httptrace.ClientTrace {
+	set := func(p *time.Time) {
+		now := time.Now()
+		s.mu.Lock()
+		*p = now
+		s.mu.Unlock()
+	}
+	return &httptrace.ClientTrace{
+		GotConn:              func(httptrace.GotConnInfo) { set(&s.sent) },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { set(&s.wroteAt) },
+		GotFirstResponseByte: func() { set(&s.firstByte) },
+	}
+}
+
+func (s *stamps) wrote() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.wroteAt.IsZero()
+}
+
+func (s *stamps) copyTo(res *Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.sent.IsZero() {
+		res.Sent = s.sent
+	}
+	res.Wrote, res.FirstByte = s.wroteAt, s.firstByte
+}
+
 // call is one HTTP exchange in flight.
 type call struct {
 	ctx    context.Context
@@ -119,12 +158,9 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	res.Start = time.Now()
 	res.Sent = res.Start
 	cctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errWholeTimeout)
-	trace := &httptrace.ClientTrace{
-		GotConn:              func(httptrace.GotConnInfo) { res.Sent = time.Now() },
-		WroteRequest:         func(httptrace.WroteRequestInfo) { res.Wrote = time.Now() },
-		GotFirstResponseByte: func() { res.FirstByte = time.Now() },
-	}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(cctx, trace), method, c.base+path, bytes.NewReader(body))
+	st := &stamps{}
+	defer st.copyTo(res)
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(cctx, st.trace()), method, c.base+path, bytes.NewReader(body))
 	if err != nil {
 		cancel()
 		c.fail(res, ClassMalformed, fmt.Errorf("building request: %w", err))
@@ -134,7 +170,7 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	resp, err := c.http.Do(req)
 	if err != nil {
 		class := classify(cctx, err, "connect")
-		if res.Wrote.IsZero() && class == ClassTruncated {
+		if !st.wrote() && class == ClassTruncated {
 			class = ClassConnect
 		}
 		cancel()
