@@ -128,3 +128,71 @@ func TestProcessEngineKilledMidLoad(t *testing.T) {
 		t.Errorf("killed engine state %q, want ejected", p0)
 	}
 }
+
+// TestProcessEngineStoppedMidLoad SIGSTOPs a child engine while requests
+// stream: the stall watchdog ends or retries its requests, the health probe
+// ejects it, and after SIGCONT it is re-admitted.
+func TestProcessEngineStoppedMidLoad(t *testing.T) {
+	t.Setenv(childEnv, "1")
+	cfg := stack.Config{
+		Policy: "fifo",
+		Engines: []stack.EngineConfig{
+			{ID: "p0", Kind: "llm", Profile: "llama3.1-8b-h100", Process: true},
+			{ID: "p1", Kind: "llm", Profile: "llama3.1-8b-h100", Process: true},
+		},
+		Limits: stack.Limits{StallTimeout: 500 * time.Millisecond},
+		Health: stack.HealthConfig{Interval: 100 * time.Millisecond},
+	}
+	s := startStack(t, cfg, stack.Options{EngineBinary: os.Args[0]})
+	client := &http.Client{Timeout: 30 * time.Second}
+	const n = 60
+	results := make([]outcome, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i] = streamOutcome(client, s.URL())
+		}(i)
+		time.Sleep(5 * time.Millisecond)
+		if i == n/3 {
+			if err := s.Pause("p0"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	wg.Wait()
+	var ok, explicit int
+	for i, r := range results {
+		switch {
+		case r.lost:
+			t.Errorf("request %d vanished: %s", i, r.detail)
+		case r.explicit:
+			explicit++
+		default:
+			ok++
+		}
+	}
+	t.Logf("SIGSTOP: %d ok, %d explicit errors", ok, explicit)
+	state := func() string {
+		for _, e := range s.Gateway().Engines() {
+			if e.ID == "p0" {
+				return e.State
+			}
+		}
+		return ""
+	}
+	if st := state(); st != "ejected" {
+		t.Errorf("stopped engine state %q, want ejected", st)
+	}
+	if err := s.Resume("p0"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for state() != "active" {
+		if time.Now().After(deadline) {
+			t.Fatalf("p0 not re-admitted after SIGCONT (state %s)", state())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

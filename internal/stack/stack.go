@@ -191,6 +191,7 @@ func (s *Stack) Close(ctx context.Context) error {
 		}
 		s.err = errors.Join(err, s.gw.Close())
 		s.closeEngines()
+		s.opts.Logger.Info("stack stopped", "url", s.url)
 	})
 	return s.err
 }
