@@ -111,7 +111,7 @@ func (c *Client) Close() { c.http.CloseIdleConnections() }
 // goroutines (WroteRequest may even fire after the response arrived), so
 // they are guarded.
 type stamps struct {
-	mu                     sync.Mutex
+	mu                       sync.Mutex
 	sent, wroteAt, firstByte time.Time
 }
 
