@@ -135,8 +135,10 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]workl
 	o.applySharedFlags(cmd.Flags(), &shared)
 	ov := o.overrides(cmd.Flags())
 	var out []workload.Resolved
+	var skipped []string
 	for _, spec := range specs {
 		if !spec.Implemented() && (o.all || o.dryRun) {
+			skipped = append(skipped, spec.ID)
 			continue
 		}
 		r, ignored, err := workload.Resolve(spec, shared, file, ov)
@@ -147,6 +149,9 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]workl
 			fmt.Fprintf(cmd.ErrOrStderr(), "sagebench: --%s does not apply to %s; ignored\n", name, spec.ID)
 		}
 		out = append(out, r)
+	}
+	if o.all && !o.dryRun && len(skipped) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "sagebench: skipping %s: not implemented in this build yet\n", strings.Join(skipped, ", "))
 	}
 	return out, nil
 }

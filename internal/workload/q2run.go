@@ -110,6 +110,7 @@ func (q *q2) Run(ctx context.Context, env *Env) (Outcome, error) {
 		if err != nil {
 			continue
 		}
+		fmt.Fprintf(env.Log, "q2: sub-run %d/%d: policy %s, %d requests over %s\n", pi+1, len(q.cfg.Policies), phase, sched.Len(), sched.Span())
 		out.Phases = append(out.Phases, q.runPhase(ctx, env, phase, pi*sched.Len(), sched, mix))
 		if phase != policy { // the target kept its own policy: one sub-run is all
 			break
