@@ -41,21 +41,21 @@
 // A NATS JetStream engine implements the same interface across machines:
 //
 //   - Deploy creates one work-queue stream per stage (WorkQueuePolicy,
-//     MaxMsgs = the stage's queue capacity with DiscardNew, so a full stage
-//     pushes back on its publishers) plus a results stream, and one durable
-//     pull consumer per stage with AckExplicit, AckWait a margin above the
-//     stage timeout, MaxAckPending = parallelism × workers, and MaxDeliver
-//     bounding retries. Operators are resolved by name on every worker from
-//     that worker's Registry, so an unknown name fails there the same way.
+//     MaxMsgs = the stage's queue capacity, DiscardNew) and a results
+//     stream, and one durable pull consumer per stage (AckExplicit,
+//     MaxAckPending = parallelism × worker processes, MaxDeliver bounding
+//     redeliveries). Every worker resolves operators by name from its own
+//     Registry, so an unknown name fails there the same way.
 //   - Serve (sagebench worker) pulls from the consumers of the stages it
 //     hosts with Parallelism fetchers each and calls the same Operator.
-//   - emit publishes the output to the next stage's subject with the
-//     record ID (plus the emitting stage for fan-out children) as
-//     Nats-Msg-Id, so the stream's duplicate window drops republished
-//     outputs; the worker acks its input only after every publish has been
-//     acknowledged by the server (publish-then-ack). A crash between the two
-//     redelivers the input, which is exactly what LocalOptions.Redeliver
-//     simulates.
+//   - emit publishes the output to the next stage's subject with its
+//     record ID as Nats-Msg-Id (each stage has its own stream, so the ID
+//     alone is the key), so the stream's duplicate window drops a
+//     republished output. A full stream rejects the publish (DiscardNew)
+//     and emit retries with backoff: that is the backpressure. The worker
+//     acks its input only after the server has acknowledged every publish
+//     (publish-then-ack); a crash in between redelivers the input, which is
+//     what LocalOptions.Redeliver simulates.
 //   - While Process runs, the worker sends InProgress on the input message
 //     every AckWait/2, so a long operator (a streamed generation) is not
 //     redelivered while still working; operators need not know. A stage
