@@ -12,7 +12,7 @@ import (
 func embeddedStarter(log io.Writer) target.Starter {
 	var logger *slog.Logger
 	if log != io.Discard {
-		logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
 	return target.EmbeddedStack(logger)
 }

@@ -221,3 +221,23 @@ func TestRunInterruptedCLI(t *testing.T) {
 		t.Errorf("interrupted run says complete=%v valid=%v", run.Complete, run.Valid)
 	}
 }
+
+// TestRunInvalidExit5 makes the driver miss its schedule (one request in
+// flight at a time against a slow target): the run is recorded invalid and
+// the command exits 5.
+func TestRunInvalidExit5(t *testing.T) {
+	srv := targettest.NewServer(targettest.OK)
+	srv.TokenDelay = 40 * time.Millisecond
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results")
+	cfg := writeConfig(t, dir, "q2:\n  schedule: {process: constant, rate: 50, count: 6}\n  llm_ratio: 1\n  max_in_flight: 1\n  policies: [fifo]\n")
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "-c", cfg, "--target", srv.URL, "--output-dir", out)
+	if code != ExitInvalidRun || !strings.Contains(stderr, "invalid run") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+	run := readRun(t, runDirs(t, out)[0])
+	if run.Valid || !run.Complete || !strings.Contains(strings.Join(run.InvalidReasons, ";"), "schedule lag p99") {
+		t.Errorf("valid %v complete %v reasons %v", run.Valid, run.Complete, run.InvalidReasons)
+	}
+}

@@ -44,6 +44,7 @@ type Result struct {
 // interruption; the results of the repetitions done so far are returned.
 func (rn *Runner) Run(ctx context.Context, r Resolved) ([]Result, error) {
 	var out []Result
+	defer func() { writeAggregate(rn.Out, r.Spec, out) }()
 	for rep := range r.Shared.Repeat {
 		res, err := rn.runOnce(ctx, r, rep)
 		if res.Dir != "" {
