@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"container/heap"
 	"math/rand/v2"
 	"slices"
@@ -45,7 +46,7 @@ type cand struct {
 type minHeap []cand
 
 func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return h[i].dist < h[j].dist }
+func (h minHeap) Less(i, j int) bool { return byDist(h[i], h[j]) < 0 }
 func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *minHeap) Push(x any)        { *h = append(*h, x.(cand)) }
 func (h *minHeap) Pop() any {
@@ -57,7 +58,7 @@ func (h *minHeap) Pop() any {
 
 type maxHeap struct{ minHeap }
 
-func (h maxHeap) Less(i, j int) bool { return h.minHeap[i].dist > h.minHeap[j].dist }
+func (h maxHeap) Less(i, j int) bool { return byDist(h.minHeap[i], h.minHeap[j]) > 0 }
 
 func (g *graph) dist(a int32, q []float32) float32 { return 1 - dot(g.vecs[a], q) }
 
@@ -126,7 +127,7 @@ func byDist(a, b cand) int {
 	case a.dist > b.dist:
 		return 1
 	}
-	return int(a.id - b.id)
+	return cmp.Compare(a.id, b.id)
 }
 
 // selectNeighbours is the paper's heuristic (algorithm 4): walking the

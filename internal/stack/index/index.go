@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"container/heap"
 	"errors"
 	"fmt"
 	"math"
@@ -116,9 +117,21 @@ func (ix *Index) Exact(q []float32, k int) ([]Hit, error) {
 	if err != nil || k <= 0 {
 		return nil, err
 	}
-	hits := make([]Hit, len(ix.vecs))
+	k = min(k, len(ix.vecs))
+	best := &maxHeap{} // the k best so far, the worst of them on top (dist = -score)
 	for id := range ix.vecs {
-		hits[id] = ix.hit(id, u)
+		c := cand{id: int32(id), dist: -dot(ix.vecs[id], u)}
+		switch {
+		case best.Len() < k:
+			heap.Push(best, c)
+		case byDist(c, best.minHeap[0]) < 0:
+			best.minHeap[0] = c
+			heap.Fix(best, 0)
+		}
+	}
+	hits := make([]Hit, 0, k)
+	for _, c := range best.minHeap {
+		hits = append(hits, ix.hit(int(c.id), u))
 	}
 	return topK(hits, k), nil
 }

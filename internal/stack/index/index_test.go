@@ -192,3 +192,22 @@ func TestConcurrentSearch(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestExactMatchesFullSort(t *testing.T) {
+	ix := small(t)
+	for _, q := range ix.Queries(20, 3, 5) {
+		u := sim.Vector(q.Text, 64)
+		all := make([]Hit, ix.Len())
+		for id := range all {
+			all[id] = ix.hit(id, u)
+		}
+		want := topK(all, 7)
+		got, err := ix.Exact(u, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("Exact(%q) = %v, want %v", q.Text, got, want)
+		}
+	}
+}
