@@ -15,9 +15,9 @@ const autoMinBytesPerWorker = 8 << 20
 
 // ResolveWorkers returns the number of workers to use for clients updates
 // of dimension dim. A requested count > 0 is explicit and is clamped to
-// [1, clients]; requested <= 0 (Auto) picks 1 for inputs below
-// autoMinBytesPerWorker and otherwise one worker per autoMinBytesPerWorker
-// of input, at most GOMAXPROCS and at most clients. It keeps no state: the
+// [1, clients]; requested <= 0 (Auto) picks one worker per whole
+// autoMinBytesPerWorker of input (so 1 below twice that), at least 1, at
+// most GOMAXPROCS and at most clients. It keeps no state: the
 // same arguments and GOMAXPROCS always give the same answer.
 func ResolveWorkers(clients, dim, requested int) int {
 	clients = max(clients, 1)

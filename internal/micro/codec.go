@@ -25,7 +25,8 @@ var codecOps = []codecOp{
 }
 
 // codecCases is format × op × dim. Every case reports bytes of float32
-// input (dim·4) so MB/s compares formats on the same basis.
+// input (dim·4) so MB/s compares formats on the same basis, and
+// cpu-ns/op (the per-core cost, whatever else the machine is running).
 func codecCases() []Case {
 	var cases []Case
 	for _, op := range codecOps {
@@ -38,7 +39,10 @@ func codecCases() []Case {
 					v := randomFloats(d, uint64(d))
 					b.ReportAllocs()
 					b.SetBytes(int64(d) * 4)
+					cpu := startCPU()
 					body(b, v)
+					b.StopTimer()
+					cpu.report(b)
 				},
 			})
 		}
