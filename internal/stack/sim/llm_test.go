@@ -370,3 +370,14 @@ func TestDefaultMaxTokens(t *testing.T) {
 		t.Error("ID/Model/Profile do not echo the constructor")
 	}
 }
+
+func TestLateLoopRestartsFromNow(t *testing.T) {
+	r := newRig(t, testLLM(), 1)
+	r.gen(words("a", 10), 4)
+	r.clk.Advance(ms(100)) // the step due at 12 ms is handled 88 ms late
+	r.sync()
+	next, ok := r.clk.Next()
+	if want := t0.Add(ms(111)); !ok || !next.Equal(want) {
+		t.Errorf("next step ends at %v, want %v (now + 11 ms, no catch-up burst)", next.Sub(t0), want.Sub(t0))
+	}
+}

@@ -160,8 +160,19 @@ func (e *LLM) onStepEnd() {
 		return
 	}
 	e.finishStep()
-	e.startStep(st.stepEnd) // back to back: the next step starts when this one ended
+	// Back to back: the next step starts when this one ended, so timer
+	// latency does not accumulate; but a loop more than maxLag late (an
+	// overloaded host) restarts from now instead of bursting to catch up.
+	start := st.stepEnd
+	if now := e.clock.Now(); now.Sub(start) > maxLag {
+		start = now
+	}
+	e.startStep(start)
 }
+
+// maxLag is how late the loop may handle a step end and still chain the
+// next step to the modelled end time.
+const maxLag = 5 * time.Millisecond
 
 // startStep plans the next step at time at and arms its timer; with
 // nothing to run the engine goes idle.
