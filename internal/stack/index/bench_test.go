@@ -35,10 +35,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	qs := benchQueries(b, ix, 256)
-	recall, err := ix.Recall(qs[:100], 10)
-	if err != nil {
-		b.Fatal(err)
-	}
+	recall := ix.Recall(qs[:100], 10)
 	b.Run("hnsw", func(b *testing.B) {
 		i := 0
 		for b.Loop() {

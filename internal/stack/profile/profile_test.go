@@ -184,7 +184,7 @@ func TestFieldErrorIsTyped(t *testing.T) {
 	}
 }
 
-func FuzzParse(f *testing.F) {
+func FuzzLoad(f *testing.F) {
 	f.Add(embedded)
 	for _, name := range []string{"unknown_key.yaml", "bad_values.yaml", "duplicate.yaml"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
