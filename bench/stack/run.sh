@@ -48,11 +48,11 @@ ulimit -n 65536 2>/dev/null || true
 start streams serve --listen 127.0.0.1:0 --config bench/stack/streams.yaml
 "$tmp/stackload" streams -url "$url" -c "$streams" -d "${secs}s" -max-tokens 64
 
-start engine serve engine --profile bge-small-cpu --listen 127.0.0.1:0
+start engine serve engine --profile bge-large-gpu --listen 127.0.0.1:0
 engine=$url
 cat >"$tmp/gateway.yaml" <<YAML
 engines:
-  - {id: emb, kind: embedding, url: "$engine", model: BAAI/bge-small-en-v1.5, slots: 256}
+  - {id: emb, kind: embedding, url: "$engine", model: BAAI/bge-large-en-v1.5, slots: 256}
 index: {size: 0}
 YAML
 start gateway serve --listen 127.0.0.1:0 --config "$tmp/gateway.yaml"

@@ -41,7 +41,7 @@ func reportLatency(b *testing.B, d []time.Duration) {
 // the difference is the gateway's overhead per request (HTTP, JSON,
 // admission, queueing, routing).
 func BenchmarkEmbedding(b *testing.B) {
-	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 64}
+	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 64, dim: 384}
 	b.Run("direct", func(b *testing.B) {
 		d := make([]time.Duration, 0, b.N)
 		for b.Loop() {
@@ -119,7 +119,7 @@ func BenchmarkChunkEncode(b *testing.B) {
 // instant engine directly and calling it through the gateway over loopback
 // HTTP, and reports both latency distributions and the added p50/p99.
 func BenchmarkEmbeddingSideBySide(b *testing.B) {
-	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 256}
+	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 256, dim: 384}
 	srv := benchGateway(b, map[string]Engine{"emb": {Embedder: emb}})
 	c := srv.Client()
 	c.Transport.(*http.Transport).MaxIdleConnsPerHost = 256

@@ -84,24 +84,55 @@ func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request, c *call) {
 	if res.retries > 0 {
 		w.Header().Set("X-Sagebench-Retries", "1")
 	}
-	data := make([]embeddingOut, len(res.vecs))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(appendEmbeddings(make([]byte, 0, 64+len(res.vecs)*len(res.vecs[0])*11), res, c.model, req.EncodingFormat == "base64"))
+}
+
+// appendEmbeddings writes the embeddings response without reflection: the
+// vectors dominate its size and encoding/json's cost.
+func appendEmbeddings(b []byte, res *embedResult, model string, b64 bool) []byte {
+	b = append(b, `{"object":"list","data":[`...)
 	for i, v := range res.vecs {
-		data[i] = embeddingOut{Object: "embedding", Index: i, Embedding: encodeVector(v, req.EncodingFormat)}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"object":"embedding","index":`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, `,"embedding":`...)
+		if b64 {
+			b = appendJSONString(b, encodeBase64(v))
+		} else {
+			b = appendFloats(b, v)
+		}
+		b = append(b, '}')
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data, "model": c.model,
-		"usage": map[string]int{"prompt_tokens": res.usage.PromptTokens, "total_tokens": res.usage.PromptTokens}})
+	b = append(b, `],"model":`...)
+	b = appendJSONString(b, model)
+	b = append(b, `,"usage":{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(res.usage.PromptTokens), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(res.usage.PromptTokens), 10)
+	return append(b, "}}\n"...)
 }
 
-type embeddingOut struct {
-	Object    string `json:"object"`
-	Index     int    `json:"index"`
-	Embedding any    `json:"embedding"`
+// appendFloats writes v as a JSON array; non-finite values (which JSON
+// cannot carry) become 0.
+func appendFloats(b []byte, v []float32) []byte {
+	b = append(b, '[')
+	for i, f := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			f = 0
+		}
+		b = strconv.AppendFloat(b, float64(f), 'g', -1, 32)
+	}
+	return append(b, ']')
 }
 
-func encodeVector(v []float32, format string) any {
-	if format != "base64" {
-		return v
-	}
+func encodeBase64(v []float32) string {
 	b := make([]byte, 4*len(v))
 	for i, f := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))

@@ -126,6 +126,7 @@ func itoa(i int) string {
 type fakeEmbedder struct {
 	id, model string
 	slots     int
+	dim       int // > 2: pad vectors to this dimension (benchmarks)
 	mu        sync.Mutex
 	hold      chan struct{}
 	fail      error
@@ -158,6 +159,9 @@ func (f *fakeEmbedder) Embed(ctx context.Context, inputs []string) ([][]float32,
 	out := make([][]float32, len(inputs))
 	for i, s := range inputs {
 		out[i] = []float32{float32(len(s)), float32(i)}
+		for j := 2; j < f.dim; j++ {
+			out[i] = append(out[i], 0.0123456*float32(j%97)-0.3)
+		}
 	}
 	return out, engine.Usage{PromptTokens: len(inputs)}, nil
 }

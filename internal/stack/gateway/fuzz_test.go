@@ -107,3 +107,24 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+func FuzzAppendFloats(f *testing.F) {
+	f.Add(float32(0.1), float32(-3.4e38), float32(1e-45))
+	f.Add(float32(1), float32(0), float32(-0.0000123))
+	f.Fuzz(func(t *testing.T, a, b, c float32) {
+		in := []float32{a, b, c}
+		out := appendFloats(nil, in)
+		var got []float32
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v encoded as invalid JSON %s: %v", in, out, err)
+		}
+		for i, v := range in {
+			if v != v || v > 3.4028235e38 || v < -3.4028235e38 { // NaN, ±Inf become 0
+				v = 0
+			}
+			if got[i] != v {
+				t.Fatalf("%v -> %s -> %v", in, out, got)
+			}
+		}
+	})
+}
