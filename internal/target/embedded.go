@@ -10,20 +10,24 @@ import (
 )
 
 // EmbeddedStack returns the Starter of the in-process reference stack:
-// stack.DefaultConfig (or the YAML at stackConfig) on 127.0.0.1 with a
-// free port, seeded with seed, its admin API open to loopback callers
-// only. logger may be nil.
+// the stack YAML at spec.Path, else spec.YAML, else stack.DefaultConfig, on
+// 127.0.0.1 with a free port, seeded with spec.Seed, its admin API open to
+// loopback callers only. logger may be nil.
 func EmbeddedStack(logger *slog.Logger) Starter {
-	return func(ctx context.Context, stackConfig string, seed int64) (string, func(context.Context) error, error) {
+	return func(ctx context.Context, spec StackSpec) (string, func(context.Context) error, error) {
 		cfg := stack.DefaultConfig()
-		if stackConfig != "" {
-			var err error
-			if cfg, err = stack.LoadConfig(stackConfig); err != nil {
-				return "", nil, err
-			}
+		var err error
+		switch {
+		case spec.Path != "":
+			cfg, err = stack.LoadConfig(spec.Path)
+		case len(spec.YAML) > 0:
+			cfg, err = stack.ParseConfig(spec.YAML)
+		}
+		if err != nil {
+			return "", nil, err
 		}
 		cfg.Listen = "127.0.0.1:0"
-		cfg.Seed = seed
+		cfg.Seed = spec.Seed
 		s, err := stack.Start(ctx, cfg, stack.Options{Logger: logger, Getenv: withoutAdminToken(cfg.Admin.TokenEnv)})
 		if err != nil {
 			return "", nil, fmt.Errorf("embedded stack: %w", err)

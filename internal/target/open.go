@@ -31,8 +31,9 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Options are the process-level inputs of Open.
 type Options struct {
-	Start Starter // starts the embedded stack; nil when the build has none
-	Seed  int64   // seed of the embedded stack's engines
+	Start     Starter // starts the embedded stack; nil when the build has none
+	Seed      int64   // seed of the embedded stack's engines
+	StackYAML []byte  // the workload's default stack (Config.StackConfig wins)
 }
 
 // DefaultAdminTokenEnv is read for the admin token when AdminTokenEnv is empty.
@@ -55,7 +56,7 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 		if start == nil {
 			return nil, errors.New("the embedded reference stack is not in this build; use --target http://host:port")
 		}
-		base, stop, err := start(ctx, cfg.StackConfig, opts.Seed)
+		base, stop, err := start(ctx, StackSpec{Path: cfg.StackConfig, YAML: opts.StackYAML, Seed: opts.Seed})
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded reference stack: %w", err)
 		}

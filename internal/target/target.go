@@ -104,10 +104,16 @@ func BaseURL(raw string) string {
 	return strings.TrimSuffix(s, "/v1")
 }
 
+// StackSpec says which reference stack to start.
+type StackSpec struct {
+	Path string // a `sagebench serve` stack YAML (Config.StackConfig); wins over YAML
+	YAML []byte // the workload's default stack YAML; empty: the stack's defaults
+	Seed int64  // seeds the simulated engines
+}
+
 // Starter starts the embedded reference stack and returns its base URL and
-// how to stop it. stackConfig is Config.StackConfig ("" = defaults); seed
-// seeds the simulated engines.
-type Starter func(ctx context.Context, stackConfig string, seed int64) (baseURL string, stop func(context.Context) error, err error)
+// how to stop it.
+type Starter func(ctx context.Context, spec StackSpec) (baseURL string, stop func(context.Context) error, err error)
 
 // Target is an opened system under test.
 type Target struct {

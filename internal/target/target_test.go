@@ -89,7 +89,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("unset key env: %v", err)
 	}
 	stopped := false
-	start := func(context.Context, string, int64) (string, func(context.Context) error, error) {
+	start := func(context.Context, StackSpec) (string, func(context.Context) error, error) {
 		return dead, func(context.Context) error { stopped = true; return nil }, nil
 	}
 	if _, err := Open(ctx, Config{}, Options{Start: start}); err == nil || !stopped {
@@ -117,5 +117,21 @@ func TestEmbeddedStack(t *testing.T) {
 	}
 	if err := tg.SetPolicy(ctx, "lottery"); err == nil || errors.Is(err, ErrPolicyUnsupported) {
 		t.Errorf("unknown policy: %v", err)
+	}
+}
+
+func TestEmbeddedStackFromWorkloadYAML(t *testing.T) {
+	ctx := context.Background()
+	yaml := []byte("policy: priority\nindex: {size: 50}\n")
+	tg, err := Open(ctx, Config{}, Options{Start: EmbeddedStack(nil), StackYAML: yaml})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close(ctx)
+	if p, err := tg.Policy(ctx); err != nil || p != "priority" {
+		t.Errorf("policy %q, %v: the workload's stack YAML was not used", p, err)
+	}
+	if _, err := Open(ctx, Config{}, Options{Start: EmbeddedStack(nil), StackYAML: []byte("polcy: x\n")}); err == nil {
+		t.Error("a bad stack YAML was accepted")
 	}
 }

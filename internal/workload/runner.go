@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,7 +77,11 @@ func NewRunID(spec Spec, backend string, rep int) string {
 
 // runOnce does repetition rep: target up, traffic, records, target down.
 func (rn *Runner) runOnce(ctx context.Context, r Resolved, rep int) (Result, error) {
-	t, err := target.Open(ctx, r.Shared.Target, target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep)})
+	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep)}
+	if sd, ok := r.Workload.(StackDefaults); ok {
+		opts.StackYAML = sd.StackYAML()
+	}
+	t, err := target.Open(ctx, r.Shared.Target, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -124,15 +129,13 @@ func (rn *Runner) drive(ctx context.Context, r Resolved, t *target.Target, run *
 	}
 	col := summary.NewCollector()
 	var sent atomic.Int64
-	var writeErr atomic.Value
+	var writeErr firstError
 	env := &Env{Target: t, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(),
 		Sent: func() { sent.Add(1) },
 		Record: func(req record.Request) {
 			col.Add(req)
-			if err := w.Write(req); err != nil {
-				writeErr.CompareAndSwap(nil, err)
-			}
+			writeErr.set(w.Write(req))
 		}}
 	stop := rn.progress(run.StartedAt, &sent, col)
 	outcome, err := r.Workload.Run(ctx, env)
@@ -140,7 +143,7 @@ func (rn *Runner) drive(ctx context.Context, r Resolved, t *target.Target, run *
 	if cerr := w.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	if werr, _ := writeErr.Load().(error); err == nil && werr != nil {
+	if werr := writeErr.get(); err == nil && werr != nil {
 		err = werr
 	}
 	return outcome, col, err
@@ -162,4 +165,27 @@ func (rn *Runner) finish(run *record.Run, r Resolved, o Outcome, col *summary.Co
 	}
 	run.InvalidReasons = append([]string{}, reasons...)
 	run.Valid = len(reasons) == 0
+}
+
+// firstError keeps the first non-nil error set, for concurrent writers.
+type firstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (f *firstError) set(err error) {
+	if err == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+func (f *firstError) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }

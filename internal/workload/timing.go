@@ -51,7 +51,7 @@ func fillTiming(r *record.Request, env *Env, intended time.Time, res *openai.Res
 		r.ErrorClass = res.ErrClass
 		r.Error = res.Err.Error()
 		if len(r.Error) > maxErrorText {
-			r.Error = r.Error[:maxErrorText] + "…"
+			r.Error = strings.ToValidUTF8(r.Error[:maxErrorText], "") + "…"
 		}
 	}
 }

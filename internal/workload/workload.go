@@ -28,6 +28,14 @@ type Workload interface {
 	Run(ctx context.Context, env *Env) (Outcome, error)
 }
 
+// StackDefaults is implemented by a workload that needs a particular
+// reference stack when the target is embedded (a heterogeneous pool for
+// Q5, say). StackYAML returns `sagebench serve` stack YAML for the
+// workload's configuration; target.stack_config, when set, wins.
+type StackDefaults interface {
+	StackYAML() []byte
+}
+
 // Config is a workload's configuration.
 type Config interface {
 	// Validate reports the first problem, naming the key (qN.key) and the fix.
