@@ -11,6 +11,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/sagebench/sagebench/internal/stack/engine"
+	"github.com/sagebench/sagebench/internal/stack/index"
 	"github.com/sagebench/sagebench/internal/stack/sched"
 )
 
@@ -46,9 +47,11 @@ type EngineConfig struct {
 
 // IndexConfig is the vector index behind /v1/retrieve. Size 0 disables it.
 type IndexConfig struct {
-	Size     int    `yaml:"size"`     // documents in the synthetic corpus
-	Seed     int64  `yaml:"seed"`     // corpus seed (default: the stack's seed)
-	Embedder string `yaml:"embedder"` // engine id whose model and dimension the index uses (default: first embedding engine)
+	Size     int    `yaml:"size"`      // documents in the synthetic corpus
+	Seed     int64  `yaml:"seed"`      // corpus seed (default: the stack's seed)
+	Embedder string `yaml:"embedder"`  // engine id whose model and dimension the index uses (default: first embedding engine)
+	M        int    `yaml:"m"`         // HNSW neighbours per node (default 16)
+	EfSearch int    `yaml:"ef_search"` // HNSW candidate list size (default 100)
 }
 
 // Limits bound what one request may ask and how long things may take.
@@ -227,8 +230,11 @@ func (c Config) validateLimits() []error {
 
 func (c Config) validateRest() []error {
 	var errs []error
-	if c.Index.Size < 0 || c.Index.Size > 10_000_000 {
-		errs = append(errs, fmt.Errorf("index.size: %d must be in [0, 10000000]", c.Index.Size))
+	if c.Index.Size < 0 || c.Index.Size > index.MaxSize {
+		errs = append(errs, fmt.Errorf("index.size: %d must be in [0, %d]", c.Index.Size, index.MaxSize))
+	}
+	if c.Index.M < 0 || c.Index.EfSearch < 0 {
+		errs = append(errs, errors.New("index: m and ef_search must be ≥ 0 (0 = default)"))
 	}
 	if c.Index.Embedder != "" {
 		if e, ok := c.engine(c.Index.Embedder); !ok || e.Kind != string(engine.KindEmbedding) {

@@ -50,9 +50,9 @@ func (s *Stack) buildIndex(ctx context.Context) (gateway.Retriever, error) {
 	if seed == 0 {
 		seed = s.cfg.Seed
 	}
-	icfg := index.Config{Size: s.cfg.Index.Size, Dim: dim, Seed: seed}.WithDefaults()
+	icfg := index.Config{Size: s.cfg.Index.Size, Dim: dim, Seed: seed, M: s.cfg.Index.M, EfSearch: s.cfg.Index.EfSearch}.WithDefaults()
 	if err := icfg.Validate(); err != nil {
-		return nil, err
+		return nil, &ConfigError{Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
