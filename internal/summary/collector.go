@@ -19,7 +19,8 @@ const (
 )
 
 // groupSets lists the label combinations summarised for every request that
-// is not a stage: one group per distinct value (or pair of values).
+// is not a stage: one group per distinct value (or pair of values). Keys
+// within a set are in sorted order (groupOf builds labelKey from them).
 var groupSets = [][]string{
 	{LabelPhase, LabelType},
 	{LabelType},
@@ -95,19 +96,10 @@ func (c *Collector) Add(r record.Request) {
 		return
 	}
 	c.all.add(&r)
-	vals := map[string]string{LabelType: r.Type, LabelTenant: r.Tenant,
-		LabelPriority: r.Priority, LabelPhase: r.Phase}
+	vals := map[string]string{LabelType: r.Type, LabelTenant: r.Tenant, LabelPriority: r.Priority, LabelPhase: r.Phase}
 	for _, set := range groupSets {
-		labels := map[string]string{}
-		for _, k := range set {
-			if vals[k] == "" {
-				labels = nil
-				break
-			}
-			labels[k] = vals[k]
-		}
-		if labels != nil {
-			c.group(labels).add(&r)
+		if g := c.groupOf(set, vals); g != nil {
+			g.add(&r)
 		}
 	}
 	if r.SentNS > 0 {
@@ -117,6 +109,26 @@ func (c *Collector) Add(r record.Request) {
 		p.lastSent = max(p.lastSent, r.SentNS)
 		p.lag.add(r.LagMs)
 	}
+}
+
+// groupOf returns the group of set's labels with values vals (indexed by
+// label name), creating it; nil when a value is empty.
+func (c *Collector) groupOf(set []string, vals map[string]string) *acc {
+	var b strings.Builder
+	for _, k := range set {
+		if vals[k] == "" {
+			return nil
+		}
+		b.WriteString(k + "=" + vals[k] + ";")
+	}
+	if g := c.groups[b.String()]; g != nil {
+		return g
+	}
+	labels := map[string]string{}
+	for _, k := range set {
+		labels[k] = vals[k]
+	}
+	return c.group(labels)
 }
 
 func (c *Collector) group(labels map[string]string) *acc {
