@@ -6,7 +6,7 @@
 // contiguous tiles; workers of a Pool (the caller plus long-lived
 // goroutines) claim tiles one at a time; for its tile a worker accumulates
 // eight clients at a time — in float32, with AVX2+FMA on amd64 — into its
-// pooled float64 partial buffer (L2-resident), and rounds the buffer straight into the
+// pooled float64 partial buffer (L1-resident), and rounds the buffer straight into the
 // caller's dst (no merge pass; every coordinate is computed the same way
 // whichever worker takes it, so the result is bit-identical for every
 // worker count). Non-finite inputs are detected from the accumulator, not
