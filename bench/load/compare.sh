@@ -30,16 +30,18 @@ for _ in $(seq 50); do [ -s "$TMP/addr" ] && break; sleep 0.1; done
 URL="http://$(cat "$TMP/addr")/"
 echo "# no-op server at $URL; $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-ours() { "$TMP/loadbench" drive -url "$URL" -rate "$1" -duration "${2}s" | tee -a "$TMP/all.jsonl"; }
+ours() { "$TMP/loadbench" drive -url "$URL" -rate "$1" -duration "${2}s" "${@:3}" | tee -a "$TMP/all.jsonl"; }
 theirs() {
   [ -z "$VEGETA" ] && return 0
   echo "GET $URL" | "$VEGETA" attack -rate "$1" -duration "${2}s" -keepalive=true > "$TMP/v.bin"
   "$VEGETA" encode --to json < "$TMP/v.bin" | "$TMP/loadbench" vegeta-lag -rate "$1" -duration "${2}s" | tee -a "$TMP/all.jsonl"
 }
 
-echo "## 5000 req/s for 10 s" >&2
+echo "## 5000 req/s for 10 s (plus the driver's variants: goroutine per request, busy-wait pacer)" >&2
 ours 5000 10
 theirs 5000 10
+ours 5000 10 -spawn
+ours 5000 10 -busy
 
 echo "## sweep, ${STEP}s per step" >&2
 for r in $RATES; do

@@ -23,7 +23,7 @@ func drive(args []string) error {
 	rate := fs.Float64("rate", 1000, "requests per second")
 	dur := fs.Duration("duration", 10*time.Second, "schedule length")
 	spawn := fs.Bool("spawn", false, "one goroutine per request instead of the worker pool")
-	tsleep := fs.Bool("thread-sleep", false, "pacer sleeps the OS thread instead of spinning (PreciseClock.ThreadSleep)")
+	busy := fs.Bool("busy", false, "pacer busy-waits the last 2 ms instead of sleeping the OS thread (PreciseClock.Busy)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,14 +48,14 @@ func drive(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *dur+30*time.Second)
 	defer cancel()
-	d := &load.Driver{Spawn: *spawn, Drain: 5 * time.Second, Clock: load.PreciseClock{ThreadSleep: *tsleep}}
+	d := &load.Driver{Spawn: *spawn, Drain: 5 * time.Second, Clock: load.PreciseClock{Busy: *busy}}
 	rep := d.Run(ctx, s, hit)
 	tool := "sagebench"
 	if *spawn {
 		tool += "-spawn"
 	}
-	if *tsleep {
-		tool += "-tsleep"
+	if *busy {
+		tool += "-busy"
 	}
 	sends := make([]time.Duration, 0, len(rep.Lags)) // actual dispatch offsets
 	lags := make([]time.Duration, 0, len(rep.Lags))

@@ -19,20 +19,26 @@ type Clock interface {
 }
 
 // PreciseClock is the real clock. SleepUntil sleeps with the runtime timer
-// until Spin before t, then yields in a loop (runtime.Gosched) until t, so
-// that the wake-up error is a few microseconds rather than the timer's
-// granularity. Spin = 0 uses DefaultSpin.
+// until Spin before t (the runtime timer overshoots by about a millisecond),
+// then in short OS-thread sleeps until just before t, then yields in a loop
+// (runtime.Gosched) until t, so that the wake-up error is microseconds
+// rather than the timer's granularity. Spin = 0 uses DefaultSpin.
 type PreciseClock struct {
 	Spin time.Duration
-	// ThreadSleep replaces most of the spinning by short sleeps of the OS
-	// thread (nanosleep, ~60 µs wake-up error) where the platform has them;
-	// the runtime hands the thread's P to other goroutines meanwhile.
-	ThreadSleep bool
+	// Busy makes the last Spin a pure busy wait (runtime.Gosched in a
+	// loop). By default most of it is spent in short sleeps of the OS
+	// thread (nanosleep, ~60 µs wake-up error, at most threadSleepChunk at
+	// a time so that the goroutines sharing the thread's P are not held
+	// up), which leaves the CPU to the target on a small machine.
+	Busy bool
 }
 
 // threadSleepMargin is how early a thread sleep must end before an
-// intended time; the rest is spun.
-const threadSleepMargin = 150 * time.Microsecond
+// intended time; the rest is spun. threadSleepChunk bounds one sleep.
+const (
+	threadSleepMargin = 120 * time.Microsecond
+	threadSleepChunk  = 250 * time.Microsecond
+)
 
 // DefaultSpin is how long before an intended time PreciseClock stops
 // sleeping and starts spinning.
@@ -66,9 +72,8 @@ func (c PreciseClock) SleepUntil(ctx context.Context, t time.Time) error {
 		if left <= 0 || ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if c.ThreadSleep && left > threadSleepMargin {
-			threadSleep(left - threadSleepMargin)
-			continue
+		if !c.Busy && left > threadSleepMargin {
+			threadSleep(min(left-threadSleepMargin, threadSleepChunk))
 		}
 		runtime.Gosched()
 	}

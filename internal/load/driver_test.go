@@ -215,7 +215,7 @@ func TestPreciseClockCancel(t *testing.T) {
 	if err := (PreciseClock{}).SleepUntil(ctx, time.Now().Add(time.Hour)); err == nil {
 		t.Fatal("SleepUntil ignored a cancelled context")
 	}
-	for _, c := range []PreciseClock{{}, {ThreadSleep: true}} {
+	for _, c := range []PreciseClock{{}, {Busy: true}} {
 		target := time.Now().Add(3 * time.Millisecond)
 		if err := c.SleepUntil(context.Background(), target); err != nil || time.Now().Before(target) {
 			t.Fatalf("%+v: SleepUntil returned early or with %v", c, err)
