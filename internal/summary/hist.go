@@ -43,7 +43,8 @@ func (d *dist) quantile(q float64) float64 {
 	if d.count() == 0 {
 		return 0
 	}
-	return float64(d.h.ValueAtQuantile(q)) / 1000
+	// HDR reports a bucket's highest equivalent value; never above the exact max.
+	return min(float64(d.h.ValueAtQuantile(q))/1000, d.max)
 }
 
 // latency summarises d in milliseconds.
