@@ -204,3 +204,33 @@ func TestQ2Interrupted(t *testing.T) {
 		t.Errorf("policies after interrupt: %v (the second sub-run must not start)", got)
 	}
 }
+
+// TestQ2SameSeedSameRequests runs Q2 twice with one seed and compares what
+// was sent: the same requests (type, tenant, priority) in the same order,
+// with the same headers.
+func TestQ2SameSeedSameRequests(t *testing.T) {
+	shape := func() []string {
+		srv := targettest.NewServer(targettest.OK)
+		defer srv.Close()
+		r := tinyResolved(t, srv.URL, t.TempDir(), 12, "fifo")
+		res, err := (&Runner{Out: &strings.Builder{}}).Run(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := readRequests(t, res[0].Dir)
+		out := make([]string, len(reqs))
+		for _, q := range reqs {
+			out[q.Seq] = q.Type + "/" + q.Tenant + "/" + q.Priority
+		}
+		for _, h := range srv.Headers() {
+			if h.Get("X-Tenant-Id") == "" || h.Get("X-Request-Priority") == "" || h.Get("X-Request-Type") == "" || h.Get("X-SLO-Deadline-Ms") == "" {
+				t.Errorf("request without the sagebench headers: %v", h)
+			}
+		}
+		return out
+	}
+	a, b := shape(), shape()
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("same seed, different requests:\n%v\n%v", a, b)
+	}
+}
