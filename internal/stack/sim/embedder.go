@@ -37,7 +37,7 @@ var _ engine.Embedder = (*Embedder)(nil)
 // embedJob is one Embed call; its inputs may span several batches.
 type embedJob struct {
 	tokens    []int     // per input
-	arrived   time.Time // when its first input was queued
+	arrived   time.Time // when Embed was called (taken by the caller)
 	next      int       // first input not yet put in a batch
 	remaining int       // inputs not yet embedded
 	cancelled bool
@@ -53,6 +53,7 @@ type batchPart struct {
 type embedState struct {
 	queue   []*embedJob
 	head    int
+	pending int // inputs in queue not yet in a batch
 	batch   []batchPart
 	timer   Timer
 	timerAt time.Time
@@ -203,7 +204,7 @@ func (e *Embedder) submit(ctx context.Context, inputs []string) (*embedJob, engi
 	if e.closed.Load() {
 		return nil, engine.Usage{}, engine.ErrClosed
 	}
-	job := &embedJob{tokens: make([]int, len(inputs)), remaining: len(inputs), done: make(chan struct{})}
+	job := &embedJob{tokens: make([]int, len(inputs)), remaining: len(inputs), done: make(chan struct{}), arrived: e.clock.Now()}
 	var usage engine.Usage
 	for i, in := range inputs {
 		job.tokens[i] = max(CountTokens(in), 1)

@@ -73,9 +73,13 @@ func (e *Embedder) enqueue(j *embedJob) {
 		e.failJob(j)
 		return
 	}
-	j.arrived = e.clock.Now()
 	e.st.queue = append(e.st.queue, j)
-	e.schedule(j.arrived)
+	e.st.pending += len(j.tokens)
+	now := e.clock.Now()
+	if now.Sub(j.arrived) > maxLag { // the loop is far behind: time from now
+		j.arrived = now
+	}
+	e.schedule(now)
 }
 
 // cancel drops the inputs of j not yet in a batch.
@@ -85,6 +89,7 @@ func (e *Embedder) cancel(j *embedJob) {
 	}
 	j.cancelled = true
 	e.queued.Add(-int64(len(j.tokens) - j.next))
+	e.st.pending -= len(j.tokens) - j.next
 	j.next = len(j.tokens)
 }
 
@@ -133,7 +138,7 @@ func (e *Embedder) schedule(now time.Time) {
 		return
 	}
 	deadline := head.arrived.Add(e.p.MaxWait)
-	if e.queued.Load() >= int64(e.p.MaxBatch) || !deadline.After(now) {
+	if e.st.pending >= e.p.MaxBatch || !deadline.After(now) {
 		e.startBatch(now)
 		return
 	}
@@ -177,6 +182,7 @@ func (e *Embedder) startBatch(at time.Time) {
 		st.batch = append(st.batch, batchPart{job: j, n: n})
 	}
 	e.queued.Add(-int64(inputs))
+	e.st.pending -= inputs
 	e.running.Store(int64(inputs))
 	d := float64(e.p.BatchTime(tokens)) * jitterFactor(e.p.Jitter, st.rng.Float64()) * st.slow
 	st.busy = true

@@ -128,7 +128,7 @@ func (e *LLM) newRequest(req engine.ChatRequest) *request {
 		maxTokens = e.p.DefaultMaxTokens
 	}
 	prompt := max(CountTokens(req.Prompt), 1)
-	r := &request{prompt: prompt, maxTokens: maxTokens, kv: e.p.KVTokens(prompt, maxTokens)}
+	r := &request{prompt: prompt, maxTokens: maxTokens, kv: e.p.KVTokens(prompt, maxTokens), arrived: e.clock.Now()}
 	if e.p.PrefixCache {
 		r.blocks = blockHashes(req.Prompt, e.p.KVBlockTokens)
 	}

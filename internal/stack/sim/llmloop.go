@@ -16,6 +16,7 @@ type request struct {
 	maxTokens int      // output tokens to produce
 	kv        int      // KV tokens reserved while admitted
 	blocks    []uint64 // chained hashes of full prompt blocks (prefix cache)
+	arrived   time.Time
 
 	admitted    bool
 	finished    bool // completed, cancelled or failed: holds no slot or KV
@@ -36,6 +37,7 @@ type llmState struct {
 	timer      Timer
 	stepping   bool
 	stepEnd    time.Time
+	idleSince  time.Time // when the last step ended with nothing left to run
 	paused     bool
 	pendingEnd bool // the step ended while paused
 	slow       float64
@@ -101,9 +103,16 @@ func (e *LLM) enqueue(r *request) {
 		e.fail(r, engine.ErrClosed)
 		return
 	}
-	e.st.waiting = append(e.st.waiting, r)
-	if !e.st.stepping && !e.st.paused {
-		e.startStep(e.clock.Now())
+	st := &e.st
+	st.waiting = append(st.waiting, r)
+	if !st.stepping && !st.paused {
+		// An idle engine starts at the request's arrival (taken by the
+		// caller), so the hop to this loop does not count as engine time.
+		start := r.arrived
+		if st.idleSince.After(start) {
+			start = st.idleSince
+		}
+		e.startStep(e.notTooLate(start))
 	}
 }
 
@@ -163,11 +172,15 @@ func (e *LLM) onStepEnd() {
 	// Back to back: the next step starts when this one ended, so timer
 	// latency does not accumulate; but a loop more than maxLag late (an
 	// overloaded host) restarts from now instead of bursting to catch up.
-	start := st.stepEnd
+	e.startStep(e.notTooLate(st.stepEnd))
+}
+
+// notTooLate returns start, or now when start is more than maxLag ago.
+func (e *LLM) notTooLate(start time.Time) time.Time {
 	if now := e.clock.Now(); now.Sub(start) > maxLag {
-		start = now
+		return now
 	}
-	e.startStep(start)
+	return start
 }
 
 // maxLag is how late the loop may handle a step end and still chain the
@@ -181,6 +194,9 @@ func (e *LLM) startStep(at time.Time) {
 	seqs, prefill := e.plan()
 	e.publish()
 	if seqs == 0 {
+		if st.stepping {
+			st.idleSince = at
+		}
 		st.stepping = false
 		return
 	}
