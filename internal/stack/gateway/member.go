@@ -68,12 +68,19 @@ func (m *member) load() engine.Load {
 	return m.eng.Embedder.Load()
 }
 
-// slots is the engine's concurrency; unknown counts as 64.
+// slots is how many requests the gateway keeps in flight on the engine:
+// its Load().Slots (unknown counts as 64). An embedder gets twice its batch
+// size, so the next batch fills while one runs instead of the engine idling
+// between batches.
 func (m *member) slots() int {
-	if s := m.load().Slots; s > 0 {
-		return s
+	s := m.load().Slots
+	if s <= 0 {
+		s = 64
 	}
-	return 64
+	if m.kind == engine.KindEmbedding {
+		s *= 2
+	}
+	return s
 }
 
 func (m *member) free() bool { return m.state == stateActive && m.running < m.slots() }
