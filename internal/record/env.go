@@ -26,6 +26,7 @@ func CollectEnvironment() Environment {
 		env.CPUModel = cpuModel(f)
 		f.Close()
 	}
+	env.LoadAvg1 = LoadAverage()
 	if f, err := os.Open("/proc/meminfo"); err == nil {
 		env.MemoryMiB = memTotalMiB(f)
 		f.Close()
@@ -88,4 +89,19 @@ func memTotalMiB(r io.Reader) int64 {
 		}
 	}
 	return 0
+}
+
+// LoadAverage returns the 1-minute load average of /proc/loadavg (0 when
+// it cannot be read).
+func LoadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }

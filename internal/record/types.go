@@ -40,6 +40,9 @@ type Environment struct {
 	Version    string `json:"sagebench_version"`
 	Commit     string `json:"sagebench_commit"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
+	// LoadAvg1 is the 1-minute load average when the run started (0 when
+	// unknown): above Cores, other processes competed with the driver.
+	LoadAvg1 float64 `json:"loadavg_1m,omitempty"`
 }
 
 // Summary holds the metrics of one run (one repetition).

@@ -95,6 +95,7 @@ func (rn *Runner) runOnce(ctx context.Context, r Resolved, rep int) (Result, err
 		Backend: r.Shared.Backend, Repetition: rep, Seed: r.Shared.Seed + int64(rep),
 		RunConfig: r.RunConfig, ConfigHash: r.ConfigHash, Target: t.Description(),
 		Environment: rn.Env, StartedAt: time.Now(), InvalidReasons: []string{}}
+	run.Environment.LoadAvg1 = record.LoadAverage()
 	// A run.json that says "complete": false exists from the start, so a
 	// crash never leaves a directory that looks finished.
 	if err := record.WriteJSONAtomic(filepath.Join(dir, "run.json"), run); err != nil {

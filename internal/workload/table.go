@@ -49,6 +49,10 @@ func writeTable(w io.Writer, run *record.Run, spec Spec, o Outcome, markdown boo
 	fmt.Fprintf(w, "schedule: target %.2f req/s, delivered %.2f req/s, lag p99 %.2f ms\n",
 		s.TargetRate, s.DeliveredRate, s.ScheduleLag.P99)
 	fmt.Fprintln(w, verdict(run))
+	if e := run.Environment; !run.Valid && e.Cores > 0 && e.LoadAvg1 > float64(e.Cores) {
+		fmt.Fprintf(w, "hint: the load average was %.1f on %d cores when the run started; other processes may have delayed the driver\n",
+			e.LoadAvg1, e.Cores)
+	}
 	for _, n := range run.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
