@@ -52,4 +52,4 @@ END {
 		for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] + 0 < v[a] + 0) { t = v[a]; v[a] = v[b]; v[b] = t }
 		printf "%-62s %14s  (n=%d)\n", key, v[int((m + 1) / 2)], m
 	}
-}' "$out/sim.txt" | grep -v ' ns/op ' | tee "$out/summary.txt"
+}' "$out/sim.txt" | grep -v -E '^Benchmark(Fidelity|Throughput|StreamMemory|EmbedderBatching|Build)[^ ]* +ns/op' | tee "$out/summary.txt"

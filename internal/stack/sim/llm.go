@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/profile"
@@ -207,11 +208,18 @@ type LLMStats struct {
 	TokensOut     int64 // generated tokens
 	PrefillTokens int64 // prompt tokens computed
 	CachedTokens  int64 // prompt tokens served by the prefix cache
+	// Busy is the modelled duration of all steps run (jitter and slowdown
+	// included): Busy over wall time is the engine's utilisation.
+	Busy time.Duration
+	// Late counts steps started late because the loop itself fell more
+	// than 5 ms behind model time (an overloaded host).
+	Late int64
 }
 
 type llmCounters struct {
 	steps, admitted, rejected, cancelled, completed atomic.Int64
 	tokensOut, prefillTokens, cachedTokens          atomic.Int64
+	busy, late                                      atomic.Int64
 }
 
 // Stats returns the engine's cumulative counters.
@@ -221,5 +229,6 @@ func (e *LLM) Stats() LLMStats {
 		Steps: c.steps.Load(), Admitted: c.admitted.Load(), Rejected: c.rejected.Load(),
 		Cancelled: c.cancelled.Load(), Completed: c.completed.Load(), TokensOut: c.tokensOut.Load(),
 		PrefillTokens: c.prefillTokens.Load(), CachedTokens: c.cachedTokens.Load(),
+		Busy: time.Duration(c.busy.Load()), Late: c.late.Load(),
 	}
 }

@@ -178,6 +178,7 @@ func (e *LLM) onStepEnd() {
 // notTooLate returns start, or now when start is more than maxLag ago.
 func (e *LLM) notTooLate(start time.Time) time.Time {
 	if now := e.clock.Now(); now.Sub(start) > maxLag {
+		e.stats.late.Add(1)
 		return now
 	}
 	return start
@@ -206,6 +207,7 @@ func (e *LLM) startStep(at time.Time) {
 	st.stepping = true
 	st.timer = e.clock.NewTimer(st.stepEnd.Sub(e.clock.Now()))
 	e.stats.steps.Add(1)
+	e.stats.busy.Add(int64(d))
 	e.stats.prefillTokens.Add(int64(prefill))
 }
 
