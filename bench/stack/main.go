@@ -177,6 +177,7 @@ func overhead(args []string) error {
 	n := int(float64(*rate) * dur.Seconds())
 	lat := [2][]time.Duration{}
 	var failed [2]atomic.Int64
+	var firstErr [2]atomic.Value
 	var mu sync.Mutex
 	interval := time.Second / time.Duration(*rate)
 	start := time.Now()
@@ -191,10 +192,11 @@ func overhead(args []string) error {
 			t0 := time.Now()
 			resp, err := c.Post(u+"/v1/embeddings", "application/json", bytes.NewReader(body))
 			if err == nil {
-				_, err = io.Copy(io.Discard, resp.Body)
+				var b []byte
+				b, err = io.ReadAll(resp.Body)
 				resp.Body.Close()
-				if resp.StatusCode != 200 {
-					err = fmt.Errorf("status %d", resp.StatusCode)
+				if err == nil && resp.StatusCode != 200 {
+					err = fmt.Errorf("status %d: %.200s", resp.StatusCode, b)
 				}
 			}
 			d := time.Since(t0)
@@ -203,6 +205,7 @@ func overhead(args []string) error {
 			mu.Unlock()
 			if err != nil {
 				failed[p].Add(1)
+				firstErr[p].CompareAndSwap(nil, err.Error())
 			}
 		}()
 	}
@@ -212,6 +215,11 @@ func overhead(args []string) error {
 	p50g, p99g := pct(lat[1], 0.50), pct(lat[1], 0.99)
 	fmt.Printf("overhead: total_rate=%d/s requests=%d duration=%v failed_direct=%d failed_gateway=%d\n",
 		*rate, n, el.Round(time.Millisecond), failed[0].Load(), failed[1].Load())
+	for p, name := range []string{"direct", "gateway"} {
+		if e := firstErr[p].Load(); e != nil {
+			fmt.Printf("overhead: first %s error: %v\n", name, e)
+		}
+	}
 	fmt.Printf("overhead: direct  p50=%v p99=%v\n", p50d, p99d)
 	fmt.Printf("overhead: gateway p50=%v p99=%v\n", p50g, p99g)
 	fmt.Printf("overhead: added   p50=%v p99=%v\n", p50g-p50d, p99g-p99d)

@@ -55,13 +55,22 @@ func (g *Gateway) check(p *pool, m *member) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
-	case err == nil && m.state == stateEjected:
-		m.state, m.errs = stateActive, 0
-		g.cfg.Logger.Info("engine re-admitted", "engine", m.id)
-		p.dispatchLocked()
-	case err != nil && m.state == stateActive:
-		g.ejectLocked(m, err)
-		p.dispatchLocked()
+	case err == nil:
+		m.probeFails = 0
+		if m.state == stateEjected {
+			m.state, m.errs = stateActive, 0
+			g.cfg.Logger.Info("engine re-admitted", "engine", m.id)
+			p.dispatchLocked()
+		}
+	case m.state == stateActive:
+		// A busy engine may answer a probe late once; eject after
+		// EjectAfter failed probes in a row (requests that fail or stall
+		// eject it sooner).
+		m.probeFails++
+		if m.probeFails >= g.cfg.EjectAfter {
+			g.ejectLocked(m, err)
+			p.dispatchLocked()
+		}
 	}
 }
 

@@ -48,17 +48,18 @@ func (s engineState) String() string {
 // member is an engine inside a pool. Its mutable fields are guarded by
 // the pool's mutex.
 type member struct {
-	id      string
-	kind    engine.Kind
-	model   string
-	eng     Engine
-	state   engineState
-	running int
-	errs    int           // consecutive failures
-	speed   time.Duration // EWMA of observed speed, seeded by eng.Speed
-	idle    chan struct{} // closed when draining and running reaches 0
-	served  int64
-	failed  int64
+	id         string
+	kind       engine.Kind
+	model      string
+	eng        Engine
+	state      engineState
+	running    int
+	errs       int           // consecutive failures
+	probeFails int           // consecutive failed health probes while active
+	speed      time.Duration // EWMA of observed speed, seeded by eng.Speed
+	idle       chan struct{} // closed when draining and running reaches 0
+	served     int64
+	failed     int64
 }
 
 func (m *member) load() engine.Load {
