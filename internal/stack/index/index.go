@@ -202,6 +202,9 @@ type Query struct {
 // document (seeded) and samples words of it without replacement, so its
 // answer exists in the corpus. The same seed gives the same queries.
 func (ix *Index) Queries(n, words int, seed int64) []Query {
+	if n <= 0 {
+		return nil
+	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e7))
 	out := make([]Query, n)
 	for i := range out {
