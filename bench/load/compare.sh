@@ -5,10 +5,13 @@
 #   2. a rate sweep (default 3 s per step), alternating the tools, to find the
 #      highest rate each sustains with lag p99 <= 5 ms and delivered >= 99 %.
 # Prints JSON lines and a final table. Everything binds 127.0.0.1.
+# The load average is printed first: on a shared machine it decides the
+# numbers more than either tool does; compare only rows of the same run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 STEP=${1:-3}
-RATES=${RATES:-"5000 10000 15000 20000 25000 30000 40000"}
+RATES=${RATES:-"1000 2000 3000 5000 7500 10000 15000 20000 30000"}
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 TMP=$(mktemp -d)
 SERVER_PID=""
 cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true; rm -rf "$TMP"; }
@@ -28,7 +31,7 @@ go build -o "$TMP/loadbench" ./bench/load
 SERVER_PID=$!
 for _ in $(seq 50); do [ -s "$TMP/addr" ] && break; sleep 0.1; done
 URL="http://$(cat "$TMP/addr")/"
-echo "# no-op server at $URL; $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "# no-op server at $URL; $(nproc) cores; open files $(ulimit -n); load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 ours() { "$TMP/loadbench" drive -url "$URL" -rate "$1" -duration "${2}s" "${@:3}" | tee -a "$TMP/all.jsonl"; }
 theirs() {
@@ -49,6 +52,7 @@ for r in $RATES; do
   theirs "$r" "$STEP"
 done
 
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "## highest sustained rate (lag p99 <= 5000 us and delivered >= 99 %), per tool" >&2
 python3 - "$TMP/all.jsonl" <<'PY'
 import json, sys
