@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,22 +15,50 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sagebench/sagebench/internal/cli"
 	"github.com/sagebench/sagebench/internal/stack"
 )
 
-// childEnv makes the test binary act as the sagebench binary, so process
-// engines can be started without building it.
+// childEnv makes the test binary act as `sagebench serve engine`, so
+// process engines start without building the binary (the CLI command
+// itself is tested in internal/cli).
 const childEnv = "SAGEBENCH_STACK_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
-		stop()
-		os.Exit(code)
+		os.Exit(serveEngineChild(os.Args[1:]))
 	}
 	os.Exit(m.Run())
+}
+
+// serveEngineChild serves one simulated engine like `sagebench serve
+// engine --profile P --kind K --listen A --seed S --id ID` until SIGTERM.
+func serveEngineChild(args []string) int {
+	if len(args) < 2 || args[0] != "serve" || args[1] != "engine" {
+		fmt.Fprintf(os.Stderr, "child: unexpected args %q\n", args)
+		return 2
+	}
+	fs := flag.NewFlagSet("engine", flag.ContinueOnError)
+	profile, kind := fs.String("profile", "", ""), fs.String("kind", "", "")
+	listen, id := fs.String("listen", "127.0.0.1:0", ""), fs.String("id", "", "")
+	seed := fs.Int64("seed", 1, "")
+	if err := fs.Parse(args[2:]); err != nil {
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := stack.Config{Listen: *listen, Policy: "fifo", Seed: *seed,
+		Engines: []stack.EngineConfig{{ID: *id, Kind: *kind, Profile: *profile, Seed: *seed}}}
+	s, err := stack.Start(ctx, cfg, stack.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println(stack.ListenLine + s.URL())
+	<-ctx.Done()
+	if err := s.Close(context.Background()); err != nil {
+		return 1
+	}
+	return 0
 }
 
 func startStack(t *testing.T, cfg stack.Config, opts stack.Options) *stack.Stack {
