@@ -8,6 +8,8 @@
 #         BenchmarkStreamMemory      heap + stacks per in-flight stream, N=2000
 #                                    (budget: 64 KiB)
 #         BenchmarkEmbedderBatching  64 concurrent one-input calls to the CPU embedder
+#         BenchmarkEmbedderLone      lone calls vs max_wait + batch time (and the host's
+#                                    own timer overshoot, the floor of every figure)
 #   index BenchmarkBuild/Search      5000 docs x 384 dims; recall@10 vs exact search
 #         BenchmarkCoderHNSW         github.com/coder/hnsw v0.6.1 on the same corpus
 #
@@ -30,7 +32,7 @@ while [ "$i" -le "$count" ]; do
 	echo "pass $i/$count" >&2
 	go test -run '^$' -bench 'Fidelity' -benchtime "${fidelity_n}x" ./internal/stack/sim/ >>"$out/sim.txt"
 	go test -run '^$' -bench 'Throughput|StreamMemory' -benchtime 1x ./internal/stack/sim/ >>"$out/sim.txt"
-	go test -run '^$' -bench 'EmbedderBatching' -benchtime 20x ./internal/stack/sim/ >>"$out/sim.txt"
+	go test -run '^$' -bench 'EmbedderBatching|EmbedderLone' -benchtime 20x ./internal/stack/sim/ >>"$out/sim.txt"
 	go test -run '^$' -bench 'Build' -benchtime 1x ./internal/stack/index/ >>"$out/sim.txt"
 	go test -run '^$' -bench 'Search|CoderHNSW' -benchtime 200x ./internal/stack/index/ >>"$out/sim.txt"
 	i=$((i + 1))
@@ -52,4 +54,4 @@ END {
 		for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[b] + 0 < v[a] + 0) { t = v[a]; v[a] = v[b]; v[b] = t }
 		printf "%-62s %14s  (n=%d)\n", key, v[int((m + 1) / 2)], m
 	}
-}' "$out/sim.txt" | grep -v -E '^Benchmark(Fidelity|Throughput|StreamMemory|EmbedderBatching|Build)[^ ]* +ns/op' | tee "$out/summary.txt"
+}' "$out/sim.txt" | grep -v -E '^Benchmark(Fidelity|Throughput|StreamMemory|Embedder|Build)[^ ]* +ns/op' | tee "$out/summary.txt"

@@ -213,6 +213,7 @@ func BenchmarkFidelity(b *testing.B) {
 			}
 			report(b, "ttft", median(ttfts), p.IdleTTFT(1000))
 			report(b, "itl", median(itls), p.IdleITL())
+			b.ReportMetric(float64(hostTimerLag(20, p.IdleITL()))/1e6, "host-timer-lag-ms")
 		})
 	}
 }
@@ -298,4 +299,40 @@ func BenchmarkEmbedderBatching(b *testing.B) {
 	b.ReportMetric(float64(st.Inputs)/float64(st.Batches), "inputs/batch")
 	b.ReportMetric(float64(median(lat))/1e6, "latency-p50-ms")
 	b.ReportMetric(float64(p.BatchTime(320))/1e6, "batch-model-ms")
+}
+
+// BenchmarkEmbedderLone measures lone one-input calls (10 tokens) to the
+// CPU embedder on the wall clock against the model: the input waits
+// max_wait for company, then its batch takes BatchTime(10).
+func BenchmarkEmbedderLone(b *testing.B) {
+	c, err := profile.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := c.Embedder("bge-small-cpu")
+	e := NewEmbedder("emb", p, Options{Seed: 1})
+	defer e.Close()
+	input := words("e", 10)
+	var lat []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, _, err := e.Embed(context.Background(), []string{input}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	report(b, "latency", median(lat), p.MaxWait+p.BatchTime(10))
+	b.ReportMetric(float64(hostTimerLag(20, p.BatchTime(10)))/1e6, "host-timer-lag-ms")
+}
+
+// hostTimerLag is the median overshoot of a timer of d on this host right
+// now: the floor under any wall-clock fidelity figure.
+func hostTimerLag(n int, d time.Duration) time.Duration {
+	lags := make([]time.Duration, n)
+	for i := range lags {
+		start := time.Now()
+		<-time.After(d)
+		lags[i] = time.Since(start) - d
+	}
+	return median(lags)
 }
