@@ -97,3 +97,21 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 	c.data = c.data[n:]
 	return n, nil
 }
+
+// BenchmarkSSEReaderCR: CR-only line endings must not cost a rescan of
+// the buffer per line.
+func BenchmarkSSEReaderCR(b *testing.B) {
+	body := bytes.ReplaceAll(streamBody(10000), []byte("\n"), []byte("\r"))
+	b.SetBytes(int64(len(body)))
+	events := 0
+	for b.Loop() {
+		r := NewSSEReader(&chunkedReader{data: body, size: 32 << 10}, 0)
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			events++
+		}
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}

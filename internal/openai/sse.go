@@ -41,6 +41,7 @@ type SSEReader struct {
 	maxLine int
 	err     error // sticky read error
 	skipLF  bool  // the last line ended in CR: a following LF belongs to it
+	noLF    int   // buf[:noLF] (from start) is known to hold no LF
 	bomDone bool
 
 	data    []byte
@@ -150,7 +151,7 @@ func (s *SSEReader) line() (line []byte, ok bool, err error) {
 			}
 		}
 		if s.bomDone {
-			i := bytes.IndexByte(b, '\n')
+			i := s.indexLF()
 			if i < 0 {
 				i = bytes.IndexByte(b, '\r')
 			}
@@ -163,6 +164,18 @@ func (s *SSEReader) line() (line []byte, ok bool, err error) {
 			return nil, false, err
 		}
 	}
+}
+
+// indexLF finds the first LF in the unread data, relative to s.start. It
+// remembers how far the buffer is known to hold no LF, so that a stream of
+// CR-terminated lines is not rescanned to the end of the buffer per line.
+func (s *SSEReader) indexLF() int {
+	from := max(s.start, min(s.noLF, s.end))
+	if i := bytes.IndexByte(s.buf[from:s.end], '\n'); i >= 0 {
+		return from + i - s.start
+	}
+	s.noLF = s.end
+	return -1
 }
 
 // cut ends the line at the first CR or LF at or before index nl.
@@ -184,7 +197,7 @@ func (s *SSEReader) cut(b []byte, nl int) ([]byte, error) {
 	s.start += i + 1
 	if len(line) > s.maxLine {
 		s.err = ErrLineTooLong
-		s.start, s.end = 0, 0
+		s.start, s.end, s.noLF = 0, 0, 0
 		return nil, s.err
 	}
 	return line, nil
@@ -203,12 +216,13 @@ func (s *SSEReader) fill() error {
 	}
 	if s.start > 0 {
 		n := copy(s.buf, s.buf[s.start:s.end])
+		s.noLF = max(s.noLF-s.start, 0)
 		s.start, s.end = 0, n
 	}
 	if s.end == len(s.buf) {
 		if s.end > s.maxLine {
 			s.err = ErrLineTooLong
-			s.start, s.end = 0, 0
+			s.start, s.end, s.noLF = 0, 0, 0
 			return s.err
 		}
 		nb := make([]byte, min(2*len(s.buf), s.maxLine+2))
