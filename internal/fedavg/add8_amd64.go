@@ -2,29 +2,45 @@ package fedavg
 
 import "golang.org/x/sys/cpu"
 
-// hasAVX2FMA is fixed at start-up (CPU and OS support for AVX2 and FMA).
-var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// CPU features, fixed at start-up (CPU and OS support).
+var (
+	hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	hasAVX512  = hasAVX2FMA && cpu.X86.HasAVX512F
+)
 
 //go:noescape
 func add8AVX2(acc *float64, u *[8]*float32, w *[8]float32, n int)
 
-// add8 adds eight weighted clients into acc: with AVX2 and FMA eight
-// coordinates per instruction for the length rounded down to a multiple of
-// 8, then the portable loop for the rest.
+//go:noescape
+func add8AVX512(acc *float64, u *[8]*float32, w *[8]float32, n int)
+
+// add8 adds eight weighted clients into acc: 16 coordinates per
+// instruction with AVX-512, 8 with AVX2+FMA, then the portable loop for
+// the last len%8. The AVX-512 and AVX2 kernels give identical bits; the
+// portable loop rounds each product (no FMA), so it may differ in the last
+// bit, within the same error bound. Which coordinates take the portable
+// loop depends only on dim (tiles start at multiples of 16), never on the
+// worker count.
 func add8(acc []float64, u0, u1, u2, u3, u4, u5, u6, u7 []float32, w *[8]float32) {
 	n := len(acc)
 	u0, u1, u2, u3 = u0[:n], u1[:n], u2[:n], u3[:n]
 	u4, u5, u6, u7 = u4[:n], u5[:n], u6[:n], u7[:n]
-	v := n &^ 7
-	if hasAVX2FMA && v > 0 {
-		p := [8]*float32{&u0[0], &u1[0], &u2[0], &u3[0], &u4[0], &u5[0], &u6[0], &u7[0]}
-		add8AVX2(&acc[0], &p, w, v)
-		if v == n {
-			return
-		}
-		acc = acc[v:]
-		u0, u1, u2, u3 = u0[v:], u1[v:], u2[v:], u3[v:]
-		u4, u5, u6, u7 = u4[v:], u5[v:], u6[v:], u7[v:]
+	if !hasAVX2FMA || n < 8 {
+		add8Go(acc, u0, u1, u2, u3, u4, u5, u6, u7, w)
+		return
 	}
-	add8Go(acc, u0, u1, u2, u3, u4, u5, u6, u7, w)
+	p := [8]*float32{&u0[0], &u1[0], &u2[0], &u3[0], &u4[0], &u5[0], &u6[0], &u7[0]}
+	v := 0
+	if hasAVX512 && n >= 16 {
+		v = n &^ 15
+		add8AVX512(&acc[0], &p, w, v)
+	}
+	if r := (n - v) &^ 7; r > 0 {
+		q := [8]*float32{&u0[v], &u1[v], &u2[v], &u3[v], &u4[v], &u5[v], &u6[v], &u7[v]}
+		add8AVX2(&acc[v], &q, w, r)
+		v += r
+	}
+	if v < n {
+		add8Go(acc[v:], u0[v:], u1[v:], u2[v:], u3[v:], u4[v:], u5[v:], u6[v:], u7[v:], w)
+	}
 }

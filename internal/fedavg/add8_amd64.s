@@ -58,3 +58,59 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func add8AVX512(acc *float64, u *[8]*float32, w *[8]float32, n int)
+//
+// add8AVX2 with 16 coordinates per iteration (n a multiple of 16).
+TEXT ·add8AVX512(SB), NOSPLIT, $0-32
+	MOVQ acc+0(FP), AX
+	MOVQ u+8(FP), BX
+	MOVQ w+16(FP), DX
+	MOVQ n+24(FP), CX
+
+	MOVQ 0(BX), SI
+	MOVQ 8(BX), DI
+	MOVQ 16(BX), R8
+	MOVQ 24(BX), R9
+	MOVQ 32(BX), R10
+	MOVQ 40(BX), R11
+	MOVQ 48(BX), R12
+	MOVQ 56(BX), R13
+
+	VBROADCASTSS 0(DX), Z0
+	VBROADCASTSS 4(DX), Z1
+	VBROADCASTSS 8(DX), Z2
+	VBROADCASTSS 12(DX), Z3
+	VBROADCASTSS 16(DX), Z4
+	VBROADCASTSS 20(DX), Z5
+	VBROADCASTSS 24(DX), Z6
+	VBROADCASTSS 28(DX), Z7
+
+	XORQ BX, BX
+	CMPQ BX, CX
+	JGE  done512
+
+loop512:
+	VMULPS        (SI)(BX*4), Z0, Z8
+	VFMADD231PS   (DI)(BX*4), Z1, Z8
+	VFMADD231PS   (R8)(BX*4), Z2, Z8
+	VFMADD231PS   (R9)(BX*4), Z3, Z8
+	VMULPS        (R10)(BX*4), Z4, Z9
+	VFMADD231PS   (R11)(BX*4), Z5, Z9
+	VFMADD231PS   (R12)(BX*4), Z6, Z9
+	VFMADD231PS   (R13)(BX*4), Z7, Z9
+	VADDPS        Z9, Z8, Z8
+	VCVTPS2PD     Y8, Z10
+	VEXTRACTF64X4 $1, Z8, Y11
+	VCVTPS2PD     Y11, Z11
+	VADDPD        (AX)(BX*8), Z10, Z10
+	VADDPD        64(AX)(BX*8), Z11, Z11
+	VMOVUPD       Z10, (AX)(BX*8)
+	VMOVUPD       Z11, 64(AX)(BX*8)
+	ADDQ          $16, BX
+	CMPQ          BX, CX
+	JLT           loop512
+
+done512:
+	VZEROUPPER
+	RET

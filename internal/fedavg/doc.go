@@ -5,7 +5,7 @@
 // counts) and normalise the weights to sum to one; cut the coordinates into
 // contiguous tiles; workers of a Pool (the caller plus long-lived
 // goroutines) claim tiles one at a time; for its tile a worker accumulates
-// eight clients at a time — in float32, with AVX2+FMA on amd64 — into its
+// eight clients at a time — in float32, with AVX-512 or AVX2+FMA on amd64 — into its
 // pooled float64 partial buffer (L1-resident), and rounds the buffer straight into the
 // caller's dst (no merge pass; every coordinate is computed the same way
 // whichever worker takes it, so the result is bit-identical for every

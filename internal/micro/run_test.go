@@ -106,7 +106,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 
 func TestSumFloorMatchesPlainSum(t *testing.T) {
 	v := randomFloats(1000, 3)
-	for _, n := range []int{0, 1, 31, 32, 33, 100, 1000} {
+	for _, n := range []int{0, 1, 31, 32, 33, 63, 64, 65, 100, 1000} {
 		var want float64
 		for _, x := range v[:n] {
 			want += float64(x)
