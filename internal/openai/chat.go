@@ -93,7 +93,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) Result {
 		return res
 	}
 	defer c.done(cl, &res)
-	if req.Stream {
+	if req.Stream && !isJSON(cl.resp.Header.Get("Content-Type")) {
 		c.readStream(cl, &req, &res)
 	} else {
 		c.readCompletion(cl, &res)
@@ -125,6 +125,12 @@ func (c *Client) readCompletion(cl *call, res *Result) {
 	if out.Usage != nil {
 		res.PromptTokens, res.CompletionTokens = out.Usage.PromptTokens, out.Usage.CompletionTokens
 	}
+}
+
+// isJSON reports whether a Content-Type is JSON: a target that ignores
+// "stream": true and answers with one completion is read as such.
+func isJSON(ct string) bool {
+	return strings.HasPrefix(strings.TrimSpace(strings.ToLower(ct)), "application/json")
 }
 
 // errFromTarget reports whether an "error" member carries something.

@@ -92,12 +92,15 @@ func TestChatStream(t *testing.T) {
 
 func TestChatNonStream(t *testing.T) {
 	h := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"yes"}}],"usage":{"prompt_tokens":2,"completion_tokens":1}}`)
 	}
 	c, _ := newTestClient(t, http.HandlerFunc(h), Config{})
-	res := c.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "?"}}})
-	if res.Err != nil || res.Text != "yes" || res.CompletionTokens != 1 || res.PromptTokens != 2 {
-		t.Fatalf("res = %+v", res)
+	for _, stream := range []bool{false, true} { // a target may ignore "stream": true
+		res := c.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "?"}}, Stream: stream})
+		if res.Err != nil || res.Text != "yes" || res.CompletionTokens != 1 || res.PromptTokens != 2 {
+			t.Fatalf("stream=%v: res = %+v", stream, res)
+		}
 	}
 }
 
