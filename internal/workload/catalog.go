@@ -45,8 +45,7 @@ func (s Spec) PrimaryMetric(sum record.Summary) record.Metric {
 // Catalog lists Q1..Q8 in order.
 func Catalog() []Spec {
 	return []Spec{
-		{ID: "Q1", Name: "PipelineChain", Entry: "e2e_pipeline",
-			Description: "RAG transaction: embed query → retrieve top-k → generate with the retrieved context; primary: goodput (tx/s meeting the end-to-end SLO)"},
+		q1Spec(),
 		q2Spec(),
 		{ID: "Q3", Name: "NoisyNeighbor", Entry: "isolation",
 			Description: "an interactive tenant alone, then beside a ramping batch tenant; primary: interference ratio (victim p99 TTFT contended ÷ alone)"},
