@@ -37,7 +37,9 @@ func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64) 
 	cmd := exec.Command(bin, "serve", "engine", "--profile", ec.Profile, "--kind", ec.Kind,
 		"--listen", "127.0.0.1:0", "--seed", strconv.FormatInt(seed, 10), "--id", ec.ID)
 	cmd.Stderr = opts.EngineStderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Own process group: a terminal Ctrl-C reaches only serve, which drains
+	// and then stops its children; Pdeathsig kills them if serve dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
