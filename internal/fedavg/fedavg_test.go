@@ -210,7 +210,8 @@ func TestResolveWorkers(t *testing.T) {
 		{"negative means auto", 1, 1, -3, 1},
 		{"auto small is one", 32, 2048, Auto, 1},
 		{"auto below threshold", 1, autoMinBytesPerWorker/4 - 1, Auto, 1},
-		{"auto large uses every proc", 512, 8192, Auto, min(procs, 512*8192*4/autoMinBytesPerWorker)},
+		{"auto 16 MiB", 512, 8192, Auto, max(1, min(procs, 512*8192*4/autoMinBytesPerWorker))},
+		{"auto 64 MiB uses the procs", 512, 32768, Auto, min(procs, 4)},
 		{"auto never exceeds clients", 1, 1 << 26, Auto, 1},
 		{"zero clients", 0, 10, Auto, 1},
 	}

@@ -6,12 +6,14 @@ import "runtime"
 const Auto = 0
 
 // autoMinBytesPerWorker is the input (clients·dim·4 bytes) each worker
-// must have under Auto. Measured on the 2-vCPU AMD EPYC (Zen 5) VM this
-// project runs on, with the AVX2 kernel, side by side (docs/micro.md): one
-// worker was fastest for every shape up to 8 MiB (the kernel streams a
-// 4 MiB input in about 110 µs, so waking a second thread and sharing the
-// core's memory bandwidth does not pay), two workers won at 16 MiB.
-const autoMinBytesPerWorker = 8 << 20
+// must have under Auto. Measured side by side on the 2-vCPU AMD EPYC
+// (Zen 5) VM this project runs on, with the final (AVX-512) kernel: one
+// worker was fastest, by minimum over 7–9 interleaved repetitions, for
+// every shape of the matrix including 512×8192 (16 MiB), where the memory
+// floor itself was no faster with two workers than with one; an earlier
+// kernel, less memory-bound, gained from two workers at 16 MiB in some
+// runs. So a second worker needs 16 MiB each (docs/micro.md).
+const autoMinBytesPerWorker = 16 << 20
 
 // ResolveWorkers returns the number of workers to use for clients updates
 // of dimension dim. A requested count > 0 is explicit and is clamped to
