@@ -381,7 +381,7 @@ func TestMetricsBoundTenants(t *testing.T) {
 	if named != 2 || !strings.Contains(body, `tenant="other"`) {
 		t.Errorf("%d named tenants (want 2) and other=%v", named, strings.Contains(body, `tenant="other"`))
 	}
-	for _, series := range []string{"sagebench_gateway_requests_total", "sagebench_gateway_ttft_seconds", "sagebench_engine_slots", "sagebench_gateway_queue_depth"} {
+	for _, series := range []string{"sagebench_gateway_requests_total", "sagebench_gateway_ttft_seconds", "sagebench_gateway_queue_wait_seconds", "sagebench_engine_slots", "sagebench_gateway_queue_depth"} {
 		if !strings.Contains(body, series) {
 			t.Errorf("/metrics lacks %s", series)
 		}

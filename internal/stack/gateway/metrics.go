@@ -17,6 +17,7 @@ type metrics struct {
 	requests  *prometheus.CounterVec
 	duration  *prometheus.HistogramVec
 	ttft      *prometheus.HistogramVec
+	queueWait *prometheus.HistogramVec
 	tokens    *prometheus.CounterVec
 	retries   *prometheus.CounterVec
 	ejections *prometheus.CounterVec
@@ -36,6 +37,10 @@ func newMetrics(g *Gateway) (*metrics, error) {
 			Name: "sagebench_gateway_ttft_seconds", Help: "Time to first token of chat completions, queueing included.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
 		}, []string{"model", "priority"}),
+		queueWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "sagebench_gateway_queue_wait_seconds", Help: "Time from admission to an engine slot, by kind and priority.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 18),
+		}, []string{"kind", "priority"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sagebench_gateway_tokens_total", Help: "Tokens processed, by engine, model and direction (prompt|completion).",
 		}, []string{"engine", "model", "direction"}),
@@ -47,7 +52,7 @@ func newMetrics(g *Gateway) (*metrics, error) {
 		}, []string{"engine"}),
 		tenants: tenantLabels{max: g.cfg.MaxTenantLabels, seen: map[string]struct{}{}},
 	}
-	cs := []prometheus.Collector{m.requests, m.duration, m.ttft, m.tokens, m.retries, m.ejections, &poolCollector{g: g}}
+	cs := []prometheus.Collector{m.requests, m.duration, m.ttft, m.queueWait, m.tokens, m.retries, m.ejections, &poolCollector{g: g}}
 	for _, c := range cs {
 		if err := g.cfg.Registry.Register(c); err != nil {
 			return nil, fmt.Errorf("registering gateway metrics (one registry per gateway): %w", err)

@@ -88,6 +88,9 @@ func (p *pool) wait(ctx context.Context, t *ticket) assignment {
 	defer timer.Stop()
 	select {
 	case a := <-t.ready:
+		if a.err == nil {
+			p.g.met.queueWait.WithLabelValues(string(p.kind), t.item.Priority.String()).Observe(p.g.now().Sub(t.item.Arrival).Seconds())
+		}
 		return a
 	case <-ctx.Done():
 	case <-timer.C:
