@@ -13,7 +13,7 @@ STEP=${1:-3}
 REPS=${REPS:-1}   # sweep repetitions (interleaved); the table shows medians
 RATES=${RATES:-"1000 2000 3000 5000 7500 10000 15000 20000 30000"}
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-TMP=$(mktemp -d)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/loadbench-compare.XXXXXX")
 SERVER_PID=""
 cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true; rm -rf "$TMP"; }
 trap cleanup EXIT
