@@ -5,13 +5,13 @@
 // counts) and normalise the weights to sum to one; cut the coordinates into
 // contiguous tiles; workers of a Pool (the caller plus long-lived
 // goroutines) claim tiles one at a time; for its tile a worker accumulates
-// eight clients at a time — in float32, with AVX-512 or AVX2+FMA on amd64 — into its
-// pooled float64 partial buffer (L1-resident), and rounds the buffer straight into the
-// caller's dst (no merge pass; every coordinate is computed the same way
-// whichever worker takes it, so the result is bit-identical for every
-// worker count). Non-finite inputs are detected from the accumulator, not
-// by a separate scan. An optional L2 clip rescales dst when its norm
-// exceeds the bound.
+// eight clients at a time — products and sums in float32, with AVX-512 or
+// AVX2+FMA on amd64 — into its pooled float64 partial buffer (L1-resident),
+// and rounds the buffer straight into the caller's dst (no merge pass;
+// every coordinate is computed the same way whichever worker takes it, so
+// the result is bit-identical for every worker count). Non-finite inputs
+// are detected from the accumulator, not by a separate scan. An optional L2
+// clip rescales dst when its norm exceeds the bound.
 //
 // The robust aggregators (coordinate-wise Median, TrimmedMean and
 // MultiKrum) share the pool and the input validation. ResolveWorkers turns

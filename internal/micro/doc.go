@@ -3,6 +3,9 @@
 // floor for the same bytes (BenchmarkMemoryFloor) and the gradient codecs
 // (BenchmarkCodec). The same Case bodies run under `go test -bench` (see
 // micro_test.go) and from the sagebench binary through testing.Benchmark
-// (Run), which prints Go benchmark format. Report reads such output and
-// tabulates JSON against the zero-copy codec.
+// (Run), which prints Go benchmark format. Aggregate, MemoryFloor and Codec
+// cases report cpu-ns/op (process CPU time) next to ns/op, because this
+// suite is meant to be run on shared machines. Report reads such output
+// and tabulates JSON against the zero-copy codec and FedAvg against the
+// floor.
 package micro
