@@ -66,7 +66,7 @@ func (r *q1Run) records(i int, res runtime.Record, accepted, received time.Time)
 	}
 	tr.SLOMet = tr.OK && met && within(tr.E2EMs, r.cfg.SLO.E2E)
 	if tr.OK {
-		r.stats.add(res, t, intended, received)
+		r.stats.add(res, t, intended, accepted, received)
 	}
 	return append([]record.Request{tr}, stages...)
 }

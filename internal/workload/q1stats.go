@@ -21,6 +21,8 @@ type q1Stats struct {
 	stageMs  [][]float64 // [stage][txn]: enqueued → emitted
 	queueMs  [][]float64 // [stage][txn]: enqueued → started
 	overhead []float64   // per txn: queueing + operator time outside its call + sink hop
+	parts    [3][]float64 // per txn: the overhead's queueing, operator and sink parts
+	lag      []float64   // per txn: intended → accepted by the runtime (the source's schedule lag)
 	e2e      []float64
 
 	// recall@k: measurable on the embedded stack as long as every returned
@@ -40,23 +42,27 @@ func newQ1Stats(g runtime.Graph, embedded bool, ix *index.Index, k int) *q1Stats
 		ix: ix, k: k, measure: embedded && ix != nil}
 }
 
-func (s *q1Stats) add(res runtime.Record, t *rag.Txn, intended, received time.Time) {
+func (s *q1Stats) add(res runtime.Record, t *rag.Txn, intended, accepted, received time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(res.Hops) != len(s.stageMs) {
 		return
 	}
-	var over float64
+	var queue, op float64
 	for j, h := range res.Hops {
 		s.stageMs[j] = append(s.stageMs[j], ms(h.Ended.Sub(h.Enqueued)))
 		s.queueMs[j] = append(s.queueMs[j], ms(h.Queue()))
-		over += ms(h.Queue())
+		queue += ms(h.Queue())
 		if c, ok := t.Call(h.Stage); ok {
-			over += ms(h.Service() - c.End.Sub(c.Start)) // decoding, encoding, prompt building
+			op += ms(h.Service() - c.End.Sub(c.Start)) // decoding, encoding, prompt building
 		}
 	}
-	over += ms(received.Sub(res.Hops[len(res.Hops)-1].Ended))
-	s.overhead = append(s.overhead, max(over, 0))
+	sink := ms(received.Sub(res.Hops[len(res.Hops)-1].Ended))
+	s.overhead = append(s.overhead, max(queue+op+sink, 0))
+	for k, v := range []float64{queue, op, sink} {
+		s.parts[k] = append(s.parts[k], v)
+	}
+	s.lag = append(s.lag, ms(accepted.Sub(intended)))
 	s.e2e = append(s.e2e, ms(received.Sub(intended)))
 	s.keepForRecall(t)
 }
@@ -125,11 +131,19 @@ func (r *q1Run) report() (map[string]float64, []string) {
 			notes = append(notes, fmt.Sprintf("stage %s is saturated: its median queueing exceeds its median service; raise --parallelism (now %d) or q1.graph.stages[%d].parallelism", st.Name, par, j))
 		}
 	}
+	l50, l99 := percentile(s.lag, 0.5), percentile(s.lag, 0.99)
+	set("source_lag_p50_ms", l50)
+	set("source_lag_p99_ms", l99)
+	notes = append(notes, fmt.Sprintf("  source (intended → accepted) p50 %8.3f  p99 %9.3f  share %5.1f%%   sink hop p50 %.3f",
+		l50, l99, 100*sum(s.lag)/totalE2E, percentile(s.parts[2], 0.5)))
 	o50, e50 := percentile(s.overhead, 0.5), percentile(s.e2e, 0.5)
 	set("runtime_overhead_p50_ms", o50)
 	set("runtime_overhead_p99_ms", percentile(s.overhead, 0.99))
 	set("runtime_overhead_share", o50/e50)
-	notes = append(notes, fmt.Sprintf("runtime overhead (queueing + hops + operator time outside the HTTP calls): p50 %.3f ms = %.3f%% of the E2E p50 %.1f ms",
+	for k, name := range []string{"queue", "operator", "sink"} {
+		set("runtime_overhead_"+name+"_p50_ms", percentile(s.parts[k], 0.5))
+	}
+	notes = append(notes, fmt.Sprintf("runtime overhead (queueing + operator time outside the HTTP calls + sink hop): p50 %.3f ms = %.3f%% of the E2E p50 %.1f ms",
 		o50, 100*o50/e50, e50))
 	return extra, append(notes, s.recallNotes(set)...)
 }

@@ -1,0 +1,148 @@
+package workload
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/rag"
+	"github.com/sagebench/sagebench/internal/runtime"
+	"github.com/sagebench/sagebench/internal/stack"
+)
+
+func TestQ1ConfigValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(c *Q1Config)
+		want   string // "" = valid
+	}{
+		{"defaults", func(*Q1Config) {}, ""},
+		{"top_k 0", func(c *Q1Config) { c.TopK = 0 }, "q1.top_k"},
+		{"no query words", func(c *Q1Config) { c.QueryWords = 0 }, "q1.query_words"},
+		{"no embedding model", func(c *Q1Config) { c.Embedding.Model = "" }, "q1.embedding.model"},
+		{"no max tokens", func(c *Q1Config) { c.LLM.MaxTokens = 0 }, "q1.llm"},
+		{"negative slo", func(c *Q1Config) { c.SLO.Retrieve = -time.Second }, "q1.slo"},
+		{"empty index", func(c *Q1Config) { c.Index.Size = 0 }, "q1.index"},
+		{"bad schedule", func(c *Q1Config) { c.Schedule.Rate = -1 }, "q1.schedule"},
+		{"unknown operator", func(c *Q1Config) { c.Graph.Stages[1].Operator = "retreive" }, `unknown operator "retreive"`},
+		{"missing stage", func(c *Q1Config) { c.Graph.Stages = c.Graph.Stages[:2] }, "embed → retrieve → generate"},
+		{"duplicate stage name", func(c *Q1Config) { c.Graph.Stages[2].Name = "embed" }, "already used"},
+		{"negative parallelism", func(c *Q1Config) { c.Graph.Stages[0].Parallelism = -1 }, "parallelism"},
+		{"bad param", func(c *Q1Config) { c.Graph.Stages[0].Params = map[string]string{"temperature": "1"} }, `unknown param "temperature"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, quick := range []bool{false, true} {
+				c := DefaultQ1(quick)
+				tc.change(c)
+				err := c.Validate()
+				if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+					t.Fatalf("quick=%v: Validate() = %v, want %q", quick, err, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestQ1Scales(t *testing.T) {
+	full, quick := DefaultQ1(false), DefaultQ1(true)
+	if full.Schedule.Count != 1000 || full.Schedule.Rate != 40 || full.TopK != 5 {
+		t.Errorf("full scale %+v, want 1000 transactions at 40 tx/s, k 5", full.Schedule)
+	}
+	if quick.Schedule.Count != 100 || quick.Schedule.Rate != 20 || quick.LLM.MaxTokens >= full.LLM.MaxTokens {
+		t.Errorf("quick scale %+v, llm %+v", quick.Schedule, quick.LLM)
+	}
+}
+
+func TestQ1Override(t *testing.T) {
+	c := DefaultQ1(true)
+	rate, n, ratio := 7.0, 11, 0.5
+	ignored := c.Override(Overrides{Rate: &rate, TotalRequests: &n, LLMRatio: &ratio})
+	if c.Schedule.Rate != 7 || c.Schedule.Count != 11 {
+		t.Errorf("schedule %+v after --rate 7 --total-requests 11", c.Schedule)
+	}
+	if len(ignored) != 1 || ignored[0] != "llm-ratio" {
+		t.Errorf("ignored %v, want [llm-ratio]", ignored)
+	}
+	d := 3 * time.Second
+	c.Override(Overrides{Duration: &d})
+	if c.Schedule.Duration != d || c.Schedule.Count != 0 {
+		t.Errorf("--duration alone: %+v", c.Schedule)
+	}
+}
+
+func TestQ1StackYAMLMatchesTheIndex(t *testing.T) {
+	q := &q1{cfg: DefaultQ1(true)}
+	q.cfg.Index = Q1Index{Size: 1234, Seed: 9, M: 8, EfSearch: 40}
+	sc, err := stack.ParseConfig(q.StackYAML())
+	if err != nil {
+		t.Fatalf("the stack rejects Q1's YAML %q: %v", q.StackYAML(), err)
+	}
+	if sc.Index.Size != 1234 || sc.Index.Seed != 9 || sc.Index.M != 8 || sc.Index.EfSearch != 40 {
+		t.Errorf("stack index %+v, want q1.index %+v", sc.Index, q.cfg.Index)
+	}
+	if len(sc.Engines) != len(stack.DefaultConfig().Engines) {
+		t.Errorf("Q1's stack changed the engine pool: %+v", sc.Engines)
+	}
+}
+
+func TestQ1DeployGraphTakesParallelism(t *testing.T) {
+	c := DefaultQ1(true)
+	c.Graph.Stages[2].Parallelism = 7 // an explicit stage value wins
+	g := c.deployGraph(3)
+	want := []int{3, 3, 7}
+	for i, s := range g.Stages {
+		if got := stageParallelism(g, s); got != want[i] {
+			t.Errorf("stage %s: parallelism %d, want %d", s.Name, got, want[i])
+		}
+	}
+	if c.Graph.Parallelism != 0 {
+		t.Error("deployGraph changed the configuration")
+	}
+}
+
+func TestStageErrClass(t *testing.T) {
+	tests := []struct {
+		name   string
+		se     runtime.StageError
+		class  string
+		status int
+	}{
+		{"call failed", runtime.StageError{Kind: runtime.KindError,
+			Message: (&rag.CallError{Stage: "retrieve", Class: "http_429", Status: 429, Err: errTest}).Error()}, "http_429", 429},
+		{"timeout", runtime.StageError{Kind: runtime.KindTimeout, Message: "no result within 1s"}, ClassStageTimeout, 0},
+		{"panic", runtime.StageError{Kind: runtime.KindPanic, Message: "runtime error: index out of range"}, ClassStagePanic, 0},
+		{"other error", runtime.StageError{Kind: runtime.KindError, Message: "something else"}, ClassStageError, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			class, status := stageErrClass(&tc.se)
+			if class != tc.class || status != tc.status {
+				t.Fatalf("stageErrClass = %q, %d; want %q, %d", class, status, tc.class, tc.status)
+			}
+		})
+	}
+}
+
+var errTest = errString("test")
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func TestPercentile(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3}
+	if p := percentile(xs, 0.5); p != 3 {
+		t.Errorf("p50 = %v", p)
+	}
+	if p := percentile(xs, 0.99); p != 5 {
+		t.Errorf("p99 = %v", p)
+	}
+	if p := percentile(nil, 0.5); !math.IsNaN(p) {
+		t.Errorf("p50 of nothing = %v, want NaN", p)
+	}
+	if xs[0] != 5 {
+		t.Error("percentile sorted its input")
+	}
+}
