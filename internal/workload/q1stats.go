@@ -18,11 +18,11 @@ import (
 type q1Stats struct {
 	mu       sync.Mutex
 	graph    runtime.Graph
-	stageMs  [][]float64 // [stage][txn]: enqueued → emitted
-	queueMs  [][]float64 // [stage][txn]: enqueued → started
-	overhead []float64   // per txn: queueing + operator time outside its call + sink hop
+	stageMs  [][]float64  // [stage][txn]: enqueued → emitted
+	queueMs  [][]float64  // [stage][txn]: enqueued → started
+	overhead []float64    // per txn: queueing + operator time outside its call + sink hop
 	parts    [3][]float64 // per txn: the overhead's queueing, operator and sink parts
-	lag      []float64   // per txn: intended → accepted by the runtime (the source's schedule lag)
+	lag      []float64    // per txn: intended → accepted by the runtime (the source's schedule lag)
 	e2e      []float64
 
 	// recall@k: measurable on the embedded stack as long as every returned
