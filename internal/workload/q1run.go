@@ -90,6 +90,7 @@ func (q *q1) Run(ctx context.Context, env *Env) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	r.rate = sched.Rate()
 	phase, err := r.run(ctx, sched)
 	if err != nil {
 		return Outcome{}, err
@@ -136,6 +137,8 @@ type q1Run struct {
 	eng     *runtime.Local
 	ix      *index.Index
 	queries []index.Query
+
+	rate float64 // the schedule's, tx/s
 
 	mu      sync.Mutex
 	txns    []q1Txn // by seq

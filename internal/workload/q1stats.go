@@ -114,6 +114,7 @@ func (r *q1Run) report() (map[string]float64, []string) {
 	}
 	notes := []string{fmt.Sprintf("per-stage breakdown over %d successful transactions (ms; stage = queueing + service in the runtime; share of mean E2E):", len(s.e2e))}
 	totalE2E := sum(s.e2e)
+	var warn []string
 	for j, st := range s.graph.Stages {
 		p50, p99 := percentile(s.stageMs[j], 0.5), percentile(s.stageMs[j], 0.99)
 		q50, q99 := percentile(s.queueMs[j], 0.5), percentile(s.queueMs[j], 0.99)
@@ -128,7 +129,9 @@ func (r *q1Run) report() (map[string]float64, []string) {
 		notes = append(notes, fmt.Sprintf("  stage %-9s p50 %9.2f  p99 %9.2f  share %5.1f%%  queueing p50 %8.3f  p99 %8.3f  (%d workers)",
 			st.Name, p50, p99, 100*share, q50, q99, par))
 		if q50 > p50-q50 && len(s.queueMs[j]) > 0 {
-			notes = append(notes, fmt.Sprintf("stage %s is saturated: its median queueing exceeds its median service; raise --parallelism (now %d) or q1.graph.stages[%d].parallelism", st.Name, par, j))
+			busy := (sum(s.stageMs[j]) - sum(s.queueMs[j])) / float64(len(s.stageMs[j])) / 1000 // mean service, s
+			warn = append(warn, fmt.Sprintf("stage %s is saturated (median queueing above median service): at %.1f tx/s and %.0f ms mean service it needs ≥ %d workers (Little's law), it has %d; raise --parallelism or q1.graph.stages[%d].parallelism",
+				st.Name, r.rate, 1000*busy, int(math.Ceil(r.rate*busy)), par, j))
 		}
 	}
 	l50, l99 := percentile(s.lag, 0.5), percentile(s.lag, 0.99)
@@ -145,6 +148,7 @@ func (r *q1Run) report() (map[string]float64, []string) {
 	}
 	notes = append(notes, fmt.Sprintf("runtime overhead (queueing + operator time outside the HTTP calls + sink hop): p50 %.3f ms = %.3f%% of the E2E p50 %.1f ms",
 		o50, 100*o50/e50, e50))
+	notes = append(notes, warn...)
 	return extra, append(notes, s.recallNotes(set)...)
 }
 
