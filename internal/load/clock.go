@@ -72,9 +72,11 @@ func (c PreciseClock) SleepUntil(ctx context.Context, t time.Time) error {
 		if left <= 0 || ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !c.Busy && left > threadSleepMargin {
+		// Yield first: the worker just handed an arrival was readied
+		// onto this P and must not wait behind the thread sleep.
+		runtime.Gosched()
+		if left = time.Until(t); !c.Busy && left > threadSleepMargin {
 			threadSleep(min(left-threadSleepMargin, threadSleepChunk))
 		}
-		runtime.Gosched()
 	}
 }
