@@ -341,3 +341,22 @@ q1:
 		}
 	}
 }
+
+func TestQ1RecallNotMeasurableOnAnotherCorpus(t *testing.T) {
+	// The stack is told to index another corpus (seed 7) than the one Q1
+	// draws its questions from (the run's seed): recall is not claimed.
+	dir := t.TempDir()
+	stackYAML := filepath.Join(dir, "stack.yaml")
+	if err := os.WriteFile(stackYAML, []byte("index: {size: 300, seed: 7}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(q1Tiny, "validity:", "target: {url: embedded, stack_config: "+stackYAML+"}\nvalidity:", 1)
+	cfg = strings.Replace(cfg, "count: 20", "count: 5", 1)
+	res := runQ1(t, cfg, "--parallelism", "4")
+	if res.code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if _, ok := res.run.Summary.Extra["recall_at_k"]; ok || !strings.Contains(res.stdout, "recall@k: not measurable: document") {
+		t.Errorf("recall on a corpus that is not the local one: extra %v\n%s", res.run.Summary.Extra, res.stdout)
+	}
+}

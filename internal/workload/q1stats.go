@@ -112,6 +112,9 @@ func (r *q1Run) report() (map[string]float64, []string) {
 			extra[k] = v
 		}
 	}
+	if len(s.e2e) == 0 {
+		return extra, append([]string{"per-stage breakdown: no transaction succeeded"}, s.recallNotes(set)...)
+	}
 	notes := []string{fmt.Sprintf("per-stage breakdown over %d successful transactions (ms; stage = queueing + service in the runtime; share of mean E2E):", len(s.e2e))}
 	totalE2E := sum(s.e2e)
 	var warn []string
