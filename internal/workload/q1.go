@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,8 +47,16 @@ type Q1Config struct {
 	Index Q1Index `yaml:"index" json:"index"`
 	SLO   Q1SLO   `yaml:"slo" json:"slo"`
 	// Graph is the runtime graph: embed → retrieve → generate. A stage's
-	// parallelism 0 (and graph.parallelism 0) takes --parallelism.
+	// parallelism 0 (and graph.parallelism 0) takes --parallelism times
+	// the stage's width.
 	Graph runtime.Graph `yaml:"graph" json:"graph"`
+	// Width multiplies --parallelism per operator (embed, retrieve,
+	// generate; missing: 1). A worker
+	// of the generate stage holds its transaction for the whole streamed
+	// answer, so at the default --parallelism 2 a width of 1 would make
+	// the harness's own pipeline the bottleneck (Little's law: 40 tx/s ×
+	// ~0.4 s needs ~16 in service); its default width is 16.
+	Width map[string]int `yaml:"width" json:"width"`
 	// Serialize sends every record through the runtime's wire format at
 	// each stage boundary, as a distributed engine would (test mode).
 	Serialize bool `yaml:"serialize" json:"serialize"`
@@ -108,6 +117,7 @@ func DefaultQ1(quick bool) *Q1Config {
 			{Name: "retrieve", Operator: rag.OpRetrieve, Timeout: 10 * time.Second},
 			{Name: "generate", Operator: rag.OpGenerate, Timeout: 60 * time.Second},
 		}},
+		Width: map[string]int{"generate": 16},
 	}
 	if quick {
 		c.Schedule.Rate, c.Schedule.Count = 20, 100
@@ -140,7 +150,23 @@ func (c *Q1Config) Validate() error {
 	if err := icfg.Validate(); err != nil {
 		return fmt.Errorf("q1.%w", err)
 	}
-	return c.validateGraph()
+	if err := c.validateGraph(); err != nil {
+		return err
+	}
+	return c.validateWidth()
+}
+
+// validateWidth checks that every width names an operator and is ≥ 1.
+func (c *Q1Config) validateWidth() error {
+	for name, w := range c.Width {
+		if !slices.Contains(rag.Ops, name) {
+			return fmt.Errorf("q1.width.%s: not an operator; use one of %s", name, strings.Join(rag.Ops, ", "))
+		}
+		if w < 1 || w > 1024 {
+			return fmt.Errorf("q1.width.%s %d: must be in [1, 1024]", name, w)
+		}
+	}
+	return nil
 }
 
 // validateGraph checks the graph's structure, that every operator is one

@@ -234,9 +234,9 @@ q1:
 	if res.code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	for _, s := range []string{"embed", "retrieve", "generate"} {
-		if got := res.run.Summary.Extra["stage_"+s+"_parallelism"]; got != 3 {
-			t.Errorf("deployed stage %s has parallelism %v, want --parallelism 3", s, got)
+	for s, want := range map[string]float64{"embed": 3, "retrieve": 3, "generate": 3 * 16} {
+		if got := res.run.Summary.Extra["stage_"+s+"_parallelism"]; got != want {
+			t.Errorf("deployed stage %s has parallelism %v, want %v (--parallelism 3 × width)", s, got, want)
 		}
 	}
 	if got := srv.Peak("embeddings"); got != 3 {

@@ -29,6 +29,8 @@ func TestQ1ConfigValidate(t *testing.T) {
 		{"missing stage", func(c *Q1Config) { c.Graph.Stages = c.Graph.Stages[:2] }, "embed → retrieve → generate"},
 		{"duplicate stage name", func(c *Q1Config) { c.Graph.Stages[2].Name = "embed" }, "already used"},
 		{"negative parallelism", func(c *Q1Config) { c.Graph.Stages[0].Parallelism = -1 }, "parallelism"},
+		{"width of no stage", func(c *Q1Config) { c.Width = map[string]int{"genrate": 2} }, "q1.width.genrate: not an operator"},
+		{"zero width", func(c *Q1Config) { c.Width = map[string]int{"embed": 0} }, "must be in [1, 1024]"},
 		{"bad param", func(c *Q1Config) { c.Graph.Stages[0].Params = map[string]string{"temperature": "1"} }, `unknown param "temperature"`},
 	}
 	for _, tc := range tests {
@@ -92,6 +94,14 @@ func TestQ1DeployGraphTakesParallelism(t *testing.T) {
 	c.Graph.Stages[2].Parallelism = 7 // an explicit stage value wins
 	g := c.deployGraph(3)
 	want := []int{3, 3, 7}
+	for i, s := range g.Stages {
+		if got := stageParallelism(g, s); got != want[i] {
+			t.Errorf("stage %s: parallelism %d, want %d", s.Name, got, want[i])
+		}
+	}
+	c = DefaultQ1(true) // the default width of generate multiplies --parallelism
+	g = c.deployGraph(3)
+	want = []int{3, 3, 48}
 	for i, s := range g.Stages {
 		if got := stageParallelism(g, s); got != want[i] {
 			t.Errorf("stage %s: parallelism %d, want %d", s.Name, got, want[i])

@@ -54,12 +54,17 @@ func (q *q1) indexSeedText() string {
 }
 
 // deployGraph is the graph Run deploys: stages without their own
-// parallelism get --parallelism.
+// parallelism get (graph.parallelism or --parallelism) × their width.
 func (c *Q1Config) deployGraph(parallelism int) runtime.Graph {
 	g := c.Graph
 	g.Stages = append([]runtime.StageConfig(nil), c.Graph.Stages...)
 	if g.Parallelism == 0 {
 		g.Parallelism = parallelism
+	}
+	for i, s := range g.Stages {
+		if w := c.Width[s.Operator]; s.Parallelism == 0 && w > 1 {
+			g.Stages[i].Parallelism = w * g.Parallelism
+		}
 	}
 	return g
 }
