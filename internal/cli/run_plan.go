@@ -63,6 +63,9 @@ func printPlan(w io.Writer, r workload.Resolved) error {
 			fmt.Fprintf(w, "   phase %-10s %s: %d requests at %.2f req/s over %s (%s)\n",
 				p.Name, p.Process, p.Requests, p.Rate, p.Span.Round(1e6), p.Mix)
 		}
+		for _, n := range plan.Notes {
+			fmt.Fprintf(w, "   note: %s\n", n)
+		}
 	}
 	dir := filepath.Join(s.OutputDir, r.Spec.Section())
 	fmt.Fprintf(w, "   records: %s/<run-id>/{run.json,requests.jsonl,summary.md,bench.txt}\n", dir)
