@@ -1,6 +1,7 @@
 package fedavg
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 )
@@ -43,10 +44,15 @@ func (p *Pool) Run(workers, tiles int, body func(worker, tile int)) {
 		return
 	}
 	workers = min(workers, tiles, cap(p.wake))
+	// Close claiming first: a helper still looping in the previous epoch
+	// may have loaded the old state; once the state word has changed its
+	// compare-and-swap fails, so it can never pair the old state with the
+	// new tile count (which would run a tile of this epoch twice).
+	p.epoch++
+	p.state.Store(uint64(p.epoch)<<32 | math.MaxUint32)
 	p.body = body
 	p.tiles.Store(int64(tiles))
 	p.finished.Store(0)
-	p.epoch++
 	p.state.Store(uint64(p.epoch) << 32) // publishes body and tiles
 	for p.started < workers-1 {
 		p.started++
