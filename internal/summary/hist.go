@@ -37,6 +37,12 @@ func (d *dist) add(ms float64) {
 	d.max = max(d.max, ms)
 }
 
+// merge adds o's recorded values to d.
+func (d *dist) merge(o *dist) {
+	d.h.Merge(o.h)
+	d.max = max(d.max, o.max)
+}
+
 func (d *dist) count() int64 { return d.h.TotalCount() }
 
 func (d *dist) quantile(q float64) float64 {

@@ -169,3 +169,35 @@ func ExampleCollector() {
 		s.E2E.P50, s.E2E.P99, s.Goodput, 100*s.SLOAttainment, len(reasons) == 0)
 	// Output: p50 14 ms, p99 19 ms, goodput 95 req/s, SLO 95%, valid true
 }
+
+func TestValidityPoolsLagOverOpenLoopPhases(t *testing.T) {
+	cases := []struct {
+		name      string
+		hiccups   int // requests of phase "b" (of 100) lagging 8 ms
+		wantValid bool
+	}{
+		{"two hiccups in one phase of four", 2, true},
+		{"a phase that really lagged", 10, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			col := NewCollector()
+			var phases []Phase
+			for k, name := range []string{"a", "b", "c", "d"} {
+				for i := range 100 {
+					lag := 0.3
+					if name == "b" && i < c.hiccups {
+						lag = 8
+					}
+					col.Add(req(name, "llm", k*100+i, 10*time.Millisecond, 5, lag, true))
+				}
+				start := time.Duration(k) * time.Second
+				phases = append(phases, Phase{Name: name, Start: start, End: start + time.Second, Scheduled: 100, ScheduleSpan: time.Second})
+			}
+			_, reasons := col.Summarize(phases, Validity{})
+			if valid := len(reasons) == 0; valid != c.wantValid {
+				t.Errorf("reasons %q; want valid=%v", reasons, c.wantValid)
+			}
+		})
+	}
+}
