@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/benchset"
 	"github.com/sagebench/sagebench/internal/gate"
+	"github.com/sagebench/sagebench/internal/record"
 	"github.com/spf13/cobra"
 )
 
@@ -110,7 +110,7 @@ func runGate(stdout io.Writer, p gate.Policy, o gateOptions, basePath, curPath s
 		if err := out.WriteMarkdown(&buf); err != nil {
 			return withCode(ExitError, err)
 		}
-		if err := gateWriteFile(o.report, buf.Bytes()); err != nil {
+		if err := record.WriteFileAtomic(o.report, buf.Bytes()); err != nil {
 			return withCode(ExitError, err)
 		}
 	}
@@ -145,17 +145,4 @@ func gateExitCode(v gate.Verdict) int {
 		return ExitRegression
 	}
 	return ExitInconclusive
-}
-
-// gateWriteFile writes data to path through a temporary file and rename.
-func gateWriteFile(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/benchset"
 	"github.com/sagebench/sagebench/internal/gate"
+	"github.com/sagebench/sagebench/internal/record"
 )
 
 // checkSymbols lists the expected benchmarks in every binary of both
@@ -95,7 +96,7 @@ func (r *runner) finish(res *Result, missing map[string][]string) (*Result, erro
 		s    *side
 		path string
 	}{{&r.base, res.BasePath}, {&r.cur, res.CurrentPath}} {
-		if err := writeAtomic(sp.path, sp.s.raw.Bytes()); err != nil {
+		if err := record.WriteFileAtomic(sp.path, sp.s.raw.Bytes()); err != nil {
 			return nil, err
 		}
 		set, err := benchset.ReadBench(bytes.NewReader(sp.s.raw.Bytes()), sp.path, sp.s.name)
@@ -122,17 +123,4 @@ func (r *runner) finish(res *Result, missing map[string][]string) (*Result, erro
 	}
 	res.Outcome = out
 	return res, r.writeReport(res)
-}
-
-// writeAtomic writes data to path through a temporary file and rename.
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }

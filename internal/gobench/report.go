@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/record"
 )
 
 // writeReport writes the Markdown report: the conditions of the
@@ -44,7 +46,7 @@ func (r *runner) writeReport(res *Result) error {
 	if err := res.Outcome.WriteMarkdown(&b); err != nil {
 		return err
 	}
-	return writeAtomic(res.ReportPath, b.Bytes())
+	return record.WriteFileAtomic(res.ReportPath, b.Bytes())
 }
 
 func short(sha string) string {

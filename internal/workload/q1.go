@@ -202,18 +202,7 @@ func (c *Q1Config) ragDefaults() rag.Defaults {
 // Override applies --rate, --total-requests and --duration; --llm-ratio
 // does not apply (every transaction generates).
 func (c *Q1Config) Override(o Overrides) []string {
-	if o.Rate != nil {
-		c.Schedule.Rate = *o.Rate
-	}
-	if o.TotalRequests != nil {
-		c.Schedule.Count = *o.TotalRequests
-	}
-	if o.Duration != nil {
-		c.Schedule.Duration = *o.Duration
-		if o.TotalRequests == nil {
-			c.Schedule.Count = 0
-		}
-	}
+	o.applySchedule(&c.Schedule)
 	if o.LLMRatio != nil {
 		return []string{"llm-ratio"}
 	}

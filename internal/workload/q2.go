@@ -158,18 +158,7 @@ func validateWeights(key string, ws []Weighted, allowed []string) error {
 // Override applies --rate, --total-requests, --duration and --llm-ratio.
 // --duration without --total-requests lets the duration end the schedule.
 func (c *Q2Config) Override(o Overrides) []string {
-	if o.Rate != nil {
-		c.Schedule.Rate = *o.Rate
-	}
-	if o.TotalRequests != nil {
-		c.Schedule.Count = *o.TotalRequests
-	}
-	if o.Duration != nil {
-		c.Schedule.Duration = *o.Duration
-		if o.TotalRequests == nil {
-			c.Schedule.Count = 0
-		}
-	}
+	o.applySchedule(&c.Schedule)
 	if o.LLMRatio != nil {
 		c.LLMRatio = *o.LLMRatio
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
@@ -51,6 +52,23 @@ type Overrides struct {
 	TotalRequests *int           // --total-requests
 	Duration      *time.Duration // --duration
 	LLMRatio      *float64       // --llm-ratio
+}
+
+// applySchedule applies --rate, --total-requests and --duration to sc.
+// --duration without --total-requests lets the duration end the schedule.
+func (o Overrides) applySchedule(sc *load.ScheduleConfig) {
+	if o.Rate != nil {
+		sc.Rate = *o.Rate
+	}
+	if o.TotalRequests != nil {
+		sc.Count = *o.TotalRequests
+	}
+	if o.Duration != nil {
+		sc.Duration = *o.Duration
+		if o.TotalRequests == nil {
+			sc.Count = 0
+		}
+	}
 }
 
 // Plan is what a workload will do in one repetition.
