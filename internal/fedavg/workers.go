@@ -7,13 +7,14 @@ const Auto = 0
 
 // autoMinBytesPerWorker is the input (clients·dim·4 bytes) each worker
 // must have under Auto. Measured side by side on the 2-vCPU AMD EPYC
-// (Zen 5) VM this project runs on, with the final (AVX-512) kernel: one
-// worker was fastest, by minimum over 7–9 interleaved repetitions, for
-// every shape of the matrix including 512×8192 (16 MiB), where the memory
-// floor itself was no faster with two workers than with one; an earlier
-// kernel, less memory-bound, gained from two workers at 16 MiB in some
-// runs. So a second worker needs 16 MiB each (docs/micro.md).
-const autoMinBytesPerWorker = 16 << 20
+// (Zen 5) VM this project runs on, with the final (AVX-512) kernel, 10
+// interleaved repetitions of 200 ms on an otherwise idle machine
+// (benchstat, bench/micro/run.sh): at 512×8192 (16 MiB) two workers
+// took 334.5 µs ± 13 % against one worker's 413.5 µs ± 6 % (−19 %,
+// p = 0.000); at 256×8192 (8 MiB) two workers were no faster (170.4 µs
+// vs 163.3 µs, p = 0.089) and cost 38 % more CPU. So a second worker
+// needs 8 MiB each: 1 worker up to 8 MiB, 2 at 16 MiB (docs/micro.md).
+const autoMinBytesPerWorker = 8 << 20
 
 // ResolveWorkers returns the number of workers to use for clients updates
 // of dimension dim. A requested count > 0 is explicit and is clamped to
