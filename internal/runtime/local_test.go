@@ -493,3 +493,44 @@ func TestHopsSeparateQueueingFromService(t *testing.T) {
 		t.Fatalf("longest queueing %s, want ≥ %s (two services ahead of it)", longest, 2*d)
 	}
 }
+
+// TestTimedOutEmitBlockedOnResultsIsDelivered: a last-stage call that
+// emitted but is still blocked on a full Results when its stage timeout
+// fires is abandoned, and its error record is a duplicate of the output
+// in flight. Serve must still wait for that output: draining early would
+// close the run with the record delivered neither as output nor as error.
+func TestTimedOutEmitBlockedOnResultsIsDelivered(t *testing.T) {
+	for _, serialize := range []bool{false, true} {
+		t.Run(fmt.Sprintf("serialize=%v", serialize), func(t *testing.T) {
+			g := chain(1, 4, "emit")
+			g.Stages[0].Timeout = 20 * time.Millisecond
+			ops := map[string]runtime.OperatorFunc{"emit": func(_ context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+				return emit(in)
+			}}
+			eng, wait := newEngine(t, ops, g, runtime.LocalOptions{Serialize: serialize, ResultsCapacity: 1})
+			for _, id := range []string{"r0", "r1"} { // r0 fills Results, r1 blocks behind it
+				if err := eng.Submit(context.Background(), runtime.Record{ID: id}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			eng.CloseInput()
+			deadline := time.Now().Add(testTimeout)
+			for eng.Stats().TimedOut == 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			served := make(chan error, 1)
+			go func() { served <- wait() }()
+			select { // give an early drain the chance to happen before reading
+			case <-served:
+			case <-time.After(100 * time.Millisecond):
+			}
+			got := map[string]bool{}
+			for r := range eng.Results() {
+				got[r.ID] = true
+			}
+			if !got["r0"] || !got["r1"] {
+				t.Fatalf("results %v: want r0 and r1 (one record per accepted ID)", got)
+			}
+		})
+	}
+}

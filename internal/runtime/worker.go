@@ -213,11 +213,18 @@ func stackHead(b []byte, n int) []byte {
 
 // emit hands one output of the call to the next stage, or to the sink
 // after the last stage.
+//
+// The output counts as in flight (pending) from before the done check
+// until it is handed on, so the run cannot drain while an abandoned call's
+// output is still blocked on a full queue or Results: its error record was
+// dropped as a duplicate of that output, which must arrive.
 func (c *call) emit(out Record) error {
+	l, in := c.l, c.in
+	l.pending.Add(1)
 	if c.done.Load() {
+		l.release()
 		return ErrEmitClosed
 	}
-	l, in := c.l, c.in
 	now := l.now()
 	n := c.n.Add(1) - 1
 	if out.ID == "" {
@@ -237,10 +244,11 @@ func (c *call) emit(out Record) error {
 	next := c.s.next
 	if next == nil {
 		out.Hops = hops
-		return l.deliver(c.run, out)
+		err := l.deliver(c.run, out)
+		l.release()
+		return err
 	}
 	out.Hops = append(hops, Hop{Stage: next.cfg.Name, Enqueued: now})
-	l.pending.Add(1)
 	if err := l.enqueue(c.run, next.in, out); err != nil {
 		l.release()
 		return err
