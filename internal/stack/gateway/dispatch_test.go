@@ -409,3 +409,59 @@ func TestStalledEngine(t *testing.T) {
 		t.Fatalf("mid-stream stall: %d %s", r.status, r.body)
 	}
 }
+
+// TestBatchedEmbeddingRetriesElsewhere: a gateway-side embedding batch
+// whose engine fails is retried once on another engine, like a single
+// request, and each retried response says so in X-Sagebench-Retries.
+func TestBatchedEmbeddingRetriesElsewhere(t *testing.T) {
+	holdBad, holdGood := make(chan struct{}), make(chan struct{})
+	bad := &fakeEmbedder{id: "a-bad", model: "m-emb", slots: 1, hold: holdBad}
+	good := &fakeEmbedder{id: "b-good", model: "m-emb", slots: 1, hold: holdGood}
+	h := newHarness(t, Config{Policy: sched.FIFO, MaxBatch: 8, EjectAfter: 100},
+		map[string]Engine{"a-bad": {Embedder: bad, Speed: time.Millisecond}, "b-good": {Embedder: good, Speed: time.Second}})
+	type result struct {
+		status  int
+		engine  string
+		retries string
+	}
+	results := make([]result, 6)
+	var wg sync.WaitGroup
+	send := func(i int) {
+		defer wg.Done()
+		r := h.do("POST", "/v1/embeddings", fmt.Sprintf(`{"model":"m-emb","input":"r%d"}`, i), nil)
+		results[i] = result{r.status, r.header.Get("X-Engine-Id"), r.header.Get("X-Sagebench-Retries")}
+	}
+	for i := 0; i < 4; i++ { // fill both engines' two gateway slots each
+		wg.Add(1)
+		go send(i)
+		waitFor(t, "call", func() bool { return len(bad.callSizes())+len(good.callSizes()) == i+1 })
+	}
+	for i := 4; i < 6; i++ { // these two queue and leave as one batch
+		wg.Add(1)
+		go send(i)
+		waitFor(t, "queued", func() bool { return h.queued(engine.KindEmbedding) == i-3 })
+	}
+	bad.mu.Lock()
+	bad.fail = errBoom
+	bad.mu.Unlock()
+	close(holdBad) // a-bad fails its two calls and then the batch it takes next
+	waitFor(t, "a batch on a-bad", func() bool {
+		for _, n := range bad.callSizes() {
+			if n == 2 {
+				return true
+			}
+		}
+		return false
+	})
+	close(holdGood)
+	wg.Wait()
+	for i, r := range results {
+		if r.status != 200 || r.engine != "b-good" {
+			t.Errorf("request %d: status %d from %q, want 200 from b-good", i, r.status, r.engine)
+		}
+		// Routing put 0 and 2 on a-bad, 1 and 3 on b-good; 4 and 5 rode the batch.
+		if wantRetried := i != 1 && i != 3; wantRetried != (r.retries == "1") {
+			t.Errorf("request %d: X-Sagebench-Retries %q, want retried=%v", i, r.retries, wantRetried)
+		}
+	}
+}

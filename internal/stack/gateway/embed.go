@@ -38,6 +38,9 @@ func (p *pool) runBatch(m *member, b *batch, inputs []string) {
 	start := p.g.now()
 	b.vecs, b.usage, b.err = p.g.embedBounded(context.Background(), m, inputs)
 	close(b.done)
+	if b.err == nil {
+		p.g.met.tokens.WithLabelValues(m.id, m.model, "prompt").Add(float64(b.usage.PromptTokens))
+	}
 	p.release(m, b.err, p.g.now().Sub(start))
 }
 
@@ -164,15 +167,10 @@ func (g *Gateway) embed(ctx context.Context, md meta, model string, inputs []str
 		if a.err != nil {
 			return nil, a.err
 		}
-		if a.batch != nil {
-			return batchResult(ctx, a, len(inputs))
-		}
-		start := g.now()
-		vecs, u, err := g.embedBounded(ctx, a.m, inputs)
-		p.release(a.m, err, g.now().Sub(start))
+		res, err := g.runEmbed(ctx, p, a, inputs)
 		if err == nil {
-			g.met.tokens.WithLabelValues(a.m.id, model, "prompt").Add(float64(u.PromptTokens))
-			return &embedResult{vecs: vecs, usage: u, m: a.m, retries: attempt}, nil
+			res.retries = attempt
+			return res, nil
 		}
 		if ctx.Err() != nil {
 			return nil, &apiError{Status: 499, Type: "cancelled", Code: "client_closed", Message: "client closed the request"}
@@ -183,6 +181,22 @@ func (g *Gateway) embed(ctx context.Context, md meta, model string, inputs []str
 		g.met.retries.WithLabelValues("embedding").Inc()
 		p.requeue(t, a.m)
 	}
+}
+
+// runEmbed runs inputs on the assigned engine, alone or as its slice of a
+// gateway-side batch, and returns the engine's error if it failed.
+func (g *Gateway) runEmbed(ctx context.Context, p *pool, a assignment, inputs []string) (*embedResult, error) {
+	if a.batch != nil {
+		return batchResult(ctx, a, len(inputs))
+	}
+	start := g.now()
+	vecs, u, err := g.embedBounded(ctx, a.m, inputs)
+	p.release(a.m, err, g.now().Sub(start))
+	if err != nil {
+		return nil, err
+	}
+	g.met.tokens.WithLabelValues(a.m.id, a.m.model, "prompt").Add(float64(u.PromptTokens))
+	return &embedResult{vecs: vecs, usage: u, m: a.m}, nil
 }
 
 // embedBounded calls the engine, turning a silence longer than the stall
@@ -197,14 +211,14 @@ func (g *Gateway) embedBounded(ctx context.Context, m *member, inputs []string) 
 	return vecs, u, wd.explain(err)
 }
 
-func batchResult(ctx context.Context, a assignment, n int) (*embedResult, *apiError) {
+func batchResult(ctx context.Context, a assignment, n int) (*embedResult, error) {
 	select {
 	case <-a.batch.done:
 	case <-ctx.Done():
-		return nil, &apiError{Status: 499, Type: "cancelled", Code: "client_closed", Message: "client closed the request"}
+		return nil, ctx.Err()
 	}
 	if a.batch.err != nil {
-		return nil, engineFailed(a.m.id, a.batch.err)
+		return nil, a.batch.err
 	}
 	total := len(a.batch.vecs)
 	u := engine.Usage{PromptTokens: a.batch.usage.PromptTokens * n / max(total, 1)} // the batch's tokens, shared by input count

@@ -155,6 +155,12 @@ func (f *fakeEmbedder) Embed(ctx context.Context, inputs []string) ([][]float32,
 		case <-ctx.Done():
 			return nil, engine.Usage{}, ctx.Err()
 		}
+		f.mu.Lock()
+		fail = f.fail // a failure set while the call was held applies to it
+		f.mu.Unlock()
+		if fail != nil {
+			return nil, engine.Usage{}, fail
+		}
 	}
 	out := make([][]float32, len(inputs))
 	for i, s := range inputs {
