@@ -48,9 +48,14 @@ func ReadBench(r io.Reader, file, label string) (*Set, error) {
 	return s, nil
 }
 
-// badValue describes the first measurement of r that is not a finite,
-// non-negative number, or returns "".
+// badValue describes why r cannot be used: no iterations, or a
+// measurement that is not a finite, non-negative number; else "".
 func badValue(r *benchfmt.Result) string {
+	if r.Iters <= 0 {
+		// go test never reports a benchmark that ran no iteration: its
+		// measurements are not measurements.
+		return fmt.Sprintf("ran %d iterations", r.Iters)
+	}
 	for _, v := range r.Values {
 		switch {
 		case math.IsNaN(v.Value):

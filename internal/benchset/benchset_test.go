@@ -30,6 +30,7 @@ func TestReadBench(t *testing.T) {
 		{"binary garbage", "\x00\x01\xff\n\x89PNG\r\n", 0, []string{"f.txt:1: unreadable line", "f.txt:2: unreadable line"}, ""},
 		{"NaN and Inf and negative", "BenchmarkA 1 NaN ns/op\nBenchmarkA 1 +Inf ns/op\nBenchmarkA 1 -3 ns/op\nBenchmarkA 1 3 ns/op\n", 1,
 			[]string{"f.txt:1: A: value of ns/op is NaN", "f.txt:2: A: value of ns/op is infinite", "f.txt:3: A: value of ns/op is negative (-3)"}, "A"},
+		{"zero iterations", "BenchmarkA 0 3 ns/op\nBenchmarkA 1 3 ns/op\n", 1, []string{"f.txt:1: A: ran 0 iterations"}, "A"},
 		{"syntax error", "BenchmarkA 1 3\nBenchmarkA x 3 ns/op\n", 0, []string{"f.txt:1:", "f.txt:2:"}, ""},
 		{"failed run", "BenchmarkA 1 3 ns/op\n--- FAIL: BenchmarkB\npanic: boom\nFAIL\texample.com/x\t0.1s\n", 1,
 			[]string{"f.txt:2: benchmark run failed", "f.txt:3: benchmark run failed", "f.txt:4: benchmark run failed"}, "A"},

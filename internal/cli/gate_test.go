@@ -48,6 +48,9 @@ func TestGateCommand(t *testing.T) {
 		{"expected symbol present", []string{"gate", "--expect", "BenchmarkEncode", base, same}, ExitOK, "present on both sides", ""},
 		{"bad policy", []string{"gate", "--policy", badPolicy, base, same}, ExitUsage, "", "alpah"},
 		{"bad alpha", []string{"gate", "--alpha", "0", base, same}, ExitUsage, "", "alpha 0 must be in (0, 1)"},
+		{"NaN threshold", []string{"gate", "--threshold", "NaN", base, slow}, ExitUsage, "", "threshold_pct NaN must be finite"},
+		{"infinite threshold", []string{"gate", "--threshold", "+Inf", base, slow}, ExitUsage, "", "threshold_pct +Inf must be finite"},
+		{"NaN alpha", []string{"gate", "--alpha", "NaN", base, same}, ExitUsage, "", "alpha NaN must be in (0, 1)"},
 		{"one arg", []string{"gate", base}, ExitUsage, "", ""},
 		{"markdown", []string{"gate", "--format", "markdown", base, slow}, ExitRegression, "**Verdict: REGRESSION**", ""},
 	}

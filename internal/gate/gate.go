@@ -81,6 +81,7 @@ func Evaluate(base, cur *benchset.Set, p Policy) (*Outcome, error) {
 	if !checkInputs(o, base, cur) {
 		return o, nil
 	}
+	checkUnitMeta(o, base.Units, cur.Units, p)
 	results, units := benchset.Combine(base, cur)
 	rep, err := stats.Compare(results, units, stats.Options{Alpha: p.Alpha, Confidence: p.Confidence, Ignore: p.Ignore})
 	if err != nil {
@@ -192,6 +193,17 @@ func colIndex(t *stats.Table, label string) int {
 		}
 	}
 	return -1
+}
+
+// declares reports whether the policy's units: names unit (in any form
+// that tidies to it).
+func (p Policy) declares(unit string) bool {
+	for u := range p.Units {
+		if _, tu := benchunit.Tidy(1, u); tu == unit || u == unit {
+			return true
+		}
+	}
+	return false
 }
 
 // direction of unit: the policy's declaration, else the input's, else the

@@ -202,6 +202,34 @@ func TestFailClosedMatrix(t *testing.T) {
 			cur:    func(t *testing.T) *benchset.Set { return bench(t, "current", "cpu: B\n"+okBase) },
 			policy: func(p *Policy) { p.Ignore = "cpu" },
 			want:   Pass, wantRule: "geomean", wantText: "over 2 benchmarks"},
+		{name: "zero iterations",
+			base: func(t *testing.T) *benchset.Set { return bench(t, "base", okBase) },
+			cur: func(t *testing.T) *benchset.Set {
+				return bench(t, "current", strings.ReplaceAll(okBase, "\t100\t", "\t0\t"))
+			},
+			want: Inconclusive, wantRule: "input", wantText: "ran 0 iterations"},
+		{name: "input flips the direction of a known unit",
+			base: func(t *testing.T) *benchset.Set { return bench(t, "base", okBase) },
+			cur: func(t *testing.T) *benchset.Set {
+				return bench(t, "current", "Unit ns/op better=higher\n"+lines("Encode", "ns/op", slow)+lines("Decode", "ns/op", ten))
+			},
+			want: Inconclusive, wantRule: "units", wantText: "better=higher"},
+		{name: "sides disagree on unit metadata",
+			base: func(t *testing.T) *benchset.Set { return bench(t, "base", "Unit widgets better=lower\n"+okBase) },
+			cur:  func(t *testing.T) *benchset.Set { return bench(t, "current", "Unit widgets better=higher\n"+okBase) },
+			want: Inconclusive, wantRule: "units", wantText: "widgets better: baseline says lower, current says higher"},
+		{name: "assume=exact hides varying values",
+			base: func(t *testing.T) *benchset.Set { return bench(t, "base", okBase) },
+			cur: func(t *testing.T) *benchset.Set {
+				return bench(t, "current", "Unit ns/op assume=exact\n"+lines("Encode", "ns/op", append([]float64{100}, series(500, 1, 9)...))+lines("Decode", "ns/op", ten))
+			},
+			want: Inconclusive, wantRule: "samples", wantText: "assume=exact"},
+		{name: "huge values are a regression",
+			base: func(t *testing.T) *benchset.Set { return bench(t, "base", okBase) },
+			cur: func(t *testing.T) *benchset.Set {
+				return bench(t, "current", lines("Encode", "ns/op", series(1e300, 1e290, 10))+lines("Decode", "ns/op", ten))
+			},
+			want: Regression, wantRule: "geomean", wantText: "worse by"},
 		{name: "no geomean unit present",
 			base: func(t *testing.T) *benchset.Set { return bench(t, "base", lines("Q2", "req/s", ten)) },
 			cur:  func(t *testing.T) *benchset.Set { return bench(t, "current", lines("Q2", "req/s", ten)) },

@@ -3,6 +3,7 @@ package gate
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 
@@ -104,20 +105,28 @@ func (p Policy) Validate() error {
 	if !(p.Confidence > 0 && p.Confidence < 1) {
 		errs = append(errs, fmt.Errorf("confidence %v must be in (0, 1)", p.Confidence))
 	}
-	if p.Geomean.ThresholdPct < 0 {
-		errs = append(errs, fmt.Errorf("geomean.threshold_pct %v must be >= 0", p.Geomean.ThresholdPct))
+	// A NaN or infinite number compares false with everything, so it would
+	// switch its rule off silently: every number must be finite.
+	if g := p.Geomean.ThresholdPct; !finite(g) || g < 0 {
+		errs = append(errs, fmt.Errorf("geomean.threshold_pct %v must be finite and >= 0", g))
 	}
 	for i, l := range p.Limits {
 		if _, err := regexp.Compile("^(?:" + l.Benchmark + ")$"); err != nil || l.Benchmark == "" {
 			errs = append(errs, fmt.Errorf("limits[%d].benchmark %q must be a non-empty regular expression", i, l.Benchmark))
 		}
-		if l.MaxMeanMs < 0 || l.MaxP99Ms < 0 || (l.MaxMeanMs == 0 && l.MaxP99Ms == 0) {
-			errs = append(errs, fmt.Errorf("limits[%d]: set max_mean_ms and/or max_p99_ms to a positive value", i))
+		if !finite(l.MaxMeanMs) || !finite(l.MaxP99Ms) || l.MaxMeanMs < 0 || l.MaxP99Ms < 0 || (l.MaxMeanMs == 0 && l.MaxP99Ms == 0) {
+			errs = append(errs, fmt.Errorf("limits[%d]: set max_mean_ms and/or max_p99_ms to a finite positive value", i))
 		}
 	}
 	t := p.Trend
-	if t.MeanPct < 0 || t.P99Pct < 0 || t.MeanFloorMs < 0 || t.P99FloorMs < 0 || t.BaselineFloorMs < 0 {
-		errs = append(errs, errors.New("trend: percentages and floors must be >= 0"))
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"mean_pct", t.MeanPct}, {"p99_pct", t.P99Pct}, {"mean_floor_ms", t.MeanFloorMs},
+		{"p99_floor_ms", t.P99FloorMs}, {"baseline_floor_ms", t.BaselineFloorMs}} {
+		if !finite(f.v) || f.v < 0 {
+			errs = append(errs, fmt.Errorf("trend.%s %v must be finite and >= 0", f.name, f.v))
+		}
 	}
 	for u, d := range p.Units {
 		if d != LowerIsBetter && d != HigherIsBetter {
@@ -126,6 +135,8 @@ func (p Policy) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // geomeanUnit reports whether the geomean rule covers unit (compared in
 // tidied form, so ns/op and sec/op are the same unit).

@@ -37,6 +37,12 @@ units: {tokens: higher-is-better}
 		{name: "limit without max", yaml: "limits: [{benchmark: X}]\n", wantErr: "limits[0]: set max_mean_ms"},
 		{name: "bad regexp", yaml: "limits: [{benchmark: '(', max_p99_ms: 1}]\n", wantErr: "limits[0].benchmark"},
 		{name: "bad direction", yaml: "units: {x: up}\n", wantErr: "units[x]"},
+		{name: "NaN threshold", yaml: "geomean: {threshold_pct: .nan}\n", wantErr: "threshold_pct NaN must be finite and >= 0"},
+		{name: "infinite threshold", yaml: "geomean: {threshold_pct: .inf}\n", wantErr: "threshold_pct +Inf must be finite and >= 0"},
+		{name: "NaN limit", yaml: "limits: [{benchmark: X, max_mean_ms: .nan}]\n", wantErr: "limits[0]"},
+		{name: "infinite limit", yaml: "limits: [{benchmark: X, max_p99_ms: .inf}]\n", wantErr: "limits[0]"},
+		{name: "NaN trend", yaml: "trend: {p99_pct: .nan}\n", wantErr: "trend.p99_pct"},
+		{name: "NaN trend floor", yaml: "trend: {mean_floor_ms: .nan}\n", wantErr: "trend.mean_floor_ms"},
 		{name: "negative threshold", yaml: "geomean: {threshold_pct: -1}\n", wantErr: "threshold_pct"},
 	}
 	for _, tc := range tests {

@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/stats"
@@ -63,7 +64,18 @@ func checkSamples(o *Outcome, ix *index, alpha float64) {
 	need := MinSamples(alpha)
 	short := 0
 	for _, p := range ix.pairs {
-		if p.base == nil || p.cur == nil || p.table.Assumption == "exact" {
+		if p.base == nil || p.cur == nil {
+			continue
+		}
+		if p.table.Assumption == "exact" {
+			// An exact unit is summarised by one value; if its values
+			// vary, that value hides the rest.
+			if varies(p.base.Values) || varies(p.cur.Values) {
+				short++
+				o.add(Inconclusive, "samples", p.subject(),
+					"declared assume=exact but the values vary (baseline %v..%v, current %v..%v)",
+					p.base.Values[0], p.base.Values[len(p.base.Values)-1], p.cur.Values[0], p.cur.Values[len(p.cur.Values)-1])
+			}
 			continue
 		}
 		n1, n2 := len(p.base.Values), len(p.cur.Values)
@@ -78,6 +90,9 @@ func checkSamples(o *Outcome, ix *index, alpha float64) {
 		o.add(Pass, "samples", "all", "every benchmark can reach alpha %v (>= %d samples per side suffice)", alpha, need)
 	}
 }
+
+// varies reports whether the sorted values xs are not all equal.
+func varies(xs []float64) bool { return len(xs) > 0 && xs[0] != xs[len(xs)-1] }
 
 // checkDirections fails closed on a significant change in a unit whose
 // direction is unknown, and lists significant changes for the worse.
@@ -218,4 +233,55 @@ func configNote(t *stats.Table) string {
 		return ""
 	}
 	return ", configuration " + strings.Join(kv, ", ") + "; keys that differ only by machine can be set under ignore: in the policy"
+}
+
+// checkUnitMeta fails closed on unit metadata (Unit X better=… assume=…
+// lines) that would decide the verdict from the input's word instead of
+// evidence: the two sides declaring different values for one unit, or an
+// input reversing the built-in direction of a unit the gate knows (a
+// benchmark can print such a line). The policy's units: is the place to
+// override a direction.
+func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
+	keys := map[benchfmt.UnitMetadataKey]bool{}
+	for _, m := range []benchfmt.UnitMetadataMap{base, cur} {
+		for k := range m {
+			keys[k] = true
+		}
+	}
+	sorted := make([]benchfmt.UnitMetadataKey, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		return a.Unit < b.Unit || (a.Unit == b.Unit && a.Key < b.Key)
+	})
+	for _, k := range sorted {
+		b, c := base[k], cur[k]
+		if b != nil && c != nil && b.Value != c.Value {
+			o.add(Inconclusive, "units", k.Unit+" "+k.Key, "baseline says %s, current says %s", b.Value, c.Value)
+			continue
+		}
+		if k.Key != "better" || p.declares(k.Unit) {
+			continue
+		}
+		for side, m := range map[string]*benchfmt.UnitMetadata{"baseline": b, "current": c} {
+			if m == nil {
+				continue
+			}
+			builtin := stats.Direction(k.Unit, nil)
+			declared := stats.Direction(k.Unit, benchfmt.UnitMetadataMap{k: m})
+			if builtin != stats.Unknown && declared != builtin {
+				o.add(Inconclusive, "units", k.Unit, "%s input declares %s better=%s against its built-in direction; declare it under units: in the policy if that is meant",
+					side, unitName(m), m.Value)
+			}
+		}
+	}
+}
+
+func unitName(m *benchfmt.UnitMetadata) string {
+	if m.OrigUnit != "" {
+		return m.OrigUnit
+	}
+	return m.Unit
 }

@@ -94,6 +94,15 @@ func TestDirection(t *testing.T) {
 		{"req/s", HigherIsBetter}, {"MB/s", HigherIsBetter}, {"B/s", HigherIsBetter}, {"slo-attainment", HigherIsBetter},
 		{"goodput", HigherIsBetter}, {"goodput-req/s", HigherIsBetter}, {"error-ratio", LowerIsBetter}, {"success-rate", HigherIsBetter}, {"tx/s", HigherIsBetter},
 		{"widgets", Unknown}, {"text-bytes", Unknown},
+		// Every unit sagebench's own benchmarks and records emit.
+		{"cpu-ns/op", LowerIsBetter}, {"cpu-sec/op", LowerIsBetter}, {"cpu-ns/record", LowerIsBetter}, {"us/doc", LowerIsBetter},
+		{"p50-ms", LowerIsBetter}, {"p95-ms", LowerIsBetter}, {"latency-p50-ms", LowerIsBetter}, {"batch-model-ms", LowerIsBetter},
+		{"host-timer-lag-ms", LowerIsBetter}, {"ms/op", LowerIsBetter}, {"p50-us", LowerIsBetter}, {"added-p99-us", LowerIsBetter},
+		{"hop-p99-µs", LowerIsBetter}, {"lag-max-µs", LowerIsBetter}, {"source-lag-p99-µs", LowerIsBetter}, {"lag-p99-μs", LowerIsBetter},
+		{"B/stream", LowerIsBetter}, {"late-steps", LowerIsBetter},
+		{"records/s", HigherIsBetter}, {"events/s", HigherIsBetter}, {"tokens/s", HigherIsBetter}, {"recall@10", HigherIsBetter},
+		{"errors/s", LowerIsBetter},
+		{"inputs/batch", Unknown}, {"model/measured", Unknown}, {"llm-ratio", Unknown},
 	}
 	for _, tc := range tests {
 		if got := Direction(tc.unit, nil); got != tc.want {
