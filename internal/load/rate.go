@@ -9,7 +9,7 @@ import (
 // the integrated rate Λ(t) = ∫₀ᵗ r: arrival i is at Λ⁻¹(uᵢ), where uᵢ is a
 // running sum of unit exponentials (non-homogeneous Poisson, by the
 // time-rescaling theorem) or uᵢ = i (uniform spacing).
-func rateSchedule(cfg ScheduleConfig, g *gen) Schedule {
+func rateSchedule(cfg ScheduleConfig, g *gen) (Schedule, error) {
 	inv := rampInverse(cfg)
 	peak := math.Max(cfg.Rate, cfg.RampTo)
 	if cfg.Process == ProcessOnOff {
@@ -29,6 +29,9 @@ func rateSchedule(cfg ScheduleConfig, g *gen) Schedule {
 		if !ok || (limit > 0 && t >= limit) {
 			break
 		}
+		if err := checkArrival(t, len(offs)); err != nil {
+			return Schedule{}, err
+		}
 		offs = append(offs, secs(t))
 		u += step()
 	}
@@ -36,7 +39,7 @@ func rateSchedule(cfg ScheduleConfig, g *gen) Schedule {
 	if s.Length == 0 && len(offs) > 0 {
 		s.Length = offs[len(offs)-1]
 	}
-	return s
+	return s, nil
 }
 
 // onOffInverse inverts Λ for a rate that is BurstRate during the first

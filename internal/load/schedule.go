@@ -27,6 +27,13 @@ const (
 // here, more in the records).
 const MaxArrivals = 20_000_000
 
+// MaxBurstiness bounds schedule.burstiness: beyond it most gamma gaps
+// underflow to zero and a duration-bounded schedule never advances.
+const MaxBurstiness = 1000
+
+// maxOffset bounds an arrival offset (a Duration overflows at 292 years).
+const maxOffset = 30 * 24 * time.Hour
+
 // ScheduleConfig describes an arrival schedule. Rates are in requests per
 // second. A schedule ends after Count arrivals or at Duration, whichever
 // comes first; at least one of the two must be set (ramp needs Duration).
@@ -85,8 +92,8 @@ func (c ScheduleConfig) validateProcess() error {
 		if c.Rate <= 0 {
 			return fmt.Errorf("schedule.rate must be > 0 for process %s", p)
 		}
-		if c.Burstiness <= 0 {
-			return errors.New("schedule.burstiness must be > 0 for process gamma (1 = Poisson, e.g. 4 for bursty traffic)")
+		if c.Burstiness <= 0 || c.Burstiness > MaxBurstiness {
+			return fmt.Errorf("schedule.burstiness must be > 0 and <= %d for process gamma (1 = Poisson, e.g. 4 for bursty traffic)", MaxBurstiness)
 		}
 	case ProcessOnOff:
 		return c.validateOnOff()
@@ -181,15 +188,15 @@ func NewSchedule(cfg ScheduleConfig, seed int64) (Schedule, error) {
 	g := newGen(seed)
 	switch cfg.Process {
 	case ProcessPoisson:
-		return gapSchedule(cfg, func() float64 { return g.exp() / cfg.Rate }), nil
+		return gapSchedule(cfg, func() float64 { return g.exp() / cfg.Rate })
 	case ProcessConstant:
-		return gapSchedule(cfg, func() float64 { return 1 / cfg.Rate }), nil
+		return gapSchedule(cfg, func() float64 { return 1 / cfg.Rate })
 	case ProcessGamma:
 		k := 1 / cfg.Burstiness // shape; mean gap k*theta = 1/rate
 		theta := 1 / (cfg.Rate * k)
-		return gapSchedule(cfg, func() float64 { return g.gamma(k) * theta }), nil
+		return gapSchedule(cfg, func() float64 { return g.gamma(k) * theta })
 	case ProcessOnOff, ProcessRamp:
-		return rateSchedule(cfg, g), nil
+		return rateSchedule(cfg, g)
 	case ProcessTrace:
 		return traceSchedule(cfg)
 	}
@@ -198,7 +205,7 @@ func NewSchedule(cfg ScheduleConfig, seed int64) (Schedule, error) {
 
 // gapSchedule accumulates independent gaps (renewal process). The first
 // arrival of constant is at 0; the others start after one gap.
-func gapSchedule(cfg ScheduleConfig, gap func() float64) Schedule {
+func gapSchedule(cfg ScheduleConfig, gap func() float64) (Schedule, error) {
 	limit := cfg.Duration.Seconds()
 	offs := make([]time.Duration, 0, expectedLen(cfg, cfg.Rate))
 	t := 0.0
@@ -209,6 +216,9 @@ func gapSchedule(cfg ScheduleConfig, gap func() float64) Schedule {
 		if limit > 0 && t >= limit {
 			break
 		}
+		if err := checkArrival(t, len(offs)); err != nil {
+			return Schedule{}, err
+		}
 		offs = append(offs, secs(t))
 		t += gap()
 	}
@@ -216,7 +226,19 @@ func gapSchedule(cfg ScheduleConfig, gap func() float64) Schedule {
 	if length == 0 {
 		length = secs(float64(len(offs)) / cfg.Rate)
 	}
-	return Schedule{Offsets: offs, Length: length}
+	return Schedule{Offsets: offs, Length: length}, nil
+}
+
+// checkArrival refuses arrival n at t seconds when it cannot be a
+// Duration or there are already MaxArrivals.
+func checkArrival(t float64, n int) error {
+	if t > maxOffset.Seconds() {
+		return fmt.Errorf("schedule: arrival %d would be at %.3g s, beyond the %v limit; raise the rate or lower schedule.count", n+1, t, maxOffset)
+	}
+	if n >= MaxArrivals {
+		return fmt.Errorf("schedule: more than %d arrivals; lower the rate, schedule.duration or schedule.burstiness", MaxArrivals)
+	}
+	return nil
 }
 
 func expectedLen(cfg ScheduleConfig, rate float64) int {

@@ -230,3 +230,27 @@ func TestScheduleValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestNewScheduleRejectsRunaway covers configs that pass the field checks
+// but whose arrivals would overflow a Duration or never advance in time
+// (gamma gaps underflowing to zero filled memory until the process died).
+func TestNewScheduleRejectsRunaway(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  ScheduleConfig
+		want string
+	}{
+		{"gamma burstiness beyond the limit", ScheduleConfig{Process: "gamma", Rate: 100, Burstiness: 1e12, Duration: 10 * time.Second}, "schedule.burstiness"},
+		{"poisson rate too low for count", ScheduleConfig{Process: "poisson", Rate: 1e-12, Count: 3}, "beyond"},
+		{"constant rate too low for count", ScheduleConfig{Process: "constant", Rate: 1e-12, Count: 3}, "beyond"},
+		{"onoff rates too low for count", ScheduleConfig{Process: "onoff", BurstRate: 1e-12, BurstPeriod: time.Second, BurstLength: time.Second, Count: 3}, "beyond"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := NewSchedule(tc.cfg, 1)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("NewSchedule() = %d arrivals (last %v), %v; want an error containing %q", s.Len(), s.Span(), err, tc.want)
+			}
+		})
+	}
+}

@@ -12,10 +12,6 @@ import (
 	"time"
 )
 
-// maxTraceOffset bounds a trace offset (so that it fits a Duration with
-// room to spare).
-const maxTraceOffset = 30 * 24 * time.Hour
-
 // traceLine is one line of a trace file. Exactly one of the two fields
 // must be present; other keys are ignored (traces often carry more).
 type traceLine struct {
@@ -72,8 +68,8 @@ func parseTraceLine(b []byte) (time.Duration, error) {
 		return 0, fmt.Errorf("missing offset_ms (or offset_s)")
 	}
 	ns := v * scale
-	if math.IsNaN(ns) || ns < 0 || ns > float64(maxTraceOffset) {
-		return 0, fmt.Errorf("offset %v is out of range; it must be >= 0 and at most %v", v, maxTraceOffset)
+	if math.IsNaN(ns) || ns < 0 || ns > float64(maxOffset) {
+		return 0, fmt.Errorf("offset %v is out of range; it must be >= 0 and at most %v", v, maxOffset)
 	}
 	return time.Duration(math.Round(ns)), nil
 }

@@ -78,7 +78,7 @@ func FuzzTrace(f *testing.F) {
 			}
 			return
 		}
-		if len(offs) == 0 || !slices.IsSorted(offs) || offs[0] < 0 || offs[len(offs)-1] > maxTraceOffset {
+		if len(offs) == 0 || !slices.IsSorted(offs) || offs[0] < 0 || offs[len(offs)-1] > maxOffset {
 			t.Fatalf("bad offsets %v", offs)
 		}
 	})
