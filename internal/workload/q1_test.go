@@ -9,6 +9,8 @@ import (
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/runtime"
 	"github.com/sagebench/sagebench/internal/stack"
+	"github.com/sagebench/sagebench/internal/stack/index"
+	"github.com/sagebench/sagebench/internal/stack/sim"
 )
 
 func TestQ1ConfigValidate(t *testing.T) {
@@ -154,5 +156,55 @@ func TestPercentile(t *testing.T) {
 	}
 	if xs[0] != 5 {
 		t.Error("percentile sorted its input")
+	}
+}
+
+// TestQ1RecallAtK: recall@k compares the first k hits with exact search
+// and divides by what exact search can return (a corpus smaller than k
+// answers perfectly with fewer than k documents); hits beyond k do not
+// count.
+func TestQ1RecallAtK(t *testing.T) {
+	const dim = 16
+	embed := func(s string) []float32 { return sim.Vector(s, dim) }
+	tests := []struct {
+		name       string
+		size, k    int
+		hits       func(exact []index.Hit, all []index.Hit) []index.Hit
+		wantRecall float64
+	}{
+		{"perfect", 50, 5, func(exact, _ []index.Hit) []index.Hit { return exact }, 1},
+		{"corpus smaller than k", 3, 5, func(exact, _ []index.Hit) []index.Hit { return exact }, 1},
+		{"hits beyond k do not count", 50, 2, func(exact, all []index.Hit) []index.Hit {
+			return append([]index.Hit{all[len(all)-1], all[len(all)-2]}, exact...) // the two worst, then the best two
+		}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ix, err := index.Build(index.Config{Size: tc.size, Dim: dim, Seed: 7, M: 2, EfConstruction: 1, EfSearch: 1}, embed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := newQ1Stats(runtime.Graph{}, true, ix, tc.k)
+			q := ix.Queries(1, 4, 7)[0]
+			vec := embed(q.Text)
+			exact, err := ix.Exact(vec, tc.k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := ix.Exact(vec, tc.size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			txn := &rag.Txn{Vector: vec, QueryDoc: q.DocID}
+			for _, h := range tc.hits(exact, all) {
+				txn.Hits = append(txn.Hits, rag.Hit{ID: h.ID, Score: h.Score, Text: ix.Doc(h.ID)})
+			}
+			s.keepForRecall(txn)
+			extra := map[string]float64{}
+			notes := s.recallNotes(func(k string, v float64) { extra[k] = v })
+			if got, ok := extra["recall_at_k"]; !ok || math.Abs(got-tc.wantRecall) > 1e-9 {
+				t.Fatalf("recall_at_k = %v (set %v), want %v; notes %q", got, ok, tc.wantRecall, notes)
+			}
+		})
 	}
 }

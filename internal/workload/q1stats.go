@@ -79,6 +79,7 @@ func (s *q1Stats) keepForRecall(t *rag.Txn) {
 		}
 		ids[i] = h.ID
 	}
+	ids = ids[:min(len(ids), s.k)] // recall@k: hits beyond the k best do not count
 	s.vecs, s.hitIDs, s.sourceDoc = append(s.vecs, t.Vector), append(s.hitIDs, ids), append(s.sourceDoc, t.QueryDoc)
 }
 
@@ -167,12 +168,13 @@ func (s *q1Stats) recallNotes(set func(string, float64)) []string {
 	case len(s.vecs) == 0:
 		return []string{"recall@k: not measurable: no transaction retrieved documents"}
 	}
-	var recall, found float64
+	var recall, relevant, found float64
 	for i, v := range s.vecs {
 		exact, err := s.ix.Exact(v, s.k)
 		if err != nil {
 			return []string{"recall@k: not measurable: " + err.Error()}
 		}
+		relevant += float64(len(exact)) // k, or the corpus size when smaller
 		for _, h := range exact {
 			if slices.Contains(s.hitIDs[i], h.ID) {
 				recall++
@@ -183,7 +185,7 @@ func (s *q1Stats) recallNotes(set func(string, float64)) []string {
 		}
 	}
 	n := float64(len(s.vecs))
-	recall /= n * float64(s.k)
+	recall /= relevant
 	set("recall_at_k", recall)
 	set("source_doc_retrieved", found/n)
 	return []string{fmt.Sprintf("recall@%d against exact search on the same corpus: %.3f over %d transactions; the question's source document was retrieved in %.1f%%",
