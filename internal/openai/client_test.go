@@ -378,3 +378,27 @@ func newBenchServer(b *testing.B, h http.Handler) string {
 	b.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// TestEmbedHostileTargets: every answer that does not give one non-empty
+// vector per input is malformed, never an OK result with a hole in it.
+func TestEmbedHostileTargets(t *testing.T) {
+	tests := []struct{ name, body string }{
+		{"repeated index with null vectors", `{"data":[{"index":0,"embedding":null},{"index":0,"embedding":null}]}`},
+		{"repeated index after a null vector", `{"data":[{"index":0,"embedding":null},{"index":0,"embedding":[1]}]}`},
+		{"empty vector", `{"data":[{"index":0,"embedding":[]},{"index":1,"embedding":[1]}]}`},
+		{"missing vector", `{"data":[{"index":0},{"index":1,"embedding":[1]}]}`},
+		{"index out of range", `{"data":[{"index":2,"embedding":[1]},{"index":1,"embedding":[1]}]}`},
+		{"negative index", `{"data":[{"index":-1,"embedding":[1]},{"index":1,"embedding":[1]}]}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, tc.body)
+			}), Config{})
+			res := c.Embed(context.Background(), EmbedRequest{Model: "e", Input: []string{"x", "y"}})
+			if res.ErrClass != ClassMalformed || res.Err == nil || res.Embeddings != nil {
+				t.Fatalf("class %q, err %v, %d vectors; want %q and no vectors", res.ErrClass, res.Err, len(res.Embeddings), ClassMalformed)
+			}
+		})
+	}
+}

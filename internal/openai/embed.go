@@ -58,8 +58,8 @@ func (c *Client) Embed(ctx context.Context, req EmbedRequest) Result {
 	}
 	res.Embeddings = make([][]float32, len(out.Data))
 	for _, d := range out.Data {
-		if d.Index < 0 || d.Index >= len(out.Data) || res.Embeddings[d.Index] != nil {
-			c.fail(&res, ClassMalformed, fmt.Errorf("embeddings: bad or repeated index %d", d.Index))
+		if d.Index < 0 || d.Index >= len(out.Data) || res.Embeddings[d.Index] != nil || len(d.Embedding) == 0 {
+			c.fail(&res, ClassMalformed, fmt.Errorf("embeddings: bad or repeated index %d, or an empty vector", d.Index))
 			res.Embeddings = nil
 			return res
 		}
