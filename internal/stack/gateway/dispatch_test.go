@@ -465,3 +465,35 @@ func TestBatchedEmbeddingRetriesElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyOrdersEachModel: with engines of two models, requests waiting
+// for a busy model's engine are still dispatched in the policy's order
+// while the other model's engine is free.
+func TestPolicyOrdersEachModel(t *testing.T) {
+	busy, idle := newFakeLLM("x", 1), newFakeLLM("y", 1)
+	busy.model, idle.model = "m-x", "m-y"
+	hold := make(chan struct{})
+	busy.hold = hold
+	h := newHarness(t, Config{Policy: sched.Prio}, map[string]Engine{"x": {LLM: busy}, "y": {LLM: idle}})
+	var wg sync.WaitGroup
+	send := func(name, prio string) {
+		defer wg.Done()
+		body := fmt.Sprintf(`{"model":"m-x","max_tokens":1,"messages":[{"role":"user","content":%q}]}`, name)
+		if r := h.do("POST", "/v1/chat/completions", body, map[string]string{"X-Request-Priority": prio}); r.status != 200 {
+			t.Errorf("%s: %d %s", name, r.status, r.body)
+		}
+	}
+	wg.Add(1)
+	go send("blocker", "normal")
+	waitFor(t, "blocker to start", func() bool { return len(busy.order()) == 1 })
+	for i, q := range []struct{ name, prio string }{{"bg", "background"}, {"norm", "normal"}, {"crit", "critical"}} {
+		wg.Add(1)
+		go send(q.name, q.prio)
+		waitFor(t, "request queued", func() bool { return h.queued(engine.KindLLM) == i+1 })
+	}
+	close(hold)
+	wg.Wait()
+	if got, want := busy.order(), []string{"blocker", "crit", "norm", "bg"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("engine x saw %v, want %v", got, want)
+	}
+}

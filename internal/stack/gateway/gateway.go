@@ -125,11 +125,10 @@ func New(cfg Config) (*Gateway, error) {
 	g := &Gateway{cfg: cfg, byID: map[string]*member{}, stop: make(chan struct{}), ids: newIDs()}
 	g.pools = map[engine.Kind]*pool{}
 	for _, k := range []engine.Kind{engine.KindLLM, engine.KindEmbedding} {
-		pol, err := sched.New(cfg.Policy, cfg.Sched)
-		if err != nil {
-			return nil, fmt.Errorf("policy: %w", err)
-		}
-		g.pools[k] = &pool{kind: k, g: g, policy: pol}
+		g.pools[k] = &pool{kind: k, g: g, policy: cfg.Policy, queues: map[string]sched.Policy{}}
+	}
+	if _, err := sched.New(cfg.Policy, cfg.Sched); err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
 	}
 	g.policy = cfg.Policy
 	met, err := newMetrics(g)
@@ -288,10 +287,13 @@ func (g *Gateway) SetPolicy(name string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, p := range g.pools {
-		next, _ := sched.New(name, g.cfg.Sched)
 		p.mu.Lock()
-		sched.Transfer(next, p.policy, g.now())
-		p.policy = next
+		p.policy = name
+		for model, q := range p.queues {
+			next, _ := sched.New(name, g.cfg.Sched)
+			sched.Transfer(next, q, g.now())
+			p.queues[model] = next
+		}
 		p.dispatchLocked()
 		p.mu.Unlock()
 	}

@@ -166,9 +166,9 @@ func (g *Gateway) snapshot() []PoolStatus {
 	for _, k := range []string{"llm", "embedding"} {
 		p := g.pools[kindOf(k)]
 		p.mu.Lock()
-		ps := PoolStatus{Kind: k, Policy: p.policy.Name(), Queued: p.queued, Parked: len(p.parked)}
-		if a, ok := p.policy.(interface{ Current() string }); ok {
-			ps.Policy += ":" + a.Current()
+		ps := PoolStatus{Kind: k, Policy: p.policy, Queued: p.queued, Parked: len(p.parked)}
+		if cur := p.adaptiveChoice(); cur != "" {
+			ps.Policy += ":" + cur
 		}
 		for _, m := range p.members {
 			ps.Running += m.running
@@ -178,6 +178,18 @@ func (g *Gateway) snapshot() []PoolStatus {
 		out = append(out, ps)
 	}
 	return out
+}
+
+// adaptiveChoice names what adaptive delegates to in the longest model
+// queue, or "" when the policy is not adaptive or nothing is queued.
+func (p *pool) adaptiveChoice() string {
+	cur, longest := "", 0
+	for _, q := range p.queues {
+		if a, ok := q.(interface{ Current() string }); ok && q.Len() > longest {
+			cur, longest = a.Current(), q.Len()
+		}
+	}
+	return cur
 }
 
 func (m *member) status() EngineStatus {

@@ -11,16 +11,29 @@ import (
 )
 
 // pool is the admission queue and the engines of one kind. Requests wait
-// in the policy until an engine serving their model has a free slot.
+// in their model's policy queue until an engine serving that model has a
+// free slot: only requests for one model compete for the same engines, so
+// one queue per model lets the policy order exactly those.
 type pool struct {
 	kind    engine.Kind
 	g       *Gateway
 	mu      sync.Mutex
-	policy  sched.Policy
-	parked  []*ticket // popped in policy order but no free engine for their model yet
+	policy  string                  // the policy every model queue runs
+	queues  map[string]sched.Policy // by model; created on demand, dropped when empty
+	parked  []*ticket               // a retry whose only free engine is the one that failed it
 	members []*member
 	seq     uint64
 	queued  int // tickets waiting (not cancelled, not assigned)
+}
+
+// queue returns model's queue, creating it with the pool's policy.
+func (p *pool) queue(model string) sched.Policy {
+	q := p.queues[model]
+	if q == nil {
+		q, _ = sched.New(p.policy, p.g.cfg.Sched) // the name was checked by New or SetPolicy
+		p.queues[model] = q
+	}
+	return q
 }
 
 // ticket is one request's place in a pool.
@@ -65,7 +78,7 @@ func (p *pool) enqueue(t *ticket) *apiError {
 	}
 	p.seq++
 	t.item.Seq = p.seq
-	p.policy.Push(&t.item)
+	p.queue(t.model).Push(&t.item)
 	p.queued++
 	p.dispatchLocked()
 	return nil
@@ -77,7 +90,7 @@ func (p *pool) requeue(t *ticket, failed *member) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t.exclude, t.assigned = failed, false
-	p.policy.Push(&t.item)
+	p.queue(t.model).Push(&t.item)
 	p.queued++
 	p.dispatchLocked()
 }
@@ -149,28 +162,39 @@ func (p *pool) dispatchLocked() {
 		p.failAll(now)
 		return
 	}
-	b, batching := p.policy.(sched.Batcher)
+	for model, q := range p.queues {
+		p.dispatchModel(model, q, now)
+		if q.Len() == 0 {
+			delete(p.queues, model)
+		}
+	}
+}
+
+// dispatchModel hands model's queued tickets to its free engines.
+func (p *pool) dispatchModel(model string, q sched.Policy, now time.Time) {
+	if !p.hasActive(model) {
+		p.failQueue(q, now, unavailable("no healthy %s engine serves model %q", p.kind, model))
+		return
+	}
+	b, batching := q.(sched.Batcher)
 	batching = batching && p.kind == engine.KindEmbedding
-	for p.policy.Len() > 0 && p.anyFree() {
+	for q.Len() > 0 && p.freeFor(model) {
 		var items []*sched.Item
 		if batching {
 			items = b.PopBatch(now, p.g.cfg.MaxBatch)
-		} else if it := p.policy.Pop(now); it != nil {
+		} else if it := q.Pop(now); it != nil {
 			items = []*sched.Item{it}
 		}
 		live := p.live(items)
 		if len(live) == 0 {
 			continue
 		}
-		m := p.pick(live[0])
-		switch {
+		switch m := p.pick(live[0]); {
 		case m != nil && len(live) > 1:
 			p.assignBatch(live, m)
 		case m != nil:
 			p.assign(live[0], m)
-		case !p.hasActive(live[0].model):
-			p.fail(live, unavailable("no healthy %s engine serves model %q", p.kind, live[0].model))
-		default:
+		default: // a retry avoiding the one free engine
 			p.parked = append(p.parked, live...)
 		}
 	}
@@ -207,9 +231,16 @@ func (p *pool) placeParked() {
 }
 
 func (p *pool) failAll(now time.Time) {
-	for it := p.policy.Pop(now); it != nil; it = p.policy.Pop(now) {
+	for model, q := range p.queues {
+		p.failQueue(q, now, unavailable("no healthy %s engine", p.kind))
+		delete(p.queues, model)
+	}
+}
+
+func (p *pool) failQueue(q sched.Policy, now time.Time, e *apiError) {
+	for it := q.Pop(now); it != nil; it = q.Pop(now) {
 		if t := it.Value.(*ticket); !t.gone {
-			p.fail([]*ticket{t}, unavailable("no healthy %s engine", p.kind))
+			p.fail([]*ticket{t}, e)
 		}
 	}
 }
@@ -247,9 +278,9 @@ func (p *pool) hasActive(model string) bool {
 	return false
 }
 
-func (p *pool) anyFree() bool {
+func (p *pool) freeFor(model string) bool {
 	for _, m := range p.members {
-		if m.free() {
+		if m.model == model && m.free() {
 			return true
 		}
 	}
