@@ -132,6 +132,34 @@ func TestI8RoundTripErrorBound(t *testing.T) {
 	}
 }
 
+// TestI8ScaleUnderflowQuantizesToZero: when max|v| is so small that
+// max|v|/127 rounds to a zero scale, every value must quantize to 0 (not
+// to whatever the platform makes of converting ±Inf or NaN to an integer).
+func TestI8ScaleUnderflowQuantizesToZero(t *testing.T) {
+	v := []float32{0, 0x1p-149, -0x1p-148, float32(math.Copysign(0, -1))}
+	p, err := AppendI8(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scale := binary.LittleEndian.Uint32(p[8:12]); scale != 0 {
+		t.Fatalf("scale bits %#x, want 0 (the test needs an underflowing scale)", scale)
+	}
+	for i, q := range p[12:] {
+		if q != 0 {
+			t.Errorf("value %d (%g) quantized to %d, want 0", i, v[i], int8(q))
+		}
+	}
+	got, err := DecodeI8(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range got {
+		if math.Float32bits(x) != 0 {
+			t.Errorf("value %d decoded as %g, want +0", i, x)
+		}
+	}
+}
+
 func TestEncodersRejectNonFinite(t *testing.T) {
 	for _, x := range []float32{float32(math.NaN()), float32(math.Inf(1))} {
 		if _, err := AppendI8(nil, []float32{1, x}); !errors.Is(err, ErrNonFinite) {

@@ -24,6 +24,8 @@ func AppendI8(dst []byte, v []float32) ([]byte, error) {
 		if float64(scale)*127 > float64(maxAbs) {
 			scale = math.Nextafter32(scale, 0) // so 127·scale cannot overflow
 		}
+	}
+	if scale > 0 { // else every value quantizes to 0 (max|v| < 64·2⁻¹⁴⁹ underflows the scale)
 		inv = 1 / float64(scale)
 	}
 	dst = appendHeader(dst, I8, len(v))
