@@ -120,6 +120,29 @@ func TestReadRunDir(t *testing.T) {
 	}
 }
 
+// TestRunEvidenceNotDropped: every run directory contributes results or a
+// problem, and bench.txt read on its own still carries its run's validity.
+func TestRunEvidenceNotDropped(t *testing.T) {
+	root := t.TempDir()
+	makeRun(t, filepath.Join(root, "a"), runFiles{"run.json": runJSON("a", true, true), "bench.txt": "BenchmarkA 1 1 ns/op\n"})
+	makeRun(t, filepath.Join(root, "b"), runFiles{"run.json": runJSON("b", true, true), "bench.txt": "PASS\n"})
+	s, err := Read(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := problems(s); !strings.Contains(p, "bench.txt: holds no benchmark results") {
+		t.Fatalf("empty bench.txt of a run not reported; problems:\n%s", p)
+	}
+	inv := makeRun(t, filepath.Join(root, "inv"), runFiles{"run.json": runJSON("inv", false, true), "bench.txt": "BenchmarkA 1 1 ns/op\n"})
+	s, err = Read(filepath.Join(inv, "bench.txt"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Runs) != 1 || s.Runs[0].Valid {
+		t.Fatalf("bench.txt next to an invalid run.json: runs %+v", s.Runs)
+	}
+}
+
 func TestReadRunTreeErrors(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -139,6 +162,17 @@ func TestReadRunTreeErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("symlinked run directory", func(t *testing.T) {
+		root := t.TempDir()
+		makeRun(t, filepath.Join(root, "tree", "a"), runFiles{"run.json": runJSON("a", true, true)})
+		bad := makeRun(t, filepath.Join(root, "elsewhere", "b"), runFiles{"run.json": runJSON("b", false, false)})
+		if err := os.Symlink(bad, filepath.Join(root, "tree", "b")); err != nil {
+			t.Skip(err)
+		}
+		if _, err := Read(filepath.Join(root, "tree"), ""); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			t.Fatalf("err = %v, want the link refused", err)
+		}
+	})
 	if _, err := Read(filepath.Join(t.TempDir(), "missing"), ""); err == nil {
 		t.Fatal("missing path accepted")
 	}

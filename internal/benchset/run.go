@@ -47,10 +47,22 @@ func ReadRunTree(dir, label string) (*Set, error) {
 }
 
 func findRunDirs(root string) ([]string, error) {
+	root, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("reading input: %w", err)
+	}
 	var dirs []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+				// WalkDir does not follow it: the runs behind it (valid
+				// or not) would be left out silently.
+				return fmt.Errorf("%s is a symbolic link to a directory: runs are not read through links; copy the run directory into the tree or pass it on its own", path)
+			}
+			return nil
 		}
 		if !d.IsDir() {
 			return nil
@@ -97,6 +109,24 @@ func ReadRunDir(dir, label string) (*Set, error) {
 	return s, nil
 }
 
+// siblingRun adds to s the validity of the run whose directory holds the
+// file at path, if it is one: a run's bench.txt read on its own must not
+// shed its run's valid: false.
+func siblingRun(s *Set, path string) error {
+	dir := filepath.Dir(path)
+	runPath := filepath.Join(dir, runFile)
+	if _, err := os.Stat(runPath); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	run, err := record.ReadRun(runPath)
+	if err != nil {
+		return fmt.Errorf("%s sits in a run directory: %w", path, err)
+	}
+	s.Runs = append(s.Runs, Run{Dir: dir, ID: run.RunID, Name: RunName(run),
+		Valid: run.Valid, Complete: run.Complete, Reasons: run.InvalidReasons})
+	return nil
+}
+
 // RunName is the benchmark name a run's results and latencies go under,
 // e.g. "Q2ControlMix/backend=sage".
 func RunName(r *record.Run) string {
@@ -117,6 +147,9 @@ func readRunBench(s *Set, dir string, run *record.Run) error {
 	bs, err := ReadBench(f, path, s.Label)
 	if err != nil {
 		return err
+	}
+	if len(bs.Results) == 0 {
+		bs.problem(path, 0, "holds no benchmark results (the run's benchmark output is empty or failed)")
 	}
 	s.merge(bs)
 	return nil

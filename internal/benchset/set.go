@@ -80,7 +80,8 @@ func (s *Set) merge(o *Set) {
 // Read reads the input at path, labelling its results label (the .file
 // key; "" means path): a directory is a run directory or a tree of
 // them, a *.jsonl file is unified_results.jsonl, anything else is Go
-// benchmark text. The error is for inputs that cannot be read at all (a
+// benchmark text; a file inside a run directory also carries that run's
+// validity. The error is for inputs that cannot be read at all (a
 // missing path, a run directory without run.json); everything else lands
 // in Set.Problems.
 func Read(path, label string) (*Set, error) {
@@ -99,10 +100,19 @@ func Read(path, label string) (*Set, error) {
 		return nil, fmt.Errorf("reading input: %w", err)
 	}
 	defer f.Close()
+	var s *Set
 	if strings.HasSuffix(filepath.Base(path), ".jsonl") {
-		return ReadUnified(f, path, label)
+		s, err = ReadUnified(f, path, label)
+	} else {
+		s, err = ReadBench(f, path, label)
 	}
-	return ReadBench(f, path, label)
+	if err != nil {
+		return nil, err
+	}
+	if err := siblingRun(s, path); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Combine returns the results of sets in order and their merged unit

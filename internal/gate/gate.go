@@ -130,7 +130,18 @@ func checkInputs(o *Outcome, base, cur *benchset.Set) bool {
 			checkRun(o, side.name, r)
 		}
 	}
+	if base != nil && cur != nil && (len(base.Runs) > 0) != (len(cur.Runs) > 0) {
+		o.add(Inconclusive, "input", "kinds", "baseline is %s, current is %s: run validity is known on one side only; compare run directories with run directories",
+			inputKind(base), inputKind(cur))
+	}
 	return ok
+}
+
+func inputKind(s *benchset.Set) string {
+	if len(s.Runs) > 0 {
+		return "run directories"
+	}
+	return "benchmark results without run.json"
 }
 
 func checkRun(o *Outcome, side string, r benchset.Run) {

@@ -230,6 +230,32 @@ func TestFailClosedMatrix(t *testing.T) {
 				return bench(t, "current", lines("Encode", "ns/op", series(1e300, 1e290, 10))+lines("Decode", "ns/op", ten))
 			},
 			want: Regression, wantRule: "geomean", wantText: "worse by"},
+		{name: "run directory against benchmark text",
+			base: func(t *testing.T) *benchset.Set {
+				return readDir(t, writeRun(t, t.TempDir(), "q2-sage-0-aaaaaaaa", true, true, okBase, nil), "base")
+			},
+			cur:  func(t *testing.T) *benchset.Set { return bench(t, "current", okBase) },
+			want: Inconclusive, wantRule: "input", wantText: "baseline is run directories, current is benchmark results without run.json"},
+		{name: "bench.txt of an invalid run read on its own",
+			base: func(t *testing.T) *benchset.Set {
+				return readDir(t, writeRun(t, t.TempDir(), "q2-sage-0-aaaaaaaa", true, true, okBase, nil), "base")
+			},
+			cur: func(t *testing.T) *benchset.Set {
+				rd := writeRun(t, t.TempDir(), "q2-sage-0-bbbbbbbb", false, true, okBase, nil)
+				return readDir(t, filepath.Join(rd, "bench.txt"), "current")
+			},
+			want: Inconclusive, wantRule: "run-valid", wantText: "marked invalid"},
+		{name: "tree with one run whose bench.txt is empty",
+			base: func(t *testing.T) *benchset.Set {
+				return readDir(t, writeRun(t, t.TempDir(), "q2-sage-0-aaaaaaaa", true, true, okBase, nil), "base")
+			},
+			cur: func(t *testing.T) *benchset.Set {
+				dir := t.TempDir()
+				writeRun(t, dir, "q2-sage-0-bbbbbbbb", true, true, okBase, nil)
+				writeRun(t, dir, "q2-sage-0-cccccccc", true, true, "PASS\n", nil)
+				return readDir(t, dir, "current")
+			},
+			want: Inconclusive, wantRule: "input", wantText: "holds no benchmark results"},
 		{name: "no geomean unit present",
 			base: func(t *testing.T) *benchset.Set { return bench(t, "base", lines("Q2", "req/s", ten)) },
 			cur:  func(t *testing.T) *benchset.Set { return bench(t, "current", lines("Q2", "req/s", ten)) },
