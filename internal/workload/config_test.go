@@ -142,3 +142,40 @@ func FuzzConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestResolveKeepsURLSecretsOut: credentials in --target (user info, a
+// key in the query) must not reach run_config, the effective YAML or the
+// config hash; only api_key_env / admin_token_env carry secrets.
+func TestResolveKeepsURLSecretsOut(t *testing.T) {
+	tests := []struct{ name, url string }{
+		{"user info", "http://bob:s3cr3t@127.0.0.1:8000/v1"},
+		{"query key", "http://127.0.0.1:8000/v1?api_key=s3cr3t"},
+		{"fragment", "http://127.0.0.1:8000/v1#s3cr3t"},
+	}
+	s := DefaultShared()
+	s.Target.URL = "http://127.0.0.1:8000/v1"
+	clean, _, err := Resolve(q2Spec(), s, nil, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s.Target.URL = tc.url
+			r, _, err := Resolve(q2Spec(), s, nil, Overrides{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for what, b := range map[string][]byte{"run_config": r.RunConfig, "yaml": r.YAML} {
+				if strings.Contains(string(b), "s3cr3t") {
+					t.Errorf("%s holds the secret: %s", what, b)
+				}
+			}
+			if r.ConfigHash != clean.ConfigHash {
+				t.Errorf("config hash depends on the URL's secret part")
+			}
+			if r.Shared.Target.URL != tc.url {
+				t.Errorf("the target used for traffic lost its URL: %q", r.Shared.Target.URL)
+			}
+		})
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/sagebench/sagebench/internal/target"
 )
 
 // Resolved is one experiment ready to run: its workload with the
@@ -66,7 +68,11 @@ func implementedIDs() []string {
 
 // freeze renders YAML, RunConfig and ConfigHash.
 func (r *Resolved) freeze() error {
-	shared, err := yaml.Marshal(r.Shared)
+	recorded := r.Shared
+	if !recorded.Target.IsEmbedded() { // user info, query and fragment may hold credentials
+		recorded.Target.URL = target.Describe(recorded.Target.URL)
+	}
+	shared, err := yaml.Marshal(recorded)
 	if err != nil {
 		return fmt.Errorf("encoding the effective config: %w", err)
 	}
