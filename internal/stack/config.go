@@ -135,8 +135,8 @@ func ParseConfig(data []byte) (Config, error) {
 	def := cfg.Engines
 	cfg.Engines = nil
 	if len(bytes.TrimSpace(data)) > 0 {
-		if err := yaml.UnmarshalWithOptions(data, &cfg, yaml.Strict()); err != nil {
-			return Config{}, errors.New(yaml.FormatError(err, false, true))
+		if err := unmarshalStrict(data, &cfg); err != nil {
+			return Config{}, err
 		}
 	}
 	if cfg.Engines == nil {
@@ -146,6 +146,21 @@ func ParseConfig(data []byte) (Config, error) {
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// unmarshalStrict decodes YAML with unknown keys as errors. goccy/go-yaml
+// panics on some malformed input (a tagged mapping where a list belongs);
+// that becomes an error, since a config file is outside input.
+func unmarshalStrict(data []byte, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed YAML (the decoder failed: %v)", r)
+		}
+	}()
+	if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
+		return errors.New(yaml.FormatError(err, false, true))
+	}
+	return nil
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

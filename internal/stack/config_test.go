@@ -56,6 +56,7 @@ limits: {max_body_bytes: 2048, queue_timeout: 5s}
 		{name: "bad listen", yaml: "listen: nowhere", wantErr: "listen"},
 		{name: "index embedder is an llm", yaml: "index: {embedder: llm-0}", wantErr: "index.embedder"},
 		{name: "hybrid fallback", yaml: "scheduler: {fallback: adaptive}", wantErr: "scheduler.fallback"},
+		{name: "tagged mapping where a list goes", yaml: "engines:\n !0\n    0: 0\n", wantErr: "malformed YAML"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

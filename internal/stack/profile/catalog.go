@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -52,8 +51,7 @@ func LoadFile(path string) (*Catalog, error) {
 // Parse decodes a catalog strictly (unknown keys are errors) and validates it.
 func Parse(data []byte) (*Catalog, error) {
 	var c Catalog
-	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.Strict())
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+	if err := unmarshal(data, &c, yaml.Strict()); err != nil && !errors.Is(err, io.EOF) {
 		if derr := durationError(data); derr != nil {
 			return nil, derr
 		}
@@ -63,6 +61,18 @@ func Parse(data []byte) (*Catalog, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// unmarshal decodes YAML into v. goccy/go-yaml panics on some malformed
+// input (a tagged mapping where a list belongs); that becomes an error,
+// since a catalog file is outside input.
+func unmarshal(data []byte, v any, opts ...yaml.DecodeOption) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed YAML (the decoder failed: %v)", r)
+		}
+	}()
+	return yaml.UnmarshalWithOptions(data, v, opts...)
 }
 
 // Validate checks every profile and that names are unique.
@@ -143,7 +153,7 @@ var durationFields = []string{"prefill_per_token", "step_base", "step_per_seq", 
 // where, and names its profile and field.
 func durationError(data []byte) error {
 	var raw map[string][]map[string]any
-	if yaml.Unmarshal(data, &raw) != nil {
+	if unmarshal(data, &raw) != nil {
 		return nil
 	}
 	for _, list := range []string{"llm", "embedders"} {

@@ -175,6 +175,15 @@ func TestLoadFileRoundTripsEmbedded(t *testing.T) {
 	}
 }
 
+// TestParseSurvivesDecoderPanic: a tagged mapping where a list belongs
+// makes the YAML decoder dereference nil; Parse must answer an error.
+func TestParseSurvivesDecoderPanic(t *testing.T) {
+	_, err := Parse([]byte("llm:\n !0\n    0: 0\n"))
+	if err == nil || !strings.Contains(err.Error(), "malformed YAML") {
+		t.Fatalf("Parse = %v, want a malformed YAML error", err)
+	}
+}
+
 func TestFieldErrorIsTyped(t *testing.T) {
 	p := testLLM()
 	p.KVCacheTokens = 8 // smaller than one page
