@@ -69,10 +69,16 @@ func runCompare(stdout, stderr io.Writer, o compareOptions, args []string) error
 		}
 	}
 	results, units := benchset.Combine(sets...)
+	col := o.stats.Col
 	o.stats.Col = compareResolveKey(o.stats.Col, sets)
 	rep, err := stats.Compare(results, units, o.stats)
 	if err != nil {
 		return usageErrorf("%v", err)
+	}
+	if o.stats.Col != "" && !compareHasColumns(rep) {
+		// The key is absent (or single-valued): every input would be
+		// pooled into one column and compared with nothing.
+		return usageErrorf("--col %q gives one column (the key matches nothing or has one value): nothing to compare", col)
 	}
 	if err := rep.Write(stdout, o.format); err != nil {
 		return withCode(ExitError, err)
@@ -81,6 +87,16 @@ func runCompare(stdout, stderr io.Writer, o compareOptions, args []string) error
 		return withCode(ExitUsage, fmt.Errorf("%d unreadable input lines or entries (listed above); the comparison leaves them out", n))
 	}
 	return nil
+}
+
+// compareHasColumns reports whether any table of rep has two columns.
+func compareHasColumns(rep *stats.Report) bool {
+	for _, t := range rep.Tables {
+		if len(t.Columns) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 func compareFormatIn(f string, formats []string) bool {

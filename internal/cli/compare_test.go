@@ -55,6 +55,8 @@ func TestCompareCommand(t *testing.T) {
 		{"binary garbage", []string{"compare", base, garbage}, ExitUsage, "", "garbage.txt:1: unreadable line"},
 		{"infinite value", []string{"compare", base, withBad}, ExitUsage, "", "bad.txt:2: Q2ControlMix/backend=sage/policy=fifo: value of ns/op is infinite"},
 		{"run dir without run.json", []string{"compare", base, filepath.Dir(compareTempFile(t, "bench.txt", "BenchmarkX 1 1 ns/op\n"))}, ExitUsage, "", "has no run.json"},
+		{"col matching nothing", []string{"compare", "--col", "nosuchkey", base, cur}, ExitUsage, "", "--col \"nosuchkey\" gives one column"},
+		{"col projection matching nothing", []string{"compare", "--col", "/nosuchkey", statsTestdata("codec.txt")}, ExitUsage, "", "gives one column"},
 		{"too many args", []string{"compare", base, cur, cur}, ExitUsage, "", ""},
 	}
 	for _, tc := range tests {
