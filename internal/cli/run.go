@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -218,8 +216,8 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 				invalid = append(invalid, fmt.Sprintf("%s (%s)", res.Run.RunID, strings.Join(res.Run.InvalidReasons, "; ")))
 			}
 		}
-		if err != nil {
-			return runError(err)
+		if err != nil { // unreachable target, I/O, interruption: a tool error
+			return withCode(ExitError, err)
 		}
 	}
 	if len(invalid) > 0 {
@@ -227,17 +225,6 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 		return silentExit(ExitInvalidRun)
 	}
 	return nil
-}
-
-// runError maps a run failure to its exit code: a target that cannot be
-// used is a tool error (1), as is an interruption.
-func runError(err error) error {
-	var unreachable *target.UnreachableError
-	switch {
-	case errors.As(err, &unreachable), errors.Is(err, workload.ErrInterrupted):
-		return withCode(ExitError, err)
-	}
-	return withCode(ExitError, err)
 }
 
 // isTerminal reports whether w is a terminal (for the live progress line).
