@@ -236,11 +236,26 @@ func verify(m *Manifest, dir, key string) error {
 	if m.Digest == "" || m.digest() != m.Digest {
 		return corrupt("manifest digest mismatch (manifest edited)")
 	}
+	// The digest is a checksum anyone can recompute: the manifest must
+	// also be well formed and describe data/ exactly.
+	switch {
+	case len(m.Files) == 0:
+		return corrupt("manifest lists no files")
+	case m.Kind != "file" && m.Kind != "dir":
+		return corrupt("manifest kind %q is neither file nor dir", m.Kind)
+	case m.Kind == "file" && len(m.Files) != 1:
+		return corrupt("manifest of kind file lists %d files", len(m.Files))
+	}
+	listed := map[string]bool{}
 	for _, f := range m.Files {
 		path := filepath.Join(dir, dataDir, filepath.FromSlash(f.Path))
 		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
 			return corrupt("file path %q leaves the baseline", f.Path)
 		}
+		if listed[f.Path] {
+			return corrupt("file %q listed twice", f.Path)
+		}
+		listed[f.Path] = true
 		got, err := hashFile(path)
 		switch {
 		case err != nil:
@@ -251,7 +266,28 @@ func verify(m *Manifest, dir, key string) error {
 			return corrupt("%s sha256 %s, manifest says %s (edited)", f.Path, got.SHA256, f.SHA256)
 		}
 	}
-	return nil
+	return unlisted(filepath.Join(dir, dataDir), listed, corrupt)
+}
+
+// unlisted reports the first file under data that the manifest does not
+// list: an added run would otherwise sit in the cache unverified.
+func unlisted(data string, listed map[string]bool, corrupt func(string, ...any) error) error {
+	return filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return corrupt("%v", err)
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(data, path)
+		if err != nil {
+			return corrupt("%v", err)
+		}
+		if !listed[filepath.ToSlash(rel)] {
+			return corrupt("%s is in data/ but not in the manifest (added or manifest edited)", filepath.ToSlash(rel))
+		}
+		return nil
+	})
 }
 
 func hashFile(path string) (File, error) {

@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -131,6 +132,20 @@ func TestIntegrity(t *testing.T) {
 			b := read(t, filepath.Join(e, "manifest.json"))
 			write(t, filepath.Join(e, "manifest.json"), b[:len(b)/2])
 		}, "manifest unreadable"},
+		// A manifest edited consistently (digest recomputed: it is a
+		// checksum, not a signature) must still describe data/ exactly.
+		{"re-digested manifest listing no files", func(t *testing.T, e string) {
+			redigest(t, e, func(m *Manifest) { m.Files = nil })
+		}, "lists no files"},
+		{"re-digested manifest of unknown kind", func(t *testing.T, e string) {
+			redigest(t, e, func(m *Manifest) { m.Kind = "tarball" })
+		}, "kind"},
+		{"re-digested manifest listing a file twice", func(t *testing.T, e string) {
+			redigest(t, e, func(m *Manifest) { m.Kind = "dir"; m.Files = append(m.Files, m.Files[0]) })
+		}, "listed twice"},
+		{"unlisted file in data", func(t *testing.T, e string) {
+			write(t, filepath.Join(e, "data", "run", "run.json"), "{}")
+		}, "not in the manifest"},
 		{"edited manifest", func(t *testing.T, e string) {
 			b := read(t, filepath.Join(e, "manifest.json"))
 			write(t, filepath.Join(e, "manifest.json"), strings.Replace(b, `"size": 21`, `"size": 5`, 1))
@@ -159,6 +174,20 @@ func TestIntegrity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// redigest rewrites the manifest of entry e with edit applied and a
+// recomputed digest.
+func redigest(t *testing.T, e string, edit func(*Manifest)) {
+	t.Helper()
+	var m Manifest
+	if err := json.Unmarshal([]byte(read(t, filepath.Join(e, "manifest.json"))), &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(&m)
+	m.Digest = m.digest()
+	b, _ := json.Marshal(m)
+	write(t, filepath.Join(e, "manifest.json"), string(b))
 }
 
 func TestPrefixSkipsCorrupt(t *testing.T) {
