@@ -168,6 +168,9 @@ func TestStageFailureBecomesErrorRecord(t *testing.T) {
 			if s := eng.Stats(); s.Errors != int64(failed) || failed != 2 {
 				t.Fatalf("errors: stats %d, seen %d, want 2", s.Errors, failed)
 			}
+			if s := eng.Stats(); tc.name == "timeout-ignores-ctx" && s.TimedOut != 2 {
+				t.Fatalf("Stats().TimedOut = %d, want 2 abandoned calls", s.TimedOut)
+			}
 		})
 	}
 }
@@ -297,6 +300,12 @@ func TestRedeliveryDedupAtSink(t *testing.T) {
 }
 
 func TestCancelStopsRun(t *testing.T) {
+	for _, timeout := range []time.Duration{0, time.Hour} { // untimed and timed calls
+		t.Run(fmt.Sprintf("timeout=%v", timeout), func(t *testing.T) { testCancelStopsRun(t, timeout) })
+	}
+}
+
+func testCancelStopsRun(t *testing.T, timeout time.Duration) {
 	hang := func(ctx context.Context, in runtime.Record, emit func(runtime.Record) error) error {
 		<-ctx.Done()
 		return ctx.Err()
@@ -305,7 +314,9 @@ func TestCancelStopsRun(t *testing.T) {
 	_ = reg.RegisterFunc("hang", hang)
 	eng, _ := runtime.NewLocal(reg, runtime.LocalOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := eng.Deploy(ctx, chain(2, 2, "hang")); err != nil {
+	g := chain(2, 2, "hang")
+	g.Stages[0].Timeout = timeout
+	if err := eng.Deploy(ctx, g); err != nil {
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
@@ -324,6 +335,9 @@ func TestCancelStopsRun(t *testing.T) {
 	}
 	if err := eng.Submit(context.Background(), runtime.Record{ID: "late"}); !errors.Is(err, runtime.ErrClosed) {
 		t.Fatalf("Submit after the run stopped: %v, want ErrClosed", err)
+	}
+	if n := eng.Stats().TimedOut; n != 0 {
+		t.Fatalf("Stats().TimedOut = %d after a cancel, want 0 (no stage timeout elapsed)", n)
 	}
 }
 

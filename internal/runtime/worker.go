@@ -133,11 +133,14 @@ func (l *Local) invoke(ctx context.Context, s *stage, c *call, emit func(Record)
 		case se = <-done: // it finished just in time after all
 		default:
 			abandoned = true
-			l.stats.timedOut.Add(1)
 		}
 	}
 	c.done.Store(true)
-	if ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && (abandoned || se != nil) {
+	timedOut := ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded)
+	if timedOut && abandoned { // not a call abandoned because the run stopped
+		l.stats.timedOut.Add(1)
+	}
+	if timedOut && (abandoned || se != nil) {
 		// Abandoned, or failed because its deadline passed (an operator
 		// returning ctx.Err()): either way, a timeout.
 		se = s.err(KindTimeout, fmt.Sprintf("no result within the stage timeout of %s", s.cfg.Timeout))
