@@ -43,9 +43,32 @@ func fastChunk(data []byte, ch *chunk) bool {
 	return ok && sc.i == len(sc.b)
 }
 
+// maxScanDepth bounds the nesting fastChunk walks (recursively); deeper
+// input goes to encoding/json, whose scanner is iterative and bounded.
+const maxScanDepth = 32
+
 type scanner struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int // objects and arrays open
+}
+
+// enter opens an object or array; false past maxScanDepth.
+func (s *scanner) enter(open byte) bool {
+	if s.depth >= maxScanDepth || !s.eat(open) {
+		return false
+	}
+	s.depth++
+	return true
+}
+
+// leave closes an object or array when close is next.
+func (s *scanner) leave(close byte) bool {
+	if !s.eat(close) {
+		return false
+	}
+	s.depth--
+	return true
 }
 
 func (s *scanner) ws() {
@@ -67,10 +90,10 @@ func (s *scanner) eat(c byte) bool {
 // object walks an object, calling member for each key; member must
 // consume the value.
 func (s *scanner) object(member func(key []byte) bool) bool {
-	if !s.eat('{') {
+	if !s.enter('{') {
 		return false
 	}
-	if s.eat('}') {
+	if s.leave('}') {
 		return true
 	}
 	for {
@@ -83,7 +106,7 @@ func (s *scanner) object(member func(key []byte) bool) bool {
 		if !member(key) {
 			return false
 		}
-		if s.eat('}') {
+		if s.leave('}') {
 			return true
 		}
 		if !s.eat(',') {
@@ -94,10 +117,10 @@ func (s *scanner) object(member func(key []byte) bool) bool {
 
 // array walks an array, calling elem for each element.
 func (s *scanner) array(elem func() bool) bool {
-	if !s.eat('[') {
+	if !s.enter('[') {
 		return false
 	}
-	if s.eat(']') {
+	if s.leave(']') {
 		return true
 	}
 	for {
@@ -105,7 +128,7 @@ func (s *scanner) array(elem func() bool) bool {
 		if !elem() {
 			return false
 		}
-		if s.eat(']') {
+		if s.leave(']') {
 			return true
 		}
 		if !s.eat(',') {

@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -77,4 +78,40 @@ func contents(ch chunk) []string {
 		}
 	}
 	return out
+}
+
+// TestChunkDeepNesting: a hostile stream nesting arrays a million deep in
+// one chunk must not be walked recursively (the fast path used 128 MiB of
+// stack and a second of CPU per chunk); the fast path gives up past
+// maxScanDepth and encoding/json, which bounds nesting, decides.
+func TestChunkDeepNesting(t *testing.T) {
+	nested := func(depth int) []byte {
+		return []byte(`{"x":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `,"choices":[{"delta":{"content":"ok"}}]}`)
+	}
+	tests := []struct {
+		name    string
+		data    []byte
+		fast    bool
+		wantErr bool
+	}{
+		{"shallow", nested(3), true, false},
+		{"deeper than the fast path walks", nested(maxScanDepth + 1), false, false},
+		{"a million deep", nested(1 << 20), false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var ch chunk
+			if got := fastChunk(tc.data, &ch); got != tc.fast {
+				t.Errorf("fastChunk = %v, want %v", got, tc.fast)
+			}
+			ch = chunk{}
+			err := decodeChunk(tc.data, &ch)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("decodeChunk error %v, want error %v", err, tc.wantErr)
+			}
+			if err == nil && strings.Join(contents(ch), "") != "ok" {
+				t.Errorf("contents %q, want ok", contents(ch))
+			}
+		})
+	}
 }
