@@ -114,7 +114,7 @@ func (g *Gateway) startGeneration(ctx context.Context, p *pool, t *ticket, creq 
 		if a.err != nil {
 			return nil, a.err
 		}
-		wd := newWatchdog(ctx, g.cfg.StallTimeout)
+		wd := newWatchdog(ctx, g.cfg.StallTimeout, a.m)
 		st, err := a.m.eng.LLM.Generate(wd.ctx, creq)
 		var tok engine.Token
 		if err == nil {

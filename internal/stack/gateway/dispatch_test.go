@@ -497,3 +497,32 @@ func TestPolicyOrdersEachModel(t *testing.T) {
 		t.Errorf("engine x saw %v, want %v", got, want)
 	}
 }
+
+// TestQueuedBehindBusyEngineIsNotAStall: a request that waits inside an
+// engine (its KV or batch is full) longer than the stall timeout while the
+// engine keeps streaming other requests is not a stall: it is served, and
+// the engine is not ejected.
+func TestQueuedBehindBusyEngineIsNotAStall(t *testing.T) {
+	llm := newFakeLLM("e1", 4)
+	llm.delay = 5 * time.Millisecond
+	h := newHarness(t, Config{StallTimeout: 150 * time.Millisecond, EjectAfter: 1}, map[string]Engine{"e1": {LLM: llm}})
+	busy := make(chan reply, 1)
+	go func() { busy <- h.do("POST", "/v1/chat/completions", chatBody("busy", 400, true), nil) }()
+	waitFor(t, "busy stream", func() bool { return len(llm.order()) == 1 })
+	hold := make(chan struct{})
+	llm.set(func(f *fakeLLM) { f.hold = hold }) // the next request waits for its first token
+	waiting := make(chan reply, 1)
+	go func() { waiting <- h.do("POST", "/v1/chat/completions", chatBody("waiting", 2, false), nil) }()
+	waitFor(t, "waiting request", func() bool { return len(llm.order()) == 2 })
+	time.Sleep(600 * time.Millisecond) // four stall timeouts of waiting while e1 streams
+	close(hold)
+	if r := <-waiting; r.status != 200 || r.header.Get("X-Sagebench-Retries") != "" {
+		t.Errorf("waiting request: %d retries %q: %s", r.status, r.header.Get("X-Sagebench-Retries"), r.body)
+	}
+	if r := <-busy; r.status != 200 || strings.Contains(string(r.body), "error") {
+		t.Errorf("busy stream: %d %s", r.status, r.body)
+	}
+	if st := stateOf(h, "e1"); st != "active" {
+		t.Errorf("e1 state %q, want active", st)
+	}
+}

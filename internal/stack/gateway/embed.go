@@ -202,9 +202,12 @@ func (g *Gateway) runEmbed(ctx context.Context, p *pool, a assignment, inputs []
 // embedBounded calls the engine, turning a silence longer than the stall
 // timeout into errStalled.
 func (g *Gateway) embedBounded(ctx context.Context, m *member, inputs []string) ([][]float32, engine.Usage, error) {
-	wd := newWatchdog(ctx, g.cfg.StallTimeout)
+	wd := newWatchdog(ctx, g.cfg.StallTimeout, m)
 	defer wd.stop()
 	vecs, u, err := m.eng.Embedder.Embed(wd.ctx, inputs)
+	if err == nil {
+		m.progressed()
+	}
 	if err == nil && len(vecs) != len(inputs) {
 		err = errShortBatch
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/stack/engine"
@@ -60,6 +61,18 @@ type member struct {
 	idle       chan struct{} // closed when draining and running reaches 0
 	served     int64
 	failed     int64
+	progress   atomic.Int64 // unix ns of the engine's last token or result
+}
+
+// progressed records that the engine produced something now.
+func (m *member) progressed() { m.progress.Store(time.Now().UnixNano()) }
+
+// lastProgress is when the engine last produced something (zero: never).
+func (m *member) lastProgress() time.Time {
+	if ns := m.progress.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
 }
 
 func (m *member) load() engine.Load {

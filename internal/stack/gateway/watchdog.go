@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -13,29 +14,55 @@ const errStalled = gatewayError("engine stalled")
 // watchdog cancels a stream's context when its engine goes quiet for too
 // long (a hung or SIGSTOPped engine), so the request is retried or ends
 // with an explicit error instead of hanging. One timer per stream, reset
-// on every token.
+// on every token. Quiet means the engine as a whole made no progress: a
+// request waiting inside an engine that keeps serving others (its batch or
+// KV cache is full) is queued, not stalled.
 type watchdog struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	t      *time.Timer
-	d      time.Duration
-	fired  atomic.Bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	mu      sync.Mutex // guards t while it is being created
+	t       *time.Timer
+	d       time.Duration
+	m       *member // whose progress counts; nil: only this stream's
+	fired   atomic.Bool
+	stopped atomic.Bool
 }
 
-func newWatchdog(parent context.Context, d time.Duration) *watchdog {
+func newWatchdog(parent context.Context, d time.Duration, m *member) *watchdog {
 	ctx, cancel := context.WithCancel(parent)
-	w := &watchdog{ctx: ctx, cancel: cancel, d: d}
-	w.t = time.AfterFunc(d, func() {
-		w.fired.Store(true)
-		cancel()
-	})
+	w := &watchdog{ctx: ctx, cancel: cancel, d: d, m: m}
+	w.mu.Lock()
+	w.t = time.AfterFunc(d, w.expire)
+	w.mu.Unlock()
 	return w
 }
 
+func (w *watchdog) expire() {
+	if w.stopped.Load() {
+		return
+	}
+	if w.m != nil {
+		if quiet := time.Since(w.m.lastProgress()); quiet < w.d {
+			w.mu.Lock()
+			w.t.Reset(w.d - quiet)
+			w.mu.Unlock()
+			return
+		}
+	}
+	w.fired.Store(true)
+	w.cancel()
+}
+
 // kick restarts the quiet period after progress.
-func (w *watchdog) kick() { w.t.Reset(w.d) }
+func (w *watchdog) kick() {
+	if w.m != nil {
+		w.m.progressed()
+	}
+	w.t.Reset(w.d)
+}
 
 func (w *watchdog) stop() {
+	w.stopped.Store(true)
 	w.t.Stop()
 	w.cancel()
 }
