@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/gate"
@@ -72,8 +73,11 @@ func (c Config) withDefaults() Config {
 func (c Config) Validate() error {
 	c = c.withDefaults()
 	var errs []error
-	if c.BaseRef == "" {
+	switch {
+	case c.BaseRef == "":
 		errs = append(errs, errors.New("base ref is required (--base-ref)"))
+	case strings.HasPrefix(c.BaseRef, "-"):
+		errs = append(errs, fmt.Errorf("base ref %q must not start with '-' (git would read it as an option)", c.BaseRef))
 	}
 	if c.Count < 1 {
 		errs = append(errs, fmt.Errorf("count %d must be >= 1", c.Count))

@@ -124,15 +124,47 @@ func (r *runner) locate(ctx context.Context, res *Result) error {
 	if head, err := r.git(ctx, r.cfg.Dir, "rev-parse", "HEAD"); err == nil {
 		res.HeadCommit = strings.TrimSpace(head)
 	}
-	status, err := r.git(ctx, r.cfg.Dir, "status", "--porcelain")
+	status, err := r.git(ctx, r.cfg.Dir, "status", "--porcelain", "--ignored=matching", "--untracked-files=all")
 	if err != nil {
 		return err
 	}
-	res.Dirty = strings.TrimSpace(status) != ""
+	changes := worktreeChanges(status)
+	res.Dirty = len(changes) > 0
 	if res.Dirty && !r.cfg.AllowDirty {
-		return inputErrorf("the worktree has uncommitted changes:\n%s\ncommit or stash them, or pass --allow-dirty to measure them as they are", strings.TrimRight(status, "\n"))
+		return inputErrorf("the worktree has uncommitted changes (git-ignored Go files included: they are built into current only):\n%s\ncommit or stash them, or pass --allow-dirty to measure them as they are", strings.Join(changes, "\n"))
+	}
+	if !res.Dirty && res.BaseCommit == res.HeadCommit {
+		return inputErrorf("base ref %q is HEAD (%s) and the worktree is clean: nothing to compare; pass the commit the change is based on (e.g. the PR's base)", r.cfg.BaseRef, res.BaseCommit)
 	}
 	return nil
+}
+
+// worktreeChanges picks from git status --porcelain --ignored output the
+// entries that make the working tree differ from HEAD for a Go build:
+// every tracked or untracked change, and ignored files Go would compile.
+func worktreeChanges(status string) []string {
+	var out []string
+	for _, line := range strings.Split(status, "\n") {
+		path, ignored := strings.CutPrefix(line, "!! ")
+		switch {
+		case strings.TrimSpace(line) == "":
+		case !ignored:
+			out = append(out, line)
+		case goSource(path):
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func goSource(path string) bool {
+	base := filepath.Base(path)
+	for _, ext := range []string{".go", ".s", ".c", ".h", ".syso"} {
+		if strings.HasSuffix(base, ext) {
+			return true
+		}
+	}
+	return base == "go.mod" || base == "go.sum" || base == "go.work" || base == "go.work.sum"
 }
 
 // cleanup removes the base worktree and the temporary directory. It runs

@@ -136,6 +136,16 @@ func TestRunInputErrors(t *testing.T) {
 		{"dirty worktree", func(c *Config) {
 			writeFile(t, filepath.Join(dir, "tiny.go"), "package tiny\n\nfunc Sum(n int) int { return 0 }\n")
 		}, "uncommitted changes"},
+		{"base ref is HEAD", func(c *Config) { c.BaseRef = "HEAD" }, "nothing to compare"},
+		{"symbolic ref resolving to HEAD", func(c *Config) { c.BaseRef = "@" }, "nothing to compare"},
+		{"ref that looks like an option", func(c *Config) { c.BaseRef = "--all" }, "must not start with '-'"},
+		{"git-ignored Go file", func(c *Config) {
+			// *.txt and *.md are ignored in tinyModule; an ignored Go file
+			// would be built into current only.
+			writeFile(t, filepath.Join(dir, ".git", "info", "exclude"), "zz_*.go\n")
+			writeFile(t, filepath.Join(dir, "zz_gen.go"), "package tiny\n")
+			t.Cleanup(func() { os.Remove(filepath.Join(dir, "zz_gen.go")) })
+		}, "zz_gen.go"},
 		{"not a git repo", func(c *Config) { c.Dir = t.TempDir() }, "not inside a git repository"},
 		{"bad bench regexp", func(c *Config) { c.Bench = "(" }, "bench"},
 		{"bad count", func(c *Config) { c.Count = -1 }, "count -1"},
