@@ -104,8 +104,21 @@ type fifoList struct {
 	head  int
 }
 
-func (f *fifoList) push(it *Item) { f.items = append(f.items, it) }
-func (f *fifoList) len() int      { return len(f.items) - f.head }
+func (f *fifoList) len() int { return len(f.items) - f.head }
+
+// push appends it; an item older than the tail (a request re-queued after
+// a failed attempt) is inserted at its admission (Seq) place instead.
+func (f *fifoList) push(it *Item) {
+	n := len(f.items)
+	if n == f.head || f.items[n-1].Seq < it.Seq {
+		f.items = append(f.items, it)
+		return
+	}
+	i := f.head + sort.Search(n-f.head, func(i int) bool { return f.items[f.head+i].Seq > it.Seq })
+	f.items = append(f.items, nil)
+	copy(f.items[i+1:], f.items[i:])
+	f.items[i] = it
+}
 
 func (f *fifoList) peek() *Item {
 	if f.head >= len(f.items) {

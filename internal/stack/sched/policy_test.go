@@ -304,3 +304,28 @@ func TestQuotaValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRepushKeepsAdmissionOrder: an item pushed again after a pop (the
+// gateway retries a request whose engine failed before its first token)
+// goes back to its admission place, not behind later arrivals.
+func TestRepushKeepsAdmissionOrder(t *testing.T) {
+	for _, name := range []string{FIFO, Prio, FairShare, Hybrid} {
+		t.Run(name, func(t *testing.T) {
+			p, _ := New(name, Config{})
+			items := make([]*Item, 4)
+			for i := range items {
+				items[i] = &Item{Seq: uint64(i + 1), Kind: engine.KindLLM, Priority: PriorityNormal, Arrival: t0, Value: i}
+				p.Push(items[i])
+			}
+			first := p.Pop(t0)
+			p.Push(first) // retried
+			var got []int
+			for it := p.Pop(t0); it != nil; it = p.Pop(t0) {
+				got = append(got, it.Value.(int))
+			}
+			if want := []int{0, 1, 2, 3}; !reflect.DeepEqual(got, want) {
+				t.Errorf("order after a re-push %v, want %v", got, want)
+			}
+		})
+	}
+}
