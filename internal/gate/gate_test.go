@@ -256,6 +256,14 @@ func TestFailClosedMatrix(t *testing.T) {
 				return readDir(t, dir, "current")
 			},
 			want: Inconclusive, wantRule: "input", wantText: "holds no benchmark results"},
+		{name: "latencies whose sum overflows",
+			base: func(t *testing.T) *benchset.Set {
+				return readDir(t, writeRun(t, t.TempDir(), "q2-sage-0-aaaaaaaa", true, true, okBase, []float64{1e308, 1e308}), "base")
+			},
+			cur: func(t *testing.T) *benchset.Set {
+				return readDir(t, writeRun(t, t.TempDir(), "q2-sage-0-bbbbbbbb", true, true, okBase, []float64{1e308, 1.7e308}), "current")
+			},
+			want: Regression, wantRule: "trend-mean", wantText: "1e+308 ms -> 1.35e+308 ms"},
 		{name: "no geomean unit present",
 			base: func(t *testing.T) *benchset.Set { return bench(t, "base", lines("Q2", "req/s", ten)) },
 			cur:  func(t *testing.T) *benchset.Set { return bench(t, "current", lines("Q2", "req/s", ten)) },

@@ -67,12 +67,14 @@ func (e evidence) p99(base bool, name string) stat {
 	return stat{}
 }
 
+// mean sums x/n rather than dividing the sum, which overflows to +Inf for
+// huge latencies (and +Inf compares as "no growth" against +Inf).
 func mean(xs []float64) float64 {
-	s := 0.0
+	n, s := float64(len(xs)), 0.0
 	for _, x := range xs {
-		s += x
+		s += x / n
 	}
-	return s / float64(len(xs))
+	return s
 }
 
 // p99 is the nearest-rank 99th percentile.
