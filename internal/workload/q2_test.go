@@ -3,6 +3,8 @@ package workload
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/target/targettest"
 )
 
@@ -232,5 +235,40 @@ func TestQ2SameSeedSameRequests(t *testing.T) {
 	a, b := shape(), shape()
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("same seed, different requests:\n%v\n%v", a, b)
+	}
+}
+
+// TestQ2PolicyNoteKeepsTheCause: when the admin API exists but refuses
+// us, the note that the run fell back to the target's own policy must
+// say why and what to do, not only "cannot switch policy".
+func TestQ2PolicyNoteKeepsTheCause(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		want   string
+	}{
+		{"no admin api", http.StatusNotFound, "no /admin/policy"},
+		{"refused", http.StatusUnauthorized, "admin_token_env"},
+		{"forbidden", http.StatusForbidden, "403"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/admin/policy" {
+					w.WriteHeader(tc.status)
+				}
+			}))
+			defer srv.Close()
+			tg, err := target.Open(context.Background(), target.Config{URL: srv.URL}, target.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close(context.Background())
+			q := &q2{cfg: DefaultQ2(true)}
+			phase, note, err := q.switchPolicy(context.Background(), tg, "fifo")
+			if err != nil || phase != "target" || !strings.Contains(note, tc.want) {
+				t.Errorf("phase %q, err %v, note %q; want phase target and a note naming %q", phase, err, note, tc.want)
+			}
+		})
 	}
 }

@@ -128,8 +128,8 @@ func (q *q2) switchPolicy(ctx context.Context, t *target.Target, policy string) 
 	case err == nil:
 		return policy, "", nil
 	case errors.Is(err, target.ErrPolicyUnsupported):
-		return "target", fmt.Sprintf("the target cannot switch policy (%s not applied): ran once with the target's own policy as phase \"target\"",
-			strings.Join(q.cfg.Policies, ", ")), nil
+		return "target", fmt.Sprintf("the target cannot switch policy (%s not applied): ran once with the target's own policy as phase \"target\" (%v)",
+			strings.Join(q.cfg.Policies, ", "), err), nil
 	}
 	return "", fmt.Sprintf("policy %s skipped: %v", policy, err), err
 }
