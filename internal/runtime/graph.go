@@ -14,6 +14,13 @@ const (
 	DefaultQueueCapacity = 256
 )
 
+// Upper bounds Validate enforces, so that a configuration typo is an error
+// rather than a Deploy that cannot allocate its queues or workers.
+const (
+	MaxParallelism   = 1 << 14 // workers per stage
+	MaxQueueCapacity = 1 << 20 // input-queue slots per stage
+)
+
 // Graph is a dataflow graph: a chain of named stages. The caller submits
 // records to the first stage; each stage's outputs feed the next; the last
 // stage's outputs (and the error records of any stage) are the results.
@@ -42,11 +49,11 @@ type StageConfig struct {
 // non-empty stage names, an operator name on each, no negative numbers. It
 // does not know which operators exist; Registry.Validate checks that.
 func (g Graph) Validate() error {
-	if g.Parallelism < 0 {
-		return fmt.Errorf("graph %q: parallelism %d: must be ≥ 0 (0 means %d)", g.Name, g.Parallelism, DefaultParallelism)
+	if g.Parallelism < 0 || g.Parallelism > MaxParallelism {
+		return fmt.Errorf("graph %q: parallelism %d: must be ≥ 0 (0 means %d) and ≤ %d", g.Name, g.Parallelism, DefaultParallelism, MaxParallelism)
 	}
-	if g.QueueCapacity < 0 {
-		return fmt.Errorf("graph %q: queue_capacity %d: must be ≥ 0 (0 means %d)", g.Name, g.QueueCapacity, DefaultQueueCapacity)
+	if g.QueueCapacity < 0 || g.QueueCapacity > MaxQueueCapacity {
+		return fmt.Errorf("graph %q: queue_capacity %d: must be ≥ 0 (0 means %d) and ≤ %d", g.Name, g.QueueCapacity, DefaultQueueCapacity, MaxQueueCapacity)
 	}
 	if len(g.Stages) == 0 {
 		return fmt.Errorf("graph %q: stages: at least one stage is required", g.Name)
@@ -70,10 +77,10 @@ func (s StageConfig) validate() error {
 		return fmt.Errorf("name: required")
 	case s.Operator == "":
 		return fmt.Errorf("stage %q: operator: required (a name registered in the operator registry)", s.Name)
-	case s.Parallelism < 0:
-		return fmt.Errorf("stage %q: parallelism %d: must be ≥ 0", s.Name, s.Parallelism)
-	case s.QueueCapacity < 0:
-		return fmt.Errorf("stage %q: queue_capacity %d: must be ≥ 0", s.Name, s.QueueCapacity)
+	case s.Parallelism < 0 || s.Parallelism > MaxParallelism:
+		return fmt.Errorf("stage %q: parallelism %d: must be ≥ 0 and ≤ %d", s.Name, s.Parallelism, MaxParallelism)
+	case s.QueueCapacity < 0 || s.QueueCapacity > MaxQueueCapacity:
+		return fmt.Errorf("stage %q: queue_capacity %d: must be ≥ 0 and ≤ %d", s.Name, s.QueueCapacity, MaxQueueCapacity)
 	case s.Timeout < 0:
 		return fmt.Errorf("stage %q: timeout %s: must be ≥ 0 (0 means none)", s.Name, s.Timeout)
 	}

@@ -27,6 +27,12 @@ func TestGraphValidate(t *testing.T) {
 		{"negative-parallelism", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a", Operator: "x", Parallelism: -2}}}, "parallelism -2"},
 		{"negative-queue", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a", Operator: "x", QueueCapacity: -2}}}, "queue_capacity -2"},
 		{"negative-timeout", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a", Operator: "x", Timeout: -time.Second}}}, "timeout -1s"},
+		// Sizes a Deploy cannot allocate (a crash, not an error) are rejected.
+		{"huge-graph-queue", runtime.Graph{QueueCapacity: 1 << 40, Stages: []runtime.StageConfig{ok}}, "queue_capacity 1099511627776: must be ≥ 0 (0 means 256) and ≤ 1048576"},
+		{"huge-queue", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a", Operator: "x", QueueCapacity: runtime.MaxQueueCapacity + 1}}}, "queue_capacity 1048577: must be ≥ 0 and ≤ 1048576"},
+		{"huge-graph-parallelism", runtime.Graph{Parallelism: 1 << 40, Stages: []runtime.StageConfig{ok}}, "parallelism 1099511627776: must be ≥ 0 (0 means 1) and ≤ 16384"},
+		{"huge-parallelism", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a", Operator: "x", Parallelism: runtime.MaxParallelism + 1}}}, "parallelism 16385: must be ≥ 0 and ≤ 16384"},
+		{"largest", runtime.Graph{Parallelism: runtime.MaxParallelism, QueueCapacity: runtime.MaxQueueCapacity, Stages: []runtime.StageConfig{ok}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.g.Validate()
