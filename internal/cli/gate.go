@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/benchset"
@@ -89,6 +90,11 @@ func (o gateOptions) policy(cmd *cobra.Command) (gate.Policy, error) {
 }
 
 func runGate(stdout io.Writer, p gate.Policy, o gateOptions, basePath, curPath string) error {
+	if bi, err := os.Stat(basePath); err == nil {
+		if ci, err := os.Stat(curPath); err == nil && os.SameFile(bi, ci) {
+			return usageErrorf("BASE and CURRENT are the same file (%s): pass the stored baseline and the new results", curPath)
+		}
+	}
 	base, baseErr := gateReadSide(basePath, "base")
 	cur, curErr := gateReadSide(curPath, "current")
 	out, err := gate.Evaluate(base, cur, p)

@@ -130,6 +130,17 @@ func checkInputs(o *Outcome, base, cur *benchset.Set) bool {
 			checkRun(o, side.name, r)
 		}
 	}
+	if base != nil && cur != nil {
+		inBase := map[string]bool{}
+		for _, r := range base.Runs {
+			inBase[r.ID] = true
+		}
+		for _, r := range cur.Runs {
+			if inBase[r.ID] {
+				o.add(Inconclusive, "input", "runs", "run %s is on both sides: a run compared with itself is no evidence", r.ID)
+			}
+		}
+	}
 	if base != nil && cur != nil && (len(base.Runs) > 0) != (len(cur.Runs) > 0) {
 		o.add(Inconclusive, "input", "kinds", "baseline is %s, current is %s: run validity is known on one side only; compare run directories with run directories",
 			inputKind(base), inputKind(cur))

@@ -264,6 +264,14 @@ func TestFailClosedMatrix(t *testing.T) {
 				return readDir(t, writeRun(t, t.TempDir(), "q2-sage-0-bbbbbbbb", true, true, okBase, []float64{1e308, 1.7e308}), "current")
 			},
 			want: Regression, wantRule: "trend-mean", wantText: "1e+308 ms -> 1.35e+308 ms"},
+		{name: "the same run on both sides",
+			base: func(t *testing.T) *benchset.Set {
+				return readDir(t, writeRun(t, t.TempDir(), "q2-sage-0-aaaaaaaa", true, true, okBase, nil), "base")
+			},
+			cur: func(t *testing.T) *benchset.Set {
+				return readDir(t, writeRun(t, t.TempDir(), "q2-sage-0-aaaaaaaa", true, true, okBase, nil), "current")
+			},
+			want: Inconclusive, wantRule: "input", wantText: "run q2-sage-0-aaaaaaaa is on both sides"},
 		{name: "no geomean unit present",
 			base: func(t *testing.T) *benchset.Set { return bench(t, "base", lines("Q2", "req/s", ten)) },
 			cur:  func(t *testing.T) *benchset.Set { return bench(t, "current", lines("Q2", "req/s", ten)) },
