@@ -133,6 +133,14 @@ func TestRunEvidenceNotDropped(t *testing.T) {
 	if p := problems(s); !strings.Contains(p, "bench.txt: holds no benchmark results") {
 		t.Fatalf("empty bench.txt of a run not reported; problems:\n%s", p)
 	}
+	empty := makeRun(t, filepath.Join(root, "empty"), runFiles{"run.json": `{"run_id":"e","workload":"Q2","name":"X","backend":"sage","valid":true,"complete":true}`})
+	s, err = Read(empty, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Results) != 0 || !strings.Contains(problems(s), "no requests") {
+		t.Fatalf("summary of 0 requests taken as evidence: %d results, problems:\n%s", len(s.Results), problems(s))
+	}
 	inv := makeRun(t, filepath.Join(root, "inv"), runFiles{"run.json": runJSON("inv", false, true), "bench.txt": "BenchmarkA 1 1 ns/op\n"})
 	s, err = Read(filepath.Join(inv, "bench.txt"), "")
 	if err != nil {

@@ -137,6 +137,10 @@ func readRunBench(s *Set, dir string, run *record.Run) error {
 	path := filepath.Join(dir, benchFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if run.Summary.Requests <= 0 {
+			s.problem(filepath.Join(dir, runFile), 0, "summary counts no requests and there is no %s: the run holds no evidence", benchFile)
+			return nil
+		}
 		s.Results = append(s.Results, summaryResult(s, run, filepath.Join(dir, runFile)))
 		return nil
 	}
@@ -159,7 +163,7 @@ func readRunBench(s *Set, dir string, run *record.Run) error {
 // mean e2e latency as ns/op, p99-ms, req/s, goodput and slo-attainment.
 func summaryResult(s *Set, run *record.Run, file string) *benchfmt.Result {
 	sum := run.Summary
-	r := &benchfmt.Result{Name: benchfmt.Name(RunName(run)), Iters: max(sum.Requests, 1)}
+	r := &benchfmt.Result{Name: benchfmt.Name(RunName(run)), Iters: sum.Requests}
 	r.SetConfig(".file", s.Label)
 	add := func(v float64, unit string) {
 		if v < 0 {
