@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sagebench/sagebench/internal/stack/sched"
 )
@@ -192,6 +193,10 @@ func parseMeta(h http.Header, defType string) (meta, *apiError) {
 	m := meta{Tenant: h.Get("X-Tenant-Id"), Type: h.Get("X-Request-Type")}
 	if len(m.Tenant) > maxTenantLen {
 		return m, badRequest("invalid_header", "header X-Tenant-Id: longer than %d bytes", maxTenantLen)
+	}
+	if !utf8.ValidString(m.Tenant) {
+		m.Tenant = ""
+		return m, badRequest("invalid_header", "header X-Tenant-Id: not valid UTF-8")
 	}
 	p, err := sched.ParsePriority(strings.ToLower(strings.TrimSpace(h.Get("X-Request-Priority"))))
 	if err != nil {

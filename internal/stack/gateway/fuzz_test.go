@@ -80,6 +80,9 @@ func FuzzRequestHeaders(f *testing.F) {
 		if m.Deadline < 0 {
 			t.Fatalf("negative deadline %v accepted", m.Deadline)
 		}
+		if !utf8.ValidString(m.Tenant) {
+			t.Fatalf("tenant %q accepted: not valid UTF-8, unusable as a metric label", m.Tenant)
+		}
 		if l := typeLabel(m.Type); l == "" {
 			t.Fatal("empty type label")
 		}

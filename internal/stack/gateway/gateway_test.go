@@ -318,3 +318,23 @@ func (h *harness) queued(kind engine.Kind) int {
 	}
 	return -1
 }
+
+// TestNonUTF8TenantIsRejected: header values may carry bytes that are not
+// UTF-8; such a tenant id gets a 400 naming the header (it used to panic
+// the handler in the Prometheus client and drop the connection).
+func TestNonUTF8TenantIsRejected(t *testing.T) {
+	h := newHarness(t, Config{}, map[string]Engine{"e1": {LLM: newFakeLLM("e1", 4)}})
+	for _, tenant := range []string{"caf\xe9", "\xff\xfe"} {
+		r := h.do("POST", "/v1/embeddings", `{"input":"x"}`, map[string]string{"X-Tenant-Id": tenant})
+		if r.status != 400 || !strings.Contains(string(r.body), "X-Tenant-Id") {
+			t.Errorf("embeddings, tenant %q: %d %s", tenant, r.status, r.body)
+		}
+		r = h.do("POST", "/v1/chat/completions", chatBody("x", 1, false), map[string]string{"X-Tenant-Id": tenant})
+		if r.status != 400 || !strings.Contains(string(r.body), "X-Tenant-Id") {
+			t.Errorf("chat, tenant %q: %d %s", tenant, r.status, r.body)
+		}
+	}
+	if r := h.do("POST", "/v1/chat/completions", chatBody("x", 1, false), map[string]string{"X-Tenant-Id": "café"}); r.status != 200 {
+		t.Errorf("UTF-8 tenant: %d %s", r.status, r.body)
+	}
+}
