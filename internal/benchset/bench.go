@@ -18,11 +18,19 @@ const maxInput = 1 << 30
 // label becomes the .file key of its results. The error is for I/O
 // failures only.
 func ReadBench(r io.Reader, file, label string) (*Set, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxInput))
+	return readBench(r, file, label, maxInput)
+}
+
+func readBench(r io.Reader, file, label string, limit int64) (*Set, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	s := newSet(file, label)
+	if int64(len(data)) > limit {
+		data = data[:limit]
+		s.problem(file, 0, "larger than %d bytes: the rest was not read", limit)
+	}
 	screenLines(s, data, file)
 	rd := benchfmt.NewReader(nil, file)
 	rd.Reset(bytes.NewReader(data), file, ".file", label)
