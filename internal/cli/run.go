@@ -97,6 +97,9 @@ func (o *runOptions) run(cmd *cobra.Command) error {
 	if len(resolved) == 0 {
 		return usageErrorf("none of the selected experiments is implemented in this build")
 	}
+	if err := checkPlans(resolved); err != nil {
+		return err
+	}
 	if err := checkOutputDir(resolved[0].Shared.OutputDir); err != nil {
 		return usageErrorf("%v", err)
 	}
@@ -185,6 +188,20 @@ func (o *runOptions) overrides(f *pflag.FlagSet) workload.Overrides {
 		ov.Duration = &o.duration
 	}
 	return ov
+}
+
+// checkPlans builds every repetition's schedule before any traffic: a
+// configuration whose schedule cannot be built is a usage error, found
+// before a target starts or a run directory exists.
+func checkPlans(resolved []workload.Resolved) error {
+	for _, r := range resolved {
+		for rep := range r.Shared.Repeat {
+			if _, err := r.Workload.Plan(r.Shared.Seed + int64(rep)); err != nil {
+				return usageErrorf("%s: %v", r.Spec.ID, err)
+			}
+		}
+	}
+	return nil
 }
 
 // checkOutputDir makes sure records can be written before any traffic.

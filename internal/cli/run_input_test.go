@@ -62,6 +62,7 @@ func TestRunBadInput(t *testing.T) {
 		{"unknown policy", []string{"run", "-e", "Q2", "-c", badPolicy}, ExitUsage, `unknown policy "lottery"`},
 		{"unwritable output dir", []string{"run", "-e", "Q2", "-c", good, "--output-dir", filepath.Join(fileNotDir, "sub")}, ExitUsage, "output dir"},
 		{"unreachable target", []string{"run", "-e", "Q2", "-c", good, "--output-dir", filepath.Join(dir, "out"), "--target", closedURL(t)}, ExitError, "is unreachable"},
+		{"schedule beyond its limits", []string{"run", "-e", "Q2", "--rate", "1e-12", "--total-requests", "3", "--output-dir", filepath.Join(dir, "out"), "--target", closedURL(t)}, ExitUsage, "beyond the 720h0m0s limit"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -110,6 +111,20 @@ func TestRunDryRunAllListsCatalog(t *testing.T) {
 	for _, want := range []string{"Q1 PipelineChain (entry e2e_pipeline)", "Q2 ControlMix", "Q8 RecoverySoak (entry recovery)", "not implemented in this build yet"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("--all --dry-run lacks %q", want)
+		}
+	}
+}
+
+// TestRunDryRunHidesURLSecrets: credentials written into --target (user
+// info, a key in the query) never reach the printed plan.
+func TestRunDryRunHidesURLSecrets(t *testing.T) {
+	for _, u := range []string{"http://bob:s3cr3t@127.0.0.1:1", "http://127.0.0.1:1/v1?api_key=s3cr3t"} {
+		code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "--quick", "--dry-run", "--target", u)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if strings.Contains(stdout+stderr, "s3cr3t") {
+			t.Errorf("--target %s: the plan shows the secret:\n%s", u, stdout)
 		}
 	}
 }

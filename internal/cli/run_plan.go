@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -44,13 +45,13 @@ func printPlan(w io.Writer, r workload.Resolved) error {
 	if s.Quick {
 		scale = "quick"
 	}
-	target := s.Target.URL
+	where := target.Describe(s.Target.URL) // without user info or query: they may hold credentials
 	if s.Target.IsEmbedded() {
-		target = "embedded reference stack (started on 127.0.0.1, free port)"
+		where = "embedded reference stack (started on 127.0.0.1, free port)"
 	}
 	fmt.Fprintf(w, "   scale: %s   backend: %s   nodes: %d   parallelism: %d   repeat: %d   seed: %d (+rep)\n",
 		scale, s.Backend, s.Nodes, s.Parallelism, s.Repeat, s.Seed)
-	fmt.Fprintf(w, "   target: %s\n", target)
+	fmt.Fprintf(w, "   target: %s\n", where)
 	for rep := range s.Repeat {
 		plan, err := r.Workload.Plan(s.Seed + int64(rep))
 		if err != nil {
