@@ -272,6 +272,18 @@ func TestFailClosedMatrix(t *testing.T) {
 				return readDir(t, writeRun(t, t.TempDir(), "q2-sage-0-aaaaaaaa", true, true, okBase, nil), "current")
 			},
 			want: Inconclusive, wantRule: "input", wantText: "run q2-sage-0-aaaaaaaa is on both sides"},
+		{name: "tree where one run of three is incomplete",
+			base: func(t *testing.T) *benchset.Set {
+				return readDir(t, writeRun(t, t.TempDir(), "q2-sage-0-aaaaaaaa", true, true, okBase, nil), "base")
+			},
+			cur: func(t *testing.T) *benchset.Set {
+				dir := t.TempDir()
+				writeRun(t, dir, "q2-sage-0-bbbbbbbb", true, true, okBase, nil)
+				writeRun(t, filepath.Join(dir, "deep", "er"), "q2-sage-1-cccccccc", true, false, okBase, nil)
+				writeRun(t, dir, "q2-sage-2-dddddddd", true, true, okBase, nil)
+				return readDir(t, dir, "current")
+			},
+			want: Inconclusive, wantRule: "run-valid", wantText: "run q2-sage-1-cccccccc"},
 		{name: "no geomean unit present",
 			base: func(t *testing.T) *benchset.Set { return bench(t, "base", lines("Q2", "req/s", ten)) },
 			cur:  func(t *testing.T) *benchset.Set { return bench(t, "current", lines("Q2", "req/s", ten)) },
