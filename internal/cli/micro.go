@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -104,7 +105,9 @@ func runMicroReport(stdin io.Reader, stdout io.Writer, files []string) error {
 				return usageErrorf("micro report: %v", err)
 			}
 			defer f.Close()
-			readers = append(readers, f)
+			// A newline between files, so a last line without one does
+			// not run into the next file's first line.
+			readers = append(readers, f, strings.NewReader("\n"))
 		}
 		in, name = io.MultiReader(readers...), files[0]
 	}

@@ -63,6 +63,23 @@ func TestMicroReportTabulates(t *testing.T) {
 	}
 }
 
+// TestMicroReportJoinsFilesByLine: a file whose last line has no newline
+// must not run into the first line of the next file.
+func TestMicroReportJoinsFilesByLine(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	if err := os.WriteFile(a, []byte("BenchmarkCodec/format=json/op=decode/dim=512-2 1000 80000 ns/op"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte("BenchmarkCodec/format=zerocopy/op=decode/dim=512-2 1000 20 ns/op\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, table, errs := microCLI(t, "micro", "report", a, b)
+	if code != ExitOK || !strings.Contains(table, "| decode | 512 |") {
+		t.Errorf("exit %d, stderr %q, table:\n%s", code, errs, table)
+	}
+}
+
 func TestMicroBadUsage(t *testing.T) {
 	tests := map[string][]string{
 		"no suite":       {"micro"},
