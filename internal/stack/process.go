@@ -73,7 +73,8 @@ func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64) 
 	}
 }
 
-// stop asks the child to exit (SIGTERM), then kills it after 5s.
+// stop asks the child to exit (SIGTERM, then SIGCONT in case a drill
+// left it stopped), then kills it after 5s.
 func (c *child) stop() {
 	select {
 	case <-c.exited:
@@ -81,6 +82,7 @@ func (c *child) stop() {
 	default:
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	_ = c.cmd.Process.Signal(syscall.SIGCONT)
 	select {
 	case <-c.exited:
 	case <-time.After(5 * time.Second):
