@@ -19,6 +19,7 @@ type RequestWriter struct {
 	w     *bufio.Writer
 	n     int
 	err   error
+	shut  bool // closed: later writes are refused
 	stop  chan struct{}
 	done  chan struct{}
 	close sync.Once
@@ -58,7 +59,7 @@ func (rw *RequestWriter) flushLoop(every time.Duration) {
 }
 
 // Write appends one request line. The first error sticks and is returned
-// by every later call and by Close.
+// by every later call and by Close. After Close, Write fails.
 func (rw *RequestWriter) Write(r Request) error {
 	line, err := json.Marshal(r)
 	if err != nil {
@@ -68,6 +69,9 @@ func (rw *RequestWriter) Write(r Request) error {
 	defer rw.mu.Unlock()
 	if rw.err != nil {
 		return rw.err
+	}
+	if rw.shut {
+		return fmt.Errorf("writing request %s: %s is already closed", r.ID, rw.f.Name())
 	}
 	if _, err := rw.w.Write(append(line, '\n')); err != nil {
 		rw.err = fmt.Errorf("writing %s: %w", rw.f.Name(), err)
@@ -88,7 +92,11 @@ func (rw *RequestWriter) Count() int {
 func (rw *RequestWriter) Flush() error {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
-	if rw.err != nil {
+	return rw.flushLocked()
+}
+
+func (rw *RequestWriter) flushLocked() error {
+	if rw.err != nil || rw.shut {
 		return rw.err
 	}
 	if err := rw.w.Flush(); err != nil {
@@ -104,7 +112,10 @@ func (rw *RequestWriter) Close() error {
 	rw.close.Do(func() {
 		close(rw.stop)
 		<-rw.done
-		err = rw.Flush()
+		rw.mu.Lock()
+		err = rw.flushLocked()
+		rw.shut = true
+		rw.mu.Unlock()
 		if serr := rw.f.Sync(); err == nil && serr != nil {
 			err = fmt.Errorf("syncing %s: %w", rw.f.Name(), serr)
 		}

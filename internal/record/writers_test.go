@@ -168,3 +168,30 @@ func TestCPUModelAndMemory(t *testing.T) {
 		t.Errorf("environment %+v", env)
 	}
 }
+
+// TestRequestWriterWriteAfterClose: a request handed over after Close (a
+// hit that outlived the drain) is refused with an error, not buffered in
+// a writer that will never flush, and Count stays the lines in the file.
+func TestRequestWriterWriteAfterClose(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "requests.jsonl")
+	w, err := CreateRequestWriter(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(Request{ID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(Request{ID: "late"}); err == nil {
+		t.Error("Write after Close returned nil")
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	b, _ := os.ReadFile(p)
+	if n := bytes.Count(b, []byte("\n")); n != 1 || w.Count() != 1 {
+		t.Errorf("%d lines in the file, Count %d; want 1 and 1", n, w.Count())
+	}
+}
