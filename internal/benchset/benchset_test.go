@@ -155,6 +155,11 @@ func TestRunEvidenceNotDropped(t *testing.T) {
 	if len(s.Results) != 0 || !strings.Contains(problems(s), "no requests") {
 		t.Fatalf("summary of 0 requests taken as evidence: %d results, problems:\n%s", len(s.Results), problems(s))
 	}
+	outer := makeRun(t, filepath.Join(root, "outer"), runFiles{"run.json": runJSON("o", true, true), "bench.txt": "BenchmarkA 1 1 ns/op\n"})
+	makeRun(t, filepath.Join(outer, "retry"), runFiles{"run.json": runJSON("r", false, false), "bench.txt": "BenchmarkA 1 1 ns/op\n"})
+	if s, err = Read(outer, ""); err != nil || len(s.Runs) != 2 {
+		t.Fatalf("run nested in a run directory skipped: err %v, runs %+v", err, s.Runs)
+	}
 	inv := makeRun(t, filepath.Join(root, "inv"), runFiles{"run.json": runJSON("inv", false, true), "bench.txt": "BenchmarkA 1 1 ns/op\n"})
 	s, err = Read(filepath.Join(inv, "bench.txt"), "")
 	if err != nil {

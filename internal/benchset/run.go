@@ -73,8 +73,9 @@ func findRunDirs(root string) ([]string, error) {
 		}
 		switch {
 		case has(runFile):
+			// Walk on: a run nested in a run directory (valid or not)
+			// must not be left out.
 			dirs = append(dirs, path)
-			return filepath.SkipDir
 		case has(requestsFile) || has(benchFile):
 			return fmt.Errorf("%s looks like a run directory but has no %s: pass a complete run directory (or bench.txt itself)", path, runFile)
 		}
