@@ -112,7 +112,7 @@ func (g *Gateway) startGeneration(ctx context.Context, p *pool, t *ticket, creq 
 	for attempt := 0; ; attempt++ {
 		a := p.wait(ctx, t)
 		if a.err != nil {
-			return nil, a.err
+			return nil, a.err.afterRetry(attempt)
 		}
 		wd := newWatchdog(ctx, g.cfg.StallTimeout, a.m)
 		st, err := a.m.eng.LLM.Generate(wd.ctx, creq)
@@ -134,7 +134,7 @@ func (g *Gateway) startGeneration(ctx context.Context, p *pool, t *ticket, creq 
 			return nil, &apiError{Status: 499, Type: "cancelled", Code: "client_closed", Message: "client closed the request"}
 		}
 		if attempt > 0 {
-			return nil, engineFailed(a.m.id, err)
+			return nil, engineFailed(a.m.id, err).afterRetry(attempt)
 		}
 		g.met.retries.WithLabelValues("llm").Inc()
 		g.cfg.Logger.Debug("retrying on another engine", "engine", a.m.id, "err", err)

@@ -87,6 +87,16 @@ func TestFailureWithoutAlternativeIsExplicit(t *testing.T) {
 	if r.status != http.StatusBadGateway || !strings.Contains(string(r.body), "boom") {
 		t.Fatalf("got %d %s, want 502 naming the engine error", r.status, r.body)
 	}
+	// It was tried twice; the record must say so on the error too.
+	if got := r.header.Get("X-Sagebench-Retries"); got != "1" {
+		t.Errorf("X-Sagebench-Retries %q on the failed retry, want 1", got)
+	}
+	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 1, fail: errBoom}
+	h = newHarness(t, Config{EjectAfter: 100}, map[string]Engine{"emb": {Embedder: emb}})
+	r = h.do("POST", "/v1/embeddings", `{"input":"x"}`, nil)
+	if r.status != http.StatusBadGateway || r.header.Get("X-Sagebench-Retries") != "1" {
+		t.Errorf("embedding: %d retries %q, want 502 with X-Sagebench-Retries 1", r.status, r.header.Get("X-Sagebench-Retries"))
+	}
 }
 
 func stateOf(h *harness, id string) string {

@@ -165,7 +165,7 @@ func (g *Gateway) embed(ctx context.Context, md meta, model string, inputs []str
 	for attempt := 0; ; attempt++ {
 		a := p.wait(ctx, t)
 		if a.err != nil {
-			return nil, a.err
+			return nil, a.err.afterRetry(attempt)
 		}
 		res, err := g.runEmbed(ctx, p, a, inputs)
 		if err == nil {
@@ -176,7 +176,7 @@ func (g *Gateway) embed(ctx context.Context, md meta, model string, inputs []str
 			return nil, &apiError{Status: 499, Type: "cancelled", Code: "client_closed", Message: "client closed the request"}
 		}
 		if attempt > 0 {
-			return nil, engineFailed(a.m.id, err)
+			return nil, engineFailed(a.m.id, err).afterRetry(attempt)
 		}
 		g.met.retries.WithLabelValues("embedding").Inc()
 		p.requeue(t, a.m)

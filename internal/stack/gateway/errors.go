@@ -15,9 +15,21 @@ type apiError struct {
 	Code       string
 	Message    string
 	RetryAfter time.Duration
+	Retried    bool // a second engine was tried: X-Sagebench-Retries: 1
 }
 
 func (e *apiError) Error() string { return e.Message }
+
+// afterRetry returns a copy of e marked as the outcome of a retried request
+// (e itself may be shared by several requests).
+func (e *apiError) afterRetry(attempt int) *apiError {
+	if attempt == 0 {
+		return e
+	}
+	c := *e
+	c.Retried = true
+	return &c
+}
 
 func badRequest(code, format string, args ...any) *apiError {
 	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: code, Message: fmt.Sprintf(format, args...)}
@@ -52,6 +64,9 @@ func (e *apiError) body() errorBody {
 func writeError(w http.ResponseWriter, e *apiError) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
+	if e.Retried {
+		h.Set("X-Sagebench-Retries", "1")
+	}
 	if e.RetryAfter > 0 {
 		secs := int((e.RetryAfter + time.Second - 1) / time.Second)
 		h.Set("Retry-After", strconv.Itoa(secs))
