@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ type Config struct {
 	Expect     []string    // benchmark symbols that must exist on both sides
 	Report     string      // Markdown report path; "gobench-report.md" by default
 	AllowDirty bool        // compare a worktree with uncommitted changes
-	Policy     gate.Policy // zero value means gate.Default()
+	Policy     gate.Policy // the zero Policy means gate.Default()
 	Go         string      // go command; "go" by default
 	Git        string      // git command; "git" by default
 	Log        io.Writer   // progress lines; io.Discard by default
@@ -57,7 +58,9 @@ func (c Config) withDefaults() Config {
 	if c.Count == 0 {
 		c.Count = 10
 	}
-	if c.Policy.Alpha == 0 {
+	if reflect.ValueOf(c.Policy).IsZero() {
+		// Only an entirely unset policy means the default: a partial one
+		// (limits without alpha) must fail validation, not lose its limits.
 		c.Policy = gate.Default()
 	}
 	if c.Log == nil {

@@ -146,6 +146,9 @@ func TestRunInputErrors(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "zz_gen.go"), "package tiny\n")
 			t.Cleanup(func() { os.Remove(filepath.Join(dir, "zz_gen.go")) })
 		}, "zz_gen.go"},
+		{"partial policy is not replaced by the default", func(c *Config) {
+			c.Policy = gate.Policy{Limits: []gate.Limit{{Benchmark: "Sum", MaxMeanMs: 1e-9}}}
+		}, "alpha 0 must be in (0, 1)"},
 		{"not a git repo", func(c *Config) { c.Dir = t.TempDir() }, "not inside a git repository"},
 		{"bad bench regexp", func(c *Config) { c.Bench = "(" }, "bench"},
 		{"bad count", func(c *Config) { c.Count = -1 }, "count -1"},
