@@ -131,15 +131,26 @@ func (rn *Runner) drive(ctx context.Context, r Resolved, t *target.Target, run *
 	col := summary.NewCollector()
 	var sent atomic.Int64
 	var writeErr firstError
+	// A hit that outlives Run (it ignored its cancelled context past the
+	// drain) is dropped from both the file and the summary, so they agree.
+	var gate sync.RWMutex
+	closed := false
 	env := &Env{Target: t, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(),
 		Sent: func() { sent.Add(1) },
 		Record: func(req record.Request) {
-			col.Add(req)
-			writeErr.set(w.Write(req))
+			gate.RLock()
+			defer gate.RUnlock()
+			if !closed {
+				col.Add(req)
+				writeErr.set(w.Write(req))
+			}
 		}}
 	stop := rn.progress(run.StartedAt, &sent, col)
 	outcome, err := r.Workload.Run(ctx, env)
+	gate.Lock()
+	closed = true
+	gate.Unlock()
 	stop()
 	if cerr := w.Close(); err == nil && cerr != nil {
 		err = cerr

@@ -95,7 +95,8 @@ type Env struct {
 	Parallelism int
 	Start       time.Time // Run.StartedAt: request offsets count from here
 	// Record takes a finished request; safe for concurrent use. The
-	// runner writes it to requests.jsonl and feeds the summary.
+	// runner writes it to requests.jsonl and feeds the summary. Calls
+	// after Run returned are dropped.
 	Record func(record.Request)
 	// Sent counts a request as sent, for the progress line; safe for
 	// concurrent use.
