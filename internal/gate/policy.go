@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"regexp"
 
 	"github.com/goccy/go-yaml"
@@ -89,6 +90,11 @@ func LoadPolicy(path string) (Policy, error) {
 	}
 	if err := yaml.UnmarshalWithOptions(b, &p, yaml.Strict()); err != nil {
 		return p, fmt.Errorf("policy %s: %w", path, err)
+	}
+	if reflect.ValueOf(p).IsZero() {
+		// An empty document zeroes the policy; most likely a file that
+		// was not written as meant.
+		return p, fmt.Errorf("policy %s holds no settings: write the keys to change, or drop --policy for the defaults", path)
 	}
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("policy %s: %w", path, err)

@@ -32,6 +32,7 @@ units: {tokens: higher-is-better}
 				t.Fatalf("policy %+v", p)
 			}
 		}},
+		{name: "empty file", yaml: "# nothing but a comment\n", wantErr: "holds no settings"},
 		{name: "unknown key", yaml: "alpah: 0.05\n", wantErr: "alpah"},
 		{name: "alpha out of range", yaml: "alpha: 1.5\n", wantErr: "alpha 1.5 must be in (0, 1)"},
 		{name: "limit without max", yaml: "limits: [{benchmark: X}]\n", wantErr: "limits[0]: set max_mean_ms"},
