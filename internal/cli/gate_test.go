@@ -98,7 +98,11 @@ func gateRunDir(t *testing.T, dir, id string, valid bool, ns float64, e2e []floa
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run := fmt.Sprintf(`{"run_id":%q,"workload":"Q2","name":"ControlMix","backend":"sage","valid":%v,"complete":true,"invalid_reasons":["schedule lag"],"summary":{"e2e":{"p99_ms":1}}}`, id, valid)
+	reasons := `["schedule lag"]` // as the runner writes it: reasons exactly when invalid
+	if valid {
+		reasons = `[]`
+	}
+	run := fmt.Sprintf(`{"run_id":%q,"workload":"Q2","name":"ControlMix","backend":"sage","valid":%v,"complete":true,"invalid_reasons":%s,"summary":{"e2e":{"p99_ms":1}}}`, id, valid, reasons)
 	var bench, reqs strings.Builder
 	for i := 0; i < 6; i++ {
 		fmt.Fprintf(&bench, "BenchmarkQ2ControlMix/backend=sage/policy=fifo 100 %v ns/op\n", ns+float64(i))

@@ -159,6 +159,11 @@ func checkRun(o *Outcome, side string, r benchset.Run) {
 	if !r.Complete {
 		o.add(Inconclusive, "run-valid", side, "run %s (%s) is incomplete (interrupted)", r.ID, r.Dir)
 	}
+	if r.Valid && len(r.Reasons) > 0 {
+		// The runner sets valid exactly when there is no reason: an
+		// edited or foreign run.json.
+		o.add(Inconclusive, "run-valid", side, "run %s (%s) is marked valid but lists reasons it is not: %s", r.ID, r.Dir, strings.Join(r.Reasons, "; "))
+	}
 	if !r.Valid {
 		reasons := strings.Join(r.Reasons, "; ")
 		if reasons == "" {

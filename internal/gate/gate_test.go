@@ -284,6 +284,18 @@ func TestFailClosedMatrix(t *testing.T) {
 				return readDir(t, dir, "current")
 			},
 			want: Inconclusive, wantRule: "run-valid", wantText: "run q2-sage-1-cccccccc"},
+		{name: "run marked valid that lists reasons it is not",
+			base: func(t *testing.T) *benchset.Set {
+				s := bench(t, "base", okBase)
+				s.Runs = []benchset.Run{{ID: "a", Valid: true, Complete: true}}
+				return s
+			},
+			cur: func(t *testing.T) *benchset.Set {
+				s := bench(t, "current", okBase)
+				s.Runs = []benchset.Run{{ID: "b", Valid: true, Complete: true, Reasons: []string{"delivered rate 40% below target"}}}
+				return s
+			},
+			want: Inconclusive, wantRule: "run-valid", wantText: "marked valid but lists"},
 		{name: "no geomean unit present",
 			base: func(t *testing.T) *benchset.Set { return bench(t, "base", lines("Q2", "req/s", ten)) },
 			cur:  func(t *testing.T) *benchset.Set { return bench(t, "current", lines("Q2", "req/s", ten)) },
