@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/stack"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -97,7 +98,7 @@ func (o *runOptions) run(cmd *cobra.Command) error {
 	if len(resolved) == 0 {
 		return usageErrorf("none of the selected experiments is implemented in this build")
 	}
-	if err := checkPlans(resolved); err != nil {
+	if err := preflight(resolved); err != nil {
 		return err
 	}
 	if err := checkOutputDir(resolved[0].Shared.OutputDir); err != nil {
@@ -190,11 +191,16 @@ func (o *runOptions) overrides(f *pflag.FlagSet) workload.Overrides {
 	return ov
 }
 
-// checkPlans builds every repetition's schedule before any traffic: a
-// configuration whose schedule cannot be built is a usage error, found
-// before a target starts or a run directory exists.
-func checkPlans(resolved []workload.Resolved) error {
+// preflight builds every repetition's schedule and reads the embedded
+// stack's config before any traffic: input that cannot be used is a usage
+// error, found before a target starts or a run directory exists.
+func preflight(resolved []workload.Resolved) error {
 	for _, r := range resolved {
+		if tc := r.Shared.Target; tc.IsEmbedded() && tc.StackConfig != "" {
+			if _, err := stack.LoadConfig(tc.StackConfig); err != nil {
+				return usageErrorf("target.stack_config %s: %v", tc.StackConfig, err)
+			}
+		}
 		for rep := range r.Shared.Repeat {
 			if _, err := r.Workload.Plan(r.Shared.Seed + int64(rep)); err != nil {
 				return usageErrorf("%s: %v", r.Spec.ID, err)

@@ -34,6 +34,7 @@ func TestRunBadInput(t *testing.T) {
 	unsetVar := write("unset.yaml", "seed: ${SAGEBENCH_TEST_UNSET_VAR}\n")
 	badPolicy := write("policy.yaml", "q2:\n  policies: [fifo, lottery]\n")
 	fileNotDir := write("file", "x")
+	badStack := write("stack.yaml", "target:\n  stack_config: "+filepath.Join(dir, "no-such-stack.yaml")+"\n")
 	cases := []struct {
 		name string
 		args []string
@@ -62,6 +63,7 @@ func TestRunBadInput(t *testing.T) {
 		{"unknown policy", []string{"run", "-e", "Q2", "-c", badPolicy}, ExitUsage, `unknown policy "lottery"`},
 		{"unwritable output dir", []string{"run", "-e", "Q2", "-c", good, "--output-dir", filepath.Join(fileNotDir, "sub")}, ExitUsage, "output dir"},
 		{"unreachable target", []string{"run", "-e", "Q2", "-c", good, "--output-dir", filepath.Join(dir, "out"), "--target", closedURL(t)}, ExitError, "is unreachable"},
+		{"missing stack config", []string{"run", "-e", "Q2", "-c", badStack, "--output-dir", filepath.Join(dir, "out")}, ExitUsage, "no-such-stack.yaml"},
 		{"schedule beyond its limits", []string{"run", "-e", "Q2", "--rate", "1e-12", "--total-requests", "3", "--output-dir", filepath.Join(dir, "out"), "--target", closedURL(t)}, ExitUsage, "beyond the 720h0m0s limit"},
 	}
 	for _, c := range cases {
