@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 )
 
 // fastChunk decodes the usual shape of a chat.completion.chunk without
@@ -263,13 +264,14 @@ func (s *scanner) choices(ch *chunk) bool {
 	})
 }
 
-// text reads a string value, unescaping when needed.
+// text reads a string value, unescaping it (and replacing invalid UTF-8,
+// as encoding/json does) when needed.
 func (s *scanner) text() (string, bool) {
 	raw, escaped, ok := s.str()
 	if !ok {
 		return "", false
 	}
-	if !escaped {
+	if !escaped && utf8.Valid(raw) {
 		return string(raw), true
 	}
 	var text string

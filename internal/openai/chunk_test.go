@@ -29,6 +29,7 @@ var chunkSamples = []string{
 	`{"usage":{"prompt_tokens":1},"usage":{"completion_tokens":2}}`,
 	`{"usage":{"prompt_tokens":1},"usage":null,"choices":[{"delta":null}]}`,
 	`[]`, `null`, ``, `{`, `{"a"`, `{"a":}`, `{"a":1,}`,
+	`{"choices":[{"delta":{"content":"a` + "\xff" + `b"}}]}`, // invalid UTF-8: encoding/json gives U+FFFD
 }
 
 // TestFastChunkAgreesWithEncodingJSON: whenever the fast path accepts a
