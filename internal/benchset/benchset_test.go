@@ -210,11 +210,15 @@ func TestReadUnified(t *testing.T) {
 {"backend":"sage","workload":"Q1","run_id":"a","throughput":11}
 {"backend":"sage","workload":"Q1","run_id":"b","throughput":-1}
 not json
-{"backend":"sage","workload":"Q1","run_id":"c","nodes":1,"parallelism":2,"throughput":12,"latency_p50":5,"latency_p95":8,"latency_p99":9,"success_rate":1}
+{"backend":"sage","workload":"Q1","run_id":"c","nodes":1,"parallelism":2,"throughput":12,"latency_p50":5,"latency_p95":8,"latency_p99":9,"success_rate":1,"metadata":{"valid":true,"complete":true,"invalid_reasons":[]}}
 `
 	s, err := ReadUnified(strings.NewReader(in), "unified_results.jsonl", "u")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(s.Runs) != 3 || s.Runs[0].Valid || s.Runs[0].Reasons[0] != "validity not recorded (no metadata.valid and metadata.complete)" ||
+		!s.Runs[2].Valid || !s.Runs[2].Complete || s.Runs[2].ID != "c" {
+		t.Fatalf("runs of unified rows %+v", s.Runs)
 	}
 	if len(s.Results) != 2 || string(s.Results[0].Name.Full()) != "Q1/backend=sage/nodes=1/parallelism=2" {
 		t.Fatalf("results %v", s.Results)

@@ -12,7 +12,8 @@ import (
 // ReadUnified reads unified_results.jsonl rows from r, one result per row
 // named <workload>/backend=…/nodes=…/parallelism=… with units req/s,
 // p50-ms, p95-ms, p99-ms and success-rate. A run_id seen twice is a
-// problem: the same run would be counted twice.
+// problem: the same run would be counted twice. Each row's validity
+// (metadata.valid, metadata.complete) becomes a Run.
 func ReadUnified(r io.Reader, file, label string) (*Set, error) {
 	s := newSet(file, label)
 	seen := map[string]int{}
@@ -23,6 +24,7 @@ func ReadUnified(r io.Reader, file, label string) (*Set, error) {
 		}
 		seen[u.RunID] = line
 		res := unifiedResult(u)
+		s.Runs = append(s.Runs, unifiedRun(u, fmt.Sprintf("%s:%d", file, line), string(res.Name.Full())))
 		res.SetConfig(".file", label)
 		if msg := badValue(res); msg != "" {
 			s.problem(file, line, "run %s: %s", u.RunID, msg)
@@ -39,6 +41,26 @@ func ReadUnified(r io.Reader, file, label string) (*Set, error) {
 		}
 	}
 	return s, nil
+}
+
+// unifiedRun is the validity a row carries in metadata.valid,
+// metadata.complete and metadata.invalid_reasons (as sagebench writes
+// them). A row without them is taken as invalid: its run's validity is
+// not known.
+func unifiedRun(u record.Unified, where, name string) Run {
+	r := Run{Dir: where, ID: u.RunID, Name: name}
+	valid, okV := u.Metadata["valid"].(bool)
+	complete, okC := u.Metadata["complete"].(bool)
+	if !okV || !okC {
+		r.Reasons = []string{"validity not recorded (no metadata.valid and metadata.complete)"}
+		return r
+	}
+	r.Valid, r.Complete = valid, complete
+	reasons, _ := u.Metadata["invalid_reasons"].([]any)
+	for _, x := range reasons {
+		r.Reasons = append(r.Reasons, fmt.Sprint(x))
+	}
+	return r
 }
 
 func unifiedResult(u record.Unified) *benchfmt.Result {

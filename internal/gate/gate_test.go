@@ -65,6 +65,26 @@ func writeRun(t *testing.T, dir, id string, valid, complete bool, benchTxt strin
 	return rd
 }
 
+// unified reads 6 unified_results.jsonl rows with run ids from first on;
+// the last one has validity valid.
+func unified(t *testing.T, label string, first int, valid bool) *benchset.Set {
+	t.Helper()
+	var b strings.Builder
+	for i := range 6 {
+		v, reasons := true, "[]"
+		if i == 5 && !valid {
+			v, reasons = false, `["delivered rate 40% below target"]`
+		}
+		fmt.Fprintf(&b, `{"backend":"sage","workload":"Q2","run_id":"r%d","nodes":1,"parallelism":1,"throughput":%d,"latency_p50":5,"latency_p95":8,"latency_p99":9,"success_rate":1,"metadata":{"valid":%v,"complete":true,"invalid_reasons":%s}}`+"\n",
+			first+i, 100+i, v, reasons)
+	}
+	s, err := benchset.ReadUnified(strings.NewReader(b.String()), label+".jsonl", label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func readDir(t *testing.T, dir, label string) *benchset.Set {
 	t.Helper()
 	s, err := benchset.Read(dir, label)
@@ -296,6 +316,10 @@ func TestFailClosedMatrix(t *testing.T) {
 				return s
 			},
 			want: Inconclusive, wantRule: "run-valid", wantText: "marked valid but lists"},
+		{name: "unified rows of an invalid run",
+			base: func(t *testing.T) *benchset.Set { return unified(t, "base", 0, true) },
+			cur:  func(t *testing.T) *benchset.Set { return unified(t, "current", 10, false) },
+			want: Inconclusive, wantRule: "run-valid", wantText: "marked invalid: delivered rate"},
 		{name: "no geomean unit present",
 			base: func(t *testing.T) *benchset.Set { return bench(t, "base", lines("Q2", "req/s", ten)) },
 			cur:  func(t *testing.T) *benchset.Set { return bench(t, "current", lines("Q2", "req/s", ten)) },
