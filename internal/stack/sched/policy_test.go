@@ -2,6 +2,7 @@ package sched
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -327,5 +328,42 @@ func TestRepushKeepsAdmissionOrder(t *testing.T) {
 				t.Errorf("order after a re-push %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestQuotaStateIsBounded: tenant ids come from a request header, so a
+// rate quota must not remember every id it ever saw: a tenant with nothing
+// running and a full bucket is forgotten (it is as good as new).
+func TestQuotaStateIsBounded(t *testing.T) {
+	q := NewQuotas(Quota{Rate: 10, Burst: 2}, nil)
+	at := func(i int) time.Time { return t0.Add(time.Duration(i) * 10 * time.Millisecond) }
+	for i := 0; i < 5000; i++ { // a new id every 10 ms; each bucket refills in 100 ms
+		rel, err := q.Admit(fmt.Sprintf("tenant-%d", i), at(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel()
+	}
+	rel, err := q.Admit("late", at(5000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rel()
+	q.mu.Lock()
+	n := len(q.state)
+	q.mu.Unlock()
+	if n > 2048 {
+		t.Errorf("quota state holds %d tenants after 5000 one-off ids; want it bounded", n)
+	}
+	// A tenant still limited is remembered.
+	for i := 0; i < 2; i++ {
+		r, err := q.Admit("busy", at(5000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r()
+	}
+	if _, err := q.Admit("busy", at(5000)); err == nil {
+		t.Error("burst exceeded after pruning")
 	}
 }

@@ -47,7 +47,11 @@ type Quotas struct {
 	tenants map[string]Quota
 	mu      sync.Mutex
 	state   map[string]*tenantState
+	sweepAt int // prune idle tenants when state grows to this size
 }
+
+// minSweep is the state size below which idle tenants are kept.
+const minSweep = 1024
 
 type tenantState struct {
 	running int
@@ -90,6 +94,9 @@ func (q *Quotas) Admit(tenant string, now time.Time) (release func(), err error)
 	defer q.mu.Unlock()
 	st := q.state[tenant]
 	if st == nil {
+		if len(q.state) >= max(q.sweepAt, minSweep) {
+			q.sweep(now)
+		}
 		st = &tenantState{tokens: burst(qt), last: now}
 		q.state[tenant] = st
 	}
@@ -119,6 +126,20 @@ func (q *Quotas) release(tenant string) {
 			delete(q.state, tenant) // nothing to remember; bounds the map
 		}
 	}
+}
+
+// sweep forgets tenants with nothing running whose bucket has refilled at
+// now: their state equals a fresh one. Tenant ids come from a request
+// header, so the map must not keep every id ever seen. The next sweep
+// waits until the map has doubled, so sweeping costs O(1) per admission.
+func (q *Quotas) sweep(now time.Time) {
+	for name, st := range q.state {
+		qt := q.quota(name)
+		if st.running == 0 && st.tokens+now.Sub(st.last).Seconds()*qt.Rate >= burst(qt) {
+			delete(q.state, name)
+		}
+	}
+	q.sweepAt = 2 * len(q.state)
 }
 
 func burst(q Quota) float64 {
