@@ -265,7 +265,11 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 		if k.Key != "better" || p.declares(k.Unit) {
 			continue
 		}
-		for side, m := range map[string]*benchfmt.UnitMetadata{"baseline": b, "current": c} {
+		for _, sd := range []struct {
+			side string
+			m    *benchfmt.UnitMetadata
+		}{{"baseline", b}, {"current", c}} {
+			side, m := sd.side, sd.m
 			if m == nil {
 				continue
 			}
