@@ -238,6 +238,12 @@ func TestFailClosedMatrix(t *testing.T) {
 			base: func(t *testing.T) *benchset.Set { return bench(t, "base", "Unit widgets better=lower\n"+okBase) },
 			cur:  func(t *testing.T) *benchset.Set { return bench(t, "current", "Unit widgets better=higher\n"+okBase) },
 			want: Inconclusive, wantRule: "units", wantText: "widgets better: baseline says lower, current says higher"},
+		{name: "current alone declares the direction of an unknown unit",
+			base: func(t *testing.T) *benchset.Set { return bench(t, "base", okBase+lines("Encode", "widgets", ten)) },
+			cur: func(t *testing.T) *benchset.Set {
+				return bench(t, "current", "Unit widgets better=higher\n"+okBase+lines("Encode", "widgets", slow))
+			},
+			want: Inconclusive, wantRule: "units", wantText: "current input alone declares widgets better=higher"},
 		{name: "assume=exact hides varying values",
 			base: func(t *testing.T) *benchset.Set { return bench(t, "base", okBase) },
 			cur: func(t *testing.T) *benchset.Set {

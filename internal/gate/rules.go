@@ -237,9 +237,10 @@ func configNote(t *stats.Table) string {
 
 // checkUnitMeta fails closed on unit metadata (Unit X better=… assume=…
 // lines) that would decide the verdict from the input's word instead of
-// evidence: the two sides declaring different values for one unit, or an
-// input reversing the built-in direction of a unit the gate knows (a
-// benchmark can print such a line). The policy's units: is the place to
+// evidence: the two sides declaring different values for one unit, the
+// current side alone declaring a direction, or an input reversing the
+// built-in direction of a unit the gate knows (a benchmark can print such
+// a line). The policy's units: is the place to
 // override a direction.
 func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 	keys := map[benchfmt.UnitMetadataKey]bool{}
@@ -263,6 +264,12 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 			continue
 		}
 		if k.Key != "better" || p.declares(k.Unit) {
+			continue
+		}
+		if b == nil && stats.Direction(k.Unit, nil) == stats.Unknown {
+			// The side under test would decide which way is worse.
+			o.add(Inconclusive, "units", k.Unit, "current input alone declares %s better=%s; declare it under units: in the policy",
+				unitName(c), c.Value)
 			continue
 		}
 		for _, sd := range []struct {
