@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ErrPolicyUnsupported is returned when the target has no admin policy API
@@ -60,5 +62,17 @@ func policyStatus(resp *http.Response) error {
 		return fmt.Errorf("%w: the admin API refused us (%s); set target.admin_token_env", ErrPolicyUnsupported, resp.Status)
 	}
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	return fmt.Errorf("%s /admin/policy: %s: %s", resp.Request.Method, resp.Status, strings.TrimSpace(string(msg)))
+	return fmt.Errorf("%s /admin/policy: %s: %s", resp.Request.Method, resp.Status, printable(msg))
+}
+
+// printable makes one printable line of a target's answer: control
+// characters, invalid UTF-8 and runs of white space become one space.
+func printable(b []byte) string {
+	s := strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return ' '
+		}
+		return r
+	}, string(b))
+	return strings.Join(strings.Fields(s), " ")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -133,5 +135,39 @@ func TestEmbeddedStackFromWorkloadYAML(t *testing.T) {
 	}
 	if _, err := Open(ctx, Config{}, Options{Start: EmbeddedStack(nil), StackYAML: []byte("polcy: x\n")}); err == nil {
 		t.Error("a bad stack YAML was accepted")
+	}
+}
+
+// TestPolicyErrorIsOneCleanLine: what a hostile admin API answers ends up
+// in an error, a note and the terminal; it must be one printable line.
+func TestPolicyErrorIsOneCleanLine(t *testing.T) {
+	tests := []struct{ name, body string }{
+		{"newlines", "bad policy\nsecond line\r\nthird"},
+		{"terminal escapes", "\x1b[2J\x1b[31mred\x1b[0m"},
+		{"binary", "\x00\x01\xff\xfe junk"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/admin/policy" {
+					w.WriteHeader(http.StatusInternalServerError)
+					w.Write([]byte(tc.body))
+				}
+			}))
+			defer srv.Close()
+			ctx := context.Background()
+			tg, err := Open(ctx, Config{URL: srv.URL}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close(ctx)
+			err = tg.SetPolicy(ctx, "fifo")
+			if err == nil {
+				t.Fatal("SetPolicy succeeded against a 500")
+			}
+			if msg := err.Error(); strings.ContainsAny(msg, "\n\r\x1b\x00") || !strings.Contains(msg, "500") {
+				t.Errorf("error %q: want one printable line naming the status", msg)
+			}
+		})
 	}
 }
