@@ -23,10 +23,10 @@ type Options struct {
 
 // Validate reports an option out of range.
 func (o Options) Validate() error {
-	if o.Alpha < 0 || o.Alpha > 1 {
+	if !(o.Alpha >= 0 && o.Alpha <= 1) { // also NaN
 		return fmt.Errorf("alpha %v is outside [0, 1]", o.Alpha)
 	}
-	if o.Confidence < 0 || o.Confidence > 1 {
+	if !(o.Confidence >= 0 && o.Confidence <= 1) {
 		return fmt.Errorf("confidence %v is outside [0, 1]", o.Confidence)
 	}
 	return nil

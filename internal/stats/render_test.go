@@ -3,6 +3,7 @@ package stats
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,6 +121,12 @@ func TestCompareErrors(t *testing.T) {
 	}
 	if _, err := Compare(nil, nil, Options{Alpha: 2}); err == nil {
 		t.Fatal("alpha 2 accepted")
+	}
+	if err := (Options{Alpha: math.NaN()}).Validate(); err == nil {
+		t.Fatal("alpha NaN accepted")
+	}
+	if err := (Options{Confidence: math.NaN()}).Validate(); err == nil {
+		t.Fatal("confidence NaN accepted")
 	}
 	if _, err := Compare(nil, nil, Options{Filter: "((("}); err == nil {
 		t.Fatal("bad filter accepted")
