@@ -240,8 +240,7 @@ func configNote(t *stats.Table) string {
 // evidence: the two sides declaring different values for one unit, the
 // current side alone declaring a direction, or an input reversing the
 // built-in direction of a unit the gate knows (a benchmark can print such
-// a line). The policy's units: is the place to
-// override a direction.
+// a line). The policy's units: is the place to override a direction.
 func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 	keys := map[benchfmt.UnitMetadataKey]bool{}
 	for _, m := range []benchfmt.UnitMetadataMap{base, cur} {
