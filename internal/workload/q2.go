@@ -127,13 +127,18 @@ func (c *Q2Config) validateShapes() error {
 		return errors.New("q2.llm: model must be set and max_tokens, prompt_words ≥ 1")
 	case c.LLMRatio < 1 && (c.Embedding.Model == "" || c.Embedding.Inputs < 1 || c.Embedding.Words < 1):
 		return errors.New("q2.embedding: model must be set and inputs, words ≥ 1")
-	case c.SLO.LLMTTFT < 0 || c.SLO.LLME2E < 0 || c.SLO.EmbeddingE2E < 0:
-		return errors.New("q2.slo: bounds must be ≥ 0 (0 = no bound)")
+	case !inRange(c.SLO.LLMTTFT) || !inRange(c.SLO.LLME2E) || !inRange(c.SLO.EmbeddingE2E):
+		return fmt.Errorf("q2.slo: bounds must be between 0 (no bound) and %v (the X-SLO-Deadline-Ms limit)", maxSLO)
 	case c.MaxInFlight < 0:
 		return errors.New("q2.max_in_flight must be ≥ 0 (0 = unlimited)")
 	}
 	return nil
 }
+
+// maxSLO is the largest deadline the gateway accepts in X-SLO-Deadline-Ms.
+const maxSLO = 24 * time.Hour
+
+func inRange(bound time.Duration) bool { return bound >= 0 && bound <= maxSLO }
 
 func validateWeights(key string, ws []Weighted, allowed []string) error {
 	if len(ws) == 0 {

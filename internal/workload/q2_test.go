@@ -103,6 +103,7 @@ func TestQ2Validate(t *testing.T) {
 		"q2.schedule.rate":             func(c *Q2Config) { c.Schedule.Rate = 0 },
 		"q2.llm: model":                func(c *Q2Config) { c.LLM.Model = "" },
 		"q2.slo":                       func(c *Q2Config) { c.SLO.LLMTTFT = -1 },
+		"q2.slo: bounds must be":       func(c *Q2Config) { c.SLO.EmbeddingE2E = 25 * time.Hour },
 	}
 	for want, mutate := range cases {
 		c := DefaultQ2(true)
@@ -268,6 +269,29 @@ func TestQ2PolicyNoteKeepsTheCause(t *testing.T) {
 			phase, note, err := q.switchPolicy(context.Background(), tg, "fifo")
 			if err != nil || phase != "target" || !strings.Contains(note, tc.want) {
 				t.Errorf("phase %q, err %v, note %q; want phase target and a note naming %q", phase, err, note, tc.want)
+			}
+		})
+	}
+}
+
+// TestQ2DeadlineHeader: X-SLO-Deadline-Ms carries the SLO bound in whole
+// milliseconds rounded up (never tighter than the bound, never "0", which
+// the gateway reads as no deadline) and is absent when there is no bound.
+func TestQ2DeadlineHeader(t *testing.T) {
+	tests := []struct {
+		name  string
+		bound time.Duration
+		want  string
+	}{
+		{"no bound", 0, ""},
+		{"sub-millisecond", 500 * time.Microsecond, "1"},
+		{"fractional", 1500 * time.Microsecond, "2"},
+		{"whole", 5 * time.Second, "5000"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := deadlineMs(tc.bound); got != tc.want {
+				t.Errorf("deadlineMs(%v) = %q, want %q", tc.bound, got, tc.want)
 			}
 		})
 	}

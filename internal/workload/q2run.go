@@ -158,13 +158,13 @@ func (q *q2) send(ctx context.Context, env *Env, phase string, seq int, it mixIt
 		Phase: phase, Tenant: it.Tenant, Priority: it.Priority}
 	var res openai.Result
 	if it.Type == TypeLLM {
-		hdr.Set("X-SLO-Deadline-Ms", strconv.FormatInt(c.SLO.LLME2E.Milliseconds(), 10))
+		setDeadline(hdr, c.SLO.LLME2E)
 		rec.Model = c.LLM.Model
 		res = env.Target.Client().Chat(ctx, openai.ChatRequest{Model: c.LLM.Model, MaxTokens: c.LLM.MaxTokens,
 			Messages: []openai.Message{{Role: "user", Content: words(it.Text, c.LLM.PromptWords)}},
 			Stream:   c.LLM.Stream, IncludeUsage: c.LLM.Stream, Header: hdr})
 	} else {
-		hdr.Set("X-SLO-Deadline-Ms", strconv.FormatInt(c.SLO.EmbeddingE2E.Milliseconds(), 10))
+		setDeadline(hdr, c.SLO.EmbeddingE2E)
 		rec.Model = c.Embedding.Model
 		in := make([]string, c.Embedding.Inputs)
 		for k := range in {
@@ -175,6 +175,23 @@ func (q *q2) send(ctx context.Context, env *Env, phase string, seq int, it mixIt
 	fillTiming(&rec, env, intended, &res)
 	rec.SLOMet = rec.OK && q.sloMet(&rec)
 	return rec
+}
+
+// setDeadline sets X-SLO-Deadline-Ms to bound, when there is one.
+func setDeadline(hdr http.Header, bound time.Duration) {
+	if ms := deadlineMs(bound); ms != "" {
+		hdr.Set("X-SLO-Deadline-Ms", ms)
+	}
+}
+
+// deadlineMs is bound in whole milliseconds rounded up ("" for no bound):
+// truncating would announce a tighter deadline, or "0" (none), for a
+// sub-millisecond bound.
+func deadlineMs(bound time.Duration) string {
+	if bound <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64((bound+time.Millisecond-1)/time.Millisecond), 10)
 }
 
 func (q *q2) sloMet(r *record.Request) bool {
