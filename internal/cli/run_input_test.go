@@ -120,10 +120,10 @@ func TestRunDryRunAllListsCatalog(t *testing.T) {
 // TestRunDryRunHidesURLSecrets: credentials written into --target (user
 // info, a key in the query) never reach the printed plan.
 func TestRunDryRunHidesURLSecrets(t *testing.T) {
-	for _, u := range []string{"http://bob:s3cr3t@127.0.0.1:1", "http://127.0.0.1:1/v1?api_key=s3cr3t"} {
+	for u, want := range map[string]int{"http://bob:s3cr3t@127.0.0.1:1": ExitOK, "http://127.0.0.1:1/v1?api_key=s3cr3t": ExitUsage} {
 		code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "--quick", "--dry-run", "--target", u)
-		if code != ExitOK {
-			t.Fatalf("exit %d: %s", code, stderr)
+		if code != want {
+			t.Fatalf("--target %s: exit %d, want %d: %s", u, code, want, stderr)
 		}
 		if strings.Contains(stdout+stderr, "s3cr3t") {
 			t.Errorf("--target %s: the plan shows the secret:\n%s", u, stdout)

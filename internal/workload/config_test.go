@@ -147,10 +147,13 @@ func FuzzConfig(f *testing.F) {
 // key in the query) must not reach run_config, the effective YAML or the
 // config hash; only api_key_env / admin_token_env carry secrets.
 func TestResolveKeepsURLSecretsOut(t *testing.T) {
-	tests := []struct{ name, url string }{
-		{"user info", "http://bob:s3cr3t@127.0.0.1:8000/v1"},
-		{"query key", "http://127.0.0.1:8000/v1?api_key=s3cr3t"},
-		{"fragment", "http://127.0.0.1:8000/v1#s3cr3t"},
+	tests := []struct {
+		name, url string
+		refused   bool // a URL that cannot be a base URL: the error must not show the secret either
+	}{
+		{"user info", "http://bob:s3cr3t@127.0.0.1:8000/v1", false},
+		{"query key", "http://127.0.0.1:8000/v1?api_key=s3cr3t", true},
+		{"fragment", "http://127.0.0.1:8000/v1#s3cr3t", true},
 	}
 	s := DefaultShared()
 	s.Target.URL = "http://127.0.0.1:8000/v1"
@@ -162,6 +165,12 @@ func TestResolveKeepsURLSecretsOut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s.Target.URL = tc.url
 			r, _, err := Resolve(q2Spec(), s, nil, Overrides{})
+			if tc.refused {
+				if err == nil || strings.Contains(err.Error(), "s3cr3t") {
+					t.Errorf("Resolve error %v: want a refusal that hides the secret", err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
