@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"regexp"
 
-	"github.com/goccy/go-yaml"
+	"github.com/sagebench/sagebench/internal/strictyaml"
 	"golang.org/x/perf/benchunit"
 )
 
@@ -88,7 +88,7 @@ func LoadPolicy(path string) (Policy, error) {
 	if err != nil {
 		return p, fmt.Errorf("reading policy: %w", err)
 	}
-	if err := yaml.UnmarshalWithOptions(b, &p, yaml.Strict()); err != nil {
+	if err := strictyaml.Unmarshal(b, &p); err != nil {
 		return p, fmt.Errorf("policy %s: %w", path, err)
 	}
 	if reflect.ValueOf(p).IsZero() {

@@ -34,6 +34,7 @@ units: {tokens: higher-is-better}
 		}},
 		{name: "empty file", yaml: "# nothing but a comment\n", wantErr: "holds no settings"},
 		{name: "unknown key", yaml: "alpah: 0.05\n", wantErr: "alpah"},
+		{name: "input that panics the YAML decoder", yaml: "limits:\n !0\n    0: 0\n", wantErr: "malformed YAML"},
 		{name: "alpha out of range", yaml: "alpha: 1.5\n", wantErr: "alpha 1.5 must be in (0, 1)"},
 		{name: "limit without max", yaml: "limits: [{benchmark: X}]\n", wantErr: "limits[0]: set max_mean_ms"},
 		{name: "bad regexp", yaml: "limits: [{benchmark: '(', max_p99_ms: 1}]\n", wantErr: "limits[0].benchmark"},

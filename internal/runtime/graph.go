@@ -1,11 +1,10 @@
 package runtime
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 
-	"github.com/goccy/go-yaml"
+	"github.com/sagebench/sagebench/internal/strictyaml"
 )
 
 // Defaults applied to zero-valued fields of a Graph.
@@ -114,8 +113,7 @@ func (g Graph) resolved() Graph {
 // errors) and validates its structure.
 func ParseGraph(data []byte) (Graph, error) {
 	var g Graph
-	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.Strict())
-	if err := dec.Decode(&g); err != nil {
+	if err := strictyaml.Unmarshal(data, &g); err != nil {
 		return Graph{}, fmt.Errorf("decoding graph: %w", err)
 	}
 	if err := g.Validate(); err != nil {

@@ -67,6 +67,7 @@ stages:
 		{"unknown-key", "stages:\n  - {name: a, operator: b, parallelizm: 2}\n", "parallelizm"},
 		{"bad-duration", "stages:\n  - {name: a, operator: b, timeout: soon}\n", "decoding graph"},
 		{"invalid", "stages: []\n", "at least one stage"},
+		{"panics-the-decoder", "stages:\n !0\n    0: 0\n", "decoding graph"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, err := runtime.ParseGraph([]byte(tc.yaml))

@@ -13,6 +13,7 @@ import (
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/index"
 	"github.com/sagebench/sagebench/internal/stack/sched"
+	"github.com/sagebench/sagebench/internal/strictyaml"
 )
 
 // Config describes a whole reference stack. Zero values take the defaults
@@ -148,17 +149,15 @@ func ParseConfig(data []byte) (Config, error) {
 	return cfg, nil
 }
 
-// unmarshalStrict decodes YAML with unknown keys as errors. goccy/go-yaml
-// panics on some malformed input (a tagged mapping where a list belongs);
-// that becomes an error, since a config file is outside input.
-func unmarshalStrict(data []byte, v any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("malformed YAML (the decoder failed: %v)", r)
+// unmarshalStrict decodes YAML with unknown keys as errors, formatted
+// with the line and column.
+func unmarshalStrict(data []byte, v any) error {
+	if err := strictyaml.Unmarshal(data, v); err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			return errors.New(yaml.FormatError(err, false, true))
 		}
-	}()
-	if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
-		return errors.New(yaml.FormatError(err, false, true))
+		return err
 	}
 	return nil
 }

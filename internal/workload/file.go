@@ -11,6 +11,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+	"github.com/sagebench/sagebench/internal/strictyaml"
 )
 
 // File is a parsed config file: the shared keys already decoded, the qN
@@ -61,7 +62,7 @@ func ParseConfig(name string, raw []byte, shared *Shared, lookup LookupEnv) (*Fi
 		return f, f.wrapErr(err) // an empty file (or only comments) changes nothing
 	}
 	doc := fileDoc{Shared: *shared}
-	if err := yaml.UnmarshalWithOptions(f.src, &doc, yaml.Strict()); err != nil {
+	if err := strictyaml.Unmarshal(f.src, &doc); err != nil {
 		return nil, f.wrap(err)
 	}
 	*shared = doc.Shared
@@ -84,7 +85,7 @@ func (f *File) Decode(spec Spec, cfg Config) error {
 	if !ok || n.Type() == ast.NullType {
 		return nil
 	}
-	if err := yaml.NodeToValue(n, cfg, yaml.Strict()); err != nil {
+	if err := strictyaml.DecodeNode(n, cfg); err != nil {
 		return f.wrap(err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+	"github.com/sagebench/sagebench/internal/strictyaml"
 )
 
 //go:embed catalog.yaml
@@ -51,7 +52,7 @@ func LoadFile(path string) (*Catalog, error) {
 // Parse decodes a catalog strictly (unknown keys are errors) and validates it.
 func Parse(data []byte) (*Catalog, error) {
 	var c Catalog
-	if err := unmarshal(data, &c, yaml.Strict()); err != nil && !errors.Is(err, io.EOF) {
+	if err := strictyaml.Unmarshal(data, &c); err != nil && !errors.Is(err, io.EOF) {
 		if derr := durationError(data); derr != nil {
 			return nil, derr
 		}
@@ -61,18 +62,6 @@ func Parse(data []byte) (*Catalog, error) {
 		return nil, err
 	}
 	return &c, nil
-}
-
-// unmarshal decodes YAML into v. goccy/go-yaml panics on some malformed
-// input (a tagged mapping where a list belongs); that becomes an error,
-// since a catalog file is outside input.
-func unmarshal(data []byte, v any, opts ...yaml.DecodeOption) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("malformed YAML (the decoder failed: %v)", r)
-		}
-	}()
-	return yaml.UnmarshalWithOptions(data, v, opts...)
 }
 
 // Validate checks every profile and that names are unique.
@@ -153,7 +142,7 @@ var durationFields = []string{"prefill_per_token", "step_base", "step_per_seq", 
 // where, and names its profile and field.
 func durationError(data []byte) error {
 	var raw map[string][]map[string]any
-	if unmarshal(data, &raw) != nil {
+	if strictyaml.Unmarshal(data, &raw) != nil {
 		return nil
 	}
 	for _, list := range []string{"llm", "embedders"} {

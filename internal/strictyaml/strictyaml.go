@@ -1,0 +1,36 @@
+// Package strictyaml decodes configuration YAML the one way sagebench
+// accepts it: strict (an unknown key is an error naming it) and safe
+// (goccy/go-yaml panics on some malformed input, such as a tagged mapping
+// where a list belongs; a file is outside input, so that becomes an
+// error, never a crash).
+package strictyaml
+
+import (
+	"fmt"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+)
+
+// Unmarshal decodes data into v with yaml.Strict() and opts. A decoder
+// error is returned as the library formats it (with line and column); a
+// decoder panic is returned as a "malformed YAML" error.
+func Unmarshal(data []byte, v any, opts ...yaml.DecodeOption) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed YAML (the decoder failed: %v)", r)
+		}
+	}()
+	return yaml.UnmarshalWithOptions(data, v, append([]yaml.DecodeOption{yaml.Strict()}, opts...)...)
+}
+
+// DecodeNode decodes an already parsed node into v, strict and safe like
+// Unmarshal.
+func DecodeNode(n ast.Node, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed YAML (the decoder failed: %v)", r)
+		}
+	}()
+	return yaml.NodeToValue(n, v, yaml.Strict())
+}
