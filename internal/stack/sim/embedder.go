@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,10 +19,7 @@ type Embedder struct {
 	p     profile.Embedder
 	clock Clock
 
-	cmds      chan func()
-	done      chan struct{}
-	closeOnce sync.Once
-	closed    atomic.Bool
+	mailbox
 
 	queued  atomic.Int64 // inputs accepted, not yet in a batch
 	running atomic.Int64 // inputs in the current batch
@@ -73,9 +69,8 @@ func NewEmbedder(id string, p profile.Embedder, opts Options) *Embedder {
 	}
 	e := &Embedder{
 		id: id, p: p, clock: opts.clock(),
-		cmds: make(chan func(), 1024),
-		done: make(chan struct{}),
 	}
+	e.mailbox.init()
 	e.st = embedState{slow: 1, rng: rand.New(rand.NewPCG(uint64(opts.Seed), 0xe3b))}
 	go e.loop()
 	return e
@@ -141,38 +136,7 @@ func (e *Embedder) Resume() { _ = e.do(e.resume) }
 // Close fails queued and running inputs with engine.ErrClosed and stops
 // the loop. It is safe to call more than once.
 func (e *Embedder) Close() {
-	e.closeOnce.Do(func() {
-		e.closed.Store(true)
-		e.cmds <- nil
-	})
-	<-e.done
-}
-
-func (e *Embedder) post(cmd func()) error {
-	select {
-	case <-e.done:
-		return engine.ErrClosed
-	default:
-	}
-	select {
-	case e.cmds <- cmd:
-		return nil
-	case <-e.done:
-		return engine.ErrClosed
-	}
-}
-
-func (e *Embedder) do(cmd func()) error {
-	ran := make(chan struct{})
-	if err := e.post(func() { cmd(); close(ran) }); err != nil {
-		return err
-	}
-	select {
-	case <-ran:
-		return nil
-	case <-e.done:
-		return engine.ErrClosed
-	}
+	e.mailbox.close()
 }
 
 // EmbedderStats are cumulative counters of an embedding engine.

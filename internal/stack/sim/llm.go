@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,10 +19,7 @@ type LLM struct {
 	clock Clock
 	seed  uint64
 
-	cmds      chan func()
-	done      chan struct{} // closed when the loop has exited
-	closeOnce sync.Once
-	closed    atomic.Bool
+	mailbox
 
 	queued  atomic.Int64 // accepted by Generate, not yet admitted or dropped
 	running atomic.Int64
@@ -48,9 +44,8 @@ func NewLLM(id string, p profile.LLM, opts Options) *LLM {
 		p:     p,
 		clock: opts.clock(),
 		seed:  uint64(opts.Seed),
-		cmds:  make(chan func(), 1024),
-		done:  make(chan struct{}),
 	}
+	e.mailbox.init()
 	e.st = llmState{
 		rng:   rand.New(rand.NewPCG(uint64(opts.Seed), 0x5ee0)),
 		cache: newPrefixCache(p.KVCacheTokens / p.KVBlockTokens),
@@ -162,40 +157,7 @@ func (e *LLM) Resume() { _ = e.do(e.resume) }
 // engine.ErrClosed and later calls fail the same way. It waits for the loop
 // to exit and is safe to call more than once.
 func (e *LLM) Close() {
-	e.closeOnce.Do(func() {
-		e.closed.Store(true)
-		e.cmds <- nil // the loop drains what was posted before, then exits
-	})
-	<-e.done
-}
-
-// post hands cmd to the loop; it fails once the loop has exited.
-func (e *LLM) post(cmd func()) error {
-	select {
-	case <-e.done:
-		return engine.ErrClosed
-	default:
-	}
-	select {
-	case e.cmds <- cmd:
-		return nil
-	case <-e.done:
-		return engine.ErrClosed
-	}
-}
-
-// do runs cmd on the loop and waits until it has run.
-func (e *LLM) do(cmd func()) error {
-	ran := make(chan struct{})
-	if err := e.post(func() { cmd(); close(ran) }); err != nil {
-		return err
-	}
-	select {
-	case <-ran:
-		return nil
-	case <-e.done:
-		return engine.ErrClosed
-	}
+	e.mailbox.close()
 }
 
 // LLMStats are cumulative counters of an engine.
