@@ -1,3 +1,5 @@
+//go:build !purego
+
 package fedavg
 
 import "golang.org/x/sys/cpu"

@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // func add8AVX2(acc *float64, u *[8]*float32, w *[8]float32, n int)

@@ -1,3 +1,5 @@
+//go:build !purego
+
 package micro
 
 import "golang.org/x/sys/cpu"

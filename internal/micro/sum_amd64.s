@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // func sumAVX2(p *float32, n int) float32
