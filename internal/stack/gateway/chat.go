@@ -23,15 +23,9 @@ type generation struct {
 }
 
 func (g *Gateway) chat(w http.ResponseWriter, r *http.Request, c *call) {
-	md, aerr := parseMeta(r.Header, "llm")
-	if aerr != nil {
-		c.fail(w, aerr)
-		return
-	}
-	c.tenant, c.priority, c.typ = md.Tenant, md.Priority.String(), md.Type
 	var req chatRequest
-	if aerr := decodeJSON(r.Body, &req); aerr != nil {
-		c.fail(w, aerr)
+	md, ok := c.open(w, r, "llm", &req)
+	if !ok {
 		return
 	}
 	creq, aerr := g.chatEngineRequest(&req)

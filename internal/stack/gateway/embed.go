@@ -59,15 +59,9 @@ type embedResult struct {
 }
 
 func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request, c *call) {
-	md, aerr := parseMeta(r.Header, "embedding")
-	if aerr != nil {
-		c.fail(w, aerr)
-		return
-	}
-	c.tenant, c.priority, c.typ = md.Tenant, md.Priority.String(), md.Type
 	var req embeddingRequest
-	if aerr := decodeJSON(r.Body, &req); aerr != nil {
-		c.fail(w, aerr)
+	md, ok := c.open(w, r, "embedding", &req)
+	if !ok {
 		return
 	}
 	inputs, aerr := embeddingInputs(req.Input, g.cfg.MaxInputs)
@@ -245,15 +239,9 @@ type Hit struct {
 const maxTopK = 1000
 
 func (g *Gateway) retrieve(w http.ResponseWriter, r *http.Request, c *call) {
-	md, aerr := parseMeta(r.Header, "retrieve")
-	if aerr != nil {
-		c.fail(w, aerr)
-		return
-	}
-	c.tenant, c.priority, c.typ = md.Tenant, md.Priority.String(), md.Type
 	var req retrieveRequest
-	if aerr := decodeJSON(r.Body, &req); aerr != nil {
-		c.fail(w, aerr)
+	md, ok := c.open(w, r, "retrieve", &req)
+	if !ok {
 		return
 	}
 	if g.cfg.Retriever == nil {

@@ -57,6 +57,22 @@ type call struct {
 	start                        time.Time
 }
 
+// open reads the request's metadata headers (defType when it names no
+// type) into c and decodes its JSON body into v. On failure it has
+// answered w and reports false.
+func (c *call) open(w http.ResponseWriter, r *http.Request, defType string, v any) (meta, bool) {
+	md, aerr := parseMeta(r.Header, defType)
+	if aerr == nil {
+		c.tenant, c.priority, c.typ = md.Tenant, md.Priority.String(), md.Type
+		aerr = decodeJSON(r.Body, v)
+	}
+	if aerr != nil {
+		c.fail(w, aerr)
+		return md, false
+	}
+	return md, true
+}
+
 func (c *call) fail(w http.ResponseWriter, e *apiError) {
 	c.status = e.Status
 	if e.Status == 499 { // nobody is listening
