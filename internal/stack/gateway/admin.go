@@ -97,7 +97,11 @@ func (g *Gateway) addEngine(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{Status: http.StatusConflict, Type: "invalid_request_error", Code: "engine_exists", Message: err.Error()})
 		return
 	}
-	m, _ := g.member(spec.ID)
+	m, err := g.member(spec.ID)
+	if err != nil { // removed by a concurrent DELETE since Add
+		writeError(w, &apiError{Status: http.StatusConflict, Type: "invalid_request_error", Code: "engine_removed", Message: "engine " + spec.ID + " was added and removed again meanwhile"})
+		return
+	}
 	p := g.pools[m.kind]
 	p.mu.Lock()
 	st := m.status()
