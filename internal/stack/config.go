@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"regexp"
 	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/sagebench/sagebench/internal/stack/engine"
+	"github.com/sagebench/sagebench/internal/stack/gateway"
 	"github.com/sagebench/sagebench/internal/stack/index"
 	"github.com/sagebench/sagebench/internal/stack/sched"
 	"github.com/sagebench/sagebench/internal/strictyaml"
@@ -162,8 +162,6 @@ func unmarshalStrict(data []byte, v any) error {
 	return nil
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // Validate reports every impossible value, each naming its field.
 func (c Config) Validate() error {
 	var errs []error
@@ -203,7 +201,7 @@ func (c Config) Validate() error {
 
 func (e EngineConfig) validate() error {
 	switch {
-	case !idPattern.MatchString(e.ID):
+	case !gateway.ValidEngineID(e.ID):
 		return fmt.Errorf("id %q: want 1-64 letters, digits, '.', '_' or '-'", e.ID)
 	case e.Kind != string(engine.KindLLM) && e.Kind != string(engine.KindEmbedding):
 		return fmt.Errorf("kind %q: want llm or embedding", e.Kind)

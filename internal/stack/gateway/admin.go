@@ -48,10 +48,15 @@ func (g *Gateway) adminMetrics(w http.ResponseWriter, _ *http.Request) {
 
 var engineID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
+// ValidEngineID reports whether id is a valid engine id: 1-64 letters,
+// digits, '.', '_' or '-', starting with a letter or digit. The stack
+// config and the admin API accept the same ids.
+func ValidEngineID(id string) bool { return engineID.MatchString(id) }
+
 // Validate reports the first invalid field of an add-engine request.
 func (s EngineSpec) Validate() error {
 	switch {
-	case !engineID.MatchString(s.ID):
+	case !ValidEngineID(s.ID):
 		return errors.New("field id: want 1-64 letters, digits, '.', '_' or '-'")
 	case s.Kind != string(engine.KindLLM) && s.Kind != string(engine.KindEmbedding):
 		return errors.New("field kind: want llm or embedding")
