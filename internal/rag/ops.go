@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/openai"
-	"github.com/sagebench/sagebench/internal/runtime"
 )
 
 // Operator names under which Register puts the Q1 operators.
@@ -48,11 +48,11 @@ type Defaults struct {
 // Register adds the embed, retrieve and generate operators, talking to c,
 // to reg. c may be nil when the registry only validates graphs (building
 // operators checks their params; Process then fails).
-func Register(reg *runtime.Registry, c Client, d Defaults) error {
-	for name, f := range map[string]runtime.Factory{
-		OpEmbed:    func(s runtime.StageConfig) (runtime.Operator, error) { return newEmbed(c, d, s) },
-		OpRetrieve: func(s runtime.StageConfig) (runtime.Operator, error) { return newRetrieve(c, d, s) },
-		OpGenerate: func(s runtime.StageConfig) (runtime.Operator, error) { return newGenerate(c, d, s) },
+func Register(reg *dataflow.Registry, c Client, d Defaults) error {
+	for name, f := range map[string]dataflow.Factory{
+		OpEmbed:    func(s dataflow.StageConfig) (dataflow.Operator, error) { return newEmbed(c, d, s) },
+		OpRetrieve: func(s dataflow.StageConfig) (dataflow.Operator, error) { return newRetrieve(c, d, s) },
+		OpGenerate: func(s dataflow.StageConfig) (dataflow.Operator, error) { return newGenerate(c, d, s) },
 	} {
 		if err := reg.Register(name, f); err != nil {
 			return err
@@ -63,11 +63,11 @@ func Register(reg *runtime.Registry, c Client, d Defaults) error {
 
 // params reads a stage's params, allowing only the keys given.
 type params struct {
-	stage runtime.StageConfig
+	stage dataflow.StageConfig
 	err   error
 }
 
-func newParams(s runtime.StageConfig, allowed ...string) *params {
+func newParams(s dataflow.StageConfig, allowed ...string) *params {
 	p := &params{stage: s}
 	for k := range s.Params {
 		if !slices.Contains(allowed, k) {
@@ -101,12 +101,12 @@ func (p *params) positive(key string, def int) int {
 type op struct {
 	stage  string
 	client Client
-	call   func(ctx context.Context, in runtime.Record, t *Txn) (openai.Result, error)
+	call   func(ctx context.Context, in dataflow.Record, t *Txn) (openai.Result, error)
 }
 
 // Process decodes the transaction, makes the stage's call, records it and
 // emits the transaction under the same ID.
-func (o *op) Process(ctx context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+func (o *op) Process(ctx context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 	if o.client == nil {
 		return fmt.Errorf("stage %q: no client (a validation-only registry)", o.stage)
 	}
@@ -130,7 +130,7 @@ func (o *op) Process(ctx context.Context, in runtime.Record, emit func(runtime.R
 }
 
 // header carries the transaction's tenant, type and remaining deadline.
-func header(m runtime.Metadata) http.Header {
+func header(m dataflow.Metadata) http.Header {
 	h := http.Header{}
 	h.Set("X-Request-Type", RequestType)
 	if m.Tenant != "" {
@@ -142,14 +142,14 @@ func header(m runtime.Metadata) http.Header {
 	return h
 }
 
-func newEmbed(c Client, d Defaults, s runtime.StageConfig) (runtime.Operator, error) {
+func newEmbed(c Client, d Defaults, s dataflow.StageConfig) (dataflow.Operator, error) {
 	p := newParams(s, "model")
 	model := p.str("model", d.EmbedModel)
 	if p.err == nil && model == "" {
 		p.err = fmt.Errorf("stage %q: no embedding model (set param model)", s.Name)
 	}
 	o := &op{stage: s.Name, client: c}
-	o.call = func(ctx context.Context, in runtime.Record, t *Txn) (openai.Result, error) {
+	o.call = func(ctx context.Context, in dataflow.Record, t *Txn) (openai.Result, error) {
 		res := c.Embed(ctx, openai.EmbedRequest{Model: model, Input: []string{t.Query}, Header: header(in.Meta)})
 		if res.Err == nil {
 			if len(res.Embeddings) != 1 || len(res.Embeddings[0]) == 0 {
@@ -163,11 +163,11 @@ func newEmbed(c Client, d Defaults, s runtime.StageConfig) (runtime.Operator, er
 	return o, p.err
 }
 
-func newRetrieve(c Client, d Defaults, s runtime.StageConfig) (runtime.Operator, error) {
+func newRetrieve(c Client, d Defaults, s dataflow.StageConfig) (dataflow.Operator, error) {
 	p := newParams(s)
 	k := max(d.TopK, 1)
 	o := &op{stage: s.Name, client: c}
-	o.call = func(ctx context.Context, in runtime.Record, t *Txn) (openai.Result, error) {
+	o.call = func(ctx context.Context, in dataflow.Record, t *Txn) (openai.Result, error) {
 		if len(t.Vector) == 0 {
 			return openai.Result{}, payloadError(s.Name, fmt.Errorf("no query embedding to retrieve with (is an embed stage before %q?)", s.Name))
 		}
@@ -187,7 +187,7 @@ func newRetrieve(c Client, d Defaults, s runtime.StageConfig) (runtime.Operator,
 	return o, p.err
 }
 
-func newGenerate(c Client, d Defaults, s runtime.StageConfig) (runtime.Operator, error) {
+func newGenerate(c Client, d Defaults, s dataflow.StageConfig) (dataflow.Operator, error) {
 	p := newParams(s, "model", "max_tokens")
 	model := p.str("model", d.LLMModel)
 	maxTok := p.positive("max_tokens", max(d.MaxTokens, 1))
@@ -195,7 +195,7 @@ func newGenerate(c Client, d Defaults, s runtime.StageConfig) (runtime.Operator,
 		p.err = fmt.Errorf("stage %q: no LLM model (set param model)", s.Name)
 	}
 	o := &op{stage: s.Name, client: c}
-	o.call = func(ctx context.Context, in runtime.Record, t *Txn) (openai.Result, error) {
+	o.call = func(ctx context.Context, in dataflow.Record, t *Txn) (openai.Result, error) {
 		res := c.Chat(ctx, openai.ChatRequest{Model: model, MaxTokens: maxTok, Stream: true, IncludeUsage: true,
 			Messages: Prompt(t), Header: header(in.Meta)})
 		return res, nil

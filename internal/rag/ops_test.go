@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/rag/ragtest"
-	"github.com/sagebench/sagebench/internal/runtime"
 )
 
-var q1Graph = runtime.Graph{Name: "q1", Parallelism: 2, Stages: []runtime.StageConfig{
+var q1Graph = dataflow.Graph{Name: "q1", Parallelism: 2, Stages: []dataflow.StageConfig{
 	{Name: "embed", Operator: rag.OpEmbed, Timeout: 5 * time.Second},
 	{Name: "retrieve", Operator: rag.OpRetrieve, Timeout: 5 * time.Second},
 	{Name: "generate", Operator: rag.OpGenerate, Timeout: 5 * time.Second},
@@ -22,18 +22,18 @@ var q1Graph = runtime.Graph{Name: "q1", Parallelism: 2, Stages: []runtime.StageC
 // runGraph sends n transactions through the Q1 graph against srv with the
 // distributed rules on (serialisation, redelivery) and returns the results
 // by ID.
-func runGraph(t *testing.T, srv *ragtest.Server, n int) map[string]runtime.Record {
+func runGraph(t *testing.T, srv *ragtest.Server, n int) map[string]dataflow.Record {
 	t.Helper()
 	client, err := openai.NewClient(openai.Config{BaseURL: srv.URL, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	if err := rag.Register(reg, client, rag.Defaults{EmbedModel: "e", TopK: 3, LLMModel: "l", MaxTokens: 4}); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := runtime.NewLocal(reg, runtime.LocalOptions{Serialize: true, Redeliver: 0.3, Seed: 1})
+	eng, err := dataflow.NewLocal(reg, dataflow.LocalOptions{Serialize: true, Redeliver: 0.3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,13 +47,13 @@ func runGraph(t *testing.T, srv *ragtest.Server, n int) map[string]runtime.Recor
 	go func() {
 		for i := range n {
 			p := rag.AppendTxn(nil, &rag.Txn{Seq: i, Query: fmt.Sprintf("question number %d about gaizou", i), QueryDoc: -1})
-			if err := eng.Submit(ctx, runtime.Record{ID: fmt.Sprint(i), Payload: p, Meta: runtime.Metadata{Tenant: "t"}}); err != nil {
+			if err := eng.Submit(ctx, dataflow.Record{ID: fmt.Sprint(i), Payload: p, Meta: dataflow.Metadata{Tenant: "t"}}); err != nil {
 				t.Error(err)
 			}
 		}
 		eng.CloseInput()
 	}()
-	out := map[string]runtime.Record{}
+	out := map[string]dataflow.Record{}
 	for r := range eng.Results() {
 		out[r.ID] = r
 	}
@@ -116,20 +116,20 @@ func TestPromptCarriesThePassages(t *testing.T) {
 }
 
 func TestStageParams(t *testing.T) {
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	if err := rag.Register(reg, nil, rag.Defaults{EmbedModel: "e", TopK: 5, LLMModel: "l", MaxTokens: 8}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name    string
-		stage   runtime.StageConfig
+		stage   dataflow.StageConfig
 		wantErr string
 	}{
-		{"embed model", runtime.StageConfig{Name: "e", Operator: rag.OpEmbed, Params: map[string]string{"model": "m"}}, ""},
-		{"generate max_tokens", runtime.StageConfig{Name: "g", Operator: rag.OpGenerate, Params: map[string]string{"max_tokens": "16"}}, ""},
-		{"bad max_tokens", runtime.StageConfig{Name: "g", Operator: rag.OpGenerate, Params: map[string]string{"max_tokens": "0"}}, "max_tokens"},
-		{"unknown param", runtime.StageConfig{Name: "r", Operator: rag.OpRetrieve, Params: map[string]string{"top_k": "3"}}, `unknown param "top_k"`},
-		{"empty model", runtime.StageConfig{Name: "e", Operator: rag.OpEmbed, Params: map[string]string{"model": ""}}, "no embedding model"},
+		{"embed model", dataflow.StageConfig{Name: "e", Operator: rag.OpEmbed, Params: map[string]string{"model": "m"}}, ""},
+		{"generate max_tokens", dataflow.StageConfig{Name: "g", Operator: rag.OpGenerate, Params: map[string]string{"max_tokens": "16"}}, ""},
+		{"bad max_tokens", dataflow.StageConfig{Name: "g", Operator: rag.OpGenerate, Params: map[string]string{"max_tokens": "0"}}, "max_tokens"},
+		{"unknown param", dataflow.StageConfig{Name: "r", Operator: rag.OpRetrieve, Params: map[string]string{"top_k": "3"}}, `unknown param "top_k"`},
+		{"empty model", dataflow.StageConfig{Name: "e", Operator: rag.OpEmbed, Params: map[string]string{"model": ""}}, "no embedding model"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,16 +146,16 @@ func TestStageParams(t *testing.T) {
 }
 
 func TestValidationOnlyRegistryRefusesToProcess(t *testing.T) {
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	if err := rag.Register(reg, nil, rag.Defaults{EmbedModel: "e", LLMModel: "l"}); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := reg.Lookup(rag.OpEmbed)
-	op, err := f(runtime.StageConfig{Name: "embed", Operator: rag.OpEmbed})
+	op, err := f(dataflow.StageConfig{Name: "embed", Operator: rag.OpEmbed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = op.Process(context.Background(), runtime.Record{ID: "1", Payload: rag.AppendTxn(nil, &rag.Txn{})}, func(runtime.Record) error { return nil })
+	err = op.Process(context.Background(), dataflow.Record{ID: "1", Payload: rag.AppendTxn(nil, &rag.Txn{})}, func(dataflow.Record) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "no client") {
 		t.Fatalf("err = %v", err)
 	}

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/runtime"
 	"github.com/sagebench/sagebench/internal/stack/index"
 )
 
@@ -49,7 +49,7 @@ type Q1Config struct {
 	// Graph is the runtime graph: embed → retrieve → generate. A stage's
 	// parallelism 0 (and graph.parallelism 0) takes --parallelism times
 	// the stage's width.
-	Graph runtime.Graph `yaml:"graph" json:"graph"`
+	Graph dataflow.Graph `yaml:"graph" json:"graph"`
 	// Width multiplies --parallelism per operator (embed, retrieve,
 	// generate; missing: 1). A worker
 	// of the generate stage holds its transaction for the whole streamed
@@ -112,7 +112,7 @@ func DefaultQ1(quick bool) *Q1Config {
 		LLM:        Q1Model{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 64},
 		Index:      Q1Index{Size: 2000},
 		SLO:        Q1SLO{E2E: 2 * time.Second, Embed: 250 * time.Millisecond, Retrieve: 100 * time.Millisecond, Generate: 1500 * time.Millisecond},
-		Graph: runtime.Graph{Name: "q1", Stages: []runtime.StageConfig{
+		Graph: dataflow.Graph{Name: "q1", Stages: []dataflow.StageConfig{
 			{Name: "embed", Operator: rag.OpEmbed, Timeout: 10 * time.Second},
 			{Name: "retrieve", Operator: rag.OpRetrieve, Timeout: 10 * time.Second},
 			{Name: "generate", Operator: rag.OpGenerate, Timeout: 60 * time.Second},
@@ -173,7 +173,7 @@ func (c *Q1Config) validateWidth() error {
 // of rag.Ops with valid params, and that the stages run the transaction in
 // order: embed, retrieve, generate.
 func (c *Q1Config) validateGraph() error {
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	if err := rag.Register(reg, nil, c.ragDefaults()); err != nil {
 		return err
 	}

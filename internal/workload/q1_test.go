@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/rag"
-	"github.com/sagebench/sagebench/internal/runtime"
 	"github.com/sagebench/sagebench/internal/stack"
 	"github.com/sagebench/sagebench/internal/stack/index"
 	"github.com/sagebench/sagebench/internal/stack/sim"
@@ -117,15 +117,15 @@ func TestQ1DeployGraphTakesParallelism(t *testing.T) {
 func TestStageErrClass(t *testing.T) {
 	tests := []struct {
 		name   string
-		se     runtime.StageError
+		se     dataflow.StageError
 		class  string
 		status int
 	}{
-		{"call failed", runtime.StageError{Kind: runtime.KindError,
+		{"call failed", dataflow.StageError{Kind: dataflow.KindError,
 			Message: (&rag.CallError{Stage: "retrieve", Class: "http_429", Status: 429, Err: errTest}).Error()}, "http_429", 429},
-		{"timeout", runtime.StageError{Kind: runtime.KindTimeout, Message: "no result within 1s"}, ClassStageTimeout, 0},
-		{"panic", runtime.StageError{Kind: runtime.KindPanic, Message: "runtime error: index out of range"}, ClassStagePanic, 0},
-		{"other error", runtime.StageError{Kind: runtime.KindError, Message: "something else"}, ClassStageError, 0},
+		{"timeout", dataflow.StageError{Kind: dataflow.KindTimeout, Message: "no result within 1s"}, ClassStageTimeout, 0},
+		{"panic", dataflow.StageError{Kind: dataflow.KindPanic, Message: "runtime error: index out of range"}, ClassStagePanic, 0},
+		{"other error", dataflow.StageError{Kind: dataflow.KindError, Message: "something else"}, ClassStageError, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -184,7 +184,7 @@ func TestQ1RecallAtK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := newQ1Stats(runtime.Graph{}, true, ix, tc.k)
+			s := newQ1Stats(dataflow.Graph{}, true, ix, tc.k)
 			q := ix.Queries(1, 4, 7)[0]
 			vec := embed(q.Text)
 			exact, err := ix.Exact(vec, tc.k)

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/runtime"
 )
 
 // Error classes of a stage the runtime failed (besides the client's
@@ -36,7 +36,7 @@ func (r *q1Run) txnRecord(i int, intended, accepted time.Time) record.Request {
 // one record per stage it went through. E2E counts from the intended
 // send to the sink; the transaction meets its SLO when it succeeded
 // within slo.e2e and each stage within its own bound.
-func (r *q1Run) records(i int, res runtime.Record, accepted, received time.Time) []record.Request {
+func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time) []record.Request {
 	intended := res.Meta.Intended
 	tr := r.txnRecord(i, intended, accepted)
 	tr.EndNS, tr.E2EMs, tr.ServiceMs = r.env.Offset(received), ms(received.Sub(intended)), ms(received.Sub(accepted))
@@ -84,10 +84,10 @@ func (r *q1Run) generateStage() string {
 // stageRecord is stage j of a result: its latency is its time in the
 // runtime (enqueued → emitted), its service time the call's (sent → end),
 // its lag the time from enqueued to the call's send (queueing, mostly).
-func (r *q1Run) stageRecord(i int, res runtime.Record, t *rag.Txn, j int) record.Request {
+func (r *q1Run) stageRecord(i int, res dataflow.Record, t *rag.Txn, j int) record.Request {
 	h := res.Hops[j]
 	op := ""
-	var st runtime.StageConfig
+	var st dataflow.StageConfig
 	if j < len(r.graph.Stages) {
 		st = r.graph.Stages[j]
 		op = st.Operator
@@ -146,7 +146,7 @@ func stageType(op string) string {
 	return op
 }
 
-func (r *q1Run) stageModel(s runtime.StageConfig) string {
+func (r *q1Run) stageModel(s dataflow.StageConfig) string {
 	if m, ok := s.Params["model"]; ok {
 		return m
 	}
@@ -161,11 +161,11 @@ func (r *q1Run) stageModel(s runtime.StageConfig) string {
 
 // stageErrClass classifies a failed stage: the client's class and status
 // for a failed call, else the runtime's kind.
-func stageErrClass(se *runtime.StageError) (string, int) {
+func stageErrClass(se *dataflow.StageError) (string, int) {
 	switch se.Kind {
-	case runtime.KindTimeout:
+	case dataflow.KindTimeout:
 		return ClassStageTimeout, 0
-	case runtime.KindPanic:
+	case dataflow.KindPanic:
 		return ClassStagePanic, 0
 	}
 	if class, status, ok := rag.ParseCallError(se.Message); ok {

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/runtime"
 	"github.com/sagebench/sagebench/internal/stack/index"
 	"github.com/sagebench/sagebench/internal/stack/sim"
 	"github.com/sagebench/sagebench/internal/summary"
@@ -55,9 +55,9 @@ func (q *q1) indexSeedText() string {
 
 // deployGraph is the graph Run deploys: stages without their own
 // parallelism get (graph.parallelism or --parallelism) × their width.
-func (c *Q1Config) deployGraph(parallelism int) runtime.Graph {
+func (c *Q1Config) deployGraph(parallelism int) dataflow.Graph {
 	g := c.Graph
-	g.Stages = append([]runtime.StageConfig(nil), c.Graph.Stages...)
+	g.Stages = append([]dataflow.StageConfig(nil), c.Graph.Stages...)
 	if g.Parallelism == 0 {
 		g.Parallelism = parallelism
 	}
@@ -70,14 +70,14 @@ func (c *Q1Config) deployGraph(parallelism int) runtime.Graph {
 }
 
 // stageParallelism is the number of workers stage s gets in g.
-func stageParallelism(g runtime.Graph, s runtime.StageConfig) int {
+func stageParallelism(g dataflow.Graph, s dataflow.StageConfig) int {
 	switch {
 	case s.Parallelism > 0:
 		return s.Parallelism
 	case g.Parallelism > 0:
 		return g.Parallelism
 	}
-	return runtime.DefaultParallelism
+	return dataflow.DefaultParallelism
 }
 
 // Run drives the schedule into the runtime and records each transaction
@@ -138,8 +138,8 @@ func (q *q1) corpus(ctx context.Context, env *Env) (*index.Index, []string, erro
 type q1Run struct {
 	cfg     *Q1Config
 	env     *Env
-	graph   runtime.Graph
-	eng     *runtime.Local
+	graph   dataflow.Graph
+	eng     *dataflow.Local
 	ix      *index.Index
 	queries []index.Query
 
@@ -155,18 +155,18 @@ type q1Run struct {
 // of the two finishes second writes its records.
 type q1Txn struct {
 	intended time.Time
-	accepted time.Time       // Submit returned
-	result   *runtime.Record // arrived before accepted was known
+	accepted time.Time        // Submit returned
+	result   *dataflow.Record // arrived before accepted was known
 	received time.Time
 	done     bool
 }
 
 func newQ1Run(cfg *Q1Config, env *Env, ix *index.Index, n int) (*q1Run, error) {
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	if err := rag.Register(reg, env.Target.Client(), cfg.ragDefaults()); err != nil {
 		return nil, err
 	}
-	eng, err := runtime.NewLocal(reg, runtime.LocalOptions{Serialize: cfg.Serialize, ExpectedRecords: n})
+	eng, err := dataflow.NewLocal(reg, dataflow.LocalOptions{Serialize: cfg.Serialize, ExpectedRecords: n})
 	if err != nil {
 		return nil, err
 	}
@@ -250,14 +250,14 @@ func (r *q1Run) wait(ctx context.Context, served <-chan error, stop context.Canc
 func (r *q1Run) submit(ctx context.Context, i int, intended time.Time) {
 	id := txnID(i)
 	t := rag.Txn{Seq: i, Query: r.queries[i].Text, QueryDoc: r.queries[i].DocID, TopK: r.cfg.TopK}
-	meta := runtime.Metadata{Trace: id, Tenant: r.cfg.Tenant, Intended: intended}
+	meta := dataflow.Metadata{Trace: id, Tenant: r.cfg.Tenant, Intended: intended}
 	if r.cfg.SLO.E2E > 0 {
 		meta.Deadline = intended.Add(r.cfg.SLO.E2E)
 	}
 	r.mu.Lock()
 	r.txns[i].intended = intended
 	r.mu.Unlock()
-	err := r.eng.Submit(ctx, runtime.Record{ID: id, Payload: rag.AppendTxn(nil, &t), Meta: meta})
+	err := r.eng.Submit(ctx, dataflow.Record{ID: id, Payload: rag.AppendTxn(nil, &t), Meta: meta})
 	accepted := time.Now()
 	if err != nil {
 		r.finish(i, r.unsent(i, intended, accepted, err))
@@ -276,7 +276,7 @@ func (r *q1Run) submit(ctx context.Context, i int, intended time.Time) {
 
 // onResult is the sink: it records a transaction that came out of the
 // graph (or holds it until its source has recorded the accept time).
-func (r *q1Run) onResult(rec runtime.Record, received time.Time) {
+func (r *q1Run) onResult(rec dataflow.Record, received time.Time) {
 	i, ok := txnSeq(rec.ID)
 	if !ok || i < 0 || i >= len(r.txns) {
 		fmt.Fprintf(r.env.Log, "q1: result with unknown id %q dropped\n", rec.ID)

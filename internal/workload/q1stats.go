@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/rag"
-	"github.com/sagebench/sagebench/internal/runtime"
 	"github.com/sagebench/sagebench/internal/stack/index"
 )
 
@@ -17,7 +17,7 @@ import (
 // what recall@k needs. It is safe for concurrent use.
 type q1Stats struct {
 	mu       sync.Mutex
-	graph    runtime.Graph
+	graph    dataflow.Graph
 	stageMs  [][]float64  // [stage][txn]: enqueued → emitted
 	queueMs  [][]float64  // [stage][txn]: enqueued → started
 	overhead []float64    // per txn: queueing + operator time outside its call + sink hop
@@ -36,13 +36,13 @@ type q1Stats struct {
 	sourceDoc []int
 }
 
-func newQ1Stats(g runtime.Graph, embedded bool, ix *index.Index, k int) *q1Stats {
+func newQ1Stats(g dataflow.Graph, embedded bool, ix *index.Index, k int) *q1Stats {
 	n := len(g.Stages)
 	return &q1Stats{graph: g, stageMs: make([][]float64, n), queueMs: make([][]float64, n),
 		ix: ix, k: k, measure: embedded && ix != nil}
 }
 
-func (s *q1Stats) add(res runtime.Record, t *rag.Txn, intended, accepted, received time.Time) {
+func (s *q1Stats) add(res dataflow.Record, t *rag.Txn, intended, accepted, received time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(res.Hops) != len(s.stageMs) {

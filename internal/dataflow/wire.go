@@ -1,4 +1,4 @@
-package runtime
+package dataflow
 
 import (
 	"encoding/binary"

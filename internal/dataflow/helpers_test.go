@@ -1,4 +1,4 @@
-package runtime_test
+package dataflow_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sagebench/sagebench/internal/runtime"
+	"github.com/sagebench/sagebench/internal/dataflow"
 )
 
 // testTimeout bounds every wait in these tests; reaching it is a failure,
@@ -15,15 +15,15 @@ const testTimeout = 20 * time.Second
 
 // newEngine registers ops, deploys g on a Local engine with opts and
 // starts Serve. The returned wait function blocks until Serve returns.
-func newEngine(t testing.TB, ops map[string]runtime.OperatorFunc, g runtime.Graph, opts runtime.LocalOptions) (*runtime.Local, func() error) {
+func newEngine(t testing.TB, ops map[string]dataflow.OperatorFunc, g dataflow.Graph, opts dataflow.LocalOptions) (*dataflow.Local, func() error) {
 	t.Helper()
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	for name, f := range ops {
 		if err := reg.RegisterFunc(name, f); err != nil {
 			t.Fatal(err)
 		}
 	}
-	eng, err := runtime.NewLocal(reg, opts)
+	eng, err := dataflow.NewLocal(reg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,12 +40,12 @@ func newEngine(t testing.TB, ops map[string]runtime.OperatorFunc, g runtime.Grap
 // runAll submits n records (IDs r0000…, payload "x") from one goroutine,
 // closes the input, and returns every result by ID; it fails the test on a
 // duplicate result or a Serve error.
-func runAll(t testing.TB, eng *runtime.Local, wait func() error, n int) map[string]runtime.Record {
+func runAll(t testing.TB, eng *dataflow.Local, wait func() error, n int) map[string]dataflow.Record {
 	t.Helper()
 	go func() {
 		for i := range n {
 			id := fmt.Sprintf("r%04d", i)
-			r := runtime.Record{ID: id, Payload: []byte("x"), Meta: runtime.Metadata{Trace: "t-" + id, Tenant: "ten"}}
+			r := dataflow.Record{ID: id, Payload: []byte("x"), Meta: dataflow.Metadata{Trace: "t-" + id, Tenant: "ten"}}
 			if err := eng.Submit(context.Background(), r); err != nil {
 				t.Errorf("submit %s: %v", id, err)
 				break
@@ -53,7 +53,7 @@ func runAll(t testing.TB, eng *runtime.Local, wait func() error, n int) map[stri
 		}
 		eng.CloseInput()
 	}()
-	got := map[string]runtime.Record{}
+	got := map[string]dataflow.Record{}
 	for r := range eng.Results() {
 		if _, dup := got[r.ID]; dup {
 			t.Errorf("record %s delivered twice", r.ID)
@@ -67,17 +67,17 @@ func runAll(t testing.TB, eng *runtime.Local, wait func() error, n int) map[stri
 }
 
 // chain returns a graph of the named stages, stage i using operator ops[i].
-func chain(par, queue int, ops ...string) runtime.Graph {
-	g := runtime.Graph{Name: "test", Parallelism: par, QueueCapacity: queue}
+func chain(par, queue int, ops ...string) dataflow.Graph {
+	g := dataflow.Graph{Name: "test", Parallelism: par, QueueCapacity: queue}
 	for i, op := range ops {
-		g.Stages = append(g.Stages, runtime.StageConfig{Name: fmt.Sprintf("s%d", i), Operator: op})
+		g.Stages = append(g.Stages, dataflow.StageConfig{Name: fmt.Sprintf("s%d", i), Operator: op})
 	}
 	return g
 }
 
 // appendOp emits its input with "|"+tag appended to the payload.
-func appendOp(tag string) runtime.OperatorFunc {
-	return func(_ context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+func appendOp(tag string) dataflow.OperatorFunc {
+	return func(_ context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 		out := in
 		out.Payload = append(append([]byte(nil), in.Payload...), "|"+tag...)
 		return emit(out)

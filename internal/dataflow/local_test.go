@@ -1,4 +1,4 @@
-package runtime_test
+package dataflow_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sagebench/sagebench/internal/runtime"
+	"github.com/sagebench/sagebench/internal/dataflow"
 )
 
 func TestLocalDeliversEveryRecordOnce(t *testing.T) {
@@ -26,8 +26,8 @@ func TestLocalDeliversEveryRecordOnce(t *testing.T) {
 		{"p2-serialized", 2, 16, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ops := map[string]runtime.OperatorFunc{"a": appendOp("a"), "b": appendOp("b"), "c": appendOp("c")}
-			eng, wait := newEngine(t, ops, chain(tc.par, tc.queue, "a", "b", "c"), runtime.LocalOptions{Serialize: tc.serialize})
+			ops := map[string]dataflow.OperatorFunc{"a": appendOp("a"), "b": appendOp("b"), "c": appendOp("c")}
+			eng, wait := newEngine(t, ops, chain(tc.par, tc.queue, "a", "b", "c"), dataflow.LocalOptions{Serialize: tc.serialize})
 			const n = 500
 			got := runAll(t, eng, wait, n)
 			if len(got) != n {
@@ -50,7 +50,7 @@ func TestLocalDeliversEveryRecordOnce(t *testing.T) {
 }
 
 // checkHops asserts r visited stages in order with ordered, complete times.
-func checkHops(t *testing.T, r runtime.Record, stages ...string) {
+func checkHops(t *testing.T, r dataflow.Record, stages ...string) {
 	t.Helper()
 	if len(r.Hops) != len(stages) {
 		t.Fatalf("%s: %d hops, want %d: %+v", r.ID, len(r.Hops), len(stages), r.Hops)
@@ -78,7 +78,7 @@ func TestParallelismBoundsConcurrency(t *testing.T) {
 			var mu sync.Mutex
 			full := make(chan struct{}) // closed once P calls were in service together
 			var once sync.Once
-			op := func(ctx context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+			op := func(ctx context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 				n := inService.Add(1)
 				defer inService.Add(-1)
 				mu.Lock()
@@ -98,7 +98,7 @@ func TestParallelismBoundsConcurrency(t *testing.T) {
 			}
 			g := chain(1, 4, "src", "blocking")
 			g.Stages[1].Parallelism = p
-			eng, wait := newEngine(t, map[string]runtime.OperatorFunc{"src": appendOp("s"), "blocking": op}, g, runtime.LocalOptions{})
+			eng, wait := newEngine(t, map[string]dataflow.OperatorFunc{"src": appendOp("s"), "blocking": op}, g, dataflow.LocalOptions{})
 			got := runAll(t, eng, wait, 8*p)
 			if len(got) != 8*p {
 				t.Fatalf("got %d results, want %d", len(got), 8*p)
@@ -116,8 +116,8 @@ func TestStageFailureBecomesErrorRecord(t *testing.T) {
 	const stall = 500 * time.Millisecond
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	bad := func(f func(context.Context) error) runtime.OperatorFunc {
-		return func(ctx context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+	bad := func(f func(context.Context) error) dataflow.OperatorFunc {
+		return func(ctx context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 			if strings.HasSuffix(in.ID, "3") {
 				if err := f(ctx); err != nil {
 					return err
@@ -128,21 +128,21 @@ func TestStageFailureBecomesErrorRecord(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
-		op      runtime.OperatorFunc
+		op      dataflow.OperatorFunc
 		timeout time.Duration
-		kind    runtime.ErrorKind
+		kind    dataflow.ErrorKind
 		msg     string
 	}{
-		{"error", bad(func(context.Context) error { return errors.New("boom") }), 0, runtime.KindError, "boom"},
-		{"panic", bad(func(context.Context) error { panic("kaboom") }), 0, runtime.KindPanic, "kaboom"},
-		{"timeout-respects-ctx", bad(func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }), stall, runtime.KindTimeout, "timeout"},
-		{"timeout-ignores-ctx", bad(func(context.Context) error { <-release; return nil }), stall, runtime.KindTimeout, "timeout"},
+		{"error", bad(func(context.Context) error { return errors.New("boom") }), 0, dataflow.KindError, "boom"},
+		{"panic", bad(func(context.Context) error { panic("kaboom") }), 0, dataflow.KindPanic, "kaboom"},
+		{"timeout-respects-ctx", bad(func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }), stall, dataflow.KindTimeout, "timeout"},
+		{"timeout-ignores-ctx", bad(func(context.Context) error { <-release; return nil }), stall, dataflow.KindTimeout, "timeout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := chain(2, 4, "a", "faulty", "c")
 			g.Stages[1].Timeout = tc.timeout
-			ops := map[string]runtime.OperatorFunc{"a": appendOp("a"), "faulty": tc.op, "c": appendOp("c")}
-			eng, wait := newEngine(t, ops, g, runtime.LocalOptions{Serialize: true})
+			ops := map[string]dataflow.OperatorFunc{"a": appendOp("a"), "faulty": tc.op, "c": appendOp("c")}
+			eng, wait := newEngine(t, ops, g, dataflow.LocalOptions{Serialize: true})
 			const n = 20
 			got := runAll(t, eng, wait, n)
 			if len(got) != n {
@@ -182,7 +182,7 @@ func TestBackpressureBoundsMemory(t *testing.T) {
 	const par, queue, stages = 2, 16, 3
 	const bound = stages*queue + stages*par
 	block := make(chan struct{})
-	sink := func(ctx context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+	sink := func(ctx context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 		select {
 		case <-block:
 		case <-ctx.Done():
@@ -190,10 +190,10 @@ func TestBackpressureBoundsMemory(t *testing.T) {
 		}
 		return emit(in)
 	}
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	_ = reg.RegisterFunc("noop", noop)
 	_ = reg.RegisterFunc("sink", sink)
-	eng, err := runtime.NewLocal(reg, runtime.LocalOptions{})
+	eng, err := dataflow.NewLocal(reg, dataflow.LocalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestBackpressureBoundsMemory(t *testing.T) {
 	go func() {
 		payload := make([]byte, 1024)
 		for i := range 1_000_000 {
-			if err := eng.Submit(ctx, runtime.Record{ID: fmt.Sprint(i), Payload: payload}); err != nil {
+			if err := eng.Submit(ctx, dataflow.Record{ID: fmt.Sprint(i), Payload: payload}); err != nil {
 				submitted <- err
 				return
 			}
@@ -242,12 +242,12 @@ func TestBackpressureBoundsMemory(t *testing.T) {
 }
 
 func TestUnknownOperatorFailsDeploy(t *testing.T) {
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	_ = reg.RegisterFunc("embed", noop)
 	_ = reg.RegisterFunc("retrieve", noop)
-	eng, _ := runtime.NewLocal(reg, runtime.LocalOptions{})
+	eng, _ := dataflow.NewLocal(reg, dataflow.LocalOptions{})
 	err := eng.Deploy(context.Background(), chain(1, 1, "embed", "retreive"))
-	var uo *runtime.UnknownOperatorError
+	var uo *dataflow.UnknownOperatorError
 	if !errors.As(err, &uo) {
 		t.Fatalf("Deploy: %v, want *UnknownOperatorError", err)
 	}
@@ -259,7 +259,7 @@ func TestUnknownOperatorFailsDeploy(t *testing.T) {
 			t.Errorf("message %q lacks %s", err, want)
 		}
 	}
-	if err := eng.Submit(context.Background(), runtime.Record{ID: "a"}); !errors.Is(err, runtime.ErrNotDeployed) {
+	if err := eng.Submit(context.Background(), dataflow.Record{ID: "a"}); !errors.Is(err, dataflow.ErrNotDeployed) {
 		t.Errorf("Submit on an undeployed engine: %v, want ErrNotDeployed", err)
 	}
 }
@@ -270,7 +270,7 @@ func TestRedeliveryDedupAtSink(t *testing.T) {
 	var mu sync.Mutex
 	calls := map[string]int{}
 	redelivered := 0
-	counting := func(ctx context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+	counting := func(ctx context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 		mu.Lock()
 		calls[in.ID]++
 		if in.Delivery > 1 {
@@ -279,8 +279,8 @@ func TestRedeliveryDedupAtSink(t *testing.T) {
 		mu.Unlock()
 		return emit(in)
 	}
-	ops := map[string]runtime.OperatorFunc{"count": counting, "a": appendOp("a")}
-	eng, wait := newEngine(t, ops, chain(2, 8, "a", "count", "a"), runtime.LocalOptions{Redeliver: 0.3, Seed: 7, Serialize: true})
+	ops := map[string]dataflow.OperatorFunc{"count": counting, "a": appendOp("a")}
+	eng, wait := newEngine(t, ops, chain(2, 8, "a", "count", "a"), dataflow.LocalOptions{Redeliver: 0.3, Seed: 7, Serialize: true})
 	const n = 1000
 	got := runAll(t, eng, wait, n)
 	if len(got) != n {
@@ -306,13 +306,13 @@ func TestCancelStopsRun(t *testing.T) {
 }
 
 func testCancelStopsRun(t *testing.T, timeout time.Duration) {
-	hang := func(ctx context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+	hang := func(ctx context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	_ = reg.RegisterFunc("hang", hang)
-	eng, _ := runtime.NewLocal(reg, runtime.LocalOptions{})
+	eng, _ := dataflow.NewLocal(reg, dataflow.LocalOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	g := chain(2, 2, "hang")
 	g.Stages[0].Timeout = timeout
@@ -322,7 +322,7 @@ func testCancelStopsRun(t *testing.T, timeout time.Duration) {
 	served := make(chan error, 1)
 	go func() { served <- eng.Serve(ctx) }()
 	for i := range 3 {
-		if err := eng.Submit(ctx, runtime.Record{ID: fmt.Sprint(i)}); err != nil {
+		if err := eng.Submit(ctx, dataflow.Record{ID: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -333,7 +333,7 @@ func testCancelStopsRun(t *testing.T, timeout time.Duration) {
 	for r := range eng.Results() {
 		t.Errorf("unexpected result %s after cancel", r.ID)
 	}
-	if err := eng.Submit(context.Background(), runtime.Record{ID: "late"}); !errors.Is(err, runtime.ErrClosed) {
+	if err := eng.Submit(context.Background(), dataflow.Record{ID: "late"}); !errors.Is(err, dataflow.ErrClosed) {
 		t.Fatalf("Submit after the run stopped: %v, want ErrClosed", err)
 	}
 	if n := eng.Stats().TimedOut; n != 0 {
@@ -342,20 +342,20 @@ func testCancelStopsRun(t *testing.T, timeout time.Duration) {
 }
 
 func TestFanOutAndLateEmit(t *testing.T) {
-	var late func(runtime.Record) error
+	var late func(dataflow.Record) error
 	var lateMu sync.Mutex
-	fan := func(_ context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+	fan := func(_ context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 		lateMu.Lock()
 		late = emit
 		lateMu.Unlock()
 		for i := range 3 {
-			if err := emit(runtime.Record{Payload: []byte(fmt.Sprint(i))}); err != nil {
+			if err := emit(dataflow.Record{Payload: []byte(fmt.Sprint(i))}); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	eng, wait := newEngine(t, map[string]runtime.OperatorFunc{"fan": fan, "a": appendOp("a")}, chain(1, 4, "fan", "a"), runtime.LocalOptions{})
+	eng, wait := newEngine(t, map[string]dataflow.OperatorFunc{"fan": fan, "a": appendOp("a")}, chain(1, 4, "fan", "a"), dataflow.LocalOptions{})
 	got := runAll(t, eng, wait, 5)
 	if len(got) != 15 {
 		t.Fatalf("got %d results, want 15", len(got))
@@ -367,25 +367,25 @@ func TestFanOutAndLateEmit(t *testing.T) {
 	checkHops(t, r, "s0", "s1")
 	lateMu.Lock()
 	defer lateMu.Unlock()
-	if err := late(runtime.Record{ID: "zombie"}); !errors.Is(err, runtime.ErrEmitClosed) {
+	if err := late(dataflow.Record{ID: "zombie"}); !errors.Is(err, dataflow.ErrEmitClosed) {
 		t.Fatalf("emit after Process returned: %v, want ErrEmitClosed", err)
 	}
 }
 
 func TestObserverSeesEveryStage(t *testing.T) {
 	var mu sync.Mutex
-	events := map[string][]runtime.Event{} // by ID, indexed by stage
-	obs := func(e runtime.Event) {
+	events := map[string][]dataflow.Event{} // by ID, indexed by stage
+	obs := func(e dataflow.Event) {
 		mu.Lock()
 		ev := events[e.ID]
 		if ev == nil {
-			ev = make([]runtime.Event, 2)
+			ev = make([]dataflow.Event, 2)
 			events[e.ID] = ev
 		}
 		ev[int(e.Stage[1]-'0')] = e // stages are s0, s1
 		mu.Unlock()
 	}
-	eng, wait := newEngine(t, map[string]runtime.OperatorFunc{"a": appendOp("a")}, chain(2, 4, "a", "a"), runtime.LocalOptions{Observer: obs})
+	eng, wait := newEngine(t, map[string]dataflow.OperatorFunc{"a": appendOp("a")}, chain(2, 4, "a", "a"), dataflow.LocalOptions{Observer: obs})
 	got := runAll(t, eng, wait, 50)
 	mu.Lock()
 	defer mu.Unlock()
@@ -409,7 +409,7 @@ func TestObserverSeesEveryStage(t *testing.T) {
 // after emitting must not corrupt what the next stage sees when records are
 // serialised at stage boundaries.
 func TestSerializeIsolatesStages(t *testing.T) {
-	scribble := func(_ context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+	scribble := func(_ context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 		out := in
 		out.Payload = []byte("good")
 		if err := emit(out); err != nil {
@@ -418,7 +418,7 @@ func TestSerializeIsolatesStages(t *testing.T) {
 		copy(out.Payload, "BAD!")
 		return nil
 	}
-	eng, wait := newEngine(t, map[string]runtime.OperatorFunc{"scribble": scribble, "a": appendOp("a")}, chain(2, 4, "scribble", "a"), runtime.LocalOptions{Serialize: true})
+	eng, wait := newEngine(t, map[string]dataflow.OperatorFunc{"scribble": scribble, "a": appendOp("a")}, chain(2, 4, "scribble", "a"), dataflow.LocalOptions{Serialize: true})
 	for id, r := range runAll(t, eng, wait, 100) {
 		if string(r.Payload) != "good|a" {
 			t.Fatalf("%s: payload %q, want good|a", id, r.Payload)
@@ -427,15 +427,15 @@ func TestSerializeIsolatesStages(t *testing.T) {
 }
 
 func TestSubmitRejects(t *testing.T) {
-	eng, wait := newEngine(t, map[string]runtime.OperatorFunc{"a": appendOp("a")}, chain(1, 1, "a"), runtime.LocalOptions{})
-	if err := eng.Submit(context.Background(), runtime.Record{}); !errors.Is(err, runtime.ErrEmptyID) {
+	eng, wait := newEngine(t, map[string]dataflow.OperatorFunc{"a": appendOp("a")}, chain(1, 1, "a"), dataflow.LocalOptions{})
+	if err := eng.Submit(context.Background(), dataflow.Record{}); !errors.Is(err, dataflow.ErrEmptyID) {
 		t.Errorf("empty ID: %v, want ErrEmptyID", err)
 	}
-	if err := eng.Deploy(context.Background(), chain(1, 1, "a")); !errors.Is(err, runtime.ErrDeployed) {
+	if err := eng.Deploy(context.Background(), chain(1, 1, "a")); !errors.Is(err, dataflow.ErrDeployed) {
 		t.Errorf("second Deploy: %v, want ErrDeployed", err)
 	}
 	eng.CloseInput()
-	if err := eng.Submit(context.Background(), runtime.Record{ID: "a"}); !errors.Is(err, runtime.ErrClosed) {
+	if err := eng.Submit(context.Background(), dataflow.Record{ID: "a"}); !errors.Is(err, dataflow.ErrClosed) {
 		t.Errorf("after CloseInput: %v, want ErrClosed", err)
 	}
 	if err := wait(); err != nil {
@@ -446,14 +446,14 @@ func TestSubmitRejects(t *testing.T) {
 func TestLocalOptionsValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		opts runtime.LocalOptions
+		opts dataflow.LocalOptions
 		ok   bool
 	}{
-		{"zero", runtime.LocalOptions{}, true},
-		{"redeliver-1", runtime.LocalOptions{Redeliver: 1}, true},
-		{"redeliver-negative", runtime.LocalOptions{Redeliver: -0.1}, false},
-		{"redeliver-over-1", runtime.LocalOptions{Redeliver: 1.5}, false},
-		{"results-negative", runtime.LocalOptions{ResultsCapacity: -1}, false},
+		{"zero", dataflow.LocalOptions{}, true},
+		{"redeliver-1", dataflow.LocalOptions{Redeliver: 1}, true},
+		{"redeliver-negative", dataflow.LocalOptions{Redeliver: -0.1}, false},
+		{"redeliver-over-1", dataflow.LocalOptions{Redeliver: 1.5}, false},
+		{"results-negative", dataflow.LocalOptions{ResultsCapacity: -1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.opts.Validate(); (err == nil) != tc.ok {
@@ -470,19 +470,19 @@ func TestLocalOptionsValidate(t *testing.T) {
 // hold on any machine however slow.)
 func TestHopsSeparateQueueingFromService(t *testing.T) {
 	const d = 2 * time.Millisecond
-	slow := func(_ context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+	slow := func(_ context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 		time.Sleep(d)
 		return emit(in)
 	}
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	_ = reg.RegisterFunc("slow", slow)
-	eng, _ := runtime.NewLocal(reg, runtime.LocalOptions{})
+	eng, _ := dataflow.NewLocal(reg, dataflow.LocalOptions{})
 	ctx := context.Background()
 	if err := eng.Deploy(ctx, chain(1, 8, "slow")); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if err := eng.Submit(ctx, runtime.Record{ID: fmt.Sprint(i)}); err != nil {
+		if err := eng.Submit(ctx, dataflow.Record{ID: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -518,12 +518,12 @@ func TestTimedOutEmitBlockedOnResultsIsDelivered(t *testing.T) {
 		t.Run(fmt.Sprintf("serialize=%v", serialize), func(t *testing.T) {
 			g := chain(1, 4, "emit")
 			g.Stages[0].Timeout = 20 * time.Millisecond
-			ops := map[string]runtime.OperatorFunc{"emit": func(_ context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+			ops := map[string]dataflow.OperatorFunc{"emit": func(_ context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 				return emit(in)
 			}}
-			eng, wait := newEngine(t, ops, g, runtime.LocalOptions{Serialize: serialize, ResultsCapacity: 1})
+			eng, wait := newEngine(t, ops, g, dataflow.LocalOptions{Serialize: serialize, ResultsCapacity: 1})
 			for _, id := range []string{"r0", "r1"} { // r0 fills Results, r1 blocks behind it
-				if err := eng.Submit(context.Background(), runtime.Record{ID: id}); err != nil {
+				if err := eng.Submit(context.Background(), dataflow.Record{ID: id}); err != nil {
 					t.Fatal(err)
 				}
 			}

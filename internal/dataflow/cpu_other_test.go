@@ -1,6 +1,6 @@
 //go:build !unix
 
-package runtime_test
+package dataflow_test
 
 import "time"
 

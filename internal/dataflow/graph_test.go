@@ -1,4 +1,4 @@
-package runtime_test
+package dataflow_test
 
 import (
 	"context"
@@ -7,32 +7,32 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sagebench/sagebench/internal/runtime"
+	"github.com/sagebench/sagebench/internal/dataflow"
 )
 
 func TestGraphValidate(t *testing.T) {
-	ok := runtime.StageConfig{Name: "embed", Operator: "embed"}
+	ok := dataflow.StageConfig{Name: "embed", Operator: "embed"}
 	for _, tc := range []struct {
 		name string
-		g    runtime.Graph
+		g    dataflow.Graph
 		want string // substring of the error; empty means valid
 	}{
-		{"minimal", runtime.Graph{Stages: []runtime.StageConfig{ok}}, ""},
-		{"no-stages", runtime.Graph{Name: "q1"}, "at least one stage"},
-		{"negative-graph-parallelism", runtime.Graph{Parallelism: -1, Stages: []runtime.StageConfig{ok}}, "parallelism -1"},
-		{"negative-graph-queue", runtime.Graph{QueueCapacity: -1, Stages: []runtime.StageConfig{ok}}, "queue_capacity -1"},
-		{"unnamed-stage", runtime.Graph{Stages: []runtime.StageConfig{{Operator: "x"}}}, "stages[0]: name: required"},
-		{"no-operator", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a"}}}, `stage "a": operator: required`},
-		{"duplicate", runtime.Graph{Stages: []runtime.StageConfig{ok, ok}}, `stages[1]: name "embed" already used by stages[0]`},
-		{"negative-parallelism", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a", Operator: "x", Parallelism: -2}}}, "parallelism -2"},
-		{"negative-queue", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a", Operator: "x", QueueCapacity: -2}}}, "queue_capacity -2"},
-		{"negative-timeout", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a", Operator: "x", Timeout: -time.Second}}}, "timeout -1s"},
+		{"minimal", dataflow.Graph{Stages: []dataflow.StageConfig{ok}}, ""},
+		{"no-stages", dataflow.Graph{Name: "q1"}, "at least one stage"},
+		{"negative-graph-parallelism", dataflow.Graph{Parallelism: -1, Stages: []dataflow.StageConfig{ok}}, "parallelism -1"},
+		{"negative-graph-queue", dataflow.Graph{QueueCapacity: -1, Stages: []dataflow.StageConfig{ok}}, "queue_capacity -1"},
+		{"unnamed-stage", dataflow.Graph{Stages: []dataflow.StageConfig{{Operator: "x"}}}, "stages[0]: name: required"},
+		{"no-operator", dataflow.Graph{Stages: []dataflow.StageConfig{{Name: "a"}}}, `stage "a": operator: required`},
+		{"duplicate", dataflow.Graph{Stages: []dataflow.StageConfig{ok, ok}}, `stages[1]: name "embed" already used by stages[0]`},
+		{"negative-parallelism", dataflow.Graph{Stages: []dataflow.StageConfig{{Name: "a", Operator: "x", Parallelism: -2}}}, "parallelism -2"},
+		{"negative-queue", dataflow.Graph{Stages: []dataflow.StageConfig{{Name: "a", Operator: "x", QueueCapacity: -2}}}, "queue_capacity -2"},
+		{"negative-timeout", dataflow.Graph{Stages: []dataflow.StageConfig{{Name: "a", Operator: "x", Timeout: -time.Second}}}, "timeout -1s"},
 		// Sizes a Deploy cannot allocate (a crash, not an error) are rejected.
-		{"huge-graph-queue", runtime.Graph{QueueCapacity: 1 << 40, Stages: []runtime.StageConfig{ok}}, "queue_capacity 1099511627776: must be ≥ 0 (0 means 256) and ≤ 1048576"},
-		{"huge-queue", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a", Operator: "x", QueueCapacity: runtime.MaxQueueCapacity + 1}}}, "queue_capacity 1048577: must be ≥ 0 and ≤ 1048576"},
-		{"huge-graph-parallelism", runtime.Graph{Parallelism: 1 << 40, Stages: []runtime.StageConfig{ok}}, "parallelism 1099511627776: must be ≥ 0 (0 means 1) and ≤ 16384"},
-		{"huge-parallelism", runtime.Graph{Stages: []runtime.StageConfig{{Name: "a", Operator: "x", Parallelism: runtime.MaxParallelism + 1}}}, "parallelism 16385: must be ≥ 0 and ≤ 16384"},
-		{"largest", runtime.Graph{Parallelism: runtime.MaxParallelism, QueueCapacity: runtime.MaxQueueCapacity, Stages: []runtime.StageConfig{ok}}, ""},
+		{"huge-graph-queue", dataflow.Graph{QueueCapacity: 1 << 40, Stages: []dataflow.StageConfig{ok}}, "queue_capacity 1099511627776: must be ≥ 0 (0 means 256) and ≤ 1048576"},
+		{"huge-queue", dataflow.Graph{Stages: []dataflow.StageConfig{{Name: "a", Operator: "x", QueueCapacity: dataflow.MaxQueueCapacity + 1}}}, "queue_capacity 1048577: must be ≥ 0 and ≤ 1048576"},
+		{"huge-graph-parallelism", dataflow.Graph{Parallelism: 1 << 40, Stages: []dataflow.StageConfig{ok}}, "parallelism 1099511627776: must be ≥ 0 (0 means 1) and ≤ 16384"},
+		{"huge-parallelism", dataflow.Graph{Stages: []dataflow.StageConfig{{Name: "a", Operator: "x", Parallelism: dataflow.MaxParallelism + 1}}}, "parallelism 16385: must be ≥ 0 and ≤ 16384"},
+		{"largest", dataflow.Graph{Parallelism: dataflow.MaxParallelism, QueueCapacity: dataflow.MaxQueueCapacity, Stages: []dataflow.StageConfig{ok}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.g.Validate()
@@ -70,7 +70,7 @@ stages:
 		{"panics-the-decoder", "stages:\n !0\n    0: 0\n", "decoding graph"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := runtime.ParseGraph([]byte(tc.yaml))
+			g, err := dataflow.ParseGraph([]byte(tc.yaml))
 			if tc.want != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("ParseGraph: %v, want error containing %q", err, tc.want)
@@ -94,7 +94,7 @@ func FuzzParseGraph(f *testing.F) {
 	f.Add([]byte("name: x\nparallelism: 3\nstages: [{name: a, operator: b}, {name: c, operator: d}]\n"))
 	f.Add([]byte("stages: {a: 1}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		g, err := runtime.ParseGraph(data)
+		g, err := dataflow.ParseGraph(data)
 		if err == nil {
 			if verr := g.Validate(); verr != nil {
 				t.Fatalf("ParseGraph accepted a graph Validate rejects: %v", verr)
@@ -104,7 +104,7 @@ func FuzzParseGraph(f *testing.F) {
 }
 
 func TestRegistry(t *testing.T) {
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	if err := reg.RegisterFunc("embed", noop); err != nil {
 		t.Fatal(err)
 	}
@@ -130,22 +130,22 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestFactoryFailureFailsDeploy(t *testing.T) {
-	reg := runtime.NewRegistry()
-	_ = reg.Register("generate", func(s runtime.StageConfig) (runtime.Operator, error) {
+	reg := dataflow.NewRegistry()
+	_ = reg.Register("generate", func(s dataflow.StageConfig) (dataflow.Operator, error) {
 		if s.Params["model"] == "" {
 			return nil, errors.New("params.model: required")
 		}
-		return runtime.OperatorFunc(noop), nil
+		return dataflow.OperatorFunc(noop), nil
 	})
-	eng, _ := runtime.NewLocal(reg, runtime.LocalOptions{})
-	err := eng.Deploy(context.Background(), runtime.Graph{Stages: []runtime.StageConfig{{Name: "gen", Operator: "generate"}}})
+	eng, _ := dataflow.NewLocal(reg, dataflow.LocalOptions{})
+	err := eng.Deploy(context.Background(), dataflow.Graph{Stages: []dataflow.StageConfig{{Name: "gen", Operator: "generate"}}})
 	if err == nil || !strings.Contains(err.Error(), `stage "gen"`) || !strings.Contains(err.Error(), "params.model") {
 		t.Fatalf("Deploy: %v, want the factory's error naming the stage", err)
 	}
 }
 
 func TestParseGraphParamsAreStrings(t *testing.T) {
-	g, err := runtime.ParseGraph([]byte("stages:\n  - {name: r, operator: retrieve, params: {k: 5, index: docs}}\n"))
+	g, err := dataflow.ParseGraph([]byte("stages:\n  - {name: r, operator: retrieve, params: {k: 5, index: docs}}\n"))
 	if err != nil {
 		t.Fatalf("ParseGraph: %v", err)
 	}

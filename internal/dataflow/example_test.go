@@ -1,4 +1,4 @@
-package runtime_test
+package dataflow_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sagebench/sagebench/internal/runtime"
+	"github.com/sagebench/sagebench/internal/dataflow"
 )
 
 // txn is the payload of one RAG transaction as it moves through Q1's
@@ -23,8 +23,8 @@ type txn struct {
 
 // jsonStage adapts a function on txn to an operator that decodes the
 // payload, applies f and emits the re-encoded payload under the same ID.
-func jsonStage(f func(context.Context, *txn) error) runtime.OperatorFunc {
-	return func(ctx context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+func jsonStage(f func(context.Context, *txn) error) dataflow.OperatorFunc {
+	return func(ctx context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 		var t txn
 		if err := json.Unmarshal(in.Payload, &t); err != nil {
 			return fmt.Errorf("decoding payload: %w", err)
@@ -73,7 +73,7 @@ func generate(ctx context.Context, t *txn) error {
 }
 
 func Example_ragPipeline() {
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	for name, f := range map[string]func(context.Context, *txn) error{
 		"source":   func(_ context.Context, t *txn) error { t.Query = strings.TrimSpace(t.Query); return nil },
 		"embed":    embed,
@@ -85,14 +85,14 @@ func Example_ragPipeline() {
 			panic(err)
 		}
 	}
-	graph := runtime.Graph{Name: "q1", Parallelism: 2, Stages: []runtime.StageConfig{
+	graph := dataflow.Graph{Name: "q1", Parallelism: 2, Stages: []dataflow.StageConfig{
 		{Name: "source", Operator: "source"},
 		{Name: "embed", Operator: "embed", Timeout: 5 * time.Second},
 		{Name: "retrieve", Operator: "retrieve"},
 		{Name: "generate", Operator: "generate", Parallelism: 4, Timeout: 30 * time.Second},
 		{Name: "sink", Operator: "sink"},
 	}}
-	eng, err := runtime.NewLocal(reg, runtime.LocalOptions{Serialize: true})
+	eng, err := dataflow.NewLocal(reg, dataflow.LocalOptions{Serialize: true})
 	if err != nil {
 		panic(err)
 	}
@@ -106,8 +106,8 @@ func Example_ragPipeline() {
 		for i, q := range []string{"what is go", "what is nats", "what is rag"} {
 			p, _ := json.Marshal(txn{Query: q})
 			id := fmt.Sprintf("tx-%d", i)
-			meta := runtime.Metadata{Trace: id, Tenant: "alice"}
-			if err := eng.Submit(ctx, runtime.Record{ID: id, Payload: p, Meta: meta}); err != nil {
+			meta := dataflow.Metadata{Trace: id, Tenant: "alice"}
+			if err := eng.Submit(ctx, dataflow.Record{ID: id, Payload: p, Meta: meta}); err != nil {
 				panic(err)
 			}
 		}

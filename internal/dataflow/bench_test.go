@@ -1,32 +1,32 @@
-package runtime_test
+package dataflow_test
 
 import (
 	"context"
 	"fmt"
-	goruntime "runtime"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/sagebench/sagebench/internal/runtime"
+	"github.com/sagebench/sagebench/internal/dataflow"
 )
 
-func noop(_ context.Context, in runtime.Record, emit func(runtime.Record) error) error {
+func noop(_ context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 	return emit(in)
 }
 
 // benchEngine deploys three no-op stages with parallelism 2 and starts
 // Serve; it returns the engine and a function that waits for Serve.
-func benchEngine(b *testing.B, opts runtime.LocalOptions) (*runtime.Local, func()) {
+func benchEngine(b *testing.B, opts dataflow.LocalOptions) (*dataflow.Local, func()) {
 	b.Helper()
-	reg := runtime.NewRegistry()
+	reg := dataflow.NewRegistry()
 	if err := reg.RegisterFunc("noop", noop); err != nil {
 		b.Fatal(err)
 	}
-	g := runtime.Graph{Parallelism: 2, Stages: []runtime.StageConfig{
+	g := dataflow.Graph{Parallelism: 2, Stages: []dataflow.StageConfig{
 		{Name: "a", Operator: "noop"}, {Name: "b", Operator: "noop"}, {Name: "c", Operator: "noop"},
 	}}
-	eng, err := runtime.NewLocal(reg, opts)
+	eng, err := dataflow.NewLocal(reg, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,13 +58,13 @@ func BenchmarkLocalThroughput(b *testing.B) {
 		b.Run(fmt.Sprintf("serialize=%v", ser), func(b *testing.B) {
 			id := ids(b.N)
 			payload := make([]byte, 64)
-			eng, wait := benchEngine(b, runtime.LocalOptions{Serialize: ser, ExpectedRecords: b.N})
+			eng, wait := benchEngine(b, dataflow.LocalOptions{Serialize: ser, ExpectedRecords: b.N})
 			b.ReportAllocs()
 			b.ResetTimer()
 			start, cpu := time.Now(), processCPU()
 			go func() {
 				for i := range b.N {
-					if err := eng.Submit(context.Background(), runtime.Record{ID: id[i], Payload: payload}); err != nil {
+					if err := eng.Submit(context.Background(), dataflow.Record{ID: id[i], Payload: payload}); err != nil {
 						b.Error(err)
 						break
 					}
@@ -98,7 +98,7 @@ func BenchmarkLocalHopLatency(b *testing.B) {
 	const rate = 50_000
 	hops := hdrhistogram.New(1, int64(time.Second), 3)
 	lag := hdrhistogram.New(1, int64(time.Second), 3)
-	eng, wait := benchEngine(b, runtime.LocalOptions{ExpectedRecords: b.N})
+	eng, wait := benchEngine(b, dataflow.LocalOptions{ExpectedRecords: b.N})
 	id := ids(b.N)
 	interval := time.Second / rate
 	b.ResetTimer()
@@ -107,10 +107,10 @@ func BenchmarkLocalHopLatency(b *testing.B) {
 		for i := range b.N {
 			due := start.Add(time.Duration(i) * interval)
 			for time.Now().Before(due) {
-				goruntime.Gosched()
+				runtime.Gosched()
 			}
 			_ = lag.RecordValue(max(int64(time.Since(due)), 1))
-			_ = eng.Submit(context.Background(), runtime.Record{ID: id[i], Meta: runtime.Metadata{Intended: due}})
+			_ = eng.Submit(context.Background(), dataflow.Record{ID: id[i], Meta: dataflow.Metadata{Intended: due}})
 		}
 		eng.CloseInput()
 	}()

@@ -1,4 +1,4 @@
-// Package runtime is sagebench's dataflow runtime (--backend sage): the
+// Package dataflow is sagebench's dataflow runtime (--backend sage): the
 // client side of a workload, such as Q1's RAG transaction, runs on it as a
 // graph of named stages.
 //
@@ -67,4 +67,4 @@
 //     record's wire encoding; Enqueued is the publish time.
 //   - CloseInput publishes nothing: the driver knows how many IDs it
 //     submitted and Serve ends when each has a result.
-package runtime
+package dataflow
