@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,17 +13,20 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/sagebench/sagebench/internal/catalog"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/run"
+	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/stack"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
 // runOptions are the flags of `sagebench run`. Shared-contract flags fill
-// a workload.Shared; only the flags the user set override the config file.
+// a runconfig.Shared; only the flags the user set override the config file.
 type runOptions struct {
 	experiments []string
 	all         bool
-	shared      workload.Shared
+	shared      runconfig.Shared
 	configPath  string
 	dryRun      bool
 	verbose     bool
@@ -48,7 +52,7 @@ Exit codes: 0 ok, 1 error (I/O, unreachable target, interrupted),
 deliver its schedule; see invalid_reasons in run.json).`
 
 func newRunCmd() *cobra.Command {
-	o := &runOptions{shared: workload.DefaultShared()}
+	o := &runOptions{shared: runconfig.DefaultShared()}
 	cmd := &cobra.Command{
 		Use:     "run -e Q2 [flags]",
 		Short:   "Run workloads (Q1..Q8) against a target and record every request",
@@ -115,7 +119,7 @@ func (o *runOptions) selectSpecs() ([]workload.Spec, error) {
 	case !o.all && len(o.experiments) == 0:
 		return nil, usageErrorf("no experiment: give -e Q1..Q8 (e.g. -e Q2) or --all")
 	}
-	specs, err := workload.Select(o.experiments, o.all)
+	specs, err := catalog.Select(o.experiments, o.all)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
@@ -125,25 +129,28 @@ func (o *runOptions) selectSpecs() ([]workload.Spec, error) {
 // resolve applies defaults → config file → set flags to every spec.
 // With --all, Qs not implemented are skipped (reported); with -e they are
 // an error.
-func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]workload.Resolved, error) {
-	shared := workload.DefaultShared()
-	var file *workload.File
+func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runconfig.Resolved, error) {
+	shared := runconfig.DefaultShared()
+	var file *runconfig.File
 	if o.configPath != "" {
 		var err error
-		if file, err = workload.LoadFile(o.configPath, &shared, os.LookupEnv); err != nil {
+		if file, err = runconfig.LoadFile(o.configPath, &shared, os.LookupEnv); err != nil {
 			return nil, usageErrorf("%v", err)
 		}
 	}
 	o.applySharedFlags(cmd.Flags(), &shared)
 	ov := o.overrides(cmd.Flags())
-	var out []workload.Resolved
+	var out []runconfig.Resolved
 	var skipped []string
 	for _, spec := range specs {
 		if !spec.Implemented() && (o.all || o.dryRun) {
 			skipped = append(skipped, spec.ID)
 			continue
 		}
-		r, ignored, err := workload.Resolve(spec, shared, file, ov)
+		r, ignored, err := runconfig.Resolve(spec, shared, file, ov)
+		if errors.Is(err, runconfig.ErrNotImplemented) {
+			return nil, usageErrorf("%s: %v (implemented: %s)", spec.ID, err, strings.Join(catalog.Implemented(), ", "))
+		}
 		if err != nil {
 			return nil, usageErrorf("%s: %v", spec.ID, err)
 		}
@@ -158,7 +165,7 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]workl
 	return out, nil
 }
 
-func (o *runOptions) applySharedFlags(f *pflag.FlagSet, s *workload.Shared) {
+func (o *runOptions) applySharedFlags(f *pflag.FlagSet, s *runconfig.Shared) {
 	set := func(name string, apply func()) {
 		if f.Changed(name) {
 			apply()
@@ -194,7 +201,7 @@ func (o *runOptions) overrides(f *pflag.FlagSet) workload.Overrides {
 // preflight builds every repetition's schedule and reads the embedded
 // stack's config before any traffic: input that cannot be used is a usage
 // error, found before a target starts or a run directory exists.
-func preflight(resolved []workload.Resolved) error {
+func preflight(resolved []runconfig.Resolved) error {
 	for _, r := range resolved {
 		if tc := r.Shared.Target; tc.IsEmbedded() && tc.StackConfig != "" {
 			if _, err := stack.LoadConfig(tc.StackConfig); err != nil {
@@ -224,12 +231,12 @@ func checkOutputDir(dir string) error {
 }
 
 // execute runs every resolved experiment and maps the outcome to an exit code.
-func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, resolved []workload.Resolved) error {
+func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, resolved []runconfig.Resolved) error {
 	log := io.Discard
 	if o.verbose {
 		log = stderr
 	}
-	rn := &workload.Runner{Out: stdout, Log: log, Start: embeddedStarter(log),
+	rn := &run.Runner{Out: stdout, Log: log, Start: embeddedStarter(log),
 		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}
 	var invalid []string
 	for _, r := range resolved {

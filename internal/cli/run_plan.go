@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -14,8 +15,8 @@ import (
 // workload, scale, schedule per phase, target, output paths and effective
 // config. Experiments this build does not implement are listed as such;
 // selecting one by name (-e) is then a usage error.
-func (o *runOptions) printPlans(w io.Writer, specs []workload.Spec, resolved []workload.Resolved) error {
-	byID := map[string]workload.Resolved{}
+func (o *runOptions) printPlans(w io.Writer, specs []workload.Spec, resolved []runconfig.Resolved) error {
+	byID := map[string]runconfig.Resolved{}
 	for _, r := range resolved {
 		byID[r.Spec.ID] = r
 	}
@@ -39,7 +40,7 @@ func (o *runOptions) printPlans(w io.Writer, specs []workload.Spec, resolved []w
 	return nil
 }
 
-func printPlan(w io.Writer, r workload.Resolved) error {
+func printPlan(w io.Writer, r runconfig.Resolved) error {
 	s := r.Shared
 	scale := "full"
 	if s.Quick {

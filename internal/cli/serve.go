@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/protocol"
+
 	"github.com/sagebench/sagebench/internal/stack"
 	"github.com/sagebench/sagebench/internal/stack/profile"
 	"github.com/spf13/cobra"
@@ -152,7 +154,7 @@ func (o serveEngineOptions) stackConfig() (stack.Config, error) {
 	if id == "" {
 		id = o.profile
 	}
-	cfg := stack.Config{Listen: o.listen, Policy: "fifo", Seed: o.seed,
+	cfg := stack.Config{Listen: o.listen, Policy: protocol.PolicyFIFO, Seed: o.seed,
 		Engines: []stack.EngineConfig{{ID: id, Kind: kind, Profile: o.profile, Seed: o.seed}}}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageErrorf("serve engine: %v", err)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sagebench/sagebench/internal/protocol"
 	"io"
 	"net"
 	"net/http"
@@ -178,8 +179,8 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 		return nil
 	}
 	res.Status = resp.StatusCode
-	res.Engine = resp.Header.Get("X-Engine-Id")
-	res.Retries, _ = strconv.Atoi(resp.Header.Get("X-Sagebench-Retries"))
+	res.Engine = resp.Header.Get(protocol.HeaderEngine)
+	res.Retries, _ = strconv.Atoi(resp.Header.Get(protocol.HeaderRetries))
 	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes}}
 	if resp.StatusCode/100 != 2 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))

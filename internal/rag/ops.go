@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/protocol"
+
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/openai"
 )
@@ -24,7 +26,7 @@ const (
 var Ops = []string{OpEmbed, OpRetrieve, OpGenerate}
 
 // RequestType is the X-Request-Type every Q1 request carries.
-const RequestType = "rag"
+const RequestType = protocol.TypeRAG
 
 // Client is what the operators need of a target: *openai.Client.
 type Client interface {
@@ -132,12 +134,12 @@ func (o *op) Process(ctx context.Context, in dataflow.Record, emit func(dataflow
 // header carries the transaction's tenant, type and remaining deadline.
 func header(m dataflow.Metadata) http.Header {
 	h := http.Header{}
-	h.Set("X-Request-Type", RequestType)
+	h.Set(protocol.HeaderType, RequestType)
 	if m.Tenant != "" {
-		h.Set("X-Tenant-Id", m.Tenant)
+		h.Set(protocol.HeaderTenant, m.Tenant)
 	}
 	if !m.Deadline.IsZero() {
-		h.Set("X-SLO-Deadline-Ms", strconv.FormatInt(max(time.Until(m.Deadline).Milliseconds(), 1), 10))
+		h.Set(protocol.HeaderDeadline, strconv.FormatInt(max(time.Until(m.Deadline).Milliseconds(), 1), 10))
 	}
 	return h
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/sagebench/sagebench/internal/corpus"
+
 	"github.com/sagebench/sagebench/internal/stack/gateway"
 	"github.com/sagebench/sagebench/internal/stack/index"
-	"github.com/sagebench/sagebench/internal/stack/sim"
 )
 
 // retriever adapts index.Index to the gateway.
@@ -57,7 +58,7 @@ func (s *Stack) buildIndex(ctx context.Context) (gateway.Retriever, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ix, err := index.Build(icfg, func(text string) []float32 { return sim.Vector(text, dim) })
+	ix, err := index.Build(icfg, func(text string) []float32 { return corpus.Vector(text, dim) })
 	if err != nil {
 		return nil, fmt.Errorf("building the index: %w", err)
 	}

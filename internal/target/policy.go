@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sagebench/sagebench/internal/protocol"
 	"io"
 	"net/http"
 	"strings"
@@ -23,9 +24,9 @@ type policyBody struct {
 
 // Policy returns the target's current scheduling policy.
 func (t *Target) Policy(ctx context.Context) (string, error) {
-	resp, err := t.do(ctx, http.MethodGet, "/admin/policy", nil)
+	resp, err := t.do(ctx, http.MethodGet, protocol.PathAdminPolicy, nil)
 	if err != nil {
-		return "", fmt.Errorf("GET /admin/policy: %w", err)
+		return "", fmt.Errorf("GET "+protocol.PathAdminPolicy+": %w", err)
 	}
 	defer resp.Body.Close()
 	if err := policyStatus(resp); err != nil {
@@ -33,7 +34,7 @@ func (t *Target) Policy(ctx context.Context) (string, error) {
 	}
 	var b policyBody
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&b); err != nil || b.Policy == "" {
-		return "", fmt.Errorf("GET /admin/policy: unreadable answer: %v", err)
+		return "", fmt.Errorf("GET "+protocol.PathAdminPolicy+": unreadable answer: %v", err)
 	}
 	return b.Policy, nil
 }
@@ -41,9 +42,9 @@ func (t *Target) Policy(ctx context.Context) (string, error) {
 // SetPolicy switches the target's scheduling policy to name.
 func (t *Target) SetPolicy(ctx context.Context, name string) error {
 	body, _ := json.Marshal(policyBody{Policy: name})
-	resp, err := t.do(ctx, http.MethodPost, "/admin/policy", bytes.NewReader(body))
+	resp, err := t.do(ctx, http.MethodPost, protocol.PathAdminPolicy, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("POST /admin/policy: %w", err)
+		return fmt.Errorf("POST "+protocol.PathAdminPolicy+": %w", err)
 	}
 	defer resp.Body.Close()
 	return policyStatus(resp)

@@ -1,15 +1,12 @@
-// Package workload is the catalog of sagebench's workload families Q1..Q8
-// and the runner that turns one of them into run records.
+// Package workload is the contract between sagebench's runner and its
+// workload families Q1..Q8: what a Q is (Spec), how it is configured
+// (Config, Overrides), what it plans (Plan) and what it gets and gives
+// back for one repetition (Env, Outcome).
 //
-// Pipeline: Lookup finds a Spec in the Catalog; Spec.New(quick) gives a
-// Workload whose Config holds the per-Q defaults at full or quick scale;
-// LoadFile decodes the shared keys and the q1..q8 sections of a YAML file
-// (strict, ${VAR} expanded) over those defaults; flag overrides go on top;
-// Resolve validates everything and freezes the effective configuration
-// (its canonical JSON and its sha256). Runner.Run then does each
-// repetition: it opens the target, creates OUT/<q>/<run-id>/, calls
-// Workload.Run with an Env whose Record streams every request to
-// requests.jsonl and the summary Collector, and writes run.json,
-// summary.md, bench.txt and the unified rows — with "complete": false when
-// the context was cancelled.
+// Each Q lives in its own package below this one (workload/q1,
+// workload/q2, …) and exports its Spec; internal/catalog lists them in
+// order; internal/runconfig resolves defaults, YAML and flags into a
+// frozen configuration; internal/run drives the repetitions and writes
+// the records. Pieces several Qs share live in packages of their own
+// (internal/traffic for request mixes and sending).
 package workload

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -12,10 +11,10 @@ import (
 // maxErrorText bounds the error text kept in a record.
 const maxErrorText = 300
 
-// fillTiming copies the timing, status and usage of res into r: offsets
+// Fill copies the timing, status and usage of res into r: offsets
 // from env.Start, latencies in ms (E2E and TTFT from the intended send,
 // service time from the actual send).
-func fillTiming(r *record.Request, env *Env, intended time.Time, res *openai.Result) {
+func (env *Env) Fill(r *record.Request, intended time.Time, res *openai.Result) {
 	sent := res.Sent
 	if sent.IsZero() {
 		sent = res.Start
@@ -49,28 +48,15 @@ func fillTiming(r *record.Request, env *Env, intended time.Time, res *openai.Res
 	r.OK = res.Err == nil
 	if res.Err != nil {
 		r.ErrorClass = res.ErrClass
-		r.Error = res.Err.Error()
-		if len(r.Error) > maxErrorText {
-			r.Error = strings.ToValidUTF8(r.Error[:maxErrorText], "") + "…"
-		}
+		r.Error = ClipError(res.Err.Error())
 	}
 }
 
-// vocabulary of the synthetic prompts.
-var vocabulary = strings.Fields(`the a of to and in is for on with as by at from that this it be are was
-model system request token engine batch queue cache latency throughput policy tenant priority
-service level objective schedule gateway router stream embedding vector index retrieve generate
-answer question context document summary benchmark load burst steady fair share deadline`)
-
-// words returns n deterministic pseudo-random words from seed.
-func words(seed uint64, n int) string {
-	rng := rand.New(rand.NewPCG(seed, 0x776f726473))
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(vocabulary[rng.IntN(len(vocabulary))])
+// ClipError bounds an error text for a record: at most maxErrorText bytes
+// of valid UTF-8, "…" when cut.
+func ClipError(s string) string {
+	if len(s) > maxErrorText {
+		return strings.ToValidUTF8(s[:maxErrorText], "") + "…"
 	}
-	return b.String()
+	return s
 }

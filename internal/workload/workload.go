@@ -54,9 +54,9 @@ type Overrides struct {
 	LLMRatio      *float64       // --llm-ratio
 }
 
-// applySchedule applies --rate, --total-requests and --duration to sc.
+// ApplySchedule applies --rate, --total-requests and --duration to sc.
 // --duration without --total-requests lets the duration end the schedule.
-func (o Overrides) applySchedule(sc *load.ScheduleConfig) {
+func (o Overrides) ApplySchedule(sc *load.ScheduleConfig) {
 	if o.Rate != nil {
 		sc.Rate = *o.Rate
 	}

@@ -16,8 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/corpus"
+
 	"github.com/sagebench/sagebench/internal/stack/index"
-	"github.com/sagebench/sagebench/internal/stack/sim"
 )
 
 // Options shape a Server. Zero values are a healthy target.
@@ -61,7 +62,7 @@ func NewServer(o Options) (*Server, error) {
 		o.Tokens = 4
 	}
 	ix, err := index.Build(index.Config{Size: o.Docs, Dim: o.Dim, Seed: o.Seed, M: 4, EfConstruction: 8},
-		func(t string) []float32 { return sim.Vector(t, o.Dim) })
+		func(t string) []float32 { return corpus.Vector(t, o.Dim) })
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	s.hold()
 	data := make([]map[string]any, len(req.Input))
 	for i, in := range req.Input {
-		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": sim.Vector(in, s.opts.Dim)}
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": corpus.Vector(in, s.opts.Dim)}
 	}
 	w.Header().Set("X-Engine-Id", "fake-embed-0")
 	writeJSON(w, map[string]any{"object": "list", "data": data, "model": "fake-embed",

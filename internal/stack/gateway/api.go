@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sagebench/sagebench/internal/protocol"
+
 	"github.com/sagebench/sagebench/internal/stack/sched"
 )
 
@@ -190,7 +192,7 @@ type meta struct {
 const maxTenantLen = 128
 
 func parseMeta(h http.Header, defType string) (meta, *apiError) {
-	m := meta{Tenant: h.Get("X-Tenant-Id"), Type: h.Get("X-Request-Type")}
+	m := meta{Tenant: h.Get(protocol.HeaderTenant), Type: h.Get(protocol.HeaderType)}
 	if len(m.Tenant) > maxTenantLen {
 		return m, badRequest("invalid_header", "header X-Tenant-Id: longer than %d bytes", maxTenantLen)
 	}
@@ -198,14 +200,14 @@ func parseMeta(h http.Header, defType string) (meta, *apiError) {
 		m.Tenant = ""
 		return m, badRequest("invalid_header", "header X-Tenant-Id: not valid UTF-8")
 	}
-	p, err := sched.ParsePriority(strings.ToLower(strings.TrimSpace(h.Get("X-Request-Priority"))))
+	p, err := sched.ParsePriority(strings.ToLower(strings.TrimSpace(h.Get(protocol.HeaderPriority))))
 	if err != nil {
 		return m, badRequest("invalid_header", "header X-Request-Priority: %v", err)
 	}
 	m.Priority = p
-	if v := strings.TrimSpace(h.Get("X-SLO-Deadline-Ms")); v != "" {
+	if v := strings.TrimSpace(h.Get(protocol.HeaderDeadline)); v != "" {
 		ms, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || ms < 0 || ms > int64(24*time.Hour/time.Millisecond) {
+		if err != nil || ms < 0 || ms > int64(protocol.MaxDeadline/time.Millisecond) {
 			return m, badRequest("invalid_header", "header X-SLO-Deadline-Ms: %q is not a whole number of milliseconds in [0, 86400000]", v)
 		}
 		m.Deadline = time.Duration(ms) * time.Millisecond

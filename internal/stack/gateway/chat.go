@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/protocol"
+
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/sched"
 )
@@ -53,9 +55,9 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	g.met.ttft.WithLabelValues(creq.Model, c.priority).Observe(gen.firstAt.Sub(c.start).Seconds())
 	h := w.Header()
-	h.Set("X-Engine-Id", gen.m.id)
+	h.Set(protocol.HeaderEngine, gen.m.id)
 	if gen.retries > 0 {
-		h.Set("X-Sagebench-Retries", "1")
+		h.Set(protocol.HeaderRetries, "1")
 	}
 	var engErr error
 	if req.Stream {

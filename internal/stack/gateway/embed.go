@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/protocol"
+
 	"github.com/sagebench/sagebench/internal/stack/engine"
 )
 
@@ -77,9 +79,9 @@ func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request, c *call) {
 		c.fail(w, aerr)
 		return
 	}
-	w.Header().Set("X-Engine-Id", res.m.id)
+	w.Header().Set(protocol.HeaderEngine, res.m.id)
 	if res.retries > 0 {
-		w.Header().Set("X-Sagebench-Retries", "1")
+		w.Header().Set(protocol.HeaderRetries, "1")
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
@@ -260,7 +262,7 @@ func (g *Gateway) retrieve(w http.ResponseWriter, r *http.Request, c *call) {
 		c.fail(w, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "search_failed", Message: "index search: " + err.Error()})
 		return
 	}
-	w.Header().Set("X-Search-Duration-Us", formatMicros(time.Since(start)))
+	w.Header().Set(protocol.HeaderSearchDuration, formatMicros(time.Since(start)))
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": hits, "model": c.model})
 }
 

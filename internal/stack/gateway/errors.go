@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/protocol"
 )
 
 // apiError is an error in OpenAI's shape with its HTTP status.
@@ -65,7 +67,7 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	if e.Retried {
-		h.Set("X-Sagebench-Retries", "1")
+		h.Set(protocol.HeaderRetries, "1")
 	}
 	if e.RetryAfter > 0 {
 		secs := int((e.RetryAfter + time.Second - 1) / time.Second)

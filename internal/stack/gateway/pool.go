@@ -5,9 +5,10 @@ import (
 	"errors"
 	"time"
 
+	"sync"
+
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/sched"
-	"sync"
 )
 
 // pool is the admission queue and the engines of one kind. Requests wait

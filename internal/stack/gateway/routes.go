@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/protocol"
+
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 )
@@ -36,13 +38,14 @@ func (g *Gateway) routes() http.Handler {
 }
 
 var knownPaths = map[string]bool{
-	"/v1/chat/completions": true, "/v1/embeddings": true, "/v1/retrieve": true, "/v1/models": true,
-	"/health": true, "/metrics": true, "/admin/policy": true, "/admin/engines": true, "/admin/metrics": true,
+	protocol.PathChat: true, protocol.PathEmbeddings: true, protocol.PathRetrieve: true, protocol.PathModels: true,
+	protocol.PathHealth: true, protocol.PathMetrics: true,
+	protocol.PathAdminPolicy: true, protocol.PathAdminEngines: true, protocol.PathAdminMetrics: true,
 }
 
 // fallback answers unknown paths (404) and wrong methods (405) in OpenAI's shape.
 func (g *Gateway) fallback(w http.ResponseWriter, r *http.Request) {
-	if knownPaths[r.URL.Path] || strings.HasPrefix(r.URL.Path, "/admin/engines/") {
+	if knownPaths[r.URL.Path] || strings.HasPrefix(r.URL.Path, protocol.PathAdminEngines+"/") {
 		writeError(w, &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error", Code: "method_not_allowed",
 			Message: r.Method + " is not allowed on " + r.URL.Path})
 		return

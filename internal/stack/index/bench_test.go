@@ -3,8 +3,9 @@ package index
 import (
 	"testing"
 
+	"github.com/sagebench/sagebench/internal/corpus"
+
 	"github.com/coder/hnsw"
-	"github.com/sagebench/sagebench/internal/stack/sim"
 )
 
 // benchSize keeps benchmark builds short on a shared machine; the recall
@@ -24,7 +25,7 @@ func BenchmarkBuild(b *testing.B) {
 func benchQueries(b *testing.B, ix *Index, n int) [][]float32 {
 	var qs [][]float32
 	for _, q := range ix.Queries(n, 4, 7) {
-		qs = append(qs, sim.Vector(q.Text, ix.Config().Dim))
+		qs = append(qs, corpus.Vector(q.Text, ix.Config().Dim))
 	}
 	return qs
 }
@@ -67,7 +68,7 @@ func BenchmarkCoderHNSW(b *testing.B) {
 	}
 	g := hnsw.NewGraph[int]()
 	g.M, g.EfSearch = ix.cfg.M, ix.cfg.EfSearch
-	for id, v := range ix.vecs {
+	for id, v := range ix.Vecs() {
 		g.Add(hnsw.MakeNode(id, v))
 	}
 	qs := benchQueries(b, ix, 100)

@@ -3,6 +3,8 @@ package index
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sagebench/sagebench/internal/corpus"
 )
 
 // Config describes a corpus and its index. Zero fields take the defaults
@@ -21,9 +23,14 @@ type Config struct {
 
 // Limits on Config values.
 const (
-	MaxSize = 5_000_000
-	MaxDim  = 8192
+	MaxSize = corpus.MaxSize
+	MaxDim  = corpus.MaxDim
 )
+
+// corpus is the part of c that says which documents there are.
+func (c Config) corpus() corpus.Config {
+	return corpus.Config{Size: c.Size, Dim: c.Dim, Seed: c.Seed, DocWords: c.DocWords, Topics: c.Topics}
+}
 
 // WithDefaults returns c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
@@ -32,10 +39,8 @@ func (c Config) WithDefaults() Config {
 			*v = d
 		}
 	}
-	def(&c.Size, 10000)
-	def(&c.Dim, 384)
-	def(&c.DocWords, 32)
-	def(&c.Topics, max(c.Size/20, 1))
+	cc := c.corpus().WithDefaults()
+	c.Size, c.Dim, c.DocWords, c.Topics = cc.Size, cc.Dim, cc.DocWords, cc.Topics
 	def(&c.M, 16)
 	def(&c.EfSearch, 64)
 	def(&c.EfConstruction, 128)
@@ -53,10 +58,9 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("index.%s: %s", field, fmt.Sprintf(format, args...)))
 		}
 	}
-	check(c.Size >= 1 && c.Size <= MaxSize, "size", "must be in [1, %d] (got %d)", MaxSize, c.Size)
-	check(c.Dim >= 2 && c.Dim <= MaxDim, "dim", "must be in [2, %d] (got %d)", MaxDim, c.Dim)
-	check(c.DocWords >= 1 && c.DocWords <= 4096, "doc_words", "must be in [1, 4096] (got %d)", c.DocWords)
-	check(c.Topics >= 1 && c.Topics <= max(c.Size, 1), "topics", "must be in [1, size] (got %d)", c.Topics)
+	if err := c.corpus().Validate("index"); err != nil {
+		errs = append(errs, err)
+	}
 	check(c.M >= 2 && c.M <= 256, "m", "must be in [2, 256] (got %d)", c.M)
 	check(c.EfSearch >= 1 && c.EfSearch <= 10000, "ef_search", "must be in [1, 10000] (got %d)", c.EfSearch)
 	check(c.EfConstruction >= 1 && c.EfConstruction <= 10000, "ef_construction", "must be in [1, 10000] (got %d)", c.EfConstruction)

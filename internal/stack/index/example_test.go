@@ -3,13 +3,14 @@ package index_test
 import (
 	"fmt"
 
+	"github.com/sagebench/sagebench/internal/corpus"
+
 	"github.com/sagebench/sagebench/internal/stack/index"
-	"github.com/sagebench/sagebench/internal/stack/sim"
 )
 
 func Example() {
 	cfg := index.Config{Size: 500, Dim: 64, Seed: 1}
-	embed := func(text string) []float32 { return sim.Vector(text, 64) }
+	embed := func(text string) []float32 { return corpus.Vector(text, 64) }
 	ix, err := index.Build(cfg, embed)
 	if err != nil {
 		panic(err)

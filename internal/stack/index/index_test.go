@@ -8,11 +8,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sagebench/sagebench/internal/stack/sim"
+	"github.com/sagebench/sagebench/internal/corpus"
 )
 
 func embedder(dim int) func(string) []float32 {
-	return func(s string) []float32 { return sim.Vector(s, dim) }
+	return func(s string) []float32 { return corpus.Vector(s, dim) }
 }
 
 // shared builds are reused across tests; building is the slow part.
@@ -42,7 +42,7 @@ func TestRecallAtDefaults(t *testing.T) {
 	cfg := ix.Config()
 	var qs [][]float32
 	for _, q := range ix.Queries(200, 4, 7) {
-		qs = append(qs, sim.Vector(q.Text, cfg.Dim))
+		qs = append(qs, corpus.Vector(q.Text, cfg.Dim))
 	}
 	for _, k := range []int{1, 5, 10} {
 		r := ix.Recall(qs, k)
@@ -61,7 +61,7 @@ func TestQueriesFindTheirDocument(t *testing.T) {
 		if !strings.Contains(" "+ix.Doc(q.DocID)+" ", " "+strings.Fields(q.Text)[0]+" ") {
 			t.Fatalf("query %q has a word not in document %d", q.Text, q.DocID)
 		}
-		hits, err := ix.Exact(sim.Vector(q.Text, ix.Config().Dim), 5)
+		hits, err := ix.Exact(corpus.Vector(q.Text, ix.Config().Dim), 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func small(t testing.TB) *Index {
 
 func TestSearchAgreesWithExactOnSmallCorpus(t *testing.T) {
 	ix := small(t)
-	q := sim.Vector(ix.Doc(17), 64)
+	q := corpus.Vector(ix.Doc(17), 64)
 	hits, err := ix.Search(q, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -121,21 +121,6 @@ func cmpF(a, b float32) int {
 		return 1
 	}
 	return 0
-}
-
-func TestCorpusIsDeterministic(t *testing.T) {
-	a := corpus(Config{Size: 50, Seed: 9}.WithDefaults())
-	b := corpus(Config{Size: 50, Seed: 9}.WithDefaults())
-	c := corpus(Config{Size: 50, Seed: 10}.WithDefaults())
-	if !slices.Equal(a, b) {
-		t.Error("same seed, different corpus")
-	}
-	if slices.Equal(a, c) {
-		t.Error("different seeds, same corpus")
-	}
-	if n := len(strings.Fields(a[0])); n != 32 {
-		t.Errorf("document has %d words, want doc_words 32", n)
-	}
 }
 
 func TestBuildErrors(t *testing.T) {
@@ -184,7 +169,7 @@ func TestConcurrentSearch(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := range 50 {
-				if _, err := ix.Search(sim.Vector(ix.Doc(i*50+j), 64), 5); err != nil {
+				if _, err := ix.Search(corpus.Vector(ix.Doc(i*50+j), 64), 5); err != nil {
 					t.Error(err)
 					return
 				}
@@ -192,23 +177,4 @@ func TestConcurrentSearch(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-}
-
-func TestExactMatchesFullSort(t *testing.T) {
-	ix := small(t)
-	for _, q := range ix.Queries(20, 3, 5) {
-		u := sim.Vector(q.Text, 64)
-		all := make([]Hit, ix.Len())
-		for id := range all {
-			all[id] = ix.hit(id, u)
-		}
-		want := topK(all, 7)
-		got, err := ix.Exact(u, 7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("Exact(%q) = %v, want %v", q.Text, got, want)
-		}
-	}
 }

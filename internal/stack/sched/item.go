@@ -3,7 +3,10 @@ package sched
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/protocol"
 
 	"github.com/sagebench/sagebench/internal/stack/engine"
 )
@@ -21,7 +24,8 @@ const (
 	numPriorities
 )
 
-var priorityNames = [numPriorities]string{"background", "low", "normal", "high", "critical"}
+var priorityNames = [numPriorities]string{protocol.PriorityBackground, protocol.PriorityLow,
+	protocol.PriorityNormal, protocol.PriorityHigh, protocol.PriorityCritical}
 
 // String returns the header spelling of p.
 func (p Priority) String() string {
@@ -41,7 +45,7 @@ func ParsePriority(s string) (Priority, error) {
 			return Priority(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown priority %q (want critical, high, normal, low or background)", s)
+	return 0, fmt.Errorf("unknown priority %q (want %s)", s, strings.Join(protocol.Priorities(), ", "))
 }
 
 // Item is one queued request as a policy sees it.

@@ -4,20 +4,22 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/protocol"
 )
 
 // Policy names accepted by New.
 const (
-	FIFO      = "fifo"
-	Prio      = "priority"
-	SLOAware  = "slo_aware"
-	FairShare = "fair_share"
-	Hybrid    = "hybrid"
-	Adaptive  = "adaptive"
+	FIFO      = protocol.PolicyFIFO
+	Prio      = protocol.PolicyPriority
+	SLOAware  = protocol.PolicySLOAware
+	FairShare = protocol.PolicyFairShare
+	Hybrid    = protocol.PolicyHybrid
+	Adaptive  = protocol.PolicyAdaptive
 )
 
 // Names lists the policies New accepts.
-func Names() []string { return []string{FIFO, Prio, SLOAware, FairShare, Hybrid, Adaptive} }
+func Names() []string { return protocol.Policies() }
 
 // Config tunes the policies. The zero value is usable.
 type Config struct {

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/corpus"
+
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/profile"
 )
@@ -116,7 +118,7 @@ func (e *Embedder) Embed(ctx context.Context, inputs []string) ([][]float32, eng
 	}
 	out := make([][]float32, len(inputs))
 	for i, in := range inputs {
-		out[i] = Vector(in, e.p.Dim)
+		out[i] = corpus.Vector(in, e.p.Dim)
 	}
 	return out, usage, nil
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/corpus"
+
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/profile"
 )
@@ -203,8 +205,8 @@ func TestEmbedReturnsDeterministicVectors(t *testing.T) {
 		t.Errorf("usage %+v", usage)
 	}
 	for i, v := range vecs {
-		if !slices.Equal(v, Vector(inputs[i], p.Dim)) {
-			t.Errorf("vector %d is not Vector(input)", i)
+		if !slices.Equal(v, corpus.Vector(inputs[i], p.Dim)) {
+			t.Errorf("vector %d is not corpus.Vector(input)", i)
 		}
 	}
 	if !slices.Equal(vecs[0], vecs[2]) {

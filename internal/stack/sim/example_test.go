@@ -40,17 +40,3 @@ func Example() {
 	fmt.Println(sim.CountTokens(text), "tokens;", u.PromptTokens, "prompt,", u.CompletionTokens, "completion")
 	// Output: 5 tokens; 4 prompt, 5 completion
 }
-
-func ExampleVector() {
-	a := sim.Vector("vector search with HNSW", 64)
-	b := sim.Vector("HNSW vector search", 64)
-	c := sim.Vector("bake bread at home", 64)
-	dot := func(x, y []float32) (s float32) {
-		for i := range x {
-			s += x[i] * y[i]
-		}
-		return s
-	}
-	fmt.Println(dot(a, b) > 0.7, dot(a, c) < 0.4)
-	// Output: true true
-}

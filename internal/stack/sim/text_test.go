@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -38,40 +37,6 @@ func TestForEachTokenSplitsLongWords(t *testing.T) {
 	want := []string{"a", "internat", "ionalisa", "tion", "b"}
 	if !slices.Equal(got, want) {
 		t.Errorf("tokens %q, want %q", got, want)
-	}
-}
-
-func cosine(a, b []float32) float64 {
-	var s float64
-	for i := range a {
-		s += float64(a[i]) * float64(b[i])
-	}
-	return s
-}
-
-func TestVector(t *testing.T) {
-	const dim = 256
-	v := Vector("The quick brown fox", dim)
-	if len(v) != dim {
-		t.Fatalf("len %d", len(v))
-	}
-	if n := cosine(v, v); math.Abs(n-1) > 1e-5 {
-		t.Errorf("norm² %v, want 1", n)
-	}
-	if !slices.Equal(v, Vector("the QUICK, brown fox!", dim)) {
-		t.Error("case and punctuation changed the vector")
-	}
-	near := cosine(v, Vector("the quick brown dog", dim))
-	far := cosine(v, Vector("lorem ipsum dolor sit", dim))
-	if near < 0.6 || far > 0.3 || near <= far {
-		t.Errorf("3 of 4 words shared: cos %.3f; none shared: cos %.3f", near, far)
-	}
-	empty := Vector("", dim)
-	if n := cosine(empty, empty); math.Abs(n-1) > 1e-5 || !slices.Equal(empty, Vector("...", dim)) {
-		t.Error("texts without words should share one unit vector")
-	}
-	if Vector("x", 0) != nil {
-		t.Error("dim 0 should give nil")
 	}
 }
 

@@ -1,0 +1,94 @@
+// Package catalog is the ordered list of sagebench's workload families,
+// Q1..Q8: each entry is the Spec its package exports, or, for a Q this
+// build does not implement yet, its name and rules alone. Adding a Q is
+// one package under internal/workload and one line here. Lookup and
+// Select resolve the names users type (Q2, q2, ControlMix, control_plane).
+package catalog
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sagebench/sagebench/internal/workload"
+	"github.com/sagebench/sagebench/internal/workload/q1"
+	"github.com/sagebench/sagebench/internal/workload/q2"
+)
+
+// Catalog lists Q1..Q8 in order.
+func Catalog() []workload.Spec {
+	return []workload.Spec{
+		q1.Spec(),
+		q2.Spec(),
+		{ID: "Q3", Name: "NoisyNeighbor", Entry: "isolation",
+			Description: "an interactive tenant alone, then beside a ramping batch tenant; primary: interference ratio (victim p99 TTFT contended ÷ alone)"},
+		{ID: "Q4", Name: "ScaleFrontier", Entry: "scalability",
+			Description: "highest arrival rate meeting the SLO for n = 1, 2, 4 … nodes; primary: scaling efficiency"},
+		{ID: "Q5", Name: "HeteroResilience", Entry: "heterogeneity",
+			Description: "heterogeneous pool, the fast engine killed mid-run; primary: recovery time and post-recovery throughput"},
+		{ID: "Q6", Name: "BurstTown", Entry: "burst_priority",
+			Description: "base load with periodic bursts, 20 % high priority; primary: high-priority SLO attainment inside bursts"},
+		{ID: "Q7", Name: "ReconfigDrill", Entry: "reconfiguration",
+			Description: "steady load through policy switch, engine add, drain and remove; primary: requests failed by reconfiguration"},
+		{ID: "Q8", Name: "RecoverySoak", Entry: "recovery",
+			Description: "long mixed load with periodic SIGKILL/SIGSTOP/slowdown faults; primary: lost requests and availability"},
+	}
+}
+
+// Lookup finds a Q by ID (case-insensitive: q2, Q2), name or entry.
+func Lookup(name string) (workload.Spec, error) {
+	for _, s := range Catalog() {
+		if strings.EqualFold(name, s.ID) || strings.EqualFold(name, s.Name) || strings.EqualFold(name, s.Entry) {
+			return s, nil
+		}
+	}
+	return workload.Spec{}, fmt.Errorf("unknown experiment %q; choose one of %s", name, strings.Join(IDs(), ", "))
+}
+
+// IDs returns Q1..Q8.
+func IDs() []string {
+	var ids []string
+	for _, s := range Catalog() {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+// Select resolves experiment names (each may be a comma list) into specs
+// in catalog order without duplicates; all selects the whole catalog.
+func Select(names []string, all bool) ([]workload.Spec, error) {
+	if all {
+		return Catalog(), nil
+	}
+	var ids []string
+	for _, n := range names {
+		for _, part := range strings.Split(n, ",") {
+			if part = strings.TrimSpace(part); part == "" {
+				continue
+			}
+			s, err := Lookup(part)
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, s.ID)
+		}
+	}
+	var out []workload.Spec
+	for _, s := range Catalog() {
+		if slices.Contains(ids, s.ID) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Implemented returns the IDs of the Qs this build can run.
+func Implemented() []string {
+	var ids []string
+	for _, s := range Catalog() {
+		if s.Implemented() {
+			ids = append(ids, s.ID)
+		}
+	}
+	return ids
+}

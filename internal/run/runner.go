@@ -1,0 +1,205 @@
+package run
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/runconfig"
+	"github.com/sagebench/sagebench/internal/summary"
+	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// Runner runs resolved experiments and writes their records.
+type Runner struct {
+	Out   io.Writer      // progress and summary tables
+	Log   io.Writer      // debug lines; nil → discarded
+	Start target.Starter // starts the embedded stack; nil when the build has none
+	// Live rewrites one progress line in place (a terminal); otherwise a
+	// plain line is printed every ProgressEvery (0: no progress lines).
+	Live          bool
+	ProgressEvery time.Duration
+	Env           record.Environment // manifest for run.json
+}
+
+// ErrInterrupted is returned when ctx was cancelled during a run; the
+// records were written with "complete": false.
+var ErrInterrupted = errors.New("interrupted")
+
+// Result is one finished repetition.
+type Result struct {
+	Dir string
+	Run record.Run
+}
+
+// Run performs every repetition of r. It stops at the first error or
+// interruption; the results of the repetitions done so far are returned.
+func (rn *Runner) Run(ctx context.Context, r runconfig.Resolved) ([]Result, error) {
+	var out []Result
+	defer func() { writeAggregate(rn.Out, r.Spec, out) }()
+	for rep := range r.Shared.Repeat {
+		res, err := rn.runOnce(ctx, r, rep)
+		if res.Dir != "" {
+			out = append(out, res)
+		}
+		if err != nil {
+			return out, err
+		}
+		if ctx.Err() != nil {
+			return out, fmt.Errorf("%s: %w; records in %s say \"complete\": false", r.Spec.ID, ErrInterrupted, res.Dir)
+		}
+	}
+	return out, nil
+}
+
+func (rn *Runner) log() io.Writer {
+	if rn.Log == nil {
+		return io.Discard
+	}
+	return rn.Log
+}
+
+// NewRunID returns q<n>-<backend>-<rep>-<8 hex>.
+func NewRunID(spec workload.Spec, backend string, rep int) string {
+	var b [4]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s-%s-%d-%s", spec.Section(), backend, rep, hex.EncodeToString(b[:]))
+}
+
+// runOnce does repetition rep: target up, traffic, records, target down.
+func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
+	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep)}
+	if sd, ok := r.Workload.(workload.StackDefaults); ok {
+		opts.StackYAML = sd.StackYAML()
+	}
+	t, err := target.Open(ctx, r.Shared.Target, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	defer closeTarget(t)
+	id := NewRunID(r.Spec, r.Shared.Backend, rep)
+	dir := filepath.Join(r.Shared.OutputDir, r.Spec.Section(), id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Result{}, fmt.Errorf("creating the run directory: %w", err)
+	}
+	run := record.Run{RunID: id, Workload: r.Spec.ID, Name: r.Spec.Name, Entry: r.Spec.Entry,
+		Backend: r.Shared.Backend, Repetition: rep, Seed: r.Shared.Seed + int64(rep),
+		RunConfig: r.RunConfig, ConfigHash: r.ConfigHash, Target: t.Description(),
+		Environment: rn.Env, StartedAt: time.Now(), InvalidReasons: []string{}}
+	run.Environment.LoadAvg1 = record.LoadAverage()
+	// A run.json that says "complete": false exists from the start, so a
+	// crash never leaves a directory that looks finished.
+	if err := record.WriteJSONAtomic(filepath.Join(dir, "run.json"), run); err != nil {
+		return Result{}, err
+	}
+	outcome, col, err := rn.drive(ctx, r, t, &run, dir)
+	if err != nil {
+		return Result{Dir: dir, Run: run}, err
+	}
+	run.EndedAt = time.Now()
+	rn.finish(&run, r, outcome, col, ctx.Err() == nil)
+	run.Notes = outcome.Notes
+	if err := writeRecords(dir, r, &run, outcome); err != nil {
+		return Result{Dir: dir, Run: run}, err
+	}
+	writeTable(rn.Out, &run, r.Spec, outcome, false)
+	fmt.Fprintf(rn.Out, "records: %s\n", dir)
+	return Result{Dir: dir, Run: run}, nil
+}
+
+func closeTarget(t *target.Target) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	t.Close(ctx)
+}
+
+// drive runs the workload with requests streamed to requests.jsonl.
+func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Target, run *record.Run, dir string) (workload.Outcome, *summary.Collector, error) {
+	w, err := record.CreateRequestWriter(filepath.Join(dir, "requests.jsonl"), 0)
+	if err != nil {
+		return workload.Outcome{}, nil, err
+	}
+	col := summary.NewCollector()
+	var sent atomic.Int64
+	var writeErr firstError
+	// A hit that outlives Run (it ignored its cancelled context past the
+	// drain) is dropped from both the file and the summary, so they agree.
+	var gate sync.RWMutex
+	closed := false
+	env := &workload.Env{Target: t, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
+		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(),
+		Sent: func() { sent.Add(1) },
+		Record: func(req record.Request) {
+			gate.RLock()
+			defer gate.RUnlock()
+			if !closed {
+				col.Add(req)
+				writeErr.set(w.Write(req))
+			}
+		}}
+	stop := rn.progress(run.StartedAt, &sent, col)
+	outcome, err := r.Workload.Run(ctx, env)
+	gate.Lock()
+	closed = true
+	gate.Unlock()
+	stop()
+	if cerr := w.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if werr := writeErr.get(); err == nil && werr != nil {
+		err = werr
+	}
+	return outcome, col, err
+}
+
+// finish fills the summary, validity and completeness of run.
+func (rn *Runner) finish(run *record.Run, r runconfig.Resolved, o workload.Outcome, col *summary.Collector, complete bool) {
+	sum, reasons := col.Summarize(o.Phases, r.Shared.Validity)
+	sum.Extra = o.Extra
+	sum.Primary = r.Spec.PrimaryMetric(sum)
+	run.Summary = sum
+	run.LoadMode = o.LoadMode
+	run.Complete = complete
+	if !complete {
+		reasons = append(reasons, "run interrupted before it completed")
+	}
+	if len(o.Phases) == 0 {
+		reasons = append(reasons, "no phase ran: "+strings.Join(o.Notes, "; "))
+	}
+	run.InvalidReasons = append([]string{}, reasons...)
+	run.Valid = len(reasons) == 0
+}
+
+// firstError keeps the first non-nil error set, for concurrent writers.
+type firstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (f *firstError) set(err error) {
+	if err == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+func (f *firstError) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}

@@ -1,0 +1,212 @@
+package runconfig
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+	"github.com/sagebench/sagebench/internal/strictyaml"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// File is a parsed config file: the shared keys already decoded, the qN
+// sections kept as YAML nodes until the workloads they configure exist.
+type File struct {
+	Path     string
+	src      []byte
+	sections map[string]ast.Node
+}
+
+// section captures the node of a qN key.
+type section struct{ node ast.Node }
+
+func (s *section) UnmarshalYAML(n ast.Node) error { s.node = n; return nil }
+
+// fileDoc is the top level of a config file.
+type fileDoc struct {
+	Shared `yaml:",inline"`
+	Q1     section `yaml:"q1"`
+	Q2     section `yaml:"q2"`
+	Q3     section `yaml:"q3"`
+	Q4     section `yaml:"q4"`
+	Q5     section `yaml:"q5"`
+	Q6     section `yaml:"q6"`
+	Q7     section `yaml:"q7"`
+	Q8     section `yaml:"q8"`
+}
+
+// LoadFile reads path (relative to the working directory), substitutes
+// ${VAR} and ${VAR:-default} from lookup, and decodes its top-level keys
+// strictly over shared. Unknown keys are errors naming their path.
+func LoadFile(path string, shared *Shared, lookup LookupEnv) (*File, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	return ParseConfig(path, raw, shared, lookup)
+}
+
+// ParseConfig is LoadFile on the bytes of a file named name.
+func ParseConfig(name string, raw []byte, shared *Shared, lookup LookupEnv) (*File, error) {
+	src, err := Expand(string(raw), lookup)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", name, err)
+	}
+	f := &File{Path: name, src: []byte(src), sections: map[string]ast.Node{}}
+	if empty, err := isEmptyYAML(f.src); err != nil || empty {
+		return f, f.wrapErr(err) // an empty file (or only comments) changes nothing
+	}
+	doc := fileDoc{Shared: *shared}
+	if err := strictyaml.Unmarshal(f.src, &doc); err != nil {
+		return nil, f.wrap(err)
+	}
+	*shared = doc.Shared
+	for key, s := range map[string]section{"q1": doc.Q1, "q2": doc.Q2, "q3": doc.Q3, "q4": doc.Q4,
+		"q5": doc.Q5, "q6": doc.Q6, "q7": doc.Q7, "q8": doc.Q8} {
+		if s.node != nil {
+			f.sections[key] = s.node
+		}
+	}
+	return f, nil
+}
+
+// Decode decodes the section of spec (if the file has one) strictly into
+// cfg. A file without the section leaves cfg as it is.
+func (f *File) Decode(spec workload.Spec, cfg workload.Config) error {
+	if f == nil {
+		return nil
+	}
+	n, ok := f.sections[spec.Section()]
+	if !ok || n.Type() == ast.NullType {
+		return nil
+	}
+	if err := strictyaml.DecodeNode(n, cfg); err != nil {
+		return f.wrap(err)
+	}
+	return nil
+}
+
+func isEmptyYAML(src []byte) (bool, error) {
+	file, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return false, err
+	}
+	for _, d := range file.Docs {
+		if d.Body != nil && d.Body.Type() != ast.CommentType {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (f *File) wrapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return f.wrap(err)
+}
+
+// quoted finds the first "..." of an error message (a bad value).
+var quoted = regexp.MustCompile(`"([^"]+)"`)
+
+// wrap turns a YAML error into one line: file:line:col: key.path: message.
+// Errors without a position (e.g. a bad duration) are located by the
+// value they quote.
+func (f *File) wrap(err error) error {
+	var ye yaml.Error
+	if !errors.As(err, &ye) || ye.GetToken() == nil {
+		msg := firstLine(err.Error())
+		if m := quoted.FindStringSubmatch(msg); m != nil {
+			if where := find(f.src, func(mv *ast.MappingValueNode) *token.Token {
+				if mv.Value != nil && strings.Trim(mv.Value.String(), `"'`) == m[1] {
+					return mv.Value.GetToken()
+				}
+				return nil
+			}); where != "" {
+				return fmt.Errorf("config %s:%s: %s", f.Path, where, msg)
+			}
+		}
+		return fmt.Errorf("config %s: %s", f.Path, msg)
+	}
+	tk := ye.GetToken()
+	where := fmt.Sprintf("%s:%d:%d", f.Path, tk.Position.Line, tk.Position.Column)
+	if p := keyPath(f.src, tk); p != "" {
+		where += ": " + p
+	}
+	return fmt.Errorf("config %s: %s", where, firstLine(ye.GetMessage()))
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// keyPath finds the mapping entry whose key or value is at tk's position
+// and returns its dotted path, e.g. q2.slo.llm_ttft.
+func keyPath(src []byte, tk *token.Token) string {
+	var path string
+	find(src, func(mv *ast.MappingValueNode) *token.Token {
+		for _, c := range []ast.Node{mv.Key, mv.Value} {
+			if c != nil && samePos(c.GetToken(), tk.Position) {
+				path = nodePath(mv)
+				return c.GetToken()
+			}
+		}
+		return nil
+	})
+	return path
+}
+
+// find walks the mapping entries of src until match returns a token, and
+// returns "line:col: key.path" of that entry ("" when none matched).
+func find(src []byte, match func(*ast.MappingValueNode) *token.Token) string {
+	file, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return ""
+	}
+	v := &finder{match: match}
+	for _, d := range file.Docs {
+		if d.Body != nil && v.found == "" {
+			ast.Walk(v, d.Body)
+		}
+	}
+	return v.found
+}
+
+type finder struct {
+	match func(*ast.MappingValueNode) *token.Token
+	found string
+}
+
+func (f *finder) Visit(n ast.Node) ast.Visitor {
+	if f.found != "" || n == nil {
+		return nil
+	}
+	if mv, ok := n.(*ast.MappingValueNode); ok {
+		if tk := f.match(mv); tk != nil && tk.Position != nil {
+			f.found = fmt.Sprintf("%d:%d: %s", tk.Position.Line, tk.Position.Column, nodePath(mv))
+			return nil
+		}
+	}
+	return f
+}
+
+// nodePath is the dotted key path of a mapping entry.
+func nodePath(mv *ast.MappingValueNode) string {
+	p := strings.TrimPrefix(strings.TrimPrefix(mv.GetPath(), "$"), ".")
+	if k := mv.Key.String(); !strings.HasSuffix(p, k) {
+		p = strings.TrimPrefix(p+"."+k, ".")
+	}
+	return p
+}
+
+func samePos(tk *token.Token, pos *token.Position) bool {
+	return tk != nil && tk.Position != nil && pos != nil &&
+		tk.Position.Line == pos.Line && tk.Position.Column == pos.Column
+}

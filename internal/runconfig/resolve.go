@@ -1,0 +1,113 @@
+package runconfig
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// ErrNotImplemented is returned by Resolve for a Q this build lists but
+// cannot run.
+var ErrNotImplemented = errors.New("not implemented in this build yet")
+
+// Resolved is one experiment ready to run: its workload with the
+// effective configuration frozen.
+type Resolved struct {
+	Spec     workload.Spec
+	Workload workload.Workload
+	Shared   Shared
+	// YAML is the effective configuration as a config file (shared keys
+	// and the qN section); feeding it back with --config reproduces the run.
+	YAML []byte
+	// RunConfig is the canonical JSON of the effective configuration plus
+	// "experiment"; it goes into run.json.
+	RunConfig json.RawMessage
+	// ConfigHash is the sha256 of RunConfig's canonical JSON without
+	// output_dir and repeat, which do not change what a repetition measures.
+	ConfigHash string
+}
+
+// Resolve builds the workload of spec at shared's scale, decodes its
+// section of f (may be nil) strictly, applies the flag overrides, validates
+// everything and freezes the effective configuration. ignored lists the
+// override flags that do not apply to this Q.
+func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (r Resolved, ignored []string, err error) {
+	if !spec.Implemented() {
+		return r, nil, ErrNotImplemented
+	}
+	if err := shared.Validate(); err != nil {
+		return r, nil, err
+	}
+	wl := spec.New(shared.Quick)
+	if err := f.Decode(spec, wl.Config()); err != nil {
+		return r, nil, err
+	}
+	ignored = wl.Config().Override(o)
+	if err := wl.Config().Validate(); err != nil {
+		return r, nil, err
+	}
+	r = Resolved{Spec: spec, Workload: wl, Shared: shared}
+	if err := r.freeze(); err != nil {
+		return r, nil, err
+	}
+	return r, ignored, nil
+}
+
+// freeze renders YAML, RunConfig and ConfigHash.
+func (r *Resolved) freeze() error {
+	recorded := r.Shared
+	if !recorded.Target.IsEmbedded() { // user info, query and fragment may hold credentials
+		recorded.Target.URL = target.Describe(recorded.Target.URL)
+	}
+	shared, err := yaml.Marshal(recorded)
+	if err != nil {
+		return fmt.Errorf("encoding the effective config: %w", err)
+	}
+	section, err := yaml.Marshal(map[string]any{r.Spec.Section(): r.Workload.Config()})
+	if err != nil {
+		return fmt.Errorf("encoding the effective config: %w", err)
+	}
+	r.YAML = append(shared, section...)
+	js, err := yaml.YAMLToJSON(r.YAML)
+	if err != nil {
+		return fmt.Errorf("encoding the effective config: %w", err)
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber() // keep 64-bit seeds exact
+	if err := dec.Decode(&m); err != nil {
+		return fmt.Errorf("encoding the effective config: %w", err)
+	}
+	m["experiment"] = r.Spec.ID
+	if r.RunConfig, err = canonicalJSON(m); err != nil {
+		return err
+	}
+	delete(m, "output_dir")
+	delete(m, "repeat")
+	h, err := canonicalJSON(m)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(h)
+	r.ConfigHash = hex.EncodeToString(sum[:])
+	return nil
+}
+
+// canonicalJSON encodes v with sorted keys and no insignificant space.
+func canonicalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encoding the effective config: %w", err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

@@ -1,0 +1,82 @@
+package runconfig
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/summary"
+	"github.com/sagebench/sagebench/internal/target"
+)
+
+// Backends of the shared flag contract.
+const (
+	BackendSage = "sage"
+	BackendRay  = "ray"
+)
+
+// DefaultDrain bounds the drain of in-flight requests after an interrupt.
+const DefaultDrain = 10 * time.Second
+
+// Shared is the configuration every Q shares: the shared flag contract
+// (DESIGN.md §3) plus the target and the validity rules. Flags and the
+// top-level keys of a config file fill it.
+type Shared struct {
+	Backend     string           `yaml:"backend" json:"backend"`
+	Nodes       int              `yaml:"nodes" json:"nodes"`
+	Parallelism int              `yaml:"parallelism" json:"parallelism"`
+	Repeat      int              `yaml:"repeat" json:"repeat"`
+	Seed        int64            `yaml:"seed" json:"seed"`
+	OutputDir   string           `yaml:"output_dir" json:"output_dir"`
+	Quick       bool             `yaml:"quick" json:"quick"`
+	Target      target.Config    `yaml:"target" json:"target"`
+	Validity    summary.Validity `yaml:"validity" json:"validity"`
+	Drain       time.Duration    `yaml:"drain" json:"drain"` // after an interrupt
+}
+
+// DefaultShared returns the defaults of the shared flag contract.
+func DefaultShared() Shared {
+	return Shared{
+		Backend:     BackendSage,
+		Nodes:       1,
+		Parallelism: 2,
+		Repeat:      1,
+		Seed:        42,
+		OutputDir:   "results",
+		Target:      target.Config{URL: target.Embedded},
+		Validity:    summary.DefaultValidity(),
+		Drain:       DefaultDrain,
+	}
+}
+
+// Validate reports the first problem of s, naming the flag or key.
+func (s Shared) Validate() error {
+	switch {
+	case s.Repeat < 1:
+		return fmt.Errorf("repeat %d: must be ≥ 1", s.Repeat)
+	case s.Parallelism < 1:
+		return fmt.Errorf("parallelism %d: must be ≥ 1", s.Parallelism)
+	case s.Nodes < 1:
+		return fmt.Errorf("nodes %d: must be ≥ 1", s.Nodes)
+	case s.Seed < 0:
+		return fmt.Errorf("seed %d: must be ≥ 0", s.Seed)
+	case s.OutputDir == "":
+		return errors.New("output_dir is empty; name a directory (default results)")
+	case s.Drain < 0:
+		return fmt.Errorf("drain %v: must be ≥ 0", s.Drain)
+	}
+	switch s.Backend {
+	case BackendSage:
+	case BackendRay:
+		return errors.New("backend ray is not available in this build; use --backend sage")
+	default:
+		return fmt.Errorf("backend %q: choose sage or ray", s.Backend)
+	}
+	if s.Nodes > 1 {
+		return fmt.Errorf("nodes %d: more than one node needs the NATS engine, not in this build yet; use --nodes 1", s.Nodes)
+	}
+	if err := s.Target.Validate(); err != nil {
+		return err
+	}
+	return s.Validity.Validate()
+}

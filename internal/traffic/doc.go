@@ -1,0 +1,11 @@
+// Package traffic holds what the workload families share about the
+// requests they send: weighted draws of tenants and priorities (Weighted,
+// Pick), the shapes of chat and embedding requests (LLMShape, EmbedShape),
+// deterministic prompt text (Words), and Send, which turns one drawn
+// request (Item) into an OpenAI call with the protocol headers (tenant,
+// priority, type, deadline) and a timed record.
+//
+// A Q draws its Items from its seed up front, so the same seed gives the
+// same requests whatever the target or policy; the schedule decides when
+// each is sent.
+package traffic

@@ -1,0 +1,80 @@
+package traffic
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/protocol"
+)
+
+// Weighted is a value drawn with a relative weight.
+type Weighted struct {
+	Name   string  `yaml:"name" json:"name"`
+	Weight float64 `yaml:"weight" json:"weight"`
+}
+
+// Pick draws one name of ws by weight (ws validated, total > 0).
+func Pick(rng *rand.Rand, ws []Weighted) string {
+	total := 0.0
+	for _, w := range ws {
+		total += w.Weight
+	}
+	u := rng.Float64() * total
+	for _, w := range ws {
+		if u < w.Weight {
+			return w.Name
+		}
+		u -= w.Weight
+	}
+	return ws[len(ws)-1].Name
+}
+
+// ValidateWeights checks ws under the config key key: non-empty, named,
+// finite weights ≥ 0 summing above 0, names in allowed when it is not nil.
+func ValidateWeights(key string, ws []Weighted, allowed []string) error {
+	if len(ws) == 0 {
+		return fmt.Errorf("%s is empty; give at least one {name, weight}", key)
+	}
+	total := 0.0
+	for _, w := range ws {
+		if w.Name == "" || math.IsNaN(w.Weight) || math.IsInf(w.Weight, 0) || w.Weight < 0 {
+			return fmt.Errorf("%s: each entry needs a name and a finite weight ≥ 0", key)
+		}
+		if allowed != nil && !slices.Contains(allowed, w.Name) {
+			return fmt.Errorf("%s: unknown name %q; use %s", key, w.Name, strings.Join(allowed, ", "))
+		}
+		total += w.Weight
+	}
+	if total <= 0 {
+		return fmt.Errorf("%s: weights sum to 0; give at least one a positive weight", key)
+	}
+	return nil
+}
+
+// LLMShape is the shape of a Q's chat completions.
+type LLMShape struct {
+	Model       string `yaml:"model" json:"model"`
+	MaxTokens   int    `yaml:"max_tokens" json:"max_tokens"`
+	PromptWords int    `yaml:"prompt_words" json:"prompt_words"`
+	Stream      bool   `yaml:"stream" json:"stream"`
+}
+
+// EmbedShape is the shape of a Q's embedding requests.
+type EmbedShape struct {
+	Model  string `yaml:"model" json:"model"`
+	Inputs int    `yaml:"inputs" json:"inputs"` // texts per request
+	Words  int    `yaml:"words" json:"words"`   // words per text
+}
+
+// SLOBoundOK reports whether bound is a deadline the protocol can carry:
+// 0 (no bound) up to protocol.MaxDeadline.
+func SLOBoundOK(bound time.Duration) bool { return bound >= 0 && bound <= protocol.MaxDeadline }
+
+// Within reports whether ms meets bound (a bound ≤ 0 always holds).
+func Within(ms float64, bound time.Duration) bool {
+	return bound <= 0 || ms <= float64(bound)/float64(time.Millisecond)
+}

@@ -1,0 +1,362 @@
+package q1_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/cli"
+	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/rag/ragtest"
+	"github.com/sagebench/sagebench/internal/record"
+)
+
+// q1Loose keeps validity out of the way: these tests check records and
+// behaviour, not the timing of a loaded test machine.
+const q1Loose = `
+validity: {max_lag_p99_ms: 60000, min_delivered_ratio: 0.01}
+`
+
+// q1Tiny is 20 transactions at 40 tx/s on the runtime with serialisation
+// on, short generations and a small corpus.
+const q1Tiny = q1Loose + `
+q1:
+  schedule: {process: poisson, rate: 40, count: 20}
+  llm: {model: meta-llama/Llama-3.1-8B-Instruct, max_tokens: 8}
+  index: {size: 300}
+  serialize: true
+`
+
+type q1Result struct {
+	code           int
+	stdout, stderr string
+	dir            string // the run directory ("" when none)
+	run            record.Run
+	reqs           []record.Request
+}
+
+// runQ1 runs `sagebench run -e Q1` in-process with config body and args.
+func runQ1(t *testing.T, body string, args ...string) q1Result {
+	t.Helper()
+	return runQ1Within(t, 45*time.Second, body, args...)
+}
+
+// runQ1Within is runQ1 with the run's context cancelled after d (Ctrl-C).
+func runQ1Within(t *testing.T, d time.Duration, body string, args ...string) q1Result {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "q1.yaml")
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	res := q1Result{code: cli.Main(ctx, append([]string{"run", "-e", "Q1", "-c", cfg, "--output-dir", out}, args...), &stdout, &stderr)}
+	res.stdout, res.stderr = stdout.String(), stderr.String()
+	dirs, _ := filepath.Glob(filepath.Join(out, "q1", "q1-sage-*"))
+	if len(dirs) == 1 {
+		res.dir = dirs[0]
+		b, err := os.ReadFile(filepath.Join(res.dir, "run.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &res.run); err != nil {
+			t.Fatal(err)
+		}
+		res.reqs = readJSONL(t, filepath.Join(res.dir, "requests.jsonl"))
+	}
+	return res
+}
+
+func readJSONL(t *testing.T, path string) []record.Request {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []record.Request
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r record.Request
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s line %d: %v", path, len(out)+1, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// byTxn groups records by transaction: the txn record and its stages.
+func byTxn(t *testing.T, reqs []record.Request) (map[string]record.Request, map[string][]record.Request) {
+	t.Helper()
+	txns, stages := map[string]record.Request{}, map[string][]record.Request{}
+	for _, r := range reqs {
+		switch r.Kind {
+		case "txn":
+			if r.Type != "rag" || r.TxnID != r.ID {
+				t.Errorf("txn record %+v: want type rag and txn_id = id", r)
+			}
+			if _, dup := txns[r.ID]; dup {
+				t.Errorf("transaction %s recorded twice", r.ID)
+			}
+			txns[r.ID] = r
+		case "stage":
+			stages[r.TxnID] = append(stages[r.TxnID], r)
+		default:
+			t.Errorf("record of kind %q: %+v", r.Kind, r)
+		}
+	}
+	return txns, stages
+}
+
+func TestQ1EmbeddedStack(t *testing.T) {
+	res := runQ1(t, q1Tiny, "--parallelism", "8")
+	if res.code != cli.ExitOK || res.dir == "" {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	txns, stages := byTxn(t, res.reqs)
+	if len(txns) != 20 {
+		t.Fatalf("%d transaction records, want 20", len(txns))
+	}
+	for id, tx := range txns {
+		st := stages[id]
+		if !tx.OK || len(st) != 3 {
+			t.Fatalf("%s: ok=%v error=%q with %d stage records", id, tx.OK, tx.Error, len(st))
+		}
+		var sum float64
+		for i, want := range []string{"embed", "retrieve", "generate"} {
+			if st[i].Stage != want || !st[i].OK || st[i].E2EMs <= 0 {
+				t.Errorf("%s stage %d: %+v", id, i, st[i])
+			}
+			sum += st[i].E2EMs
+		}
+		if tx.E2EMs < sum || tx.TTFTMs <= 0 || tx.OutputTok != 8 || len(tx.TokenNS) == 0 {
+			t.Errorf("%s: e2e %.2f ms < stages %.2f ms, or no tokens: %+v", id, tx.E2EMs, sum, tx)
+		}
+	}
+	x := res.run.Summary.Extra
+	for _, k := range []string{"stage_embed_p50_ms", "stage_retrieve_queue_p99_ms", "stage_generate_share", "runtime_overhead_share", "recall_at_k"} {
+		if _, ok := x[k]; !ok {
+			t.Errorf("summary extra lacks %s: %v", k, x)
+		}
+	}
+	if x["recall_at_k"] < 0.8 || x["source_doc_retrieved"] < 0.8 {
+		t.Errorf("recall@5 %.3f, source document retrieved %.2f: the index does not answer the corpus's questions", x["recall_at_k"], x["source_doc_retrieved"])
+	}
+	if p := res.run.Summary.Primary; p.Name != "goodput" || p.Unit != "tx/s" {
+		t.Errorf("primary metric %+v, want goodput in tx/s", p)
+	}
+	md, _ := os.ReadFile(filepath.Join(res.dir, "summary.md"))
+	bench, _ := os.ReadFile(filepath.Join(res.dir, "bench.txt"))
+	for name, text := range map[string]string{"stdout": res.stdout, "summary.md": string(md)} {
+		for _, want := range []string{"stage embed", "stage retrieve", "stage generate", "queueing p50", "share", "recall@5"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, text)
+			}
+		}
+	}
+	if !strings.Contains(string(bench), "BenchmarkQ1PipelineChain/backend=sage/type=rag") {
+		t.Errorf("bench.txt:\n%s", bench)
+	}
+}
+
+func TestQ1FailingTarget(t *testing.T) {
+	srv, err := ragtest.NewServer(ragtest.Options{FailEvery: 3, HangEvery: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := q1Tiny + `  graph:
+    stages:
+      - {name: embed, operator: embed}
+      - {name: retrieve, operator: retrieve, timeout: 300ms}
+      - {name: generate, operator: generate}
+`
+	res := runQ1(t, cfg, "--target", srv.URL)
+	if res.code != cli.ExitOK || res.dir == "" {
+		t.Fatalf("a failing target must not fail the run: exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	txns, stages := byTxn(t, res.reqs)
+	if len(txns) != 20 {
+		t.Fatalf("%d transaction records, want 20 (one per transaction, failed or not)", len(txns))
+	}
+	classes := map[string]int{}
+	for id, tx := range txns {
+		st := stages[id]
+		if tx.OK {
+			if len(st) != 3 {
+				t.Errorf("%s succeeded with %d stage records", id, len(st))
+			}
+			continue
+		}
+		classes[tx.ErrorClass]++
+		last := st[len(st)-1]
+		if len(st) != 2 || last.Stage != "retrieve" || last.OK || last.ErrorClass != tx.ErrorClass || tx.SLOMet {
+			t.Errorf("%s failed (%s) but its stage records are %+v", id, tx.ErrorClass, st)
+		}
+	}
+	if classes["http_5xx"] == 0 || classes["stage_timeout"] == 0 {
+		t.Errorf("error classes %v: want both http_5xx (500s) and stage_timeout (hangs)", classes)
+	}
+	if res.run.Summary.Failed != classes["http_5xx"]+classes["stage_timeout"] {
+		t.Errorf("summary failed = %d, records say %v", res.run.Summary.Failed, classes)
+	}
+	if !strings.Contains(res.stdout, "recall@k: not measurable against an external target") {
+		t.Errorf("stdout does not say recall is not measurable:\n%s", res.stdout)
+	}
+}
+
+func TestQ1ParallelismIsTheStageConcurrency(t *testing.T) {
+	// Each embedding is held until three are in flight (or 2 s), so with
+	// --parallelism 3 the target sees exactly three at once.
+	srv, err := ragtest.NewServer(ragtest.Options{EmbedHold: 2 * time.Second, EmbedBarrier: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := q1Loose + `
+q1:
+  schedule: {process: constant, rate: 500, count: 9}
+  llm: {model: m, max_tokens: 2}
+`
+	res := runQ1(t, cfg, "--target", srv.URL, "--parallelism", "3")
+	if res.code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	for s, want := range map[string]float64{"embed": 3, "retrieve": 3, "generate": 3 * 16} {
+		if got := res.run.Summary.Extra["stage_"+s+"_parallelism"]; got != want {
+			t.Errorf("deployed stage %s has parallelism %v, want %v (--parallelism 3 × width)", s, got, want)
+		}
+	}
+	if got := srv.Peak("embeddings"); got != 3 {
+		t.Errorf("the target saw %d embeddings in flight at most, want 3 (--parallelism)", got)
+	}
+}
+
+func TestQ1BackpressureShowsAsLag(t *testing.T) {
+	// One worker, queues of one, each embedding held 40 ms: the source
+	// blocks in Submit; intended times stay the schedule's.
+	srv, err := ragtest.NewServer(ragtest.Options{EmbedHold: 40 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	sched := load.ScheduleConfig{Process: load.ProcessConstant, Rate: 200, Count: 10}
+	cfg := `
+q1:
+  schedule: {process: constant, rate: 200, count: 10}
+  llm: {model: m, max_tokens: 2}
+  graph: {queue_capacity: 1, stages: [{name: embed, operator: embed}, {name: retrieve, operator: retrieve}, {name: generate, operator: generate}]}
+`
+	res := runQ1(t, cfg, "--target", srv.URL, "--parallelism", "1", "--seed", "5")
+	if res.code != cli.ExitInvalidRun {
+		t.Fatalf("exit %d, want %d (invalid: the schedule lag shows the backpressure)\n%s\n%s", res.code, cli.ExitInvalidRun, res.stdout, res.stderr)
+	}
+	s, err := load.NewSchedule(sched, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txns, _ := byTxn(t, res.reqs)
+	first, maxLag := txns["txn-000000"].IntendedNS, 0.0
+	for i, off := range s.Offsets {
+		tx := txns[txnID(i)]
+		if got, want := time.Duration(tx.IntendedNS-first), off-s.Offsets[0]; got != want {
+			t.Errorf("txn %d intended at +%s, schedule says +%s", i, got, want)
+		}
+		maxLag = max(maxLag, tx.LagMs)
+	}
+	// 10 embeddings of ≥ 40 ms one at a time, 4 slots in the graph: the
+	// last arrival cannot be accepted before ~5 × 40 ms after its time.
+	if maxLag < 100 {
+		t.Errorf("max schedule lag %.1f ms: backpressure did not reach the source", maxLag)
+	}
+}
+
+func txnID(i int) string { return fmt.Sprintf("txn-%06d", i) }
+
+func TestQ1BadGraphExits2(t *testing.T) {
+	tests := []struct {
+		name, graph, want string
+	}{
+		{"unknown operator", `{stages: [{name: embed, operator: embed}, {name: r, operator: retreive}, {name: g, operator: generate}]}`, `unknown operator "retreive"`},
+		{"wrong order", `{stages: [{name: r, operator: retrieve}, {name: e, operator: embed}, {name: g, operator: generate}]}`, "in that order"},
+		{"bad param", `{stages: [{name: e, operator: embed}, {name: r, operator: retrieve}, {name: g, operator: generate, params: {max_tokens: "-1"}}]}`, "max_tokens"},
+		{"unknown key", `{stages: [{name: e, operator: embed, workers: 3}, {name: r, operator: retrieve}, {name: g, operator: generate}]}`, "workers"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runQ1(t, "q1:\n  graph: "+tc.graph+"\n", "--dry-run")
+			if res.code != cli.ExitUsage || !strings.Contains(res.stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want %d naming %q", res.code, res.stderr, cli.ExitUsage, tc.want)
+			}
+		})
+	}
+}
+
+func TestQ1NodesNeedsNATS(t *testing.T) {
+	res := runQ1(t, q1Loose, "--nodes", "2")
+	if res.code != cli.ExitUsage || !strings.Contains(res.stderr, "NATS") {
+		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+	}
+}
+
+func TestQ1InterruptRecordsEveryTransaction(t *testing.T) {
+	// Every retrieve hangs: when the run is interrupted, the transactions
+	// in the graph get the drain, then end as cancelled records.
+	srv, err := ragtest.NewServer(ragtest.Options{HangEvery: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := q1Loose + `drain: 200ms
+q1:
+  schedule: {process: constant, rate: 100, count: 10}
+  llm: {model: m, max_tokens: 2}
+`
+	res := runQ1Within(t, 1500*time.Millisecond, cfg, "--target", srv.URL)
+	if res.code != cli.ExitError || res.dir == "" || res.run.Complete {
+		t.Fatalf("exit %d, complete %v; want %d and \"complete\": false\n%s", res.code, res.run.Complete, cli.ExitError, res.stderr)
+	}
+	txns, stages := byTxn(t, res.reqs)
+	if len(txns) != 10 {
+		t.Fatalf("%d transaction records, want all 10 (each ended explicitly)", len(txns))
+	}
+	for id, tx := range txns {
+		if tx.OK || tx.ErrorClass != "canceled" {
+			t.Errorf("%s: ok=%v class %q, want a cancelled transaction", id, tx.OK, tx.ErrorClass)
+		}
+		if len(stages[id]) != 0 {
+			t.Errorf("%s: stage records %+v for a transaction that never came out of the graph", id, stages[id])
+		}
+	}
+}
+
+func TestQ1RecallNotMeasurableOnAnotherCorpus(t *testing.T) {
+	// The stack is told to index another corpus (seed 7) than the one Q1
+	// draws its questions from (the run's seed): recall is not claimed.
+	dir := t.TempDir()
+	stackYAML := filepath.Join(dir, "stack.yaml")
+	if err := os.WriteFile(stackYAML, []byte("index: {size: 300, seed: 7}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(q1Tiny, "validity:", "target: {url: embedded, stack_config: "+stackYAML+"}\nvalidity:", 1)
+	cfg = strings.Replace(cfg, "count: 20", "count: 5", 1)
+	res := runQ1(t, cfg, "--parallelism", "4")
+	if res.code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if _, ok := res.run.Summary.Extra["recall_at_k"]; ok || !strings.Contains(res.stdout, "recall@k: not measurable: document") {
+		t.Errorf("recall on a corpus that is not the local one: extra %v\n%s", res.run.Summary.Extra, res.stdout)
+	}
+}

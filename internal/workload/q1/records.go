@@ -1,0 +1,176 @@
+package q1
+
+import (
+	"time"
+
+	"github.com/sagebench/sagebench/internal/dataflow"
+	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/rag"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// Error classes of a stage the runtime failed (besides the client's
+// classes, which a failed call keeps).
+const (
+	ClassStageTimeout = "stage_timeout" // the stage's timeout elapsed
+	ClassStagePanic   = "stage_panic"   // the operator panicked
+	ClassStageError   = "stage_error"   // any other operator error
+)
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func within(v float64, bound time.Duration) bool { return bound <= 0 || v <= ms(bound) }
+
+// txnRecord is the transaction record without its outcome.
+func (r *q1Run) txnRecord(i int, intended, accepted time.Time) record.Request {
+	id := txnID(i)
+	rec := record.Request{ID: id, Seq: i, Kind: "txn", Type: TypeRAG, TxnID: id, Tenant: r.cfg.Tenant,
+		Model: r.cfg.LLM.Model, IntendedNS: r.env.Offset(intended), SentNS: r.env.Offset(accepted)}
+	if !accepted.IsZero() && !intended.IsZero() {
+		rec.LagMs = ms(accepted.Sub(intended))
+	}
+	return rec
+}
+
+// records turns a result of the graph into the transaction's record and
+// one record per stage it went through. E2E counts from the intended
+// send to the sink; the transaction meets its SLO when it succeeded
+// within slo.e2e and each stage within its own bound.
+func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time) []record.Request {
+	intended := res.Meta.Intended
+	tr := r.txnRecord(i, intended, accepted)
+	tr.EndNS, tr.E2EMs, tr.ServiceMs = r.env.Offset(received), ms(received.Sub(intended)), ms(received.Sub(accepted))
+	t, derr := rag.DecodeTxn(res.Payload)
+	if derr != nil {
+		t = &rag.Txn{}
+	}
+	stages := make([]record.Request, 0, len(res.Hops))
+	met := true
+	for j := range res.Hops {
+		s := r.stageRecord(i, res, t, j)
+		met = met && s.SLOMet
+		stages = append(stages, s)
+	}
+	if c, ok := t.Call(r.generateStage()); ok { // tokens, TTFT, TPOT, engine; the send is the source's
+		sent, lag, service := tr.SentNS, tr.LagMs, tr.ServiceMs
+		fillCall(&tr, r.env, intended, c)
+		tr.SentNS, tr.LagMs, tr.ServiceMs, tr.FirstByte = sent, lag, service, 0
+	}
+	tr.OK = res.Err == nil && derr == nil
+	switch {
+	case res.Err != nil:
+		tr.ErrorClass, tr.Status = stageErrClass(res.Err)
+		tr.Error = workload.ClipError(res.Err.Error())
+	case derr != nil:
+		tr.ErrorClass, tr.Error = rag.ClassPayload, workload.ClipError(derr.Error())
+	}
+	tr.SLOMet = tr.OK && met && within(tr.E2EMs, r.cfg.SLO.E2E)
+	if tr.OK {
+		r.stats.add(res, t, intended, accepted, received)
+	}
+	return append([]record.Request{tr}, stages...)
+}
+
+// generateStage is the name of the stage running the generate operator.
+func (r *q1Run) generateStage() string {
+	for _, s := range r.graph.Stages {
+		if s.Operator == rag.OpGenerate {
+			return s.Name
+		}
+	}
+	return ""
+}
+
+// stageRecord is stage j of a result: its latency is its time in the
+// runtime (enqueued → emitted), its service time the call's (sent → end),
+// its lag the time from enqueued to the call's send (queueing, mostly).
+func (r *q1Run) stageRecord(i int, res dataflow.Record, t *rag.Txn, j int) record.Request {
+	h := res.Hops[j]
+	op := ""
+	var st dataflow.StageConfig
+	if j < len(r.graph.Stages) {
+		st = r.graph.Stages[j]
+		op = st.Operator
+	}
+	id := txnID(i)
+	rec := record.Request{ID: id + "/" + h.Stage, Seq: i, Kind: "stage", Type: stageType(op), Stage: h.Stage,
+		TxnID: id, Tenant: r.cfg.Tenant, Model: r.stageModel(st), IntendedNS: r.env.Offset(h.Enqueued),
+		EndNS: r.env.Offset(h.Ended), E2EMs: ms(h.Ended.Sub(h.Enqueued))}
+	failed := res.Err != nil && j == len(res.Hops)-1
+	if c, ok := t.Call(h.Stage); ok && !failed {
+		fillCall(&rec, r.env, h.Enqueued, c)
+		rec.E2EMs = ms(h.Ended.Sub(h.Enqueued))
+		rec.OK = true
+		rec.SLOMet = within(rec.E2EMs, r.cfg.SLO.stage(op))
+		return rec
+	}
+	rec.SentNS, rec.LagMs, rec.ServiceMs = r.env.Offset(h.Started), ms(h.Queue()), ms(h.Service())
+	if failed {
+		rec.ErrorClass, rec.Status = stageErrClass(res.Err)
+		rec.Error = workload.ClipError(res.Err.Message)
+	} else {
+		rec.ErrorClass, rec.Error = rag.ClassPayload, "the stage's call is missing from the transaction payload"
+	}
+	return rec
+}
+
+// fillCall copies a call's timing into rec, latencies counted from `from`.
+func fillCall(rec *record.Request, env *workload.Env, from time.Time, c rag.Call) {
+	rec.SentNS, rec.FirstByte, rec.FirstToken = env.Offset(c.Sent), env.Offset(c.FirstByte), env.Offset(c.FirstToken)
+	rec.ServiceMs, rec.LagMs = ms(c.End.Sub(c.Sent)), ms(c.Sent.Sub(from))
+	if len(c.Tokens) > 0 {
+		rec.TokenNS = make([]int64, len(c.Tokens))
+		for k, tm := range c.Tokens {
+			rec.TokenNS[k] = env.Offset(tm)
+		}
+	}
+	if !c.FirstToken.IsZero() {
+		rec.TTFTMs = ms(c.FirstToken.Sub(from))
+		if n := max(c.CompletionTokens, len(c.Tokens)); n > 1 {
+			rec.TPOTMs = ms(c.End.Sub(c.FirstToken)) / float64(n-1)
+		}
+	}
+	rec.Status, rec.Engine, rec.Retries = c.Status, c.Engine, c.Retries
+	rec.PromptTok, rec.OutputTok = c.PromptTokens, c.CompletionTokens
+}
+
+func stageType(op string) string {
+	switch op {
+	case rag.OpEmbed:
+		return protocol.TypeEmbedding
+	case rag.OpRetrieve:
+		return "retrieve"
+	case rag.OpGenerate:
+		return protocol.TypeLLM
+	}
+	return op
+}
+
+func (r *q1Run) stageModel(s dataflow.StageConfig) string {
+	if m, ok := s.Params["model"]; ok {
+		return m
+	}
+	switch s.Operator {
+	case rag.OpEmbed:
+		return r.cfg.Embedding.Model
+	case rag.OpGenerate:
+		return r.cfg.LLM.Model
+	}
+	return ""
+}
+
+// stageErrClass classifies a failed stage: the client's class and status
+// for a failed call, else the runtime's kind.
+func stageErrClass(se *dataflow.StageError) (string, int) {
+	switch se.Kind {
+	case dataflow.KindTimeout:
+		return ClassStageTimeout, 0
+	case dataflow.KindPanic:
+		return ClassStagePanic, 0
+	}
+	if class, status, ok := rag.ParseCallError(se.Message); ok {
+		return class, status
+	}
+	return ClassStageError, 0
+}

@@ -1,0 +1,41 @@
+package workload
+
+import (
+	"strings"
+
+	"github.com/sagebench/sagebench/internal/record"
+)
+
+// Spec is a catalog entry: a workload family and, when this build has it,
+// how to make one.
+type Spec struct {
+	ID          string // Q1..Q8
+	Name        string // e.g. ControlMix
+	Entry       string // entry name of the original benchmark, e.g. control_plane
+	Description string
+	// PhaseLabel names what a phase is (e.g. "policy"); it becomes the key
+	// of the phase element in bench.txt names. Empty: phases are not named.
+	PhaseLabel string
+	// New returns a workload with the defaults of its full or quick scale;
+	// nil when this build does not implement the Q yet.
+	New func(quick bool) Workload
+	// Primary picks the primary metric out of a summary; nil → goodput.
+	Primary func(record.Summary) record.Metric
+}
+
+// Implemented reports whether this build can run the Q.
+func (s Spec) Implemented() bool { return s.New != nil }
+
+// Section is the key of the Q's section in a config file, e.g. "q2".
+func (s Spec) Section() string { return strings.ToLower(s.ID) }
+
+// BenchName is the Go benchmark name stem, e.g. Q2ControlMix.
+func (s Spec) BenchName() string { return s.ID + s.Name }
+
+// PrimaryMetric returns the Q's primary metric of sum.
+func (s Spec) PrimaryMetric(sum record.Summary) record.Metric {
+	if s.Primary != nil {
+		return s.Primary(sum)
+	}
+	return record.Metric{Name: "goodput", Value: sum.Goodput, Unit: "req/s"}
+}
