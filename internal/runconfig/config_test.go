@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/workload"
+	"github.com/sagebench/sagebench/internal/workload/q1"
 	"github.com/sagebench/sagebench/internal/workload/q2"
 )
 
@@ -189,6 +190,35 @@ func TestResolveKeepsURLSecretsOut(t *testing.T) {
 			}
 			if r.Shared.Target.URL != tc.url {
 				t.Errorf("the target used for traffic lost its URL: %q", r.Shared.Target.URL)
+			}
+		})
+	}
+}
+
+// TestConfigHashIsPinned: the config_hash of each Q's default
+// configuration is part of the records' contract (runs are matched by
+// it); a change here must be deliberate and said in the changelog.
+func TestConfigHashIsPinned(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spec  workload.Spec
+		quick bool
+		want  string
+	}{
+		{"Q1 full", q1.Spec(), false, "02bc52e4557851f53c486dfa26970489dcb6754e32a215aa12aa652a609ac5fd"},
+		{"Q1 quick", q1.Spec(), true, "295b4832a2af9172e09da7e4ef39f1d7109657cb613d8f7b5999a97dd925e2d1"},
+		{"Q2 full", q2.Spec(), false, "6cbd975e3f884dc381fa6911ffd36525d21c2ba518a37a88f87c2885a2ebf67f"},
+		{"Q2 quick", q2.Spec(), true, "e3ca8cb82e8bd98f23670815774f863cb43063ab53b98bcfc18b7b76c4cac714"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := DefaultShared()
+			s.Quick = tc.quick
+			r, _, err := Resolve(tc.spec, s, nil, workload.Overrides{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.ConfigHash != tc.want {
+				t.Errorf("config_hash %s, want %s", r.ConfigHash, tc.want)
 			}
 		})
 	}

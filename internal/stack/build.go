@@ -22,7 +22,7 @@ type Drill interface {
 // built is one engine the stack made, with its handles for drills.
 type built struct {
 	cfg   EngineConfig
-	eng   gateway.Engine
+	eng   gateway.Member
 	drill Drill  // in-process sim engines
 	child *child // process engines
 	dim   int    // embedders with a known dimension
@@ -67,7 +67,7 @@ func (s *Stack) buildSim(ec EngineConfig, seed int64) (*built, error) {
 			return nil, err
 		}
 		e := sim.NewLLM(ec.ID, p, opts)
-		return &built{cfg: ec, drill: e, eng: gateway.Engine{LLM: e, Speed: p.IdleITL(), Profile: ec.Profile,
+		return &built{cfg: ec, drill: e, eng: gateway.Member{LLM: e, Speed: p.IdleITL(), Profile: ec.Profile,
 			Close: func() error { e.Close(); return nil }}}, nil
 	}
 	p, err := s.catalog.Embedder(ec.Profile)
@@ -75,7 +75,7 @@ func (s *Stack) buildSim(ec EngineConfig, seed int64) (*built, error) {
 		return nil, err
 	}
 	e := sim.NewEmbedder(ec.ID, p, opts)
-	return &built{cfg: ec, drill: e, dim: p.Dim, eng: gateway.Engine{Embedder: e, Speed: p.BatchTime(p.MaxBatch * 16),
+	return &built{cfg: ec, drill: e, dim: p.Dim, eng: gateway.Member{Embedder: e, Speed: p.BatchTime(p.MaxBatch * 16),
 		Profile: ec.Profile, Close: func() error { e.Close(); return nil }}}, nil
 }
 
@@ -86,13 +86,13 @@ func (s *Stack) buildRemote(ec EngineConfig, url, key string) (*built, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &built{cfg: ec, eng: gateway.Engine{LLM: e, URL: url}}, nil
+		return &built{cfg: ec, eng: gateway.Member{LLM: e, URL: url}}, nil
 	}
 	e, err := remote.NewEmbedder(rc)
 	if err != nil {
 		return nil, err
 	}
-	return &built{cfg: ec, eng: gateway.Engine{Embedder: e, URL: url}}, nil
+	return &built{cfg: ec, eng: gateway.Member{Embedder: e, URL: url}}, nil
 }
 
 // buildProcess starts `sagebench serve engine` for the profile and fronts
@@ -130,14 +130,14 @@ func (s *Stack) buildProcess(ctx context.Context, ec EngineConfig, seed int64) (
 }
 
 // factory builds engines for POST /admin/engines.
-func (s *Stack) factory(ctx context.Context, spec gateway.EngineSpec) (gateway.Engine, error) {
+func (s *Stack) factory(ctx context.Context, spec gateway.EngineSpec) (gateway.Member, error) {
 	ec := EngineConfig{ID: spec.ID, Kind: spec.Kind, Profile: spec.Profile, URL: spec.URL, Model: spec.Model, Slots: spec.Slots}
 	if err := ec.validate(); err != nil {
-		return gateway.Engine{}, err
+		return gateway.Member{}, err
 	}
 	b, err := s.build(ctx, ec, s.cfg.Seed+int64(len(s.cfg.Engines))+100)
 	if err != nil {
-		return gateway.Engine{}, err
+		return gateway.Member{}, err
 	}
 	s.mu.Lock()
 	s.engines[ec.ID] = b
@@ -145,8 +145,8 @@ func (s *Stack) factory(ctx context.Context, spec gateway.EngineSpec) (gateway.E
 	return b.eng, nil
 }
 
-// Engine returns the drill handle of an in-process simulated engine.
-func (s *Stack) Engine(id string) (Drill, error) {
+// Drill returns the drill handle of an in-process simulated engine.
+func (s *Stack) Drill(id string) (Drill, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.engines[id]

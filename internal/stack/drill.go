@@ -36,7 +36,7 @@ func (s *Stack) Resume(id string) error { return s.signalOr(id, syscall.SIGCONT,
 
 // Slowdown multiplies an in-process engine's step times by factor (1 = normal).
 func (s *Stack) Slowdown(id string, factor float64) error {
-	d, err := s.Engine(id)
+	d, err := s.Drill(id)
 	if err != nil {
 		return err
 	}

@@ -148,7 +148,7 @@ func TestDefaultStackEndToEnd(t *testing.T) {
 	if resp, body = post(t, s.URL()+"/admin/engines", `{"id":"llm-3","kind":"llm","profile":"no-such-profile"}`); resp.StatusCode != 400 || !strings.Contains(string(body), "no-such-profile") {
 		t.Fatalf("unknown profile: %d %s", resp.StatusCode, body)
 	}
-	d, err := s.Engine("llm-2")
+	d, err := s.Drill("llm-2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestDefaultStackEndToEnd(t *testing.T) {
 	if err := s.Resume("llm-1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Engine("ghost"); err == nil {
+	if _, err := s.Drill("ghost"); err == nil {
 		t.Error("drill handle for an unknown engine")
 	}
 	if _, err := s.Process("llm-0"); err == nil {

@@ -72,6 +72,8 @@ type LLM interface {
 	// Generate admits req and returns its stream. It does not block on
 	// generation; the returned Stream yields tokens as they are produced.
 	Generate(ctx context.Context, req ChatRequest) (Stream, error)
+	// Load reports the engine's occupancy. It must not block: the gateway
+	// calls it while holding its pool lock to decide where work goes.
 	Load() Load
 }
 
@@ -82,5 +84,7 @@ type Embedder interface {
 	// Embed returns one vector per input, in order, blocking until the
 	// batch that carries them has run or ctx is done.
 	Embed(ctx context.Context, inputs []string) ([][]float32, Usage, error)
+	// Load reports the engine's occupancy. It must not block: the gateway
+	// calls it while holding its pool lock.
 	Load() Load
 }

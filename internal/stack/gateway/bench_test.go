@@ -14,7 +14,7 @@ import (
 )
 
 // instantEmbedder answers at once: what remains is the gateway's cost.
-func benchGateway(b *testing.B, engines map[string]Engine) *httptest.Server {
+func benchGateway(b *testing.B, engines map[string]Member) *httptest.Server {
 	b.Helper()
 	g, err := New(Config{})
 	if err != nil {
@@ -54,7 +54,7 @@ func BenchmarkEmbedding(b *testing.B) {
 		reportLatency(b, d)
 	})
 	b.Run("gateway", func(b *testing.B) {
-		srv := benchGateway(b, map[string]Engine{"emb": {Embedder: emb}})
+		srv := benchGateway(b, map[string]Member{"emb": {Embedder: emb}})
 		c := srv.Client()
 		body := []byte(`{"model":"m-emb","input":"what is the capital of france"}`)
 		d := make([]time.Duration, 0, b.N)
@@ -79,7 +79,7 @@ func BenchmarkEmbedding(b *testing.B) {
 // BenchmarkChatStream streams 64-token completions from an instant engine
 // through the gateway: the gateway's per-token cost, client included.
 func BenchmarkChatStream(b *testing.B) {
-	srv := benchGateway(b, map[string]Engine{"e": {LLM: newFakeLLM("e", 1024)}})
+	srv := benchGateway(b, map[string]Member{"e": {LLM: newFakeLLM("e", 1024)}})
 	c := srv.Client()
 	body := chatBody("benchmark", 64, true)
 	tokens := 0
@@ -120,7 +120,7 @@ func BenchmarkChunkEncode(b *testing.B) {
 // HTTP, and reports both latency distributions and the added p50/p99.
 func BenchmarkEmbeddingSideBySide(b *testing.B) {
 	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 256, dim: 384}
-	srv := benchGateway(b, map[string]Engine{"emb": {Embedder: emb}})
+	srv := benchGateway(b, map[string]Member{"emb": {Embedder: emb}})
 	c := srv.Client()
 	c.Transport.(*http.Transport).MaxIdleConnsPerHost = 256
 	body := []byte(`{"model":"m-emb","input":"what is the capital of france"}`)

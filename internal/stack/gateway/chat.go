@@ -16,7 +16,7 @@ import (
 // generation is a chat request that an engine has started answering.
 type generation struct {
 	wd      *watchdog
-	m       *member
+	m       *entry
 	st      engine.Stream
 	first   engine.Token
 	eof     bool // the engine ended before any token

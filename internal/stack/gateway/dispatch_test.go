@@ -30,7 +30,7 @@ func TestContentionFollowsPolicy(t *testing.T) {
 			llm := newFakeLLM("e1", 1)
 			hold := make(chan struct{})
 			llm.hold = hold
-			h := newHarness(t, Config{Policy: tc.policy}, map[string]Engine{"e1": {LLM: llm}})
+			h := newHarness(t, Config{Policy: tc.policy}, map[string]Member{"e1": {LLM: llm}})
 			var wg sync.WaitGroup
 			send := func(name, prio string) {
 				defer wg.Done()
@@ -63,7 +63,7 @@ func TestRetryOnAnotherEngine(t *testing.T) {
 	bad, good := newFakeLLM("a-bad", 4), newFakeLLM("b-good", 4)
 	bad.failGen = fmt.Errorf("%w: connection refused", engine.ErrClosed)
 	bad.set(func(f *fakeLLM) {}) // both free: routing picks bad first (fastest)
-	h := newHarness(t, Config{}, map[string]Engine{"a-bad": {LLM: bad, Speed: time.Millisecond}, "b-good": {LLM: good, Speed: time.Second}})
+	h := newHarness(t, Config{}, map[string]Member{"a-bad": {LLM: bad, Speed: time.Millisecond}, "b-good": {LLM: good, Speed: time.Second}})
 	for _, stream := range []bool{false, true} {
 		r := h.do("POST", "/v1/chat/completions", chatBody("x", 2, stream), map[string]string{"X-Request-Priority": "critical"})
 		if r.status != 200 || r.header.Get("X-Engine-Id") != "b-good" {
@@ -82,7 +82,7 @@ func TestRetryOnAnotherEngine(t *testing.T) {
 func TestFailureWithoutAlternativeIsExplicit(t *testing.T) {
 	bad := newFakeLLM("only", 4)
 	bad.failGen = errBoom
-	h := newHarness(t, Config{EjectAfter: 100}, map[string]Engine{"only": {LLM: bad}})
+	h := newHarness(t, Config{EjectAfter: 100}, map[string]Member{"only": {LLM: bad}})
 	r := h.do("POST", "/v1/chat/completions", chatBody("x", 2, false), nil)
 	if r.status != http.StatusBadGateway || !strings.Contains(string(r.body), "boom") {
 		t.Fatalf("got %d %s, want 502 naming the engine error", r.status, r.body)
@@ -92,7 +92,7 @@ func TestFailureWithoutAlternativeIsExplicit(t *testing.T) {
 		t.Errorf("X-Sagebench-Retries %q on the failed retry, want 1", got)
 	}
 	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 1, fail: errBoom}
-	h = newHarness(t, Config{EjectAfter: 100}, map[string]Engine{"emb": {Embedder: emb}})
+	h = newHarness(t, Config{EjectAfter: 100}, map[string]Member{"emb": {Embedder: emb}})
 	r = h.do("POST", "/v1/embeddings", `{"input":"x"}`, nil)
 	if r.status != http.StatusBadGateway || r.header.Get("X-Sagebench-Retries") != "1" {
 		t.Errorf("embedding: %d retries %q, want 502 with X-Sagebench-Retries 1", r.status, r.header.Get("X-Sagebench-Retries"))
@@ -111,7 +111,7 @@ func stateOf(h *harness, id string) string {
 func TestEjectionAndReadmission(t *testing.T) {
 	flaky := newFakeLLM("flaky", 4)
 	flaky.failGen = errBoom
-	h := newHarness(t, Config{EjectAfter: 2, HealthInterval: 10 * time.Millisecond}, map[string]Engine{"flaky": {LLM: flaky}})
+	h := newHarness(t, Config{EjectAfter: 2, HealthInterval: 10 * time.Millisecond}, map[string]Member{"flaky": {LLM: flaky}})
 	for i := 0; i < 2; i++ {
 		h.do("POST", "/v1/chat/completions", chatBody("x", 1, false), nil)
 	}
@@ -136,7 +136,7 @@ func TestQuotaRejectsWith429(t *testing.T) {
 	hold := make(chan struct{})
 	llm.hold = hold
 	q := sched.NewQuotas(sched.Quota{}, map[string]sched.Quota{"small": {MaxConcurrent: 1}})
-	h := newHarness(t, Config{Quotas: q}, map[string]Engine{"e1": {LLM: llm}})
+	h := newHarness(t, Config{Quotas: q}, map[string]Member{"e1": {LLM: llm}})
 	done := make(chan reply)
 	go func() {
 		done <- h.do("POST", "/v1/chat/completions", chatBody("first", 1, false), map[string]string{"X-Tenant-Id": "small"})
@@ -168,7 +168,7 @@ func TestPolicySwitchUnderLoad(t *testing.T) {
 	a, b := newFakeLLM("a", 3), newFakeLLM("b", 2)
 	a.delay, b.delay = 200*time.Microsecond, 300*time.Microsecond
 	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 2}
-	h := newHarness(t, Config{}, map[string]Engine{"a": {LLM: a}, "b": {LLM: b}, "emb": {Embedder: emb}})
+	h := newHarness(t, Config{}, map[string]Member{"a": {LLM: a}, "b": {LLM: b}, "emb": {Embedder: emb}})
 	const n = 240
 	prios := []string{"critical", "high", "normal", "low", "background"}
 	var wg sync.WaitGroup
@@ -227,7 +227,7 @@ func TestDrainAndRemove(t *testing.T) {
 	a, b := newFakeLLM("a", 4), newFakeLLM("b", 4)
 	hold := make(chan struct{})
 	a.hold = hold
-	h := newHarness(t, Config{}, map[string]Engine{"a": {LLM: a, Speed: time.Millisecond}, "b": {LLM: b, Speed: time.Second}})
+	h := newHarness(t, Config{}, map[string]Member{"a": {LLM: a, Speed: time.Millisecond}, "b": {LLM: b, Speed: time.Second}})
 	inflight := make(chan reply)
 	go func() {
 		inflight <- h.do("POST", "/v1/chat/completions", chatBody("on-a", 1, false), map[string]string{"X-Request-Priority": "critical"})
@@ -265,13 +265,13 @@ func TestDrainAndRemove(t *testing.T) {
 
 func TestAdminTokenAndAdd(t *testing.T) {
 	added := newFakeLLM("new", 2)
-	factory := func(_ context.Context, spec EngineSpec) (Engine, error) {
+	factory := func(_ context.Context, spec EngineSpec) (Member, error) {
 		if spec.Profile != "known" {
-			return Engine{}, fmt.Errorf("unknown profile %q", spec.Profile)
+			return Member{}, fmt.Errorf("unknown profile %q", spec.Profile)
 		}
-		return Engine{LLM: added, Profile: spec.Profile}, nil
+		return Member{LLM: added, Profile: spec.Profile}, nil
 	}
-	h := newHarness(t, Config{AdminToken: "s3cret", Factory: factory}, map[string]Engine{"e1": {LLM: newFakeLLM("e1", 1)}})
+	h := newHarness(t, Config{AdminToken: "s3cret", Factory: factory}, map[string]Member{"e1": {LLM: newFakeLLM("e1", 1)}})
 	if r := h.do("GET", "/admin/engines", "", nil); r.status != http.StatusUnauthorized {
 		t.Fatalf("no token: %d", r.status)
 	}
@@ -304,7 +304,7 @@ func TestAdminTokenAndAdd(t *testing.T) {
 func TestClientDisconnectFreesSlot(t *testing.T) {
 	llm := newFakeLLM("e1", 1)
 	llm.delay = 50 * time.Millisecond
-	h := newHarness(t, Config{}, map[string]Engine{"e1": {LLM: llm}})
+	h := newHarness(t, Config{}, map[string]Member{"e1": {LLM: llm}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -332,7 +332,7 @@ func TestClientDisconnectFreesSlot(t *testing.T) {
 func TestMidStreamFailureIsAnSSEError(t *testing.T) {
 	llm := newFakeLLM("e1", 1)
 	llm.failMid = errBoom
-	h := newHarness(t, Config{EjectAfter: 100}, map[string]Engine{"e1": {LLM: llm}})
+	h := newHarness(t, Config{EjectAfter: 100}, map[string]Member{"e1": {LLM: llm}})
 	r := h.do("POST", "/v1/chat/completions", chatBody("x", 5, true), nil)
 	data, events := sseData(t, r.body)
 	if r.status != 200 || len(events) != 1 || events[0] != "error" {
@@ -347,7 +347,7 @@ func TestHybridBatchesEmbeddingsByModel(t *testing.T) {
 	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 1}
 	hold := make(chan struct{})
 	emb.hold = hold
-	h := newHarness(t, Config{Policy: sched.Hybrid, MaxBatch: 8}, map[string]Engine{"emb": {Embedder: emb}})
+	h := newHarness(t, Config{Policy: sched.Hybrid, MaxBatch: 8}, map[string]Member{"emb": {Embedder: emb}})
 	var wg sync.WaitGroup
 	for i := 0; i < 5; i++ {
 		wg.Add(1)
@@ -377,7 +377,7 @@ func TestHybridBatchesEmbeddingsByModel(t *testing.T) {
 }
 
 func TestMetricsBoundTenants(t *testing.T) {
-	h := newHarness(t, Config{MaxTenantLabels: 2}, map[string]Engine{"e1": {LLM: newFakeLLM("e1", 4)}})
+	h := newHarness(t, Config{MaxTenantLabels: 2}, map[string]Member{"e1": {LLM: newFakeLLM("e1", 4)}})
 	for i := 0; i < 6; i++ {
 		h.do("POST", "/v1/chat/completions", chatBody("x", 1, false), map[string]string{"X-Tenant-Id": fmt.Sprintf("tenant-%d", i)})
 	}
@@ -405,7 +405,7 @@ func TestStalledEngine(t *testing.T) {
 	hung, ok := newFakeLLM("a-hung", 4), newFakeLLM("b-ok", 4)
 	hung.hold = make(chan struct{}) // never released
 	h := newHarness(t, Config{StallTimeout: 50 * time.Millisecond},
-		map[string]Engine{"a-hung": {LLM: hung, Speed: time.Millisecond}, "b-ok": {LLM: ok, Speed: time.Second}})
+		map[string]Member{"a-hung": {LLM: hung, Speed: time.Millisecond}, "b-ok": {LLM: ok, Speed: time.Second}})
 	r := h.do("POST", "/v1/chat/completions", chatBody("x", 2, true), map[string]string{"X-Request-Priority": "critical"})
 	if r.status != 200 || r.header.Get("X-Engine-Id") != "b-ok" || r.header.Get("X-Sagebench-Retries") != "1" {
 		t.Fatalf("before first token: %d engine %q retries %q: %s", r.status, r.header.Get("X-Engine-Id"), r.header.Get("X-Sagebench-Retries"), r.body)
@@ -428,7 +428,7 @@ func TestBatchedEmbeddingRetriesElsewhere(t *testing.T) {
 	bad := &fakeEmbedder{id: "a-bad", model: "m-emb", slots: 1, hold: holdBad}
 	good := &fakeEmbedder{id: "b-good", model: "m-emb", slots: 1, hold: holdGood}
 	h := newHarness(t, Config{Policy: sched.FIFO, MaxBatch: 8, EjectAfter: 100},
-		map[string]Engine{"a-bad": {Embedder: bad, Speed: time.Millisecond}, "b-good": {Embedder: good, Speed: time.Second}})
+		map[string]Member{"a-bad": {Embedder: bad, Speed: time.Millisecond}, "b-good": {Embedder: good, Speed: time.Second}})
 	type result struct {
 		status  int
 		engine  string
@@ -484,7 +484,7 @@ func TestPolicyOrdersEachModel(t *testing.T) {
 	busy.model, idle.model = "m-x", "m-y"
 	hold := make(chan struct{})
 	busy.hold = hold
-	h := newHarness(t, Config{Policy: sched.Prio}, map[string]Engine{"x": {LLM: busy}, "y": {LLM: idle}})
+	h := newHarness(t, Config{Policy: sched.Prio}, map[string]Member{"x": {LLM: busy}, "y": {LLM: idle}})
 	var wg sync.WaitGroup
 	send := func(name, prio string) {
 		defer wg.Done()
@@ -515,7 +515,7 @@ func TestPolicyOrdersEachModel(t *testing.T) {
 func TestQueuedBehindBusyEngineIsNotAStall(t *testing.T) {
 	llm := newFakeLLM("e1", 4)
 	llm.delay = 5 * time.Millisecond
-	h := newHarness(t, Config{StallTimeout: 150 * time.Millisecond, EjectAfter: 1}, map[string]Engine{"e1": {LLM: llm}})
+	h := newHarness(t, Config{StallTimeout: 150 * time.Millisecond, EjectAfter: 1}, map[string]Member{"e1": {LLM: llm}})
 	busy := make(chan reply, 1)
 	go func() { busy <- h.do("POST", "/v1/chat/completions", chatBody("busy", 400, true), nil) }()
 	waitFor(t, "busy stream", func() bool { return len(llm.order()) == 1 })

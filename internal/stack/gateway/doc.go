@@ -10,4 +10,14 @@
 // Pipeline: HTTP → decode/validate → quota → pool queue (policy) → router →
 // engine.LLM/Embedder → SSE or JSON response, with Prometheus metrics on an
 // own registry and an admin API under /admin/.
+//
+// Words: an engine handed to the gateway is a Member (the engine.LLM or
+// engine.Embedder plus what the gateway knows of it); inside a pool it has
+// an entry holding its state and counters.
+//
+// Locks: Gateway.mu (engines by id, the policy) is taken before any
+// pool.mu, never after; a pool's mutex guards its queues and its entries'
+// mutable fields, and no two pool locks are held at once. Engines'
+// Load() is called under pool.mu and must not block; nothing else of an
+// engine is called under a lock.
 package gateway

@@ -23,7 +23,7 @@ type batch struct {
 	err   error
 }
 
-func (p *pool) assignBatch(ts []*ticket, m *member) {
+func (p *pool) assignBatch(ts []*ticket, m *entry) {
 	m.running++
 	b := &batch{done: make(chan struct{})}
 	var inputs []string
@@ -36,7 +36,7 @@ func (p *pool) assignBatch(ts []*ticket, m *member) {
 	go p.runBatch(m, b, inputs)
 }
 
-func (p *pool) runBatch(m *member, b *batch, inputs []string) {
+func (p *pool) runBatch(m *entry, b *batch, inputs []string) {
 	start := p.g.now()
 	b.vecs, b.usage, b.err = p.g.embedBounded(context.Background(), m, inputs)
 	close(b.done)
@@ -56,7 +56,7 @@ const errShortBatch = gatewayError("engine returned a different number of vector
 type embedResult struct {
 	vecs    [][]float32
 	usage   engine.Usage
-	m       *member
+	m       *entry
 	retries int
 }
 
@@ -197,7 +197,7 @@ func (g *Gateway) runEmbed(ctx context.Context, p *pool, a assignment, inputs []
 
 // embedBounded calls the engine, turning a silence longer than the stall
 // timeout into errStalled.
-func (g *Gateway) embedBounded(ctx context.Context, m *member, inputs []string) ([][]float32, engine.Usage, error) {
+func (g *Gateway) embedBounded(ctx context.Context, m *entry, inputs []string) ([][]float32, engine.Usage, error) {
 	wd := newWatchdog(ctx, g.cfg.StallTimeout, m)
 	defer wd.stop()
 	vecs, u, err := m.eng.Embedder.Embed(wd.ctx, inputs)

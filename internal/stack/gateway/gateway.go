@@ -40,7 +40,7 @@ type Config struct {
 }
 
 // Factory builds an engine from an admin request.
-type Factory func(ctx context.Context, spec EngineSpec) (Engine, error)
+type Factory func(ctx context.Context, spec EngineSpec) (Member, error)
 
 // EngineSpec is the body of POST /admin/engines.
 type EngineSpec struct {
@@ -100,7 +100,7 @@ type Gateway struct {
 	cfg     Config
 	pools   map[engine.Kind]*pool
 	mu      sync.RWMutex // guards byID, order, policy
-	byID    map[string]*member
+	byID    map[string]*entry
 	order   []string
 	policy  string
 	met     *metrics
@@ -122,7 +122,7 @@ func New(cfg Config) (*Gateway, error) {
 			cfg.Sched.DefaultWeight = dw
 		}
 	}
-	g := &Gateway{cfg: cfg, byID: map[string]*member{}, stop: make(chan struct{}), ids: newIDs()}
+	g := &Gateway{cfg: cfg, byID: map[string]*entry{}, stop: make(chan struct{}), ids: newIDs()}
 	g.pools = map[engine.Kind]*pool{}
 	for _, k := range []engine.Kind{engine.KindLLM, engine.KindEmbedding} {
 		g.pools[k] = &pool{kind: k, g: g, policy: cfg.Policy, queues: map[string]sched.Policy{}}
@@ -151,14 +151,14 @@ func (g *Gateway) Handler() http.Handler { return g.handler }
 func (g *Gateway) Registry() *prometheus.Registry { return g.cfg.Registry }
 
 // Add puts an engine into service under id.
-func (g *Gateway) Add(id string, e Engine) error {
+func (g *Gateway) Add(id string, e Member) error {
 	if (e.LLM == nil) == (e.Embedder == nil) {
 		return fmt.Errorf("engine %q: set exactly one of LLM and Embedder", id)
 	}
 	if id == "" {
 		return errors.New("engine id: required")
 	}
-	m := &member{id: id, eng: e, speed: e.Speed}
+	m := &entry{id: id, eng: e, speed: e.Speed}
 	if e.LLM != nil {
 		m.kind, m.model = engine.KindLLM, e.LLM.Model()
 	} else {
@@ -184,7 +184,7 @@ func (g *Gateway) Add(id string, e Engine) error {
 // ErrUnknownEngine is returned for an engine id the gateway does not hold.
 var ErrUnknownEngine = errors.New("unknown engine")
 
-func (g *Gateway) member(id string) (*member, error) {
+func (g *Gateway) member(id string) (*entry, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	m, ok := g.byID[id]
@@ -270,7 +270,7 @@ func (g *Gateway) Remove(id string) error {
 	return nil
 }
 
-func (g *Gateway) closeEngine(m *member) {
+func (g *Gateway) closeEngine(m *entry) {
 	if m.eng.Close != nil {
 		if err := m.eng.Close(); err != nil {
 			g.cfg.Logger.Warn("closing engine", "engine", m.id, "err", err)
@@ -328,7 +328,7 @@ func (g *Gateway) Close() error {
 }
 
 // ejectLocked takes m out of routing; the caller holds its pool's mutex.
-func (g *Gateway) ejectLocked(m *member, err error) {
+func (g *Gateway) ejectLocked(m *entry, err error) {
 	m.state = stateEjected
 	g.met.ejections.WithLabelValues(m.id).Inc()
 	g.cfg.Logger.Warn("engine ejected", "engine", m.id, "err", err)

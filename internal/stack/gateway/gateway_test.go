@@ -22,7 +22,7 @@ type harness struct {
 	srv *httptest.Server
 }
 
-func newHarness(t *testing.T, cfg Config, engines map[string]Engine) *harness {
+func newHarness(t *testing.T, cfg Config, engines map[string]Member) *harness {
 	t.Helper()
 	g, err := New(cfg)
 	if err != nil {
@@ -102,7 +102,7 @@ func sseData(t *testing.T, body []byte) (data []string, events []string) {
 
 func TestChatNonStreamed(t *testing.T) {
 	llm := newFakeLLM("e1", 4)
-	h := newHarness(t, Config{}, map[string]Engine{"e1": {LLM: llm}})
+	h := newHarness(t, Config{}, map[string]Member{"e1": {LLM: llm}})
 	r := h.do("POST", "/v1/chat/completions", chatBody("hi", 3, false), nil)
 	if r.status != 200 {
 		t.Fatalf("status %d: %s", r.status, r.body)
@@ -128,7 +128,7 @@ func TestChatNonStreamed(t *testing.T) {
 
 func TestChatStreamed(t *testing.T) {
 	llm := newFakeLLM("e1", 4)
-	h := newHarness(t, Config{}, map[string]Engine{"e1": {LLM: llm}})
+	h := newHarness(t, Config{}, map[string]Member{"e1": {LLM: llm}})
 	cases := []struct {
 		name      string
 		body      string
@@ -193,7 +193,7 @@ func TestChatStreamed(t *testing.T) {
 
 func TestEmbeddingsAndModels(t *testing.T) {
 	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 8}
-	h := newHarness(t, Config{}, map[string]Engine{"emb": {Embedder: emb}, "llm": {LLM: newFakeLLM("llm", 1)}})
+	h := newHarness(t, Config{}, map[string]Member{"emb": {Embedder: emb}, "llm": {LLM: newFakeLLM("llm", 1)}})
 	for _, input := range []string{`"abc"`, `["a","bbb"]`} {
 		r := h.do("POST", "/v1/embeddings", `{"model":"m-emb","input":`+input+`}`, nil)
 		if r.status != 200 {
@@ -232,7 +232,7 @@ func TestEmbeddingsAndModels(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 8}
-	h := newHarness(t, Config{MaxBodyBytes: 4096, MaxTokens: 100}, map[string]Engine{"llm": {LLM: newFakeLLM("llm", 4)}, "emb": {Embedder: emb}})
+	h := newHarness(t, Config{MaxBodyBytes: 4096, MaxTokens: 100}, map[string]Member{"llm": {LLM: newFakeLLM("llm", 4)}, "emb": {Embedder: emb}})
 	chat := "/v1/chat/completions"
 	msgs := `"messages":[{"role":"user","content":"x"}]`
 	cases := []struct {
@@ -323,7 +323,7 @@ func (h *harness) queued(kind engine.Kind) int {
 // UTF-8; such a tenant id gets a 400 naming the header (it used to panic
 // the handler in the Prometheus client and drop the connection).
 func TestNonUTF8TenantIsRejected(t *testing.T) {
-	h := newHarness(t, Config{}, map[string]Engine{"e1": {LLM: newFakeLLM("e1", 4)}})
+	h := newHarness(t, Config{}, map[string]Member{"e1": {LLM: newFakeLLM("e1", 4)}})
 	for _, tenant := range []string{"caf\xe9", "\xff\xfe"} {
 		r := h.do("POST", "/v1/embeddings", `{"input":"x"}`, map[string]string{"X-Tenant-Id": tenant})
 		if r.status != 400 || !strings.Contains(string(r.body), "X-Tenant-Id") {

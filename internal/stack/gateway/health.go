@@ -28,7 +28,7 @@ func (g *Gateway) healthLoop() {
 func (g *Gateway) checkAll() {
 	for _, p := range g.pools {
 		p.mu.Lock()
-		var todo []*member
+		var todo []*entry
 		for _, m := range p.members {
 			if m.state == stateEjected || (m.state == stateActive && m.checker() != nil) {
 				todo = append(todo, m)
@@ -41,7 +41,7 @@ func (g *Gateway) checkAll() {
 	}
 }
 
-func (g *Gateway) check(p *pool, m *member) {
+func (g *Gateway) check(p *pool, m *entry) {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout(g.cfg.HealthInterval))
 	defer cancel()
 	go func() { // stop the probe when the gateway closes
@@ -79,7 +79,7 @@ func probeTimeout(interval time.Duration) time.Duration {
 }
 
 // checker returns m's engine as a Checker, or nil.
-func (m *member) checker() Checker {
+func (m *entry) checker() Checker {
 	if m.eng.LLM != nil {
 		c, _ := m.eng.LLM.(Checker)
 		return c

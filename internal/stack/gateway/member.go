@@ -9,9 +9,9 @@ import (
 	"github.com/sagebench/sagebench/internal/stack/engine"
 )
 
-// Engine is one engine handed to the gateway: exactly one of LLM and
+// Member is one engine handed to the gateway: exactly one of LLM and
 // Embedder is set.
-type Engine struct {
+type Member struct {
 	LLM      engine.LLM
 	Embedder engine.Embedder
 	// Speed is the expected time per output token (LLM) or per request
@@ -46,13 +46,13 @@ func (s engineState) String() string {
 	return [...]string{"active", "draining", "drained", "ejected", "removed"}[s]
 }
 
-// member is an engine inside a pool. Its mutable fields are guarded by
+// entry is an engine inside a pool. Its mutable fields are guarded by
 // the pool's mutex.
-type member struct {
+type entry struct {
 	id         string
 	kind       engine.Kind
 	model      string
-	eng        Engine
+	eng        Member
 	state      engineState
 	running    int
 	errs       int           // consecutive failures
@@ -65,17 +65,17 @@ type member struct {
 }
 
 // progressed records that the engine produced something now.
-func (m *member) progressed() { m.progress.Store(time.Now().UnixNano()) }
+func (m *entry) progressed() { m.progress.Store(time.Now().UnixNano()) }
 
 // lastProgress is when the engine last produced something (zero: never).
-func (m *member) lastProgress() time.Time {
+func (m *entry) lastProgress() time.Time {
 	if ns := m.progress.Load(); ns != 0 {
 		return time.Unix(0, ns)
 	}
 	return time.Time{}
 }
 
-func (m *member) load() engine.Load {
+func (m *entry) load() engine.Load {
 	if m.eng.LLM != nil {
 		return m.eng.LLM.Load()
 	}
@@ -86,7 +86,7 @@ func (m *member) load() engine.Load {
 // its Load().Slots (unknown counts as 64). An embedder gets twice its batch
 // size, so the next batch fills while one runs instead of the engine idling
 // between batches.
-func (m *member) slots() int {
+func (m *entry) slots() int {
 	s := m.load().Slots
 	if s <= 0 {
 		s = 64
@@ -97,10 +97,10 @@ func (m *member) slots() int {
 	return s
 }
 
-func (m *member) free() bool { return m.state == stateActive && m.running < m.slots() }
+func (m *entry) free() bool { return m.state == stateActive && m.running < m.slots() }
 
 // observe folds one observed speed sample into the EWMA.
-func (m *member) observe(d time.Duration) {
+func (m *entry) observe(d time.Duration) {
 	if d <= 0 {
 		return
 	}
@@ -112,7 +112,7 @@ func (m *member) observe(d time.Duration) {
 }
 
 // probe checks an engine with Health when it has one, else a tiny request.
-func (m *member) probe(ctx context.Context) error {
+func (m *entry) probe(ctx context.Context) error {
 	if c := m.checker(); c != nil {
 		return c.Health(ctx)
 	}

@@ -192,7 +192,7 @@ func (p *pool) adaptiveChoice() string {
 	return cur
 }
 
-func (m *member) status() EngineStatus {
+func (m *entry) status() EngineStatus {
 	l := m.load()
 	slots := m.slots()
 	return EngineStatus{ID: m.id, Kind: string(m.kind), Model: m.model, Profile: m.eng.Profile, URL: m.eng.URL,

@@ -22,7 +22,7 @@ type pool struct {
 	policy  string                  // the policy every model queue runs
 	queues  map[string]sched.Policy // by model; created on demand, dropped when empty
 	parked  []*ticket               // a retry whose only free engine is the one that failed it
-	members []*member
+	members []*entry
 	seq     uint64
 	queued  int // tickets waiting (not cancelled, not assigned)
 }
@@ -43,7 +43,7 @@ type ticket struct {
 	model    string
 	inputs   []string // embedding inputs, for batching
 	urgent   bool
-	exclude  *member // engine that already failed this request
+	exclude  *entry // engine that already failed this request
 	ready    chan assignment
 	assigned bool // guarded by pool.mu
 	gone     bool // the client left while queued; guarded by pool.mu
@@ -51,7 +51,7 @@ type ticket struct {
 
 // assignment is the dispatcher's answer to a ticket.
 type assignment struct {
-	m     *member
+	m     *entry
 	batch *batch // set when the request rides in a gateway-side batch
 	off   int    // first vector of this request in the batch
 	err   *apiError
@@ -87,7 +87,7 @@ func (p *pool) enqueue(t *ticket) *apiError {
 
 // requeue puts a ticket whose engine failed before the first token back
 // into the queue, keeping its admission order, avoiding that engine.
-func (p *pool) requeue(t *ticket, failed *member) {
+func (p *pool) requeue(t *ticket, failed *entry) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t.exclude, t.assigned = failed, false
@@ -129,7 +129,7 @@ func (p *pool) wait(ctx context.Context, t *ticket) assignment {
 
 // release returns m's slot. err is the engine's failure (nil on success);
 // speed is an observed time per token or per request for routing.
-func (p *pool) release(m *member, err error, speed time.Duration) {
+func (p *pool) release(m *entry, err error, speed time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m.running--
@@ -246,7 +246,7 @@ func (p *pool) failQueue(q sched.Policy, now time.Time, e *apiError) {
 	}
 }
 
-func (p *pool) assign(t *ticket, m *member) {
+func (p *pool) assign(t *ticket, m *entry) {
 	m.running++
 	t.assigned = true
 	p.queued--
@@ -291,7 +291,7 @@ func (p *pool) freeFor(model string) bool {
 // pick routes t: among free engines serving its model (avoiding one that
 // already failed it, unless it is the only healthy one), the fastest for
 // urgent work, the least loaded otherwise.
-func (p *pool) pick(t *ticket) *member {
+func (p *pool) pick(t *ticket) *entry {
 	others := false
 	for _, m := range p.members {
 		if m != t.exclude && m.state == stateActive && m.model == t.model {
@@ -299,7 +299,7 @@ func (p *pool) pick(t *ticket) *member {
 			break
 		}
 	}
-	var best *member
+	var best *entry
 	var bestLoad float64
 	for _, m := range p.members {
 		if m.model != t.model || !m.free() || (others && m == t.exclude) {
@@ -313,7 +313,7 @@ func (p *pool) pick(t *ticket) *member {
 	return best
 }
 
-func better(urgent bool, m *member, load float64, best *member, bestLoad float64) bool {
+func better(urgent bool, m *entry, load float64, best *entry, bestLoad float64) bool {
 	ms, bs := m.speedOrMax(), best.speedOrMax()
 	if urgent && ms != bs {
 		return ms < bs
@@ -324,7 +324,7 @@ func better(urgent bool, m *member, load float64, best *member, bestLoad float64
 	return ms < bs
 }
 
-func (m *member) speedOrMax() time.Duration {
+func (m *entry) speedOrMax() time.Duration {
 	if m.speed > 0 {
 		return m.speed
 	}

@@ -23,12 +23,12 @@ type watchdog struct {
 	mu      sync.Mutex // guards t while it is being created
 	t       *time.Timer
 	d       time.Duration
-	m       *member // whose progress counts; nil: only this stream's
+	m       *entry // whose progress counts; nil: only this stream's
 	fired   atomic.Bool
 	stopped atomic.Bool
 }
 
-func newWatchdog(parent context.Context, d time.Duration, m *member) *watchdog {
+func newWatchdog(parent context.Context, d time.Duration, m *entry) *watchdog {
 	ctx, cancel := context.WithCancel(parent)
 	w := &watchdog{ctx: ctx, cancel: cancel, d: d, m: m}
 	w.mu.Lock()
