@@ -6,6 +6,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ func main() {
 
 func run(dirs []string) error {
 	if len(dirs) == 0 {
-		return fmt.Errorf("usage: go run ./bench/q1 RUN_DIR...")
+		return errors.New("usage: go run ./bench/q1 RUN_DIR")
 	}
 	byPar := map[int][]float64{}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)

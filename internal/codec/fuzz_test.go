@@ -67,3 +67,7 @@ func FuzzUnmarshalJSON(f *testing.F) {
 		}
 	})
 }
+
+func abs32(x float32) float32 {
+	return math.Float32frombits(math.Float32bits(x) &^ (1 << 31))
+}

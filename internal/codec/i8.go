@@ -66,10 +66,6 @@ func quantize(x float32, inv float64) int8 {
 	return int8(min(max(r, -127), 127))
 }
 
-func abs32(x float32) float32 {
-	return math.Float32frombits(math.Float32bits(x) &^ (1 << 31))
-}
-
 // DecodeI8 decodes an I8 frame into dst (reusing its capacity). A value of
 // -128, which the encoder never writes, is an ErrCorrupt error.
 func DecodeI8(dst []float32, p []byte) ([]float32, error) {

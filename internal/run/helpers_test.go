@@ -5,20 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/summary"
 )
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-// summaryLoose is a validity rule that a loaded test machine always
-// meets: these tests check records, not the machine's timing.
-func summaryLoose() summary.Validity {
-	return summary.Validity{MinDeliveredRatio: 0.01, MaxLagP99Ms: 60_000}
-}
 
 func readRequests(t *testing.T, dir string) []record.Request {
 	t.Helper()

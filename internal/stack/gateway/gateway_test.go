@@ -65,8 +65,9 @@ func (h *harness) do(method, path, body string, hdr map[string]string) reply {
 func (h *harness) doCtx(ctx context.Context, method, path, body string, hdr map[string]string) reply {
 	h.t.Helper()
 	req, err := http.NewRequestWithContext(ctx, method, h.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		h.t.Fatal(err)
+	if err != nil { // Error, not Fatal: doCtx also runs on other goroutines
+		h.t.Errorf("building %s %s: %v", method, path, err)
+		return reply{status: -1, body: []byte(err.Error())}
 	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)

@@ -98,7 +98,7 @@ func TestLLMFailures(t *testing.T) {
 	}{
 		{name: "connection refused", url: deadURL, want: engine.ErrClosed},
 		{name: "429 is overload", handler: func(w http.ResponseWriter, _ *http.Request) {
-			http.Error(w, `{"error":{"message":"slow down"}}`, 429)
+			http.Error(w, `{"error":{"message":"slow down"}}`, http.StatusTooManyRequests)
 		}, want: engine.ErrOverloaded, mention: "slow down"},
 		{name: "500 is an error", handler: func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "kaput", 500) }, mention: "kaput"},
 		{name: "truncated stream", handler: func(w http.ResponseWriter, _ *http.Request) { sse(w, tokenEvent("a")) }, want: engine.ErrClosed, mention: "[DONE]"},
