@@ -58,11 +58,23 @@ func newRunCmd() *cobra.Command {
 		Short:   "Run workloads (Q1..Q8) against a target and record every request",
 		Long:    runLong,
 		Example: "  sagebench run -e Q2 --quick\n  sagebench run -e q2 --target http://127.0.0.1:8000 --rate 20 --total-requests 200\n  sagebench run --all --dry-run",
-		Args:    cobra.NoArgs,
+		Args:    experimentsByFlag,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
 	}
 	o.bindFlags(cmd.Flags())
 	return cmd
+}
+
+// experimentsByFlag refuses positional arguments, with a hint when they
+// look like experiments (`sagebench run Q2`).
+func experimentsByFlag(_ *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if _, err := catalog.Lookup(args[0]); err == nil {
+		return usageErrorf("experiments are named with -e: sagebench run -e %s", strings.Join(args, ","))
+	}
+	return usageErrorf("unexpected argument %q; name experiments with -e (e.g. sagebench run -e Q2)", args[0])
 }
 
 func (o *runOptions) bindFlags(f *pflag.FlagSet) {

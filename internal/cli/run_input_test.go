@@ -130,3 +130,25 @@ func TestRunDryRunHidesURLSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPositionalExperimentHints: `sagebench run Q2` is a common slip;
+// it exits 2 with the command to type instead.
+func TestRunPositionalExperimentHints(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"an experiment", []string{"run", "Q2"}, "sagebench run -e Q2"},
+		{"two experiments", []string{"run", "q1", "q2"}, "sagebench run -e q1,q2"},
+		{"anything else", []string{"run", "fast"}, `unexpected argument "fast"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb strings.Builder
+			code := Main(context.Background(), tc.args, &out, &errb)
+			if code != ExitUsage || !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errb.String(), ExitUsage, tc.want)
+			}
+		})
+	}
+}
