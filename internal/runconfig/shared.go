@@ -19,7 +19,7 @@ const (
 const DefaultDrain = 10 * time.Second
 
 // Shared is the configuration every Q shares: the shared flag contract
-// (DESIGN.md §3) plus the target and the validity rules. Flags and the
+// (docs/design.md) plus the target and the validity rules. Flags and the
 // top-level keys of a config file fill it.
 type Shared struct {
 	Backend     string           `yaml:"backend" json:"backend"`

@@ -18,7 +18,7 @@ type Validity struct {
 	MaxLagP99Ms float64 `yaml:"max_lag_p99_ms" json:"max_lag_p99_ms"`
 }
 
-// DefaultValidity returns the rules of DESIGN.md §2.3.
+// DefaultValidity returns the validity rules of docs/design.md.
 func DefaultValidity() Validity { return Validity{MinDeliveredRatio: 0.99, MaxLagP99Ms: 5} }
 
 // Validate reports rules that cannot be met or make no sense.
