@@ -77,8 +77,7 @@ type completion struct {
 var doneData = []byte("[DONE]")
 
 // Chat sends a chat completion and reads its answer (streamed or not).
-func (c *Client) Chat(ctx context.Context, req ChatRequest) Result {
-	var res Result
+func (c *Client) Chat(ctx context.Context, req ChatRequest) (res Result) { // named: done (deferred) completes it
 	body := chatBody{Model: req.Model, Messages: req.Messages, MaxTokens: req.MaxTokens, Stream: req.Stream}
 	if req.Stream && req.IncludeUsage {
 		body.StreamOptions = &streamOptions{IncludeUsage: true}

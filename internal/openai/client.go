@@ -51,6 +51,11 @@ type Result struct {
 	Status  int
 	Engine  string // X-Engine-Id
 	Retries int    // X-Sagebench-Retries
+	// Server is the target's own timing of the request
+	// (protocol.HeaderServerTiming, a trailer on streams); ServerOK says
+	// the target sent a usable one.
+	Server   protocol.ServerTiming
+	ServerOK bool
 
 	PromptTokens, CompletionTokens int
 	Text                           string
@@ -217,6 +222,7 @@ func (c *Client) done(cl *call, res *Result) {
 	if res.End.IsZero() {
 		res.End = time.Now()
 	}
+	res.Server, res.ServerOK = serverTiming(cl.resp)
 }
 
 // fail records an error, with the API key scrubbed from its text.

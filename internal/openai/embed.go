@@ -100,8 +100,7 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
 }
 
 // jsonCall POSTs body as JSON and decodes the 2xx answer into out.
-func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, out any, errField func() json.RawMessage) Result {
-	var res Result
+func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, out any, errField func() json.RawMessage) (res Result) { // named: done (deferred) completes it
 	b, err := json.Marshal(body)
 	if err != nil {
 		c.fail(&res, ClassMalformed, fmt.Errorf("encoding request: %w", err))

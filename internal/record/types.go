@@ -26,6 +26,9 @@ type Run struct {
 	EndedAt        time.Time       `json:"ended_at"`
 	Summary        Summary         `json:"summary"`
 	Notes          []string        `json:"notes,omitempty"` // e.g. a policy the target could not switch
+	// MeasurementFloor is the harness's own error at this run's rate and
+	// mix, when the run was calibrated (--calibrate).
+	MeasurementFloor *Floor `json:"measurement_floor,omitempty"`
 }
 
 // Environment is the manifest of the machine and build that produced a run.
@@ -62,6 +65,16 @@ type Summary struct {
 	E2E             Latency            `json:"e2e"`
 	Groups          []Group            `json:"groups"`
 	Extra           map[string]float64 `json:"extra,omitempty"` // workload-specific
+	// HarnessOverhead is, over the requests whose target reported its own
+	// timing (the reference stack does), the client's time from the actual
+	// send minus the server's from receipt: network plus harness.
+	HarnessOverhead *Overhead `json:"harness_overhead,omitempty"`
+}
+
+// Overhead is the client-minus-server time of TTFT and E2E, in ms.
+type Overhead struct {
+	TTFT Latency `json:"ttft"`
+	E2E  Latency `json:"e2e"`
 }
 
 // Metric is a named value with its unit, e.g. goodput in tx/s.
@@ -132,6 +145,13 @@ type Request struct {
 	Retries    int     `json:"retries,omitempty"`
 	PromptTok  int     `json:"prompt_tokens,omitempty"`
 	OutputTok  int     `json:"completion_tokens,omitempty"`
+	// ServerQueueMs, ServerTTFTMs and ServerE2EMs are the target's own
+	// account of this request (protocol.HeaderServerTiming), counted from
+	// when it received it; 0 when the target sent none. Client minus
+	// server is the network plus the harness.
+	ServerQueueMs float64 `json:"server_queue_ms,omitempty"`
+	ServerTTFTMs  float64 `json:"server_ttft_ms,omitempty"`
+	ServerE2EMs   float64 `json:"server_e2e_ms,omitempty"`
 }
 
 // Unified is one row of unified_results.jsonl/.csv, field for field the

@@ -31,6 +31,15 @@ type Runner struct {
 	Live          bool
 	ProgressEvery time.Duration
 	Env           record.Environment // manifest for run.json
+	// Floor is the measurement floor of the experiment being run (from
+	// calibrate), recorded in every repetition's run.json and summary.md;
+	// nil when the run was not calibrated.
+	Floor *record.Floor
+	// InjectDelay slows the client path on purpose: every request waits
+	// this long after the driver releases it and before it is sent. Only
+	// the floor's own tests use it, to show a slower harness raises the
+	// floor by as much.
+	InjectDelay time.Duration
 }
 
 // ErrInterrupted is returned when ctx was cancelled during a run; the
@@ -96,7 +105,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	run := record.Run{RunID: id, Workload: r.Spec.ID, Name: r.Spec.Name, Entry: r.Spec.Entry,
 		Backend: r.Shared.Backend, Repetition: rep, Seed: r.Shared.Seed + int64(rep),
 		RunConfig: r.RunConfig, ConfigHash: r.ConfigHash, Target: t.Description(),
-		Environment: rn.Env, StartedAt: time.Now(), InvalidReasons: []string{}}
+		Environment: rn.Env, StartedAt: time.Now(), InvalidReasons: []string{}, MeasurementFloor: rn.Floor}
 	run.Environment.LoadAvg1 = record.LoadAverage()
 	// A run.json that says "complete": false exists from the start, so a
 	// crash never leaves a directory that looks finished.
@@ -139,7 +148,12 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	closed := false
 	env := &workload.Env{Target: t, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(),
-		Sent: func() { sent.Add(1) },
+		Sent: func() {
+			sent.Add(1)
+			if rn.InjectDelay > 0 {
+				time.Sleep(rn.InjectDelay)
+			}
+		},
 		Record: func(req record.Request) {
 			gate.RLock()
 			defer gate.RUnlock()
