@@ -172,6 +172,7 @@ func compare(c, base *Cell, assume benchmath.Assumption) {
 	c.comparison = cmp
 	c.HasBase, c.P, c.N1, c.N2 = true, cmp.P, cmp.N1, cmp.N2
 	c.Delta = cmp.FormatDelta(base.Center, c.Center)
+	c.same = assume == benchmath.AssumeExact && base.Center == c.Center
 	if base.Center != 0 {
 		c.Ratio = c.Center / base.Center
 	}

@@ -100,13 +100,16 @@ type Cell struct {
 	Ratio    float64  `json:"ratio"` // center / base center; 0 if undefined
 	Warnings []string `json:"warnings,omitempty"`
 
+	same       bool // equal to the base in an exact unit: no change
 	sample     *benchmath.Sample
 	summary    benchmath.Summary
 	comparison benchmath.Comparison
 }
 
 // Significant reports whether the change against the base is significant.
-func (c *Cell) Significant() bool { return c.HasBase && c.Delta != "~" }
+// Equal values in an assume=exact unit are no change, whatever p
+// benchmath gives them (it reports p=0 for any exact comparison).
+func (c *Cell) Significant() bool { return c.HasBase && c.Delta != "~" && !c.same }
 
 // CIPct is benchstat's "± x%" text for the confidence interval.
 func (c *Cell) CIPct() string { return c.summary.PctRangeString() }
