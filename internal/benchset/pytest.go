@@ -119,7 +119,11 @@ func pytestProblem(b pytestBench, name string) string {
 	return ""
 }
 
-func finiteNonNeg(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 }
+// finiteNonNeg reports whether v seconds is a usable time, also once
+// converted to milliseconds.
+func finiteNonNeg(v float64) bool {
+	return !math.IsNaN(v) && !math.IsInf(v*1e3, 0) && v >= 0
+}
 
 func addPytest(s *Set, b pytestBench, name string) {
 	st := b.Stats

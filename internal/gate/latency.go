@@ -8,6 +8,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/benchset"
 	"github.com/sagebench/sagebench/internal/stats"
+	"golang.org/x/perf/benchunit"
 )
 
 // evidence finds a benchmark's mean and p99 latency (ms) on either side:
@@ -232,23 +233,37 @@ func checkTrend(o *Outcome, e evidence, t TrendRule) {
 				o.add(Inconclusive, m.rule, n, "evidence differs between sides (baseline: %s; current: %s)", orNone(b), orNone(c))
 			case trendWorse(b.value, c.value, m.pct, floor, fl.BaselineMs) && !e.settled(n, c.source):
 				judged++
-				o.add(Inconclusive, m.rule, n, "%.4g ms -> %.4g ms (%+.1f%%) is beyond +%.4g%%, but the time/op samples cannot show it is a change (too few samples, varying exact values or not significant at alpha); rerun with a larger count",
-					b.value, c.value, pctChange(b.value, c.value), m.pct)
+				bs, cs := showPair(b, c)
+				o.add(Inconclusive, m.rule, n, "%s -> %s (%+.1f%%) is beyond +%.4g%%, but the time/op samples cannot show it is a change (too few samples, varying exact values or not significant at alpha); rerun with a larger count",
+					bs, cs, pctChange(b.value, c.value), m.pct)
 			case trendWorse(b.value, c.value, m.pct, floor, fl.BaselineMs):
 				judged++
-				o.add(Regression, m.rule, n, "%.4g ms -> %.4g ms (%+.1f%%, %+.4g ms): beyond +%.4g%% and floor %.4g ms (baseline floor %.4g ms; %s)",
-					b.value, c.value, pctChange(b.value, c.value), c.value-b.value, m.pct, floor, fl.BaselineMs, c.detail)
+				bs, cs := showPair(b, c)
+				o.add(Regression, m.rule, n, "%s -> %s (%+.1f%%): beyond +%.4g%% and floor %.4g ms (baseline floor %.4g ms; %s)",
+					bs, cs, pctChange(b.value, c.value), m.pct, floor, fl.BaselineMs, c.detail)
 			default:
 				judged++
 				ok++
 			}
 		}
-		if judged == 0 {
+		switch {
+		case judged == 0:
 			o.note(m.rule, "all", "not evaluated: no benchmark has this statistic on both sides (%d without it)", na)
-			continue
+		case ok > 0:
+			o.add(Pass, m.rule, "all", "%d benchmarks within +%.4g%% (or their unit's floor); %d without this statistic on either side", ok, m.pct, na)
 		}
-		o.add(Pass, m.rule, "all", "%d benchmarks within +%.4g%% (or their unit's floor); %d without this statistic on either side", ok, m.pct, na)
 	}
+}
+
+// showPair renders a baseline and current value in the unit of their
+// evidence: milliseconds, or seconds per op scaled as the comparison
+// table shows them (99.95ns, not 9.995e-05 ms).
+func showPair(b, c stat) (string, string) {
+	if c.source != "sec/op" {
+		return fmt.Sprintf("%.4g ms", b.value), fmt.Sprintf("%.4g ms", c.value)
+	}
+	sc := benchunit.CommonScale([]float64{b.value / 1e3, c.value / 1e3}, benchunit.Decimal)
+	return sc.Format(b.value/1e3) + "s", sc.Format(c.value/1e3) + "s"
 }
 
 // settled reports whether a trend in evidence of kind source for name is
