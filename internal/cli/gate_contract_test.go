@@ -51,7 +51,9 @@ func TestGateContract(t *testing.T) {
 			[]string{"REGRESSION   limit-mean", "INCONCLUSIVE geomean"}, nil},
 		// The trend rule can fire on a fast benchmark.
 		{"trend on 100 ns", []string{"gate", "--policy", f("loose-geomean.yaml"), f("tiny-base.txt"), f("tiny-slow.txt")}, ExitRegression,
-			[]string{"REGRESSION   trend-mean   EncodeSmall-2:", "99.95ns -> 113.68ns (+13.7%", "NOTE         change       EncodeSmall-2 sec/op: significantly worse, +13.74% (median 99.95n -> 113.68n"}, nil},
+			[]string{"REGRESSION   trend-mean   EncodeSmall-2:", "99.95ns -> 113.68ns (+13.7%", "NOTE         change       EncodeSmall-2 sec/op: significantly worse, +13.74% (median 99.95n -> 113.68n",
+				"PASS         geomean      geomean sec/op (github.com/rwilliamspbg-ops/Sovereign-Mohawk-Proto/internal/codec): medians +6.65% over 2 benchmarks (the table's geomean)",
+				"geomean        100.2n       106.9n          +6.65%"}, nil},
 		// Verdict hygiene.
 		{"no p99 in Go benchmarks is a note", []string{"gate", f("mohawk-base.txt"), f("mohawk-same.txt")}, ExitOK,
 			[]string{"NOTE         trend-p99    all: not evaluated: no benchmark has this statistic on both sides"}, []string{"PASS         trend-p99"}},

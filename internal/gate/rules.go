@@ -204,8 +204,10 @@ func geomeanTable(o *Outcome, ix *index, t *stats.Table, dir int, p Policy) {
 		return
 	}
 	reg := worsening(dir, gSig)
-	detail := fmt.Sprintf("%+.2f%% over %d benchmarks counting significant changes at alpha %v (%d worse; all changes %+.2f%%), threshold %+.2f%%",
-		(gSig-1)*100, len(all), p.Alpha, worse, (gAll-1)*100, p.Geomean.ThresholdPct)
+	// The headline is the geomean of the medians the table shows; the rule
+	// counts only the significant part of it.
+	detail := fmt.Sprintf("medians %+.2f%% over %d benchmarks (the table's geomean); counting only changes significant at alpha %v: %+.2f%% (%d worse), threshold %+.2f%%",
+		(gAll-1)*100, len(all), p.Alpha, (gSig-1)*100, worse, p.Geomean.ThresholdPct)
 	switch {
 	case dir == stats.Unknown:
 		o.add(Inconclusive, "geomean", subject, "unit has no known direction; declare it under units: in the policy")
