@@ -15,6 +15,7 @@ import (
 type Options struct {
 	Alpha      float64 // significance level; 0 means 0.05
 	Confidence float64 // CI level; 0 means 0.95
+	Table      string  // table projection (plus the unit); "" means .config
 	Col        string  // column projection; "" means .file
 	Row        string  // row projection; "" means .fullname
 	Ignore     string  // keys whose variation is ignored
@@ -38,6 +39,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
+	}
+	if o.Table == "" {
+		o.Table = ".config"
 	}
 	if o.Col == "" {
 		o.Col = ".file"
