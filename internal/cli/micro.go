@@ -20,6 +20,7 @@ type microOptions struct {
 	benchtime string
 	cpu       int
 	filter    string
+	names     string
 }
 
 func newMicroCmd() *cobra.Command {
@@ -33,6 +34,7 @@ sagebench compare/gate and benchstat read. "micro report" tabulates the
 output: JSON against zero-copy per dimension, FedAvg against the memory floor.`,
 		Example: `  sagebench micro all --count 5 --benchtime 200ms > micro.txt
   sagebench micro fedavg --filter 'clients=512/dim=8192'
+  sagebench micro fedavg --names mohawk --filter 'AggregateParallel' --count 10 > new.txt
   sagebench micro report micro.txt`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: micro.Suites,
@@ -44,7 +46,8 @@ output: JSON against zero-copy per dimension, FedAvg against the memory floor.`,
 	f.IntVar(&o.count, "count", 1, "run each benchmark `N` times")
 	f.StringVar(&o.benchtime, "benchtime", "1s", "run each benchmark for duration `D`, or Nx for N iterations")
 	f.IntVar(&o.cpu, "cpu", 0, "GOMAXPROCS for the run (`N`; 0 keeps the current value)")
-	f.StringVar(&o.filter, "filter", "", "run only benchmarks whose full name matches `REGEX`")
+	f.StringVar(&o.filter, "filter", "", "run only benchmarks whose full name (in either naming scheme) matches `REGEX`")
+	f.StringVar(&o.names, "names", micro.NamesSagebench, "naming scheme: sagebench, or mohawk for the FedAvg matrix under the Sovereign-Mohawk contract's names (BenchmarkAggregateParallel/clients512_dim8192/workersAuto)")
 	cmd.AddCommand(newMicroReportCmd())
 	return cmd
 }
@@ -59,7 +62,7 @@ func runMicro(cmd *cobra.Command, suite string, o microOptions) error {
 	if o.cpu < 0 {
 		return usageErrorf("micro: --cpu %d: must be at least 1 (or 0 to keep GOMAXPROCS)", o.cpu)
 	}
-	opts := micro.Options{Suite: suite, Count: o.count, Benchtime: o.benchtime, CPU: o.cpu}
+	opts := micro.Options{Suite: suite, Count: o.count, Benchtime: o.benchtime, CPU: o.cpu, Names: o.names}
 	if o.filter != "" {
 		re, err := regexp.Compile(o.filter)
 		if err != nil {

@@ -15,14 +15,24 @@ func aggregateCases(fx *fixture) []Case {
 		for _, d := range aggDims {
 			for _, w := range aggWorkers {
 				cases = append(cases, Case{
-					Bench: "Aggregate",
-					Sub:   fmt.Sprintf("clients=%d/dim=%d/workers=%s", c, d, workersName(w)),
-					Run:   benchAggregate(fx, c, d, w),
+					Bench:  "Aggregate",
+					Sub:    fmt.Sprintf("clients=%d/dim=%d/workers=%s", c, d, workersName(w)),
+					Mohawk: mohawkName(c, d, w),
+					Run:    benchAggregate(fx, c, d, w),
 				})
 			}
 		}
 	}
 	return cases
+}
+
+// mohawkName is the contract's name of an aggregation case.
+func mohawkName(clients, dim, workers int) string {
+	w := fmt.Sprint(workers)
+	if workers == fedavg.Auto {
+		w = "Auto"
+	}
+	return fmt.Sprintf("BenchmarkAggregateParallel/clients%d_dim%d/workers%s", clients, dim, w)
 }
 
 func workersName(w int) string {

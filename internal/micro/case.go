@@ -10,11 +10,30 @@ import (
 type Case struct {
 	Bench string // top-level benchmark: Aggregate, MemoryFloor, Codec
 	Sub   string // key=value path, e.g. clients=32/dim=2048/workers=auto
-	Run   func(b *testing.B)
+	// Mohawk is the name the Sovereign-Mohawk benchmark contract gives
+	// this case (BenchmarkAggregateParallel/clients512_dim8192/workersAuto),
+	// "" where the contract has none.
+	Mohawk string
+	Run    func(b *testing.B)
 }
 
 // Name is the benchmark name without the -GOMAXPROCS suffix.
 func (c Case) Name() string { return "Benchmark" + c.Bench + "/" + c.Sub }
+
+// Naming schemes of Options.Names.
+const (
+	NamesSagebench = "sagebench"
+	NamesMohawk    = "mohawk"
+)
+
+// NameIn is the case's name under a naming scheme: the Mohawk contract's
+// name where it has one, else Name.
+func (c Case) NameIn(names string) string {
+	if names == NamesMohawk && c.Mohawk != "" {
+		return c.Mohawk
+	}
+	return c.Name()
+}
 
 // Suites are the names Cases accepts.
 var Suites = []string{"fedavg", "codec", "all"}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -85,6 +86,9 @@ func readResults(in io.Reader, file string) (results, error) {
 			}
 		}
 		b := strings.TrimPrefix(string(base), "Benchmark")
+		if b == "AggregateParallel" {
+			b, keys = fromMohawk(keys)
+		}
 		if rs[b] == nil {
 			rs[b] = map[string]*stats{}
 		}
@@ -95,6 +99,29 @@ func readResults(in io.Reader, file string) (results, error) {
 		rs[b][k].add(r)
 	}
 	return rs, br.Err()
+}
+
+// mohawkShape reads the contract's sub-benchmark names clients512_dim8192
+// and workersAuto / workers2.
+var mohawkShape = regexp.MustCompile(`^clients([0-9]+)_dim([0-9]+)$`)
+
+// fromMohawk turns the parts of a Mohawk-named aggregation result
+// (AggregateParallel/clients512_dim8192/workersAuto) into sagebench's
+// (Aggregate/clients=512/dim=8192/workers=auto), so that the report
+// tabulates either. Parts it does not recognise are kept as they are.
+func fromMohawk(parts []string) (string, []string) {
+	if len(parts) != 2 {
+		return "AggregateParallel", parts
+	}
+	m := mohawkShape.FindStringSubmatch(parts[0])
+	w, ok := strings.CutPrefix(parts[1], "workers")
+	if m == nil || !ok {
+		return "AggregateParallel", parts
+	}
+	if w == "Auto" {
+		w = "auto"
+	}
+	return "Aggregate", []string{"clients=" + m[1], "dim=" + m[2], "workers=" + w}
 }
 
 // Report reads Go benchmark output and writes two markdown tables: JSON

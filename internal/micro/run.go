@@ -26,7 +26,11 @@ type Options struct {
 	Count     int            // runs of each case; 0 means 1
 	Benchtime string         // like go test -benchtime: "1s" or "100x"; "" means 1s
 	CPU       int            // GOMAXPROCS for the run; 0 keeps the current value
-	Filter    *regexp.Regexp // matched against the full name; nil runs all
+	Filter    *regexp.Regexp // matched against the full name (in either scheme); nil runs all
+	// Names is the naming scheme of the printed names: "sagebench" (the
+	// default, also "") or "mohawk" (the FedAvg matrix under the
+	// Sovereign-Mohawk contract's names, so its cached baselines compare).
+	Names string
 }
 
 // Validate checks the options before anything runs.
@@ -39,6 +43,9 @@ func (o Options) Validate() error {
 	}
 	if o.CPU < 0 {
 		return fmt.Errorf("cpu %d must be >= 1 (0 keeps GOMAXPROCS)", o.CPU)
+	}
+	if o.Names != "" && o.Names != NamesSagebench && o.Names != NamesMohawk {
+		return fmt.Errorf("names %q: want %s or %s", o.Names, NamesSagebench, NamesMohawk)
 	}
 	return checkBenchtime(o.Benchtime)
 }
@@ -90,13 +97,13 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
 	writeHeader(bw)
-	return runCases(ctx, bw, cases, max(o.Count, 1))
+	return runCases(ctx, bw, cases, max(o.Count, 1), o.Names)
 }
 
 func filterCases(cases []Case, re *regexp.Regexp) []Case {
 	var out []Case
 	for _, c := range cases {
-		if re.MatchString(c.Name()) {
+		if re.MatchString(c.Name()) || (c.Mohawk != "" && re.MatchString(c.Mohawk)) {
 			out = append(out, c)
 		}
 	}
@@ -129,14 +136,14 @@ func pace(o Options) (func(), error) {
 	}, nil
 }
 
-func runCases(ctx context.Context, w *bufio.Writer, cases []Case, count int) error {
+func runCases(ctx context.Context, w *bufio.Writer, cases []Case, count int, names string) error {
 	suffix := ""
 	if p := runtime.GOMAXPROCS(0); p != 1 {
 		suffix = fmt.Sprintf("-%d", p)
 	}
 	width := 0
 	for _, c := range cases {
-		width = max(width, len(c.Name())+len(suffix))
+		width = max(width, len(c.NameIn(names))+len(suffix))
 	}
 	for _, c := range cases {
 		for range count {
@@ -147,7 +154,7 @@ func runCases(ctx context.Context, w *bufio.Writer, cases []Case, count int) err
 			if r.N == 0 {
 				return fmt.Errorf("%s failed (run it with go test -bench for its log)", c.Name())
 			}
-			fmt.Fprintf(w, "%-*s\t%s\t%s\n", width, c.Name()+suffix, r.String(), r.MemString())
+			fmt.Fprintf(w, "%-*s\t%s\t%s\n", width, c.NameIn(names)+suffix, r.String(), r.MemString())
 			if err := w.Flush(); err != nil {
 				return err
 			}
