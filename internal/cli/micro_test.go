@@ -119,7 +119,7 @@ func countLines(out, name string) int {
 // TestMicroMohawkNames: --names mohawk prints the FedAvg matrix under the
 // contract's names, which micro report and gate read like sagebench's.
 func TestMicroMohawkNames(t *testing.T) {
-	code, out, errs := microCLI(t, "micro", "fedavg", "--names", "mohawk", "--benchtime", "1x", "--count", "5",
+	code, out, errs := microCLI(t, "micro", "fedavg", "--names", "mohawk", "--machine-cache", "off", "--benchtime", "1x", "--count", "5",
 		"--filter", `clients=32/dim=2048/workers=(1|auto)$|MemoryFloor/bytes=262144/workers=1$`)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -146,5 +146,30 @@ func TestMicroMohawkNames(t *testing.T) {
 	}
 	if code, _, errs = microCLI(t, "micro", "fedavg", "--names", "benchstat"); code != ExitUsage || !strings.Contains(errs, `names "benchstat"`) {
 		t.Fatalf("bad --names: exit %d %q", code, errs)
+	}
+}
+
+// TestMicroAutoProbeIsCached: the first run probes and writes the cache,
+// the second reads it; --auto fallback skips the probe.
+func TestMicroAutoProbeIsCached(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "machine.json")
+	args := []string{"micro", "fedavg", "--benchtime", "1x", "--machine-cache", cache, "--filter", `clients=32/dim=2048/workers=auto$`}
+	code, out, errs := microCLI(t, args...)
+	if code != ExitOK || !strings.Contains(errs, "micro: workers=auto: ") || !strings.Contains(errs, "(probed in ") ||
+		!strings.Contains(out, "BenchmarkAggregate/clients=32/dim=2048/workers=auto") {
+		t.Fatalf("first run: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	b, err := os.ReadFile(cache)
+	if err != nil || !strings.Contains(string(b), `"bytes_per_worker"`) || !strings.Contains(string(b), `"gomaxprocs"`) {
+		t.Fatalf("cache: %v\n%s", err, b)
+	}
+	if code, _, errs = microCLI(t, args...); code != ExitOK || !strings.Contains(errs, "(cached probe from ") {
+		t.Fatalf("second run: exit %d, stderr %s", code, errs)
+	}
+	if code, _, errs = microCLI(t, append(args, "--auto", "fallback")...); code != ExitOK || !strings.Contains(errs, "fallback model (8388608 bytes per worker") {
+		t.Fatalf("fallback: exit %d, stderr %s", code, errs)
+	}
+	if code, _, errs = microCLI(t, append(args, "--auto", "guess")...); code != ExitUsage || !strings.Contains(errs, `auto "guess"`) {
+		t.Fatalf("bad --auto: exit %d, stderr %s", code, errs)
 	}
 }

@@ -46,7 +46,11 @@ func benchAggregate(fx *fixture, clients, dim, workers int) func(b *testing.B) {
 	return func(b *testing.B) {
 		ups := fx.updates(clients, dim)
 		wts := weights(clients)
-		agg, err := fedavg.New(fedavg.Config{Workers: workers})
+		cfg := fedavg.Config{Workers: workers}
+		if workers == fedavg.Auto {
+			cfg.Machine = fx.machine()
+		}
+		agg, err := fedavg.New(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,8 @@ package micro
 import (
 	"fmt"
 	"testing"
+
+	"github.com/sagebench/sagebench/internal/fedavg"
 )
 
 // Case is one named benchmark body. Its full name, as go test prints it,
@@ -40,9 +42,13 @@ var Suites = []string{"fedavg", "codec", "all"}
 
 // Cases returns the cases of a suite: "fedavg" (Aggregate and
 // MemoryFloor), "codec" (Codec) or "all". Cases of one call share lazily
-// built input data.
+// built input data; their workers=auto cases run with a Machine probed
+// once, on first use (fedavg.Probe).
 func Cases(suite string) ([]Case, error) {
-	fx := &fixture{}
+	return cases(suite, &fixture{resolve: func() fedavg.Machine { return resolveMachine(Options{Auto: AutoProbe}) }})
+}
+
+func cases(suite string, fx *fixture) ([]Case, error) {
 	switch suite {
 	case "fedavg":
 		return append(aggregateCases(fx), floorCases(fx)...), nil

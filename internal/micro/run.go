@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/fedavg"
 )
 
 // Options selects and paces a run of the benchmark cases from a binary.
@@ -31,6 +33,15 @@ type Options struct {
 	// default, also "") or "mohawk" (the FedAvg matrix under the
 	// Sovereign-Mohawk contract's names, so its cached baselines compare).
 	Names string
+	// Auto resolves workers=auto: "probe" (the default, also "") measures
+	// the machine with fedavg.Probe, "fallback" takes the constant model.
+	Auto string
+	// MachineCache is the file a probe is cached in, keyed by CPU, kernel
+	// and GOMAXPROCS; "" probes every run.
+	MachineCache string
+	// Log receives one line saying how workers=auto was resolved; nil
+	// discards it.
+	Log io.Writer
 }
 
 // Validate checks the options before anything runs.
@@ -43,6 +54,9 @@ func (o Options) Validate() error {
 	}
 	if o.CPU < 0 {
 		return fmt.Errorf("cpu %d must be >= 1 (0 keeps GOMAXPROCS)", o.CPU)
+	}
+	if o.Auto != "" && o.Auto != AutoProbe && o.Auto != AutoFallback {
+		return fmt.Errorf("auto %q: want %s or %s", o.Auto, AutoProbe, AutoFallback)
 	}
 	if o.Names != "" && o.Names != NamesSagebench && o.Names != NamesMohawk {
 		return fmt.Errorf("names %q: want %s or %s", o.Names, NamesSagebench, NamesMohawk)
@@ -80,12 +94,19 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	cases, _ := Cases(o.Suite)
+	fx := &fixture{resolve: func() fedavg.Machine { return resolveMachine(o) }}
+	selected, _ := cases(o.Suite, fx)
 	if o.Filter != nil {
-		cases = filterCases(cases, o.Filter)
+		selected = filterCases(selected, o.Filter)
 	}
-	if len(cases) == 0 {
+	if len(selected) == 0 {
 		return fmt.Errorf("%w %q in suite %s", ErrNoMatch, o.Filter, o.Suite)
+	}
+	for _, c := range selected {
+		if c.Bench == "Aggregate" && strings.HasSuffix(c.Sub, "/workers=auto") {
+			fx.machine() // probe before any timing, and log it first
+			break
+		}
 	}
 	runMu.Lock()
 	defer runMu.Unlock()
@@ -97,7 +118,7 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
 	writeHeader(bw)
-	return runCases(ctx, bw, cases, max(o.Count, 1), o.Names)
+	return runCases(ctx, bw, selected, max(o.Count, 1), o.Names)
 }
 
 func filterCases(cases []Case, re *regexp.Regexp) []Case {
