@@ -70,6 +70,11 @@ func benchAggregate(fx *fixture, clients, dim, workers int) func(b *testing.B) {
 		}
 		b.StopTimer()
 		cpu.report(b)
+		if workers == fedavg.Auto {
+			// The count auto chose, so a report can judge the choice
+			// against the fixed counts' own measurements.
+			b.ReportMetric(float64(cfg.Machine.Workers(clients, dim, workers)), "workers")
+		}
 	}
 }
 
