@@ -17,7 +17,7 @@ type ProbeConfig struct {
 	// to 16 MiB in powers of two, the span of the micro matrix.
 	Sizes []int64
 	// Reps is the number of timed repetitions per size and worker count,
-	// the fastest kept (noise on a shared machine only adds time); 3 by
+	// the fastest kept (noise on a shared machine only adds time); 5 by
 	// default.
 	Reps int
 	// MinTime is how long one repetition runs the operation; 1ms by
@@ -37,7 +37,7 @@ func (c ProbeConfig) withDefaults() ProbeConfig {
 		}
 	}
 	if c.Reps <= 0 {
-		c.Reps = 3
+		c.Reps = 5
 	}
 	if c.MinTime <= 0 {
 		c.MinTime = time.Millisecond
@@ -81,23 +81,52 @@ func Probe(cfg ProbeConfig) (ProbeResult, error) {
 	for i := range flat {
 		flat[i] = float32(i%251) * 0.01
 	}
+	aggs := make([]*Aggregator, cfg.MaxWorkers)
+	for i := range aggs {
+		a, err := New(Config{Workers: i + 1})
+		if err != nil {
+			return ProbeResult{}, err
+		}
+		defer a.Close()
+		aggs[i] = a
+	}
 	res := ProbeResult{Sizes: cfg.Sizes}
-	dst := make([]float32, probeDim)
 	for _, size := range cfg.Sizes {
-		ups := rows(flat, int(size/(probeDim*4)))
-		row := make([]float64, cfg.MaxWorkers)
-		for w := 1; w <= cfg.MaxWorkers; w++ {
-			ns, err := timeFedAvg(cfg, dst, ups, w)
-			if err != nil {
-				return res, err
-			}
-			row[w-1] = ns
+		row, err := timeSize(cfg, aggs, rows(flat, int(size/(probeDim*4))))
+		if err != nil {
+			return res, err
 		}
 		res.NsPerOp = append(res.NsPerOp, row)
 	}
 	res.Machine = fitMachine(res.Sizes, res.NsPerOp)
 	res.Cost = cfg.Now().Sub(start)
 	return res, nil
+}
+
+// timeSize times FedAvg of ups with each aggregator (1…len(aggs)
+// workers), interleaving the worker counts within every repetition so
+// that load from elsewhere on the machine hits them alike; it keeps each
+// count's fastest repetition, in ns per FedAvg.
+func timeSize(cfg ProbeConfig, aggs []*Aggregator, ups [][]float32) ([]float64, error) {
+	dst := make([]float32, probeDim)
+	best := make([]float64, len(aggs))
+	for _, a := range aggs {
+		if err := a.FedAvg(dst, ups, nil); err != nil { // start the pool, warm the caches
+			return nil, err
+		}
+	}
+	for range cfg.Reps {
+		for i, a := range aggs {
+			ns, err := timeRep(cfg, a, dst, ups)
+			if err != nil {
+				return nil, err
+			}
+			if best[i] == 0 || ns < best[i] {
+				best[i] = ns
+			}
+		}
+	}
+	return best, nil
 }
 
 func rows(flat []float32, n int) [][]float32 {
@@ -108,35 +137,22 @@ func rows(flat []float32, n int) [][]float32 {
 	return ups
 }
 
-// timeFedAvg is the fastest of cfg.Reps repetitions, in ns per FedAvg.
-func timeFedAvg(cfg ProbeConfig, dst []float32, ups [][]float32, w int) (float64, error) {
-	a, err := New(Config{Workers: w})
-	if err != nil {
-		return 0, err
-	}
-	defer a.Close()
-	if err := a.FedAvg(dst, ups, nil); err != nil { // start the pool, warm the caches
-		return 0, err
-	}
-	best := -1.0
-	for range cfg.Reps {
-		n, t0 := 0, cfg.Now()
-		var el time.Duration
-		for el < cfg.MinTime {
-			if err := a.FedAvg(dst, ups, nil); err != nil {
-				return 0, err
-			}
-			n++
-			el = cfg.Now().Sub(t0)
+// timeRep runs FedAvg until cfg.MinTime has passed and returns the ns
+// per call.
+func timeRep(cfg ProbeConfig, a *Aggregator, dst []float32, ups [][]float32) (float64, error) {
+	n, t0 := 0, cfg.Now()
+	var el time.Duration
+	for el < cfg.MinTime {
+		if err := a.FedAvg(dst, ups, nil); err != nil {
+			return 0, err
 		}
-		if ns := float64(el.Nanoseconds()) / float64(n); best < 0 || ns < best {
-			best = ns
-		}
+		n++
+		el = cfg.Now().Sub(t0)
 	}
-	if best <= 0 {
+	if el <= 0 {
 		return 0, errors.New("probe: the clock did not advance")
 	}
-	return best, nil
+	return float64(el.Nanoseconds()) / float64(n), nil
 }
 
 // fitMachine turns probe times into a Machine (see Probe). With one size
