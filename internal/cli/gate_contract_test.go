@@ -63,6 +63,10 @@ func TestGateContract(t *testing.T) {
 			[]string{"INCONCLUSIVE expect       BenchmarkAggregateSerial/: expected benchmark missing in the baseline and in current"}, nil},
 		{"expect full name with -N", []string{"gate", "--expect", "BenchmarkAggregateParallel/clients16_dim1024/workers1-2", f("mohawk-base.txt"), f("mohawk-same.txt")}, ExitOK,
 			[]string{"PASS         expect       BenchmarkAggregateParallel/clients16_dim1024/workers1-2: present on both sides"}, nil},
+		{"cached Mohawk baseline against a sagebench run", []string{"gate", "--policy", f("mohawk-ignore.yaml"), "--expect", "BenchmarkAggregateParallel/", f("mohawk-base.txt"), f("sagebench-mohawk-names.txt")}, ExitOK,
+			[]string{"PASS         expect       BenchmarkAggregateParallel/: present on both sides", "verdict: pass"}, []string{"coverage"}},
+		{"without ignore the machines' lines split the tables", []string{"gate", f("mohawk-base.txt"), f("sagebench-mohawk-names.txt")}, ExitInconclusive,
+			[]string{"INCONCLUSIVE coverage", "keys that differ only by machine can be set under ignore"}, nil},
 		{"expect full name without -N", []string{"gate", "--expect", "BenchmarkAggregateParallel/clients16_dim1024/workers1", f("mohawk-base.txt"), f("mohawk-same.txt")}, ExitOK,
 			[]string{"present on both sides"}, nil},
 	}

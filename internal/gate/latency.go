@@ -80,7 +80,7 @@ func (e evidence) p99(base bool, name string) stat {
 	}
 	if sum, ok := s.Summaries[name]; ok {
 		if len(sum.DataMs) == 0 {
-			return stat{source: "pytest", why: "not evaluable: the pytest-benchmark JSON has no stats.data (pytest-benchmark computes no p99); rerun pytest with --benchmark-save-data"}
+			return stat{source: "pytest", why: "not evaluable: the pytest-benchmark JSON has no stats.data to compute a p99 from (pytest-benchmark has no p99 of its own); write it with --benchmark-json, which always includes the per-round data, or save runs with --benchmark-save-data"}
 		}
 		return stat{ok: true, value: p99(sum.DataMs), source: "pytest", detail: fmt.Sprintf("pytest-benchmark stats.data, n=%d", len(sum.DataMs))}
 	}
