@@ -48,6 +48,9 @@ func newRootCmd() *cobra.Command {
 		newBaselineCmd(),
 		newGobenchCmd(),
 		newMicroCmd(),
+		newCaptureCmd(),
+		newReportCmd(),
+		newAggregateCmd(),
 	)
 	return root
 }
