@@ -38,7 +38,7 @@ func Collect(root string) (*Collection, error) {
 		return nil, err
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%s holds no %s (run sagebench run with --out there first)", root, record.UnifiedJSONL)
+		return nil, fmt.Errorf("%s holds no %s (sagebench run --output-dir DIR writes it)", root, record.UnifiedJSONL)
 	}
 	c := &Collection{}
 	seen := map[string]bool{}

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -122,7 +123,33 @@ func logX(p *plot.Plot) {
 		p.X.Min, p.X.Max = 1, 1000
 	}
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = logTicks{}
+}
+
+// logTicks labels 1, 2 and 5 of every decade in range (LogTicks labels
+// only powers of ten, too few for a latency axis spanning one decade).
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) {
+		return nil
+	}
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+		dec := math.Pow(10, e)
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * dec
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = strconv.FormatFloat(v, 'g', 4, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
 }
 
 // quantile is the linear-interpolation quantile of sorted v (NaN if empty).

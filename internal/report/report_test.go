@@ -141,3 +141,18 @@ func TestPageWeightBounded(t *testing.T) {
 	}
 	t.Logf("page weight for 20k requests: %d bytes", len(html))
 }
+
+func TestLogTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (logTicks{}).Ticks(3, 300) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "5 10 20 50 100 200" {
+		t.Errorf("labels %q, want 5 10 20 50 100 200", got)
+	}
+	if (logTicks{}).Ticks(0, 10) != nil {
+		t.Error("a range from 0 has no log ticks")
+	}
+}
