@@ -25,6 +25,12 @@ const (
 // default capture (3 windows of 200 s).
 type Config struct {
 	Targets   []string // exporter URLs (http or https)
+	// Prometheus, when set, is a Prometheus server to query instead of
+	// scraping Targets: each of Queries is evaluated over the capture's
+	// span ending at End (zero: now), without waiting.
+	Prometheus string
+	Queries    []string
+	End        time.Time
 	Windows   int
 	Window    time.Duration
 	Interval  time.Duration
@@ -44,16 +50,11 @@ var ErrAllFailed = errors.New("every scrape failed")
 // Validate checks the config after defaults are applied.
 func (c *Config) Validate() error {
 	c.defaults()
-	if len(c.Targets) == 0 {
-		return errors.New("targets: give at least one exporter URL (--target)")
-	}
-	for _, t := range c.Targets {
-		u, err := url.Parse(t)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("target %q: want an http(s) URL such as http://127.0.0.1:8080/metrics", t)
-		}
+	if err := c.validateSource(); err != nil {
+		return err
 	}
 	switch {
+
 	case c.Windows < 1:
 		return fmt.Errorf("windows %d: want at least 1", c.Windows)
 	case c.Window < 10*time.Millisecond:
@@ -69,6 +70,22 @@ func (c *Config) Validate() error {
 		}
 	}
 	return c.Selector.Compile()
+}
+
+func (c *Config) validateSource() error {
+	if c.Prometheus != "" {
+		return c.validateQuery()
+	}
+	if len(c.Targets) == 0 {
+		return errors.New("targets: give at least one exporter URL (--target) or a Prometheus server (--prometheus)")
+	}
+	for _, t := range c.Targets {
+		u, err := url.Parse(t)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("target %q: want an http(s) URL such as http://127.0.0.1:8080/metrics", t)
+		}
+	}
+	return nil
 }
 
 func (c *Config) defaults() {
@@ -103,6 +120,9 @@ func (c *Config) ticksPerWindow() int {
 func Run(ctx context.Context, cfg Config) (*Capture, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Prometheus != "" {
+		return runQuery(ctx, cfg)
 	}
 	procs, err := newProcSampler(cfg.Processes, cfg.PIDs)
 	if err != nil {

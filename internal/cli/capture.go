@@ -18,6 +18,8 @@ import (
 // captureOptions are the flags of `sagebench capture`.
 type captureOptions struct {
 	targets   []string
+	prom      string
+	queries   []string
 	windows   int
 	window    time.Duration
 	interval  time.Duration
@@ -45,10 +47,15 @@ min, max, p95 and p99 of the window rates (gauges: of the window means) and
 the total delta. --process/--pid add a /proc snapshot (CPU %, RSS, open
 files) sampled on the same ticks.
 
+With --prometheus URL and --query EXPR, a Prometheus server is queried
+instead (/api/v1/query_range over the last windows × window, one step per
+interval, no waiting); each query is one target of the capture.
+
 A dead exporter marks its windows missing and the capture goes on; the exit
 code is 1 only when every scrape failed. Both files are written even then.`,
 		Example: `  sagebench capture --target http://127.0.0.1:8080/metrics --windows 3 --window 5s
-  sagebench capture --target http://127.0.0.1:8080/metrics --quick --match 'gateway_.*' --process sagebench`,
+  sagebench capture --target http://127.0.0.1:8080/metrics --quick --match 'gateway_.*' --process sagebench
+  sagebench capture --prometheus http://127.0.0.1:9090 --query 'sum(rate(http_requests_total[1m]))' --window 1m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCapture(cmd, o)
@@ -56,6 +63,8 @@ code is 1 only when every scrape failed. Both files are written even then.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.targets, "target", nil, "exporter `URL` to scrape (repeatable)")
+	f.StringVar(&o.prom, "prometheus", "", "query this Prometheus server `URL` instead (the last windows × window, ending now)")
+	f.StringArrayVar(&o.queries, "query", nil, "PromQL `EXPR` to evaluate with --prometheus (repeatable)")
 	f.IntVar(&o.windows, "windows", capture.DefaultWindows, "number of windows `N`")
 	f.DurationVar(&o.window, "window", capture.DefaultWindow, "length of one window")
 	f.DurationVar(&o.interval, "interval", 0, "scrape period inside a window (default 5s, at most half the window)")
@@ -71,7 +80,7 @@ code is 1 only when every scrape failed. Both files are written even then.`,
 }
 
 func (o captureOptions) config(progress io.Writer) capture.Config {
-	cfg := capture.Config{Targets: o.targets, Windows: o.windows, Window: o.window, Interval: o.interval,
+	cfg := capture.Config{Targets: o.targets, Prometheus: o.prom, Queries: o.queries, Windows: o.windows, Window: o.window, Interval: o.interval,
 		Timeout: o.timeout, Processes: o.processes, PIDs: o.pids,
 		Selector: capture.Selector{Names: o.match, Labels: o.labels, MaxSeries: o.maxSeries}}
 	if o.quick {
@@ -94,7 +103,7 @@ func runCapture(cmd *cobra.Command, o captureOptions) error {
 	if st, err := os.Stat(o.out); err != nil || !st.IsDir() {
 		return usageErrorf("capture: --out %s is not a directory; create it first", o.out)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "capture: %d windows of %v from %d target(s)\n", cfg.Windows, cfg.Window, len(cfg.Targets))
+	fmt.Fprintf(cmd.ErrOrStderr(), "capture: %d windows of %v from %d target(s)\n", cfg.Windows, cfg.Window, len(cfg.Targets)+len(cfg.Queries))
 	c, runErr := capture.Run(cmd.Context(), cfg)
 	if c == nil {
 		return withCode(ExitError, runErr)
