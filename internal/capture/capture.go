@@ -24,22 +24,22 @@ const (
 // Config describes one capture. The zero value plus Targets is the
 // default capture (3 windows of 200 s).
 type Config struct {
-	Targets   []string // exporter URLs (http or https)
+	Targets []string // exporter URLs (http or https)
 	// Prometheus, when set, is a Prometheus server to query instead of
 	// scraping Targets: each of Queries is evaluated over the capture's
 	// span ending at End (zero: now), without waiting.
 	Prometheus string
 	Queries    []string
 	End        time.Time
-	Windows   int
-	Window    time.Duration
-	Interval  time.Duration
-	Timeout   time.Duration // per scrape; 0: Interval within [1 s, 10 s]
-	Selector  Selector
-	Processes []string // process names (/proc/PID/comm) to snapshot
-	PIDs      []int
-	Client    *http.Client
-	Now       func() time.Time
+	Windows    int
+	Window     time.Duration
+	Interval   time.Duration
+	Timeout    time.Duration // per scrape; 0: Interval within [1 s, 10 s]
+	Selector   Selector
+	Processes  []string // process names (/proc/PID/comm) to snapshot
+	PIDs       []int
+	Client     *http.Client
+	Now        func() time.Time
 	// Progress, when set, is called after each window.
 	Progress func(done, total int)
 }
