@@ -40,8 +40,20 @@ type Config struct {
 	PIDs       []int
 	Client     *http.Client
 	Now        func() time.Time
-	// Progress, when set, is called after each window.
-	Progress func(done, total int)
+	// Progress, when set, is called after every scrape tick.
+	Progress func(Progress)
+}
+
+// Progress tells how far a capture is: Tick of Ticks scrape ticks after
+// the first, Window of Windows windows complete.
+type Progress struct {
+	Tick, Ticks     int
+	Window, Windows int
+}
+
+// WindowDone reports whether this tick completed a window.
+func (p Progress) WindowDone() bool {
+	return p.Tick > 0 && p.Ticks > 0 && p.Tick%(p.Ticks/p.Windows) == 0
 }
 
 // ErrAllFailed is returned (wrapped) when no scrape of any target succeeded.
@@ -142,8 +154,8 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 		}
 		ticks = append(ticks, scrapeAll(ctx, sc, cfg.Targets))
 		procs.sample(cfg.Now())
-		if i > 0 && i%k == 0 && cfg.Progress != nil {
-			cfg.Progress(i/k, cfg.Windows)
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{Tick: i, Ticks: cfg.Windows * k, Window: i / k, Windows: cfg.Windows})
 		}
 	}
 	c := assemble(cfg, ticks, k, start, period)

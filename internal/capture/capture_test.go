@@ -79,7 +79,11 @@ func TestRunAgainstExporter(t *testing.T) {
 	var progress []int
 	cfg := Config{Targets: []string{srv.URL + "/metrics"}, Windows: 2, Window: 40 * time.Millisecond,
 		Interval: 20 * time.Millisecond, Timeout: 30 * time.Second, Selector: Selector{Names: []string{"app_.*"}},
-		PIDs: []int{os.Getpid()}, Progress: func(done, _ int) { progress = append(progress, done) }}
+		PIDs: []int{os.Getpid()}, Progress: func(p Progress) {
+			if p.WindowDone() {
+				progress = append(progress, p.Window)
+			}
+		}}
 	c, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -86,10 +87,28 @@ func (o captureOptions) config(progress io.Writer) capture.Config {
 	if o.quick {
 		cfg.Windows, cfg.Window, cfg.Interval = 3, 10*time.Second, time.Second
 	}
-	cfg.Progress = func(done, total int) {
-		fmt.Fprintf(progress, "capture: window %d/%d done\n", done, total)
-	}
+	cfg.Progress = captureProgress(progress, isTerminal(progress))
 	return cfg
+}
+
+// captureProgress draws a live bar on a terminal (redrawn every tick) and
+// prints a plain line per completed window otherwise.
+func captureProgress(w io.Writer, tty bool) func(capture.Progress) {
+	return func(p capture.Progress) {
+		if !tty {
+			if p.WindowDone() {
+				fmt.Fprintf(w, "capture: window %d/%d done\n", p.Window, p.Windows)
+			}
+			return
+		}
+		const width = 30
+		n := width * p.Tick / max(p.Ticks, 1)
+		fmt.Fprintf(w, "\rcapture [%s%s] window %d/%d, scrape %d/%d", strings.Repeat("#", n), strings.Repeat(".", width-n),
+			min(p.Window+1, p.Windows), p.Windows, p.Tick, p.Ticks)
+		if p.Tick == p.Ticks {
+			fmt.Fprintln(w)
+		}
+	}
 }
 
 func runCapture(cmd *cobra.Command, o captureOptions) error {

@@ -84,3 +84,32 @@ func TestCaptureBadInput(t *testing.T) {
 		t.Errorf("a capture whose scrapes all failed must still write its files: %v", err)
 	}
 }
+
+func TestCaptureProgress(t *testing.T) {
+	ticks := []capture.Progress{{Tick: 0, Ticks: 4, Window: 0, Windows: 2}, {Tick: 1, Ticks: 4, Window: 0, Windows: 2},
+		{Tick: 2, Ticks: 4, Window: 1, Windows: 2}, {Tick: 3, Ticks: 4, Window: 1, Windows: 2}, {Tick: 4, Ticks: 4, Window: 2, Windows: 2}}
+	tests := []struct {
+		name string
+		tty  bool
+		want string
+	}{
+		{"plain lines per window", false, "capture: window 1/2 done\ncapture: window 2/2 done\n"},
+		{"live bar", true, "\rcapture [..............................] window 1/2, scrape 0/4" +
+			"\rcapture [#######.......................] window 1/2, scrape 1/4" +
+			"\rcapture [###############...............] window 2/2, scrape 2/4" +
+			"\rcapture [######################........] window 2/2, scrape 3/4" +
+			"\rcapture [##############################] window 2/2, scrape 4/4\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			p := captureProgress(&b, tt.tty)
+			for _, x := range ticks {
+				p(x)
+			}
+			if b.String() != tt.want {
+				t.Errorf("got %q\nwant %q", b.String(), tt.want)
+			}
+		})
+	}
+}
