@@ -49,6 +49,9 @@ func newRootCmd() *cobra.Command {
 		newGobenchCmd(),
 		newMicroCmd(),
 		newCalibrateCmd(),
+		newCaptureCmd(),
+		newReportCmd(),
+		newAggregateCmd(),
 	)
 	return root
 }
