@@ -40,6 +40,11 @@ type Config struct {
 	// MaxDeliver is how many deliveries a record gets at one stage before
 	// it is dead-lettered; 0 means 5.
 	MaxDeliver int
+	// Prefetch is how many messages each stage worker buffers ahead; 0
+	// means 8. A buffered message counts as delivered: when a worker
+	// dies, its buffered records use up one of their MaxDeliver
+	// deliveries each.
+	Prefetch int
 	// CleanStale deletes streams left behind by crashed runs; without it
 	// Deploy refuses with *StaleStreamsError.
 	CleanStale bool
@@ -76,8 +81,8 @@ func (c Config) Validate() error {
 	if c.Replicas < 0 || c.Replicas > 5 {
 		errs = append(errs, fmt.Errorf("replicas %d: must be 1-5 (0 means 1)", c.Replicas))
 	}
-	if c.AckWait < 0 || c.MaxDeliver < 0 || c.ResultsCapacity < 0 {
-		errs = append(errs, errors.New("ack wait, max deliver and results capacity must be ≥ 0 (0 means the default)"))
+	if c.AckWait < 0 || c.MaxDeliver < 0 || c.ResultsCapacity < 0 || c.Prefetch < 0 {
+		errs = append(errs, errors.New("ack wait, max deliver, prefetch and results capacity must be ≥ 0 (0 means the default)"))
 	}
 	return errors.Join(errs...)
 }
@@ -94,6 +99,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.AckWait == 0 {
 		c.AckWait = 30 * time.Second
+	}
+	if c.Prefetch == 0 {
+		c.Prefetch = 8
 	}
 	if c.MaxDeliver == 0 {
 		c.MaxDeliver = 5

@@ -198,12 +198,19 @@ func (e *Engine) createStreams(ctx context.Context) error {
 		}
 	}
 	_, err := e.js.CreateStream(ctx, natsjs.StreamConfig{
-		Name: e.n.resultsStream(), Subjects: []string{e.n.resultsSubject(), e.n.deadSubject()},
+		Name: e.n.resultsStream(), Subjects: []string{e.n.resultsSubject()},
 		Retention: natsjs.WorkQueuePolicy, MaxMsgs: int64(e.cfg.ResultsCapacity), Discard: natsjs.DiscardNew,
 		Storage: e.storage(), Replicas: e.cfg.Replicas,
 	})
 	if err != nil {
 		return fmt.Errorf("creating results stream %s: %w", e.n.resultsStream(), err)
+	}
+	_, err = e.js.CreateStream(ctx, natsjs.StreamConfig{
+		Name: e.n.deadStream(), Subjects: []string{e.n.deadSubject()},
+		Storage: e.storage(), Replicas: e.cfg.Replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("creating dead-letter stream %s: %w", e.n.deadStream(), err)
 	}
 	_, err = e.js.CreateConsumer(ctx, e.n.resultsStream(), natsjs.ConsumerConfig{
 		Durable: e.n.sinkConsumer(), AckPolicy: natsjs.AckExplicitPolicy, AckWait: e.cfg.AckWait,
@@ -223,8 +230,10 @@ func (e *Engine) deleteStreams(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := e.js.DeleteStream(ctx, e.n.resultsStream()); err != nil && !errors.Is(err, natsjs.ErrStreamNotFound) {
-		errs = append(errs, err)
+	for _, name := range []string{e.n.resultsStream(), e.n.deadStream()} {
+		if err := e.js.DeleteStream(ctx, name); err != nil && !errors.Is(err, natsjs.ErrStreamNotFound) {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

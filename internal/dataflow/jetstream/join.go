@@ -29,6 +29,7 @@ type joinReply struct {
 	Version    string         `json:"version"`
 	Graph      dataflow.Graph `json:"graph"`
 	MaxDeliver int            `json:"max_deliver"`
+	Prefetch   int            `json:"prefetch"`
 	AckWait    time.Duration  `json:"ack_wait"`
 }
 
@@ -83,7 +84,7 @@ func (e *Engine) listen() error {
 
 func (e *Engine) onJoin(m *nats.Msg) {
 	var req joinRequest
-	rep := joinReply{Run: e.cfg.Run, Version: e.cfg.Version, Graph: e.graph, MaxDeliver: e.cfg.MaxDeliver, AckWait: e.cfg.AckWait}
+	rep := joinReply{Run: e.cfg.Run, Version: e.cfg.Version, Graph: e.graph, MaxDeliver: e.cfg.MaxDeliver, Prefetch: e.cfg.Prefetch, AckWait: e.cfg.AckWait}
 	if err := json.Unmarshal(m.Data, &req); err != nil {
 		rep.Refused = fmt.Sprintf("malformed join request: %v", err)
 	} else {

@@ -59,6 +59,7 @@ func (n names) stageConsumer(i int) string {
 }
 func (n names) resultsStream() string   { return StreamPrefix + n.run + "_R" }
 func (n names) resultsSubject() string  { return "sagebench." + n.run + ".r" }
+func (n names) deadStream() string      { return StreamPrefix + n.run + "_D" }
 func (n names) deadSubject() string     { return "sagebench." + n.run + ".dead" }
 func (n names) sinkConsumer() string    { return "sink" }
 func (n names) joinSubject() string     { return "sagebench." + n.run + ".join" }

@@ -92,7 +92,7 @@ func (e *Engine) Serve(ctx context.Context) error {
 
 func (e *Engine) runOpts() *runOpts {
 	return &runOpts{
-		js: e.js, n: e.n, maxDeliver: e.cfg.MaxDeliver, ackWait: e.cfg.AckWait,
+		js: e.js, n: e.n, maxDeliver: e.cfg.MaxDeliver, prefetch: e.cfg.Prefetch, ackWait: e.cfg.AckWait,
 		now: e.cfg.Now, observer: e.cfg.Observer, stats: &e.local, logf: e.cfg.Logf,
 	}
 }

@@ -14,9 +14,6 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow"
 )
 
-// prefetch is how many messages each fetcher buffers ahead.
-const prefetch = 8
-
 // counters are what the workers of one process have done.
 type counters struct {
 	processed, redelivered, timedOut, deadLettered, streamDuplicates atomic.Int64
@@ -27,6 +24,7 @@ type runOpts struct {
 	js         natsjs.JetStream
 	n          names
 	maxDeliver int
+	prefetch   int
 	ackWait    time.Duration
 	now        func() time.Time
 	observer   dataflow.Observer
@@ -69,7 +67,7 @@ func runStages(fetch, hard context.Context, o *runOpts, g dataflow.Graph, ops []
 
 // fetchLoop is one worker of the stage: take a message, serve it, repeat.
 func (r *stageRunner) fetchLoop(fetch, hard context.Context, cons natsjs.Consumer) {
-	it, err := cons.Messages(natsjs.PullMaxMessages(prefetch))
+	it, err := cons.Messages(natsjs.PullMaxMessages(r.o.prefetch))
 	if err != nil {
 		r.o.logf("stage %s: pulling: %v", r.cfg.Name, err)
 		return
@@ -115,6 +113,12 @@ func (r *stageRunner) handle(ctx context.Context, msg natsjs.Msg, hb *heartbeat)
 		r.deadLetter(ctx, msg, rec, credit, md, errors.Join(merr, derr))
 		return
 	}
+	if rec.Err != nil { // dead-lettered upstream: pass it on untouched
+		if r.forward(ctx, rec, credit) == nil {
+			_ = msg.Ack()
+		}
+		return
+	}
 	rec.Delivery = int(md.NumDelivered)
 	if rec.Delivery > 1 {
 		r.o.stats.redelivered.Add(1)
@@ -143,9 +147,9 @@ func (r *stageRunner) handle(ctx context.Context, msg natsjs.Msg, hb *heartbeat)
 	}
 }
 
-// deadLetter moves a message the stage gives up on to the dead-letter
-// subject (it lands on the results stream as an error record) and
-// terminates it.
+// deadLetter gives up on a message: it publishes a copy of the record to
+// the dead-letter stream (for inspection) and forwards it down the graph
+// as a KindDeadLetter error record, then terminates the message.
 func (r *stageRunner) deadLetter(ctx context.Context, msg natsjs.Msg, rec dataflow.Record, credit uint64, md *natsjs.MsgMetadata, cause error) {
 	if rec.ID == "" {
 		rec.ID = msg.Headers().Get(hdrMsgID)
@@ -155,13 +159,35 @@ func (r *stageRunner) deadLetter(ctx context.Context, msg natsjs.Msg, rec datafl
 		why = fmt.Sprintf("gave up after %d deliveries (max_deliver %d)", md.NumDelivered-1, r.o.maxDeliver)
 	}
 	rec.Err = &dataflow.StageError{Stage: r.cfg.Name, Operator: r.cfg.Operator, Kind: dataflow.KindDeadLetter, Message: why}
-	m := r.o.n.resultMsg(r.o.n.deadSubject(), kindDead, "d/"+r.cfg.Name+"/"+rec.ID, rec, credit)
-	if err := publishRetry(ctx, r.o.js, m); err != nil {
+	dead := nats.NewMsg(r.o.n.deadSubject())
+	dead.Data = dataflow.AppendRecord(nil, rec)
+	if _, err := r.o.js.PublishMsg(ctx, dead); err != nil {
+		r.o.logf("stage %s: dead-letter copy of %q: %v", r.cfg.Name, rec.ID, err)
+	}
+	if err := r.forward(ctx, rec, credit); err != nil {
 		return
 	}
 	r.o.stats.deadLettered.Add(1)
 	r.o.logf("stage %s: record %q dead-lettered: %s", r.cfg.Name, rec.ID, why)
 	_ = msg.Term()
+}
+
+// forward passes a dead-lettered record on unchanged: to the next stage
+// with its ID as Nats-Msg-Id, so that the stream drops it if the record's
+// output was already forwarded before a crash (its credit is not counted
+// twice), or to the results stream under the key an output of the last
+// stage would have had.
+func (r *stageRunner) forward(ctx context.Context, rec dataflow.Record, credit uint64) error {
+	var m *nats.Msg
+	if r.next == "" {
+		m = r.o.n.resultMsg(r.o.n.resultsSubject(), kindDead, "o/"+rec.ID, rec, credit)
+	} else {
+		m = nats.NewMsg(r.o.n.stageSubject(r.idx + 1))
+		m.Header.Set(hdrMsgID, rec.ID)
+		m.Header.Set(hdrCredit, strconv.FormatUint(credit, 10))
+		m.Data = dataflow.AppendRecord(nil, rec)
+	}
+	return publishRetry(ctx, r.o.js, m)
 }
 
 func parseCredit(h nats.Header) uint64 {

@@ -178,7 +178,7 @@ func (w *Worker) serveRun(ctx context.Context, rep joinReply) error {
 	defer func() { _ = end.Unsubscribe() }()
 	go w.watch(ctx, n, stopFetch, stopHard, hard)
 	w.cfg.Logf("worker %s: joined run %s (graph %q, %d stages)", w.cfg.Name, rep.Run, rep.Graph.Name, len(rep.Graph.Stages))
-	o := &runOpts{js: w.js, n: n, maxDeliver: rep.MaxDeliver, ackWait: rep.AckWait, now: w.cfg.Now,
+	o := &runOpts{js: w.js, n: n, maxDeliver: rep.MaxDeliver, prefetch: max(rep.Prefetch, 1), ackWait: rep.AckWait, now: w.cfg.Now,
 		observer: w.cfg.Observer, stats: &w.stats, logf: w.cfg.Logf}
 	err = runStages(fetch, hard, o, rep.Graph, ops)
 	w.cfg.Logf("worker %s: left run %s after %d records", w.cfg.Name, rep.Run, w.stats.processed.Load())
