@@ -41,7 +41,7 @@ type Config struct {
 	// it is dead-lettered; 0 means 5.
 	MaxDeliver int
 	// Prefetch is how many messages each stage worker buffers ahead; 0
-	// means 8. A buffered message counts as delivered: when a worker
+	// means 32. A buffered message counts as delivered: when a worker
 	// dies, its buffered records use up one of their MaxDeliver
 	// deliveries each.
 	Prefetch int
@@ -101,7 +101,7 @@ func (c Config) withDefaults() Config {
 		c.AckWait = 30 * time.Second
 	}
 	if c.Prefetch == 0 {
-		c.Prefetch = 8
+		c.Prefetch = 32
 	}
 	if c.MaxDeliver == 0 {
 		c.MaxDeliver = 5

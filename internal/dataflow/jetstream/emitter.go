@@ -58,9 +58,7 @@ func (e *emitter) emit(out dataflow.Record) error {
 	if e.held != nil {
 		half := e.credit / 2
 		e.credit -= half
-		if err := e.send(e.held, half); err != nil {
-			return err
-		}
+		e.send(e.held, half)
 	}
 	e.held = m
 	return nil
@@ -68,8 +66,8 @@ func (e *emitter) emit(out dataflow.Record) error {
 
 // finish publishes the held output with the remaining credit, the error
 // record of a failed call, or a credit return for a call that emitted
-// nothing, then waits until the server has stored every publish.
-func (e *emitter) finish(ctx context.Context, se *dataflow.StageError, ended time.Time) error {
+// nothing; wait then blocks until the server has stored every publish.
+func (e *emitter) finish(se *dataflow.StageError, ended time.Time) {
 	r := e.r
 	if e.held != nil {
 		c := e.credit
@@ -77,9 +75,7 @@ func (e *emitter) finish(ctx context.Context, se *dataflow.StageError, ended tim
 			c = e.credit / 2
 		}
 		e.credit -= c
-		if err := e.send(e.held, c); err != nil {
-			return err
-		}
+		e.send(e.held, c)
 	}
 	switch {
 	case se != nil:
@@ -88,26 +84,20 @@ func (e *emitter) finish(ctx context.Context, se *dataflow.StageError, ended tim
 		rec.Hops[len(rec.Hops)-1].Ended = ended
 		rec.Err = se
 		m := r.o.n.resultMsg(r.o.n.resultsSubject(), kindErr, "e/"+r.cfg.Name+"/"+rec.ID, rec, e.credit)
-		if err := e.send(m, e.credit); err != nil {
-			return err
-		}
+		e.send(m, e.credit)
 	case e.n == 0:
 		m := r.o.n.resultMsg(r.o.n.resultsSubject(), kindRet, "c/"+r.cfg.Name+"/"+e.in.ID, dataflow.Record{ID: e.in.ID}, e.credit)
-		if err := e.send(m, e.credit); err != nil {
-			return err
-		}
+		e.send(m, e.credit)
 	}
-	return e.wait(ctx)
 }
 
-func (e *emitter) send(m *nats.Msg, credit uint64) error {
+func (e *emitter) send(m *nats.Msg, credit uint64) {
 	m.Header.Set(hdrCredit, strconv.FormatUint(credit, 10))
 	fut, err := e.r.o.js.PublishMsgAsync(m)
 	if err != nil {
 		fut = nil // published again by wait
 	}
 	e.futs = append(e.futs, pending{fut: fut, msg: m})
-	return nil
 }
 
 // wait blocks until every publish of the call is stored, publishing again

@@ -90,6 +90,10 @@ func (r *stageRunner) fetchLoop(fetch, hard context.Context, cons natsjs.Consume
 	}()
 	hb := startHeartbeat(r.o.ackWait / 3)
 	defer hb.stop()
+	acks := make(chan ackJob, ackWindow)
+	acked := make(chan struct{})
+	go func() { r.acker(hard, acks); close(acked) }()
+	defer func() { close(acks); <-acked }()
 	for {
 		msg, err := it.Next()
 		if errors.Is(err, natsjs.ErrMsgIteratorClosed) || hard.Err() != nil {
@@ -99,12 +103,39 @@ func (r *stageRunner) fetchLoop(fetch, hard context.Context, cons natsjs.Consume
 			time.Sleep(10 * time.Millisecond) // a missed heartbeat or a reconnect
 			continue
 		}
-		r.handle(hard, msg, hb)
+		r.handle(hard, msg, hb, acks)
+	}
+}
+
+// ackWindow is how many served records a worker may have waiting for
+// their publishes to be stored before it stops taking new ones.
+const ackWindow = 32
+
+// ackJob is a served delivery waiting for its publishes to be stored.
+type ackJob struct {
+	msg natsjs.Msg
+	em  *emitter
+	ev  dataflow.Event
+}
+
+// acker acks each served delivery once the server has stored every one of
+// its publishes (publish-then-ack), in order, so that serving the next
+// record overlaps with the round trips of the previous ones.
+func (r *stageRunner) acker(ctx context.Context, jobs <-chan ackJob) {
+	for j := range jobs {
+		if ctx.Err() != nil || j.em.wait(ctx) != nil {
+			continue // not acked: the record is redelivered
+		}
+		_ = j.msg.Ack()
+		r.o.stats.processed.Add(1)
+		if r.o.observer != nil {
+			r.o.observer(j.ev)
+		}
 	}
 }
 
 // handle serves one delivery and acks it once every output is stored.
-func (r *stageRunner) handle(ctx context.Context, msg natsjs.Msg, hb *heartbeat) {
+func (r *stageRunner) handle(ctx context.Context, msg natsjs.Msg, hb *heartbeat, acks chan<- ackJob) {
 	started := r.o.now()
 	credit := parseCredit(msg.Headers())
 	md, merr := msg.Metadata()
@@ -125,7 +156,7 @@ func (r *stageRunner) handle(ctx context.Context, msg natsjs.Msg, hb *heartbeat)
 	}
 	rec.Hops[len(rec.Hops)-1].Started = started
 	hb.watch(msg)
-	defer hb.watch(nil)
+	defer hb.watch(nil) // the acker's wait is short unless a stream is full
 	em := &emitter{r: r, in: &rec, credit: credit}
 	se, abandoned := dataflow.Call(ctx, r.cfg, r.op, rec, em.emit)
 	if abandoned {
@@ -135,16 +166,10 @@ func (r *stageRunner) handle(ctx context.Context, msg natsjs.Msg, hb *heartbeat)
 	if ctx.Err() != nil {
 		return // the run stops: no ack, the record is redelivered
 	}
-	if err := em.finish(ctx, se, ended); err != nil {
-		return
-	}
-	_ = msg.Ack()
-	r.o.stats.processed.Add(1)
-	if r.o.observer != nil {
-		h := rec.Hops[len(rec.Hops)-1]
-		h.Ended = ended
-		r.o.observer(dataflow.Event{Stage: r.cfg.Name, ID: rec.ID, Trace: rec.Meta.Trace, Delivery: rec.Delivery, Hop: h, Outputs: em.n, Err: se})
-	}
+	em.finish(se, ended)
+	h := rec.Hops[len(rec.Hops)-1]
+	h.Ended = ended
+	acks <- ackJob{msg: msg, em: em, ev: dataflow.Event{Stage: r.cfg.Name, ID: rec.ID, Trace: rec.Meta.Trace, Delivery: rec.Delivery, Hop: h, Outputs: em.n, Err: se}}
 }
 
 // deadLetter gives up on a message: it publishes a copy of the record to
