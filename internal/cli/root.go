@@ -48,6 +48,7 @@ func newRootCmd() *cobra.Command {
 		newBaselineCmd(),
 		newGobenchCmd(),
 		newMicroCmd(),
+		newWorkerCmd(),
 	)
 	return root
 }
