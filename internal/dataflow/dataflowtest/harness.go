@@ -48,6 +48,7 @@ func Run(t *testing.T, h Harness) {
 		{"ObserverSeesEveryStage", testObserverSeesEveryStage},
 		{"SubmitRejects", testSubmitRejects},
 		{"HopsSeparateQueueingFromService", testHopsSeparateQueueingFromService},
+		{"DuplicateIDsDroppedAndCounted", testDuplicateIDsDroppedAndCounted},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.f(t, h) })
 	}

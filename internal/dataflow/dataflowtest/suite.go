@@ -394,3 +394,29 @@ func testHopsSeparateQueueingFromService(t *testing.T, h Harness) {
 		t.Fatalf("longest queueing %s, want ≥ %s", longest, 2*d)
 	}
 }
+
+// testDuplicateIDsDroppedAndCounted: the last stage emits its input and
+// then fails it, so the sink sees the output and then an error record of
+// the same ID: the first is delivered, the second dropped and counted.
+func testDuplicateIDsDroppedAndCounted(t *testing.T, h Harness) {
+	emitThenFail := func(_ context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
+		if err := emit(in); err != nil {
+			return err
+		}
+		return errors.New("failed after emitting")
+	}
+	eng, stats, wait := Start(t, h, map[string]dataflow.OperatorFunc{"a": AppendOp("a"), "ef": emitThenFail}, Chain(2, 8, "a", "ef"), nil)
+	const n = 50
+	got := RunAll(t, eng, wait, n)
+	if len(got) != n {
+		t.Fatalf("got %d results, want %d", len(got), n)
+	}
+	for id, r := range got {
+		if r.Err != nil || string(r.Payload) != "x|a" {
+			t.Fatalf("%s: %+v, want the output (it reached the sink first)", id, r)
+		}
+	}
+	if s := stats(); s.Duplicates != n || s.Delivered != n || s.Errors != 0 {
+		t.Fatalf("stats %+v, want %d duplicates dropped, %d delivered, 0 errors", s, n, n)
+	}
+}

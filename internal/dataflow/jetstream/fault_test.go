@@ -16,8 +16,8 @@ import (
 // The test binary doubles as a worker process: with these variables set,
 // TestMain serves runs instead of running tests.
 const (
-	envWorkerURL = "SAGEBENCH_TEST_WORKER_URL"
-	envWorkerRun = "SAGEBENCH_TEST_WORKER_RUN"
+	envWorkerURL = "SAGEBENCH_JOIN_URL" // set by SpawnWorkers
+	envWorkerRun = "SAGEBENCH_JOIN_RUN"
 )
 
 func TestMain(m *testing.M) {
@@ -67,9 +67,7 @@ func workerMain(url, run string) int {
 func spawn(t *testing.T, srv *jetstream.Server, eng *jetstream.Engine, n int) *jetstream.Procs {
 	t.Helper()
 	procs, err := jetstream.SpawnWorkers(jetstream.SpawnConfig{
-		N: n, Exe: os.Args[0], Args: []string{"-test.run=^$"},
-		Env:    []string{envWorkerURL + "=" + srv.URL(), envWorkerRun + "=" + eng.Run()},
-		Stderr: os.Stderr,
+		N: n, URL: srv.URL(), Run: eng.Run(), Exe: os.Args[0], Args: []string{"-test.run=^$"}, Stderr: os.Stderr,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,8 @@ type SpawnConfig struct {
 	// worker --nats-url URL --run RUN --once.
 	Args []string
 	// Env is added to this process's environment (credentials travel
-	// here, never in Args).
+	// here, never in Args). Each worker also gets SAGEBENCH_WORKER_NAME
+	// (worker-<i>), SAGEBENCH_JOIN_URL and SAGEBENCH_JOIN_RUN.
 	Env    []string
 	Stderr io.Writer // where the workers' stderr goes; nil discards it
 }
@@ -54,7 +55,8 @@ func SpawnWorkers(cfg SpawnConfig) (*Procs, error) {
 	for i := range cfg.N {
 		cmd := exec.Command(exe, args...)
 		cmd.Env = append(os.Environ(), cfg.Env...)
-		cmd.Env = append(cmd.Env, fmt.Sprintf("SAGEBENCH_WORKER_NAME=worker-%d", i))
+		cmd.Env = append(cmd.Env, fmt.Sprintf("SAGEBENCH_WORKER_NAME=worker-%d", i),
+			"SAGEBENCH_JOIN_URL="+cfg.URL, "SAGEBENCH_JOIN_RUN="+cfg.Run)
 		cmd.Stderr = cfg.Stderr
 		if err := cmd.Start(); err != nil {
 			_ = p.Stop(time.Second)
