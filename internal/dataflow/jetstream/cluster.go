@@ -134,4 +134,3 @@ func (c *Cluster) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
