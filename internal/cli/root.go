@@ -52,6 +52,7 @@ func newRootCmd() *cobra.Command {
 		newCaptureCmd(),
 		newReportCmd(),
 		newAggregateCmd(),
+		newWorkerCmd(),
 	)
 	return root
 }
