@@ -136,4 +136,3 @@ func TestTooLargeTriesABiggerEngine(t *testing.T) {
 		t.Errorf("a-small is %q, want active", st)
 	}
 }
-
