@@ -22,7 +22,7 @@ var (
 	// is masked. Bearer/Basic schemes inside the value are kept.
 	credentialField = regexp.MustCompile(`(?i)((?:proxy-)?authorization|x-api-key|api[-_]?key|[a-z_-]*token|secret|passw(?:or)?d|cookie)(\\?"?\s*[:=]\s*\\?"?)((?:bearer|basic|token)\s+)?[^\s",;&}\\]+`)
 	// scheme matches a credential after an HTTP auth scheme anywhere.
-	scheme = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}`)
+	scheme = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`)
 )
 
 // Redactor applies the rule for a set of known secret values. The zero

@@ -23,6 +23,7 @@ func TestString(t *testing.T) {
 		{"header line", "Authorization: Basic dXNlcjpwYXNz", "Authorization: Basic [REDACTED]"},
 		{"api_key field", `api_key=abcd1234 and "x-api-key": "zz99"`, `api_key=[REDACTED] and "x-api-key": "[REDACTED]"`},
 		{"bare bearer", "sent bearer abcdefgh1234", "sent bearer [REDACTED]"},
+		{"ordinary words stay", "basic checks failed; max_tokens: 4096 exceeds the limit", "basic checks failed; max_tokens: 4096 exceeds the limit"},
 		{"key cut by a length limit", "echo: Bearer-less sk-live-0123", "echo: Bearer-less [REDACTED]"},
 		{"json escaped token", `{"t":"adm!n\/t0ken+x"}`, `{"t":"[REDACTED]"}`},
 	}
