@@ -65,6 +65,16 @@ func TestUnmarshalDeepNesting(t *testing.T) {
 	}
 }
 
+func TestParse(t *testing.T) {
+	if _, err := Parse([]byte("a: " + strings.Repeat("[", 100_000))); !errors.Is(err, ErrTooDeep) {
+		t.Fatalf("Parse of a 100k-deep document = %v, want ErrTooDeep", err)
+	}
+	f, err := Parse([]byte("a: [1, 2]\n# c\n"))
+	if err != nil || len(f.Docs) != 1 {
+		t.Fatalf("Parse = %v, %v", f, err)
+	}
+}
+
 func TestReadFile(t *testing.T) {
 	dir := t.TempDir()
 	ok := filepath.Join(dir, "ok.yaml")
