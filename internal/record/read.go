@@ -28,9 +28,27 @@ const maxLineErrors = 20
 // timeline stays far below it).
 const maxLine = 16 << 20
 
+// maxRunBytes bounds run.json (a run's is a few kilobytes).
+const maxRunBytes = 16 << 20
+
+// readBounded reads at most limit bytes of path; a longer file (or an
+// endless one such as /dev/zero) is an error after limit+1 bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, err
+}
+
 // ReadRun reads and checks run.json at path.
 func ReadRun(path string) (*Run, error) {
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path, maxRunBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading run: %w", err)
 	}
