@@ -19,15 +19,18 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // Client talks to one OpenAI-compatible target. It is safe for concurrent
 // use; all calls share one connection pool.
 type Client struct {
-	cfg  Config
-	base string // BaseURL without a trailing "/" or "/v1"
-	key  string
-	http *http.Client
+	cfg      Config
+	base     string // BaseURL without a trailing "/" or "/v1"
+	key      string
+	redactor *redact.Redactor // applied to every target-originated string of an error
+	http     *http.Client
 }
 
 // Result is the outcome of one request, with its timing. All times are
@@ -84,6 +87,7 @@ func NewClient(cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("target.api_key_env names %s, but that environment variable is empty or unset; export it", cfg.APIKeyEnv)
 		}
 	}
+	c.redactor = redact.New(c.key)
 	c.http = &http.Client{
 		Transport: newTransport(cfg),
 		CheckRedirect: func(*http.Request, []*http.Request) error {
@@ -135,10 +139,10 @@ func (s *stamps) trace() *httptrace.ClientTrace {
 	}
 }
 
-func (s *stamps) wrote() bool {
+func (s *stamps) connected() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !s.wroteAt.IsZero()
+	return !s.sent.IsZero()
 }
 
 func (s *stamps) copyTo(res *Result) {
@@ -175,10 +179,13 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	c.header(req, hdr, body != nil, stream)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		class := classify(cctx, err, "connect")
-		if !st.wrote() && class == ClassTruncated {
-			class = ClassConnect
+		// Refused or unreachable is connect; once a connection was
+		// obtained, a close or reset before the answer is reset.
+		phase := "connect"
+		if st.connected() {
+			phase = "reset"
 		}
+		class := classify(cctx, err, phase)
 		cancel()
 		c.fail(res, class, fmt.Errorf("%s %s: %w", method, path, unwrapURL(err)))
 		return nil
@@ -188,9 +195,9 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	res.Retries, _ = strconv.Atoi(resp.Header.Get(protocol.HeaderRetries))
 	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes}}
 	if resp.StatusCode/100 != 2 {
-		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		c.done(cl, res)
-		c.fail(res, statusClass(resp.StatusCode), &StatusError{Status: resp.StatusCode, Body: sanitize(snippet)})
+		c.fail(res, statusClass(resp.StatusCode), &StatusError{Status: resp.StatusCode, Body: c.excerpt(snippet, 200)})
 		return nil
 	}
 	return cl
@@ -240,14 +247,9 @@ func (c *Client) readErr(cl *call, res *Result, err error) {
 	c.fail(res, class, fmt.Errorf("reading response: %w", err))
 }
 
-// redact replaces the API key in err's text, keeping the class of error
-// reachable through errors.Is/As only when the text is clean.
-func (c *Client) redact(err error) error {
-	if err == nil || c.key == "" || !strings.Contains(err.Error(), c.key) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), c.key, "[REDACTED]"))
-}
+// redact applies the redaction rule (the API key and credential-like
+// fields masked) to err's text; see redact.Redactor.Error.
+func (c *Client) redact(err error) error { return c.redactor.Error(err) }
 
 // unwrapURL drops the *url.Error wrapper (whose text repeats the URL).
 func unwrapURL(err error) error {
@@ -258,17 +260,19 @@ func unwrapURL(err error) error {
 	return err
 }
 
-// sanitize makes a short printable one-line excerpt of a body.
-func sanitize(b []byte) string {
+// excerpt makes a short printable one-line excerpt (at most n bytes) of
+// a target's body, redacted before and after the cut (a secret straddling
+// the cut leaves no prefix behind).
+func (c *Client) excerpt(b []byte, n int) string {
 	s := strings.Map(func(r rune) rune {
 		if r == unicode.ReplacementChar || !unicode.IsPrint(r) {
 			return ' '
 		}
 		return r
-	}, string(b))
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	}, string(b[:min(len(b), n+4<<10)]))
+	s = c.redactor.String(strings.Join(strings.Fields(s), " "))
+	if len(s) > n {
+		s = c.redactor.String(strings.ToValidUTF8(s[:n], "")) + "…"
 	}
 	return s
 }

@@ -118,11 +118,11 @@ func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.H
 		return res
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		c.fail(&res, ClassMalformed, fmt.Errorf("decoding %s response: %w (body starts %q)", path, err, sanitize(data[:min(len(data), 64)])))
+		c.fail(&res, ClassMalformed, fmt.Errorf("decoding %s response: %w (body starts %q)", path, err, c.excerpt(data, 64)))
 		return res
 	}
 	if raw := errField(); errFromTarget(raw) {
-		c.fail(&res, ClassStreamError, fmt.Errorf("target reported an error: %s", sanitize(raw)))
+		c.fail(&res, ClassStreamError, fmt.Errorf("target reported an error: %s", c.excerpt([]byte(raw), 200)))
 	}
 	return res
 }

@@ -131,20 +131,23 @@ type Request struct {
 	FirstToken int64   `json:"first_token_ns,omitempty"`
 	EndNS      int64   `json:"end_ns"`
 	TokenNS    []int64 `json:"token_ns,omitempty"`
-	E2EMs      float64 `json:"e2e_ms"`     // end - intended
-	ServiceMs  float64 `json:"service_ms"` // end - sent
-	LagMs      float64 `json:"lag_ms"`     // sent - intended
-	TTFTMs     float64 `json:"ttft_ms,omitempty"`
-	TPOTMs     float64 `json:"tpot_ms,omitempty"`
-	Status     int     `json:"status"`
-	OK         bool    `json:"ok"`
-	SLOMet     bool    `json:"slo_met"`
-	ErrorClass string  `json:"error_class,omitempty"`
-	Error      string  `json:"error,omitempty"`
-	Engine     string  `json:"engine,omitempty"`
-	Retries    int     `json:"retries,omitempty"`
-	PromptTok  int     `json:"prompt_tokens,omitempty"`
-	OutputTok  int     `json:"completion_tokens,omitempty"`
+	// TokenNSDropped counts token timestamps left out of TokenNS to bound
+	// the line (see Bound): TokenNS then holds the first ones and the last.
+	TokenNSDropped int     `json:"token_ns_dropped,omitempty"`
+	E2EMs          float64 `json:"e2e_ms"`     // end - intended
+	ServiceMs      float64 `json:"service_ms"` // end - sent
+	LagMs          float64 `json:"lag_ms"`     // sent - intended
+	TTFTMs         float64 `json:"ttft_ms,omitempty"`
+	TPOTMs         float64 `json:"tpot_ms,omitempty"`
+	Status         int     `json:"status"`
+	OK             bool    `json:"ok"`
+	SLOMet         bool    `json:"slo_met"`
+	ErrorClass     string  `json:"error_class,omitempty"`
+	Error          string  `json:"error,omitempty"`
+	Engine         string  `json:"engine,omitempty"`
+	Retries        int     `json:"retries,omitempty"`
+	PromptTok      int     `json:"prompt_tokens,omitempty"`
+	OutputTok      int     `json:"completion_tokens,omitempty"`
 	// ServerQueueMs, ServerTTFTMs and ServerE2EMs are the target's own
 	// account of this request (protocol.HeaderServerTiming), counted from
 	// when it received it; 0 when the target sent none. Client minus

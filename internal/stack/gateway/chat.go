@@ -129,6 +129,9 @@ func (g *Gateway) startGeneration(ctx context.Context, p *pool, t *ticket, creq 
 		if ctx.Err() != nil {
 			return nil, &apiError{Status: 499, Type: "cancelled", Code: "client_closed", Message: "client closed the request"}
 		}
+		if errors.Is(err, engine.ErrTooLarge) && (attempt > 0 || !p.fitsElsewhere(t.model, a.m, err)) {
+			return nil, tooLarge(err).afterRetry(attempt)
+		}
 		if attempt > 0 {
 			return nil, engineFailed(a.m.id, err).afterRetry(attempt)
 		}
