@@ -36,9 +36,14 @@ func documentedCommands(t *testing.T, files []string) []documented {
 			t.Fatal(err)
 		}
 		sc := bufio.NewScanner(f)
-		inSh := false
+		inSh, cont := false, ""
 		for n := 1; sc.Scan(); n++ {
 			line := strings.TrimSpace(sc.Text())
+			if inSh && strings.HasSuffix(line, "\\") { // continued on the next line
+				cont += strings.TrimSuffix(line, "\\") + " "
+				continue
+			}
+			line, cont = cont+line, ""
 			switch {
 			case strings.HasPrefix(line, "```"):
 				inSh = line == "```sh"
