@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sagebench/sagebench/internal/protocol"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -19,6 +17,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/sagebench/sagebench/internal/protocol"
 
 	"github.com/sagebench/sagebench/internal/redact"
 )
@@ -31,6 +31,7 @@ type Client struct {
 	key      string
 	redactor *redact.Redactor // applied to every target-originated string of an error
 	http     *http.Client
+	conns    *conns
 }
 
 // Result is the outcome of one request, with its timing. All times are
@@ -88,8 +89,9 @@ func NewClient(cfg Config) (*Client, error) {
 		}
 	}
 	c.redactor = redact.New(c.key)
+	c.conns = newConns(cfg)
 	c.http = &http.Client{
-		Transport: newTransport(cfg),
+		Transport: newTransport(cfg, c.conns),
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse // never carry the key elsewhere
 		},
@@ -97,11 +99,14 @@ func NewClient(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-func newTransport(cfg Config) *http.Transport {
-	d := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+// newTransport keeps at most MaxConns connections to the target (a
+// request beyond them waits for one, and its schedule lag shows it) and
+// dials at most DialConcurrency at once.
+func newTransport(cfg Config, cn *conns) *http.Transport {
 	return &http.Transport{
 		Proxy:                 nil, // a benchmark measures the target, not a proxy
-		DialContext:           d.DialContext,
+		DialContext:           cn.dial,
+		MaxConnsPerHost:       cfg.MaxConns,
 		TLSHandshakeTimeout:   cfg.ConnectTimeout,
 		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
 		MaxIdleConns:          cfg.MaxConns,
@@ -177,8 +182,10 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 		return nil
 	}
 	c.header(req, hdr, body != nil, stream)
+	c.conns.enter()
 	resp, err := c.http.Do(req)
 	if err != nil {
+		c.conns.leave()
 		// Refused or unreachable is connect; once a connection was
 		// obtained, a close or reset before the answer is reset.
 		phase := "connect"
@@ -226,6 +233,7 @@ func (c *Client) done(cl *call, res *Result) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(cl.resp.Body, 4<<10))
 	cl.resp.Body.Close()
 	cl.cancel()
+	c.conns.leave()
 	if res.End.IsZero() {
 		res.End = time.Now()
 	}

@@ -97,6 +97,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 		return Result{}, err
 	}
 	defer closeTarget(t)
+	warmed := warm(ctx, t, r, r.Shared.Seed+int64(rep))
 	id := NewRunID(r.Spec, r.Shared.Backend, rep)
 	dir := filepath.Join(r.Shared.OutputDir, r.Spec.Section(), id)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -118,7 +119,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	}
 	run.EndedAt = time.Now()
 	rn.finish(&run, r, outcome, col, ctx.Err() == nil)
-	run.Notes = outcome.Notes
+	run.Notes = append(outcome.Notes, connNotes(t, warmed)...)
 	if err := writeRecords(dir, r, &run, outcome); err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
