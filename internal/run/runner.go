@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -141,39 +140,24 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 		return workload.Outcome{}, nil, err
 	}
 	col := summary.NewCollector()
+	snk := newSink(col, w)
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go snk.watch(runCtx, cancel)
 	var sent atomic.Int64
-	var writeErr firstError
-	// A hit that outlives Run (it ignored its cancelled context past the
-	// drain) is dropped from both the file and the summary, so they agree.
-	var gate sync.RWMutex
-	closed := false
 	env := &workload.Env{Target: t, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
-		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(),
+		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(), Record: snk.Record,
 		Sent: func() {
 			sent.Add(1)
 			if rn.InjectDelay > 0 {
 				time.Sleep(rn.InjectDelay)
 			}
-		},
-		Record: func(req record.Request) {
-			gate.RLock()
-			defer gate.RUnlock()
-			if !closed {
-				col.Add(req)
-				writeErr.set(w.Write(req))
-			}
 		}}
 	stop := rn.progress(run.StartedAt, &sent, col)
-	outcome, err := r.Workload.Run(ctx, env)
-	gate.Lock()
-	closed = true
-	gate.Unlock()
+	outcome, err := r.Workload.Run(runCtx, env)
 	stop()
-	if cerr := w.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if werr := writeErr.get(); err == nil && werr != nil {
-		err = werr
+	if serr := snk.close(); err == nil && serr != nil {
+		err = serr
 	}
 	return outcome, col, err
 }
@@ -194,27 +178,4 @@ func (rn *Runner) finish(run *record.Run, r runconfig.Resolved, o workload.Outco
 	}
 	run.InvalidReasons = append([]string{}, reasons...)
 	run.Valid = len(reasons) == 0
-}
-
-// firstError keeps the first non-nil error set, for concurrent writers.
-type firstError struct {
-	mu  sync.Mutex
-	err error
-}
-
-func (f *firstError) set(err error) {
-	if err == nil {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err == nil {
-		f.err = err
-	}
-}
-
-func (f *firstError) get() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.err
 }
