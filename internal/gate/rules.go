@@ -106,9 +106,11 @@ func checkSamples(o *Outcome, ix *index, alpha float64) {
 			if varies(p.base.Values) || varies(p.cur.Values) {
 				short++
 				ix.unsure[p.subject()] = true
+				b, c := p.base.Values, p.cur.Values
+				sc := benchunit.CommonScale([]float64{b[0], b[len(b)-1], c[0], c[len(c)-1]}, benchunit.ClassOf(p.table.Unit))
 				o.add(Inconclusive, "samples", p.subject(),
-					"declared assume=exact but the values vary (baseline %v..%v, current %v..%v)",
-					p.base.Values[0], p.base.Values[len(p.base.Values)-1], p.cur.Values[0], p.cur.Values[len(p.cur.Values)-1])
+					"declared assume=exact but the values vary (baseline %s..%s, current %s..%s)",
+					sc.Format(b[0]), sc.Format(b[len(b)-1]), sc.Format(c[0]), sc.Format(c[len(c)-1]))
 			}
 			continue
 		}
