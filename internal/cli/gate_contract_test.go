@@ -43,6 +43,8 @@ func TestGateContract(t *testing.T) {
 				"NOTE         geomean      sec/op: not evaluated: one input", "NOTE         trend-p99    all: not evaluated: no baseline (trend.missing_baseline: skip)"}, nil},
 		{"first PR: limit fires alone", []string{"gate", "--policy", f("mohawk-limits.yaml"), f("mohawk-slow.txt")}, ExitRegression,
 			[]string{"REGRESSION   limit-mean   AggregateParallel/clients512_dim8192/workersAuto-2: 5.928 ms > limit 5.5 ms"}, nil},
+		{"limit on a prefix", []string{"gate", "--policy", f("mohawk-prefix-limit.yaml"), f("mohawk-slow.txt")}, ExitRegression,
+			[]string{"REGRESSION   limit-mean   AggregateParallel/clients512_dim8192/workers2-2: 5.928 ms > limit 5.5 ms", "PASS         limit-mean   AggregateParallel/clients16_dim1024/workers1-2"}, nil},
 		{"missing_baseline fail", []string{"gate", "--policy", f("trend-fail.yaml"), f("mohawk-same.txt")}, ExitInconclusive,
 			[]string{"INCONCLUSIVE trend-mean   all: no baseline to compare with (trend.missing_baseline: fail)"}, nil},
 		{"cached baseline missing: geomean fail-closed, trend skipped", []string{"gate", missing, f("mohawk-same.txt")}, ExitInconclusive,
