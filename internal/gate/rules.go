@@ -301,7 +301,7 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 	for _, k := range sorted {
 		b, c := base[k], cur[k]
 		if b != nil && c != nil && b.Value != c.Value {
-			o.tainted = true
+			o.taint("the inputs' unit declarations contradict")
 			o.add(Inconclusive, "units", k.Unit+" "+k.Key, "baseline says %s, current says %s", b.Value, c.Value)
 			continue
 		}
@@ -310,7 +310,7 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 		}
 		if b == nil && stats.Direction(k.Unit, nil) == stats.Unknown {
 			// The side under test would decide which way is worse.
-			o.tainted = true
+			o.taint("the inputs' unit declarations contradict")
 			o.add(Inconclusive, "units", k.Unit, "current input alone declares %s better=%s; declare it under units: in the policy",
 				unitName(c), c.Value)
 			continue
@@ -326,11 +326,19 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 			builtin := stats.Direction(k.Unit, nil)
 			declared := stats.Direction(k.Unit, benchfmt.UnitMetadataMap{k: m})
 			if builtin != stats.Unknown && declared != builtin {
-				o.tainted = true
+				o.taint("the inputs' unit declarations contradict")
 				o.add(Inconclusive, "units", k.Unit, "%s input declares %s better=%s against its built-in direction; declare it under units: in the policy if that is meant",
 					side, unitName(m), m.Value)
 			}
 		}
+	}
+}
+
+// taint marks the evidence as unable to make a regression, keeping the
+// first reason.
+func (o *Outcome) taint(why string) {
+	if o.tainted == "" {
+		o.tainted = why
 	}
 }
 
