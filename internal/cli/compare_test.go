@@ -56,6 +56,7 @@ func TestCompareCommand(t *testing.T) {
 		{"unknown flag", []string{"compare", "-colour", base, cur}, ExitUsage, "", "unknown shorthand flag"},
 		{"help", []string{"compare", "--help"}, ExitOK, "benchstat's", ""},
 		{"csv has the base geomean", []string{"compare", "--format", "csv", base, cur}, ExitOK, ",sec/op,geomean,../stats/testdata/sage-base.txt,,", ""},
+		{"pytest JSON without stats.data, one sample", []string{"compare", ciFixture("pytest-nodata.json"), ciFixture("pytest-base.json")}, ExitOK, "(p=1.000 n=1+20)", ""},
 		{"pytest JSON, one sample per round", []string{"compare", ciFixture("pytest-base.json"), ciFixture("pytest-slow.json")}, ExitOK, "+20.00%  (p=0.000 n=20)", ""},
 		{"bad format", []string{"compare", "--format", "xml", base, cur}, ExitUsage, "", "--format"},
 		{"bad alpha", []string{"compare", "--alpha", "3", base, cur}, ExitUsage, "", "alpha 3"},

@@ -85,3 +85,18 @@ func TestGobenchCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestGobenchDefaultsAreTheContract: benchtime 300ms, count 10, cpu 2,
+// alpha 0.01, each a flag that overrides it.
+func TestGobenchDefaultsAreTheContract(t *testing.T) {
+	code, stdout, _ := invokeCLI(t, "gobench", "--help")
+	help := strings.Join(strings.Fields(stdout), " ")
+	for _, want := range []string{`--alpha float significance level (overrides the policy) (default 0.01)`,
+		`--benchtime string time or NNNx per benchmark run (default "300ms")`,
+		`--count int interleaved rounds (samples per side) (default 10)`,
+		`--cpu string GOMAXPROCS list passed as -test.cpu (e.g. 1,2,4) (default "2")`} {
+		if code != ExitOK || !strings.Contains(help, want) {
+			t.Errorf("exit %d, help lacks %q:\n%s", code, want, stdout)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package fedavg
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestFitMachine(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := fitMachine(sizes, tc.ns); got != tc.want {
+			if got := fitMachine(sizes, []int{1, 2, 3}, tc.ns); got != tc.want {
 				t.Fatalf("fitMachine = %+v, want %+v", got, tc.want)
 			}
 		})
@@ -63,10 +64,19 @@ func TestProbeWithAFakeClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Machine != (Machine{BytesPerWorker: 128 << 10, MaxWorkers: 1}) || len(res.NsPerOp) != 2 || len(res.NsPerOp[1]) != 2 || res.Cost <= 0 {
+	if res.Machine != (Machine{BytesPerWorker: 128 << 10, MaxWorkers: 1}) || len(res.NsPerOp) != 2 || len(res.NsPerOp[1]) != 2 ||
+		fmt.Sprint(res.Workers) != "[1 2]" || res.Cost <= 0 {
 		t.Fatalf("probe %+v", res)
 	}
 	if _, err := Probe(ProbeConfig{Sizes: []int64{1 << 20, 1 << 19}}); err == nil {
 		t.Fatal("descending sizes accepted")
+	}
+}
+
+func TestProbeCounts(t *testing.T) {
+	for max, want := range map[int]string{1: "[1]", 2: "[1 2]", 3: "[1 2 3]", 8: "[1 2 4 8]", 12: "[1 2 4 8 12]"} {
+		if got := fmt.Sprint(probeCounts(max)); got != want {
+			t.Errorf("probeCounts(%d) = %s, want %s", max, got, want)
+		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 // ProbeConfig paces Probe. Zero fields take the defaults named.
 type ProbeConfig struct {
-	// MaxWorkers bounds the worker counts tried (1…MaxWorkers); 0 means
-	// GOMAXPROCS.
+	// MaxWorkers bounds the worker counts tried: 1, 2, 4, … and
+	// MaxWorkers itself; 0 means GOMAXPROCS.
 	MaxWorkers int
 	// Sizes are the input sizes in bytes, ascending; by default 256 KiB
 	// to 16 MiB in powers of two, the span of the micro matrix.
@@ -52,8 +52,10 @@ func (c ProbeConfig) withDefaults() ProbeConfig {
 type ProbeResult struct {
 	Machine Machine
 	Sizes   []int64
-	// NsPerOp[i][w-1] is the fastest FedAvg time at Sizes[i] with w
-	// workers.
+	// Workers are the worker counts tried, ascending, starting at 1.
+	Workers []int
+	// NsPerOp[i][j] is the fastest FedAvg time at Sizes[i] with
+	// Workers[j] workers.
 	NsPerOp [][]float64
 	// Cost is the wall time the probe took.
 	Cost time.Duration
@@ -65,7 +67,8 @@ const probeDim = 4096
 
 // Probe measures a Machine: FedAvg itself (the operation Auto serves, so
 // its arithmetic counts as well as memory bandwidth) over inputs of
-// cfg.Sizes with 1…MaxWorkers workers. The worker ceiling is the largest
+// cfg.Sizes with 1, 2, 4, … MaxWorkers workers (powers of two keep the
+// probe short on many cores). The worker ceiling is the largest
 // count whose time at the largest size is at least 5 % below every
 // smaller count's; bytes per worker is half the size at which two workers
 // start to beat one (interpolated between the sizes tried). It allocates
@@ -81,16 +84,17 @@ func Probe(cfg ProbeConfig) (ProbeResult, error) {
 	for i := range flat {
 		flat[i] = float32(i%251) * 0.01
 	}
-	aggs := make([]*Aggregator, cfg.MaxWorkers)
+	counts := probeCounts(cfg.MaxWorkers)
+	aggs := make([]*Aggregator, len(counts))
 	for i := range aggs {
-		a, err := New(Config{Workers: i + 1})
+		a, err := New(Config{Workers: counts[i]})
 		if err != nil {
 			return ProbeResult{}, err
 		}
 		defer a.Close()
 		aggs[i] = a
 	}
-	res := ProbeResult{Sizes: cfg.Sizes}
+	res := ProbeResult{Sizes: cfg.Sizes, Workers: counts}
 	for _, size := range cfg.Sizes {
 		row, err := timeSize(cfg, aggs, rows(flat, int(size/(probeDim*4))))
 		if err != nil {
@@ -98,13 +102,13 @@ func Probe(cfg ProbeConfig) (ProbeResult, error) {
 		}
 		res.NsPerOp = append(res.NsPerOp, row)
 	}
-	res.Machine = fitMachine(res.Sizes, res.NsPerOp)
+	res.Machine = fitMachine(res.Sizes, counts, res.NsPerOp)
 	res.Cost = cfg.Now().Sub(start)
 	return res, nil
 }
 
-// timeSize times FedAvg of ups with each aggregator (1…len(aggs)
-// workers), interleaving the worker counts within every repetition so
+// timeSize times FedAvg of ups with each aggregator (one per worker
+// count), interleaving the worker counts within every repetition so
 // that load from elsewhere on the machine hits them alike; it keeps each
 // count's fastest repetition, in ns per FedAvg.
 func timeSize(cfg ProbeConfig, aggs []*Aggregator, ups [][]float32) ([]float64, error) {
@@ -127,6 +131,15 @@ func timeSize(cfg ProbeConfig, aggs []*Aggregator, ups [][]float32) ([]float64, 
 		}
 	}
 	return best, nil
+}
+
+// probeCounts is 1, 2, 4, … below max, then max.
+func probeCounts(max int) []int {
+	var c []int
+	for w := 1; w < max; w *= 2 {
+		c = append(c, w)
+	}
+	return append(c, max)
 }
 
 func rows(flat []float32, n int) [][]float32 {
@@ -157,12 +170,12 @@ func timeRep(cfg ProbeConfig, a *Aggregator, dst []float32, ups [][]float32) (fl
 
 // fitMachine turns probe times into a Machine (see Probe). With one size
 // or one worker count the ceiling is 1 unless the data show otherwise.
-func fitMachine(sizes []int64, ns [][]float64) Machine {
+func fitMachine(sizes []int64, counts []int, ns [][]float64) Machine {
 	last := ns[len(ns)-1]
 	ceiling, best := 1, last[0]
-	for w := 2; w <= len(last); w++ {
-		if last[w-1] < 0.95*best {
-			ceiling, best = w, last[w-1]
+	for j := 1; j < len(counts); j++ {
+		if last[j] < 0.95*best {
+			ceiling, best = counts[j], last[j]
 		}
 	}
 	if ceiling == 1 {

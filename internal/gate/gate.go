@@ -55,9 +55,10 @@ type Outcome struct {
 	Findings []Finding
 	Report   *stats.Report // nil when the inputs could not be compared
 
-	// tainted is set when a run on either side is invalid or incomplete:
-	// such evidence can make a verdict inconclusive, never a regression.
-	tainted bool
+	// tainted says why the evidence cannot make a regression (a run on
+	// either side invalid or incomplete, unit declarations that
+	// contradict); "" when it can. Such evidence is inconclusive at worst.
+	tainted string
 }
 
 func (o *Outcome) add(v Verdict, rule, subject, format string, args ...any) {
@@ -73,14 +74,14 @@ func (o *Outcome) note(rule, subject, format string, args ...any) {
 	o.Findings = append(o.Findings, Finding{Verdict: Pass, Note: true, Rule: rule, Subject: subject, Detail: fmt.Sprintf(format, args...)})
 }
 
-// finish settles the verdict: evidence from an invalid or incomplete run
-// is never a regression, and an outcome no rule decided is inconclusive.
+// finish settles the verdict: tainted evidence is never a regression, and
+// an outcome no rule decided is inconclusive.
 func (o *Outcome) finish() {
-	if o.tainted && o.Verdict == Regression {
+	if o.tainted != "" && o.Verdict == Regression {
 		for i, f := range o.Findings {
 			if f.Verdict == Regression {
 				o.Findings[i].Verdict = Inconclusive
-				o.Findings[i].Detail = "would be a regression, but a run on either side is invalid or incomplete: " + f.Detail
+				o.Findings[i].Detail = "would be a regression, but " + o.tainted + ": " + f.Detail
 			}
 		}
 		o.Verdict = Inconclusive
@@ -239,7 +240,7 @@ func inputKind(s *benchset.Set) string {
 
 func checkRun(o *Outcome, side string, r benchset.Run) {
 	if !r.Complete || !r.Valid || len(r.Reasons) > 0 {
-		o.tainted = true
+		o.taint("a run on either side is invalid or incomplete")
 	}
 	if !r.Complete {
 		o.add(Inconclusive, "run-valid", side, "run %s (%s) is incomplete (interrupted)", r.ID, r.Dir)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/sagebench/sagebench/internal/benchset"
 	"github.com/sagebench/sagebench/internal/stats"
@@ -140,9 +141,14 @@ func (e evidence) names(base, cur bool) []string {
 	return out
 }
 
-// limitMatches reports whether the anchored expression re matches name in
-// any of its spellings (with or without Benchmark and -GOMAXPROCS).
-func limitMatches(re *regexp.Regexp, name string) bool {
+// limitMatches reports whether a limit's benchmark (the anchored
+// expression re, written as expr) matches name in any of its spellings
+// (with or without Benchmark and -GOMAXPROCS); an expression ending in '/'
+// is also a prefix, as --expect takes it.
+func limitMatches(re *regexp.Regexp, expr, name string) bool {
+	if strings.HasSuffix(expr, "/") && expectMatches(name, expr) {
+		return true
+	}
 	for _, f := range nameForms(name) {
 		if re.MatchString(f) {
 			return true
@@ -160,7 +166,7 @@ func checkLimits(o *Outcome, e evidence, limits []Limit) {
 		re := regexp.MustCompile("^(?:" + l.Benchmark + ")$") // checked by Validate
 		matched := 0
 		for _, n := range names {
-			if !limitMatches(re, n) {
+			if !limitMatches(re, l.Benchmark, n) {
 				continue
 			}
 			matched++

@@ -44,7 +44,9 @@ type GeomeanRule struct {
 }
 
 // Limit is an absolute limit for the benchmarks whose name matches the
-// anchored regular expression Benchmark. Zero means no limit.
+// anchored regular expression Benchmark, with or without the Benchmark
+// prefix and the -GOMAXPROCS suffix; one ending in '/' is also a prefix
+// (BenchmarkAggregateParallel/). Zero means no limit.
 type Limit struct {
 	Benchmark string  `yaml:"benchmark"`
 	MaxMeanMs float64 `yaml:"max_mean_ms"`

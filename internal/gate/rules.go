@@ -106,9 +106,11 @@ func checkSamples(o *Outcome, ix *index, alpha float64) {
 			if varies(p.base.Values) || varies(p.cur.Values) {
 				short++
 				ix.unsure[p.subject()] = true
+				b, c := p.base.Values, p.cur.Values
+				sc := benchunit.CommonScale([]float64{b[0], b[len(b)-1], c[0], c[len(c)-1]}, benchunit.ClassOf(p.table.Unit))
 				o.add(Inconclusive, "samples", p.subject(),
-					"declared assume=exact but the values vary (baseline %v..%v, current %v..%v)",
-					p.base.Values[0], p.base.Values[len(p.base.Values)-1], p.cur.Values[0], p.cur.Values[len(p.cur.Values)-1])
+					"declared assume=exact but the values vary (baseline %s..%s, current %s..%s)",
+					sc.Format(b[0]), sc.Format(b[len(b)-1]), sc.Format(c[0]), sc.Format(c[len(c)-1]))
 			}
 			continue
 		}
@@ -299,7 +301,7 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 	for _, k := range sorted {
 		b, c := base[k], cur[k]
 		if b != nil && c != nil && b.Value != c.Value {
-			o.tainted = true
+			o.taint("the inputs' unit declarations contradict")
 			o.add(Inconclusive, "units", k.Unit+" "+k.Key, "baseline says %s, current says %s", b.Value, c.Value)
 			continue
 		}
@@ -308,7 +310,7 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 		}
 		if b == nil && stats.Direction(k.Unit, nil) == stats.Unknown {
 			// The side under test would decide which way is worse.
-			o.tainted = true
+			o.taint("the inputs' unit declarations contradict")
 			o.add(Inconclusive, "units", k.Unit, "current input alone declares %s better=%s; declare it under units: in the policy",
 				unitName(c), c.Value)
 			continue
@@ -324,11 +326,19 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 			builtin := stats.Direction(k.Unit, nil)
 			declared := stats.Direction(k.Unit, benchfmt.UnitMetadataMap{k: m})
 			if builtin != stats.Unknown && declared != builtin {
-				o.tainted = true
+				o.taint("the inputs' unit declarations contradict")
 				o.add(Inconclusive, "units", k.Unit, "%s input declares %s better=%s against its built-in direction; declare it under units: in the policy if that is meant",
 					side, unitName(m), m.Value)
 			}
 		}
+	}
+}
+
+// taint marks the evidence as unable to make a regression, keeping the
+// first reason.
+func (o *Outcome) taint(why string) {
+	if o.tainted == "" {
+		o.tainted = why
 	}
 }
 

@@ -37,6 +37,7 @@ type machineFile struct {
 	Key     machineKey     `json:"key"`
 	Machine fedavg.Machine `json:"machine"`
 	Sizes   []int64        `json:"sizes"`
+	Workers []int          `json:"workers"`
 	NsPerOp [][]float64    `json:"ns_per_op"`
 	CostNs  int64          `json:"cost_ns"`
 	Probed  time.Time      `json:"probed"`
@@ -66,7 +67,7 @@ func resolveMachine(o Options) fedavg.Machine {
 	}
 	fmt.Fprintf(log, "micro: workers=auto: %v (probed in %v)\n", res.Machine, res.Cost.Round(time.Millisecond))
 	if o.MachineCache != "" {
-		mf := machineFile{Key: key, Machine: res.Machine, Sizes: res.Sizes, NsPerOp: res.NsPerOp, CostNs: res.Cost.Nanoseconds(), Probed: time.Now()}
+		mf := machineFile{Key: key, Machine: res.Machine, Sizes: res.Sizes, Workers: res.Workers, NsPerOp: res.NsPerOp, CostNs: res.Cost.Nanoseconds(), Probed: time.Now()}
 		if err := writeMachine(o.MachineCache, mf); err != nil {
 			fmt.Fprintf(log, "micro: probe not cached: %v\n", err)
 		}
