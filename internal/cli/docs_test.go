@@ -26,7 +26,9 @@ var exitsNote = regexp.MustCompile(`#\s*exits (\d)`)
 // target. Their flags are covered by their own tests.
 var notRunHere = []string{"serve", "gobench", "micro", "baseline", "capture", "worker", "report", "aggregate", "calibrate"}
 
-// documentedCommands collects the commands of ```sh blocks in files.
+// documentedCommands collects the commands of ```sh blocks in files. A
+// block fenced ```sh template shows commands for another repository's
+// files (a migration recipe) and is not run.
 func documentedCommands(t *testing.T, files []string) []documented {
 	t.Helper()
 	var out []documented
