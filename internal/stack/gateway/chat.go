@@ -172,6 +172,7 @@ func (g *Gateway) collectChat(w http.ResponseWriter, ctx context.Context, gen *g
 		}
 	}
 	u := gen.st.Usage()
+	c.answered(w.Header(), 0)
 	writeJSON(w, http.StatusOK, chatResponse{
 		ID: creq.ID, Object: "chat.completion", Created: g.now().Unix(), Model: creq.Model,
 		Choices: []chatChoice{{Index: 0, Message: &chatMsgOut{Role: "assistant", Content: b.String()},

@@ -83,9 +83,11 @@ func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request, c *call) {
 	if res.retries > 0 {
 		w.Header().Set(protocol.HeaderRetries, "1")
 	}
+	body := appendEmbeddings(make([]byte, 0, 64+len(res.vecs)*len(res.vecs[0])*11), res, c.model, req.EncodingFormat == "base64")
 	w.Header().Set("Content-Type", "application/json")
+	c.answered(w.Header(), 0)
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(appendEmbeddings(make([]byte, 0, 64+len(res.vecs)*len(res.vecs[0])*11), res, c.model, req.EncodingFormat == "base64"))
+	_, _ = w.Write(body)
 }
 
 // appendEmbeddings writes the embeddings response without reflection: the
