@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sagebench/sagebench/internal/record"
+
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -39,6 +41,8 @@ type Run struct {
 	Valid    bool
 	Complete bool
 	Reasons  []string
+	// Floor is the run's measurement floor, when it was calibrated.
+	Floor *record.Floor
 }
 
 // Summary is what a pytest-benchmark JSON says about one benchmark, in

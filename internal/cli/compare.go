@@ -120,6 +120,9 @@ func runCompare(stdout, stderr io.Writer, o compareOptions, args []string) error
 	if err := rep.Write(stdout, o.format); err != nil {
 		return withCode(ExitError, err)
 	}
+	if o.format == "text" || o.format == "markdown" {
+		writeWithinFloor(stdout, rep, sets)
+	}
 	if n := compareReportProblems(stderr, sets); n > 0 {
 		return withCode(ExitUsage, fmt.Errorf("%d unreadable input lines or entries (listed above); the comparison leaves them out", n))
 	}
