@@ -130,8 +130,11 @@ type Request struct {
 	Error      string  `json:"error,omitempty"`
 	Engine     string  `json:"engine,omitempty"`
 	Retries    int     `json:"retries,omitempty"`
-	PromptTok  int     `json:"prompt_tokens,omitempty"`
-	OutputTok  int     `json:"completion_tokens,omitempty"`
+	// QueueMs is the gateway queue wait the target reported
+	// (X-Sagebench-Queue-Us), in ms; nil when it reported none.
+	QueueMs   *float64 `json:"queue_ms,omitempty"`
+	PromptTok int      `json:"prompt_tokens,omitempty"`
+	OutputTok int      `json:"completion_tokens,omitempty"`
 }
 
 // Unified is one row of unified_results.jsonl/.csv, field for field the

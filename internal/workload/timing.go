@@ -44,6 +44,10 @@ func (env *Env) Fill(r *record.Request, intended time.Time, res *openai.Result) 
 		}
 	}
 	r.Status, r.Engine, r.Retries = res.Status, res.Engine, res.Retries
+	if res.QueueKnown {
+		q := ms(res.QueueWait)
+		r.QueueMs = &q
+	}
 	r.PromptTok, r.OutputTok = res.PromptTokens, res.CompletionTokens
 	r.OK = res.Err == nil
 	if res.Err != nil {
