@@ -57,6 +57,13 @@ func writeTable(w io.Writer, run *record.Run, spec workload.Spec, o workload.Out
 	for _, n := range run.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	for _, sec := range o.Sections {
+		if markdown {
+			fmt.Fprintf(w, "\n## %s\n\n%s\n", sec.Title, sec.Body)
+		} else {
+			fmt.Fprintf(w, "\n%s\n%s\n", sec.Title, sec.Body)
+		}
+	}
 }
 
 // phaseValid says whether the reasons of an invalid run spare phase: the
