@@ -68,7 +68,7 @@ func (q *q2) policyResult(out *workload.Outcome, table *strings.Builder, policy 
 		}
 		prs := byPhase[p.Name]
 		rs = append(rs, prs...)
-		pl := reqset.Where(prs, isType(protocol.TypeLLM))
+		pl := reqset.Where(prs, reqset.IsType(protocol.TypeLLM))
 		llm = append(llm, pl...)
 		o := reqset.Busy(pl, p.Start, p.End)
 		busy += o.Busy * p.Duration().Seconds()
@@ -82,9 +82,9 @@ func (q *q2) policyResult(out *workload.Outcome, table *strings.Builder, policy 
 	all := reqset.Measure(rs)
 	ttft := map[string]float64{}
 	for _, k := range q.cfg.Classes {
-		ttft[k.Priority] = reqset.Measure(reqset.Where(llm, isPriority(k.Priority))).TTFTP99
+		ttft[k.Priority] = reqset.Measure(reqset.Where(llm, reqset.IsPriority(k.Priority))).TTFTP99
 	}
-	crit := reqset.Measure(reqset.Where(llm, isPriority(protocol.PriorityCritical)))
+	crit := reqset.Measure(reqset.Where(llm, reqset.IsPriority(protocol.PriorityCritical)))
 	goodput := 0.0
 	if dur > 0 {
 		goodput = float64(all.Met) / dur
@@ -113,43 +113,21 @@ func (q *q2) policyResult(out *workload.Outcome, table *strings.Builder, policy 
 func (q *q2) phaseBench(p ranPhase, rs []record.Request) []record.BenchLine {
 	var lines []record.BenchLine
 	for _, typ := range []string{protocol.TypeLLM, protocol.TypeEmbedding} {
-		of := reqset.Where(rs, isType(typ))
+		of := reqset.Where(rs, reqset.IsType(typ))
 		base := "policy=" + p.policy + "/type=" + typ
 		lines = appendLine(lines, base, of, p.Duration().Seconds())
 		for _, k := range q.cfg.Classes {
-			lines = appendLine(lines, base+"/priority="+k.Priority, reqset.Where(of, isPriority(k.Priority)), p.Duration().Seconds())
+			lines = appendLine(lines, base+"/priority="+k.Priority, reqset.Where(of, reqset.IsPriority(k.Priority)), p.Duration().Seconds())
 		}
 	}
 	return lines
 }
 
 func appendLine(lines []record.BenchLine, name string, rs []record.Request, secs float64) []record.BenchLine {
-	s := reqset.Measure(rs)
-	if s.OK == 0 {
-		return lines // nothing measured
+	if l, ok := reqset.BenchLine(name, rs, secs); ok {
+		lines = append(lines, l)
 	}
-	v := []record.BenchValue{{Value: s.E2EMean * 1e6, Unit: "ns/op"}, {Value: s.E2EP50, Unit: "p50-ms"}, {Value: s.E2EP99, Unit: "p99-ms"}}
-	for _, x := range []record.BenchValue{{Value: s.TTFTP99, Unit: "ttft-p99-ms"}, {Value: s.QueueP99, Unit: "queue-p99-ms"}} {
-		if !math.IsNaN(x.Value) {
-			v = append(v, x)
-		}
-	}
-	v = append(v, record.BenchValue{Value: s.SLOAttainment, Unit: "slo-attainment"})
-	if secs > 0 {
-		v = append(v, record.BenchValue{Value: float64(s.Met) / secs, Unit: "goodput-req/s"})
-	}
-	if s.OK < s.N {
-		v = append(v, record.BenchValue{Value: float64(s.N-s.OK) / float64(s.N), Unit: "error-ratio"})
-	}
-	return append(lines, record.BenchLine{Name: name, N: s.N, Values: v})
-}
-
-func isType(t string) func(*record.Request) bool {
-	return func(r *record.Request) bool { return r.Type == t }
-}
-
-func isPriority(p string) func(*record.Request) bool {
-	return func(r *record.Request) bool { return r.Priority == p }
+	return lines
 }
 
 func ms(v float64) string {
