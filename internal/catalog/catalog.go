@@ -13,6 +13,7 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 	"github.com/sagebench/sagebench/internal/workload/q1"
 	"github.com/sagebench/sagebench/internal/workload/q2"
+	"github.com/sagebench/sagebench/internal/workload/q3"
 	"github.com/sagebench/sagebench/internal/workload/q6"
 )
 
@@ -21,8 +22,7 @@ func Catalog() []workload.Spec {
 	return []workload.Spec{
 		q1.Spec(),
 		q2.Spec(),
-		{ID: "Q3", Name: "NoisyNeighbor", Entry: "isolation",
-			Description: "an interactive tenant alone, then beside a ramping batch tenant; primary: interference ratio (victim p99 TTFT contended ÷ alone)"},
+		q3.Spec(),
 		{ID: "Q4", Name: "ScaleFrontier", Entry: "scalability",
 			Description: "highest arrival rate meeting the SLO for n = 1, 2, 4 … nodes; primary: scaling efficiency"},
 		{ID: "Q5", Name: "HeteroResilience", Entry: "heterogeneity",
