@@ -14,6 +14,7 @@ import (
 	"github.com/sagebench/sagebench/internal/workload/q1"
 	"github.com/sagebench/sagebench/internal/workload/q2"
 	"github.com/sagebench/sagebench/internal/workload/q3"
+	"github.com/sagebench/sagebench/internal/workload/q4"
 	"github.com/sagebench/sagebench/internal/workload/q6"
 )
 
@@ -23,8 +24,7 @@ func Catalog() []workload.Spec {
 		q1.Spec(),
 		q2.Spec(),
 		q3.Spec(),
-		{ID: "Q4", Name: "ScaleFrontier", Entry: "scalability",
-			Description: "highest arrival rate meeting the SLO for n = 1, 2, 4 … nodes; primary: scaling efficiency"},
+		q4.Spec(),
 		{ID: "Q5", Name: "HeteroResilience", Entry: "heterogeneity",
 			Description: "heterogeneous pool, the fast engine killed mid-run; primary: recovery time and post-recovery throughput"},
 		q6.Spec(),
