@@ -66,6 +66,7 @@ func workloadBench(spec workload.Spec, run *record.Run, own []record.BenchLine) 
 // identity and metadata, the configuration's figures, metadata.config.
 func configRow(r runconfig.Resolved, run *record.Run, row workload.Row) record.Unified {
 	u := unifiedRow(r, run)
+	u.RunID += "/" + row.Config // its own id: readers count each row once
 	u.Throughput, u.LatencyP50, u.LatencyP95, u.LatencyP99 = finite(row.Throughput), finite(row.LatencyP50), finite(row.LatencyP95), finite(row.LatencyP99)
 	u.SuccessRate, u.DurationSeconds = finite(row.SuccessRate), finite(row.DurationSeconds)
 	md := make(map[string]any, len(u.Metadata)+len(row.Metadata)+1)
