@@ -234,6 +234,27 @@ not json
 	}
 }
 
+// TestReadUnifiedConfigAndAggregate: a configuration row (a policy of a
+// Q2 run) is its own benchmark, and an aggregate row is not one more sample.
+func TestReadUnifiedConfigAndAggregate(t *testing.T) {
+	row := func(id, md string) string {
+		return `{"backend":"sage","workload":"Q2","run_id":"` + id + `","nodes":1,"parallelism":2,"throughput":10,"latency_p50":5,"latency_p95":8,"latency_p99":9,"success_rate":1,"metadata":{"valid":true,"complete":true` + md + `}}` + "\n"
+	}
+	in := row("r", "") + row("r/fifo", `,"config":"policy=fifo"`) + row("agg", `,"aggregate":true`)
+	s, err := ReadUnified(strings.NewReader(in), "u.jsonl", "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range s.Results {
+		names = append(names, string(r.Name.Full()))
+	}
+	want := []string{"Q2/backend=sage/nodes=1/parallelism=2", "Q2/backend=sage/nodes=1/parallelism=2/policy=fifo"}
+	if strings.Join(names, " ") != strings.Join(want, " ") || len(s.Runs) != 2 {
+		t.Errorf("results %v (%d runs); want %v", names, len(s.Runs), want)
+	}
+}
+
 // checkSet is the invariant every reader keeps on any input: results hold
 // finite, non-negative values and the label.
 func checkSet(t *testing.T, s *Set, label string) {

@@ -13,7 +13,9 @@ import (
 // named <workload>/backend=…/nodes=…/parallelism=… with units req/s,
 // p50-ms, p95-ms, p99-ms and success-rate. A run_id seen twice is a
 // problem: the same run would be counted twice. Each row's validity
-// (metadata.valid, metadata.complete) becomes a Run.
+// (metadata.valid, metadata.complete) becomes a Run. A row of one
+// configuration of a run (metadata.config, e.g. policy=fifo) is named with
+// it; an aggregate row (metadata.aggregate) is skipped.
 func ReadUnified(r io.Reader, file, label string) (*Set, error) {
 	s := newSet(file, label)
 	seen := map[string]int{}
@@ -23,6 +25,9 @@ func ReadUnified(r io.Reader, file, label string) (*Set, error) {
 			return
 		}
 		seen[u.RunID] = line
+		if agg, _ := u.Metadata["aggregate"].(bool); agg {
+			return // a summary of rows already read: not one more sample
+		}
 		res := unifiedResult(u)
 		s.Runs = append(s.Runs, unifiedRun(u, fmt.Sprintf("%s:%d", file, line), string(res.Name.Full())))
 		res.SetConfig(".file", label)
@@ -65,6 +70,9 @@ func unifiedRun(u record.Unified, where, name string) Run {
 
 func unifiedResult(u record.Unified) *benchfmt.Result {
 	name := fmt.Sprintf("%s/backend=%s/nodes=%d/parallelism=%d", u.Workload, u.Backend, u.Nodes, u.Parallelism)
+	if c, ok := u.Metadata["config"].(string); ok && c != "" {
+		name += "/" + c // one configuration of a run (a policy, a scale)
+	}
 	return &benchfmt.Result{
 		Name:  benchfmt.Name(name),
 		Iters: 1,

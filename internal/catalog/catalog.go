@@ -13,6 +13,9 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 	"github.com/sagebench/sagebench/internal/workload/q1"
 	"github.com/sagebench/sagebench/internal/workload/q2"
+	"github.com/sagebench/sagebench/internal/workload/q3"
+	"github.com/sagebench/sagebench/internal/workload/q4"
+	"github.com/sagebench/sagebench/internal/workload/q6"
 )
 
 // Catalog lists Q1..Q8 in order.
@@ -20,14 +23,11 @@ func Catalog() []workload.Spec {
 	return []workload.Spec{
 		q1.Spec(),
 		q2.Spec(),
-		{ID: "Q3", Name: "NoisyNeighbor", Entry: "isolation",
-			Description: "an interactive tenant alone, then beside a ramping batch tenant; primary: interference ratio (victim p99 TTFT contended ÷ alone)"},
-		{ID: "Q4", Name: "ScaleFrontier", Entry: "scalability",
-			Description: "highest arrival rate meeting the SLO for n = 1, 2, 4 … nodes; primary: scaling efficiency"},
+		q3.Spec(),
+		q4.Spec(),
 		{ID: "Q5", Name: "HeteroResilience", Entry: "heterogeneity",
 			Description: "heterogeneous pool, the fast engine killed mid-run; primary: recovery time and post-recovery throughput"},
-		{ID: "Q6", Name: "BurstTown", Entry: "burst_priority",
-			Description: "base load with periodic bursts, 20 % high priority; primary: high-priority SLO attainment inside bursts"},
+		q6.Spec(),
 		{ID: "Q7", Name: "ReconfigDrill", Entry: "reconfiguration",
 			Description: "steady load through policy switch, engine add, drain and remove; primary: requests failed by reconfiguration"},
 		{ID: "Q8", Name: "RecoverySoak", Entry: "recovery",

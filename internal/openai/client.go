@@ -60,6 +60,10 @@ type Result struct {
 	// the target sent a usable one.
 	Server   protocol.ServerTiming
 	ServerOK bool
+	// QueueWait is the gateway's X-Sagebench-Queue-Us; QueueKnown says
+	// whether the target sent it.
+	QueueWait  time.Duration
+	QueueKnown bool
 
 	PromptTokens, CompletionTokens int
 	Text                           string
@@ -200,6 +204,7 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	res.Status = resp.StatusCode
 	res.Engine = resp.Header.Get(protocol.HeaderEngine)
 	res.Retries, _ = strconv.Atoi(resp.Header.Get(protocol.HeaderRetries))
+	res.QueueWait, res.QueueKnown = protocol.ParseQueueWait(resp.Header.Get(protocol.HeaderQueueWait))
 	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes}}
 	if resp.StatusCode/100 != 2 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))

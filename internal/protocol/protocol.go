@@ -28,6 +28,9 @@ const (
 	HeaderRetries = "X-Sagebench-Retries"
 	// HeaderSearchDuration is the index search time of /v1/retrieve in µs.
 	HeaderSearchDuration = "X-Search-Duration-Us"
+	// HeaderQueueWait is how long the request waited in the gateway's
+	// queue for an engine slot, in whole µs (QueueWaitValue, ParseQueueWait).
+	HeaderQueueWait = "X-Sagebench-Queue-Us"
 )
 
 // MaxDeadline is the largest deadline HeaderDeadline carries.
@@ -103,4 +106,19 @@ func SetDeadline(h http.Header, bound time.Duration) {
 	if v := DeadlineValue(bound); v != "" {
 		h.Set(HeaderDeadline, v)
 	}
+}
+
+// QueueWaitValue renders d for HeaderQueueWait in whole microseconds.
+func QueueWaitValue(d time.Duration) string {
+	return strconv.FormatInt(max(int64(d/time.Microsecond), 0), 10)
+}
+
+// ParseQueueWait reads a HeaderQueueWait value; ok is false when it is
+// absent or not a non-negative whole number.
+func ParseQueueWait(v string) (d time.Duration, ok bool) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > int64(MaxDeadline/time.Microsecond) {
+		return 0, false
+	}
+	return time.Duration(n) * time.Microsecond, true
 }

@@ -45,3 +45,29 @@ func TestNamesAreDistinct(t *testing.T) {
 		}
 	}
 }
+
+func TestQueueWaitRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"zero", "0", 0, true},
+		{"micros", "1500", 1500 * time.Microsecond, true},
+		{"absent", "", 0, false},
+		{"negative", "-1", 0, false},
+		{"not a number", "1.5ms", 0, false},
+		{"beyond a day", "86400000001", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := protocol.ParseQueueWait(tc.in)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("ParseQueueWait(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+			}
+			if ok && protocol.QueueWaitValue(got) != tc.in {
+				t.Errorf("QueueWaitValue(%v) = %q, want %q", got, protocol.QueueWaitValue(got), tc.in)
+			}
+		})
+	}
+}

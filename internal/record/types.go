@@ -147,14 +147,16 @@ type Request struct {
 	Engine         string  `json:"engine,omitempty"`
 	Retries        int     `json:"retries,omitempty"`
 	PromptTok      int     `json:"prompt_tokens,omitempty"`
-	OutputTok      int     `json:"completion_tokens,omitempty"`
-	// ServerQueueMs, ServerTTFTMs and ServerE2EMs are the target's own
-	// account of this request (protocol.HeaderServerTiming), counted from
-	// when it received it; 0 when the target sent none. Client minus
-	// server is the network plus the harness.
-	ServerQueueMs float64 `json:"server_queue_ms,omitempty"`
-	ServerTTFTMs  float64 `json:"server_ttft_ms,omitempty"`
-	ServerE2EMs   float64 `json:"server_e2e_ms,omitempty"`
+	// QueueMs is the gateway queue wait the target reported
+	// (X-Sagebench-Queue-Us), in ms; nil when it reported none.
+	QueueMs   *float64 `json:"queue_ms,omitempty"`
+	OutputTok int      `json:"completion_tokens,omitempty"`
+	// ServerTTFTMs and ServerE2EMs are the target's own account of this
+	// request (protocol.HeaderServerTiming), counted from when it received
+	// it; 0 when the target sent none. Client minus server is the network
+	// plus the harness.
+	ServerTTFTMs float64 `json:"server_ttft_ms,omitempty"`
+	ServerE2EMs  float64 `json:"server_e2e_ms,omitempty"`
 }
 
 // Unified is one row of unified_results.jsonl/.csv, field for field the

@@ -117,7 +117,7 @@ func TestConfigHash(t *testing.T) {
 			t.Errorf("%s did not change the config hash", name)
 		}
 	}
-	if !bytes.Contains(base.RunConfig, []byte(`"experiment":"Q2"`)) || !bytes.Contains(base.RunConfig, []byte(`"llm_e2e":"5s"`)) {
+	if !bytes.Contains(base.RunConfig, []byte(`"experiment":"Q2"`)) || !bytes.Contains(base.RunConfig, []byte(`"llm_e2e":"3s"`)) || !bytes.Contains(base.RunConfig, []byte(`"rounds":2`)) {
 		t.Errorf("run_config %s", base.RunConfig)
 	}
 }

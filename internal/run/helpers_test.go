@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/workload"
 )
 
 func readRequests(t *testing.T, dir string) []record.Request {
@@ -29,3 +30,5 @@ func readRequests(t *testing.T, dir string) []record.Request {
 	}
 	return out
 }
+
+func workloadOverrides() workload.Overrides { return workload.Overrides{} }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -29,13 +30,55 @@ func writeRecords(dir string, r runconfig.Resolved, run *record.Run, o workload.
 	var bench bytes.Buffer
 	hdr := record.BenchHeader{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
 		Pkg: "github.com/sagebench/sagebench/internal/workload", CPU: run.Environment.CPUModel}
-	if err := record.WriteBench(&bench, hdr, benchLines(r.Spec, run, o.Phases)); err != nil {
+	lines := benchLines(r.Spec, run, o.Phases)
+	if o.Bench != nil {
+		lines = workloadBench(r.Spec, run, o.Bench)
+	}
+	if err := record.WriteBench(&bench, hdr, lines); err != nil {
 		return err
 	}
 	if err := record.WriteFileAtomic(filepath.Join(dir, "bench.txt"), bench.Bytes()); err != nil {
 		return err
 	}
-	return record.AppendUnified(r.Shared.OutputDir, unifiedRow(r, run))
+	if err := record.AppendUnified(r.Shared.OutputDir, unifiedRow(r, run)); err != nil {
+		return err
+	}
+	for _, row := range o.Rows {
+		if err := record.AppendUnified(r.Shared.OutputDir, configRow(r, run, row)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workloadBench prefixes the workload's own bench lines with the stem and
+// backend.
+func workloadBench(spec workload.Spec, run *record.Run, own []record.BenchLine) []record.BenchLine {
+	out := make([]record.BenchLine, 0, len(own))
+	for _, l := range own {
+		l.Name = spec.BenchName() + "/backend=" + run.Backend + "/" + l.Name
+		out = append(out, l)
+	}
+	return out
+}
+
+// configRow is the unified row of one configuration of a run: the run's
+// identity and metadata, the configuration's figures, metadata.config.
+func configRow(r runconfig.Resolved, run *record.Run, row workload.Row) record.Unified {
+	u := unifiedRow(r, run)
+	u.RunID += "/" + row.Config // its own id: readers count each row once
+	u.Throughput, u.LatencyP50, u.LatencyP95, u.LatencyP99 = finite(row.Throughput), finite(row.LatencyP50), finite(row.LatencyP95), finite(row.LatencyP99)
+	u.SuccessRate, u.DurationSeconds = finite(row.SuccessRate), finite(row.DurationSeconds)
+	md := make(map[string]any, len(u.Metadata)+len(row.Metadata)+1)
+	for k, v := range u.Metadata {
+		md[k] = v
+	}
+	for k, v := range row.Metadata {
+		md[k] = v
+	}
+	md["config"] = row.Config
+	u.Metadata = md
+	return u
 }
 
 // benchLines gives one line per configuration (phase and request type)
@@ -151,4 +194,12 @@ func backendHash(run *record.Run) string {
 		return c[:min(len(c), 12)]
 	}
 	return fmt.Sprintf("%s-%s", run.Backend, run.Environment.Version)
+}
+
+// finite maps NaN and ±Inf (no values measured) to 0, which JSON carries.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
 }

@@ -55,7 +55,6 @@ type Result struct {
 // interruption; the results of the repetitions done so far are returned.
 func (rn *Runner) Run(ctx context.Context, r runconfig.Resolved) ([]Result, error) {
 	var out []Result
-	defer func() { writeAggregate(rn.Out, r.Spec, out) }()
 	for rep := range r.Shared.Repeat {
 		res, err := rn.runOnce(ctx, r, rep)
 		if res.Dir != "" {
@@ -67,6 +66,9 @@ func (rn *Runner) Run(ctx context.Context, r runconfig.Resolved) ([]Result, erro
 		if ctx.Err() != nil {
 			return out, fmt.Errorf("%s: %w; records in %s say \"complete\": false", r.Spec.ID, ErrInterrupted, res.Dir)
 		}
+	}
+	if err := writeAggregate(rn.Out, r, out); err != nil {
+		return out, fmt.Errorf("%s aggregate: %w", r.Spec.ID, err)
 	}
 	return out, nil
 }

@@ -3,7 +3,6 @@ package run
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -65,6 +64,13 @@ func writeTable(w io.Writer, run *record.Run, spec workload.Spec, o workload.Out
 	for _, n := range run.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	for _, sec := range o.Sections {
+		if markdown {
+			fmt.Fprintf(w, "\n## %s\n\n%s\n", sec.Title, sec.Body)
+		} else {
+			fmt.Fprintf(w, "\n%s\n%s\n", sec.Title, sec.Body)
+		}
+	}
 }
 
 // phaseValid says whether the reasons of an invalid run spare phase: the
@@ -118,28 +124,4 @@ func writeMarkdown(w io.Writer, run *record.Run, spec workload.Spec, o workload.
 	fmt.Fprintf(w, "\n## Environment\n\n%s %s/%s, %s, %d cores, %d MiB, sagebench %s (%s)\n",
 		run.Environment.GoVersion, run.Environment.OS, run.Environment.Arch, run.Environment.CPUModel,
 		run.Environment.Cores, run.Environment.MemoryMiB, run.Environment.Version, run.Environment.Commit)
-}
-
-// writeAggregate prints the primary metric over the repetitions (median,
-// min, max) and how many were valid, when there are several.
-func writeAggregate(w io.Writer, spec workload.Spec, results []Result) {
-	if len(results) < 2 || w == nil {
-		return
-	}
-	var vals []float64
-	valid := 0
-	for _, r := range results {
-		vals = append(vals, r.Run.Summary.Primary.Value)
-		if r.Run.Valid {
-			valid++
-		}
-	}
-	slices.Sort(vals)
-	med := vals[len(vals)/2]
-	if len(vals)%2 == 0 {
-		med = (vals[len(vals)/2-1] + vals[len(vals)/2]) / 2
-	}
-	p := results[0].Run.Summary.Primary
-	fmt.Fprintf(w, "\n%s %s over %d repetitions: %s median %.3g %s (min %.3g, max %.3g); valid %d/%d\n",
-		spec.ID, spec.Name, len(results), p.Name, med, p.Unit, vals[0], vals[len(vals)-1], valid, len(results))
 }

@@ -67,7 +67,7 @@ func TestParseConfig(t *testing.T) {
 		check           func(t *testing.T, s Shared, q *q2.Config)
 	}{
 		{name: "empty file keeps defaults", yaml: "", check: func(t *testing.T, s Shared, q *q2.Config) {
-			if s != DefaultShared() || q.Schedule.Rate != 50 {
+			if s != DefaultShared() || q.Schedule.Rate != 30 {
 				t.Errorf("%+v %+v", s, q.Schedule)
 			}
 		}},
@@ -76,7 +76,7 @@ func TestParseConfig(t *testing.T) {
 				if s.Seed != 7 || s.Target.URL != "http://127.0.0.1:9" || s.Target.Timeout != 3*time.Second || s.Repeat != 1 {
 					t.Errorf("shared %+v", s)
 				}
-				if q.Schedule.Rate != 33 || q.Schedule.Count != 1000 || q.LLMRatio != 0.5 || q.Schedule.Process != "poisson" {
+				if q.Schedule.Rate != 33 || q.Schedule.Count != 450 || q.LLMRatio != 0.5 || q.Schedule.Process != "poisson" {
 					t.Errorf("q2 %+v", q)
 				}
 			}},
@@ -207,8 +207,8 @@ func TestConfigHashIsPinned(t *testing.T) {
 	}{
 		{"Q1 full", q1.Spec(), false, "02bc52e4557851f53c486dfa26970489dcb6754e32a215aa12aa652a609ac5fd"},
 		{"Q1 quick", q1.Spec(), true, "295b4832a2af9172e09da7e4ef39f1d7109657cb613d8f7b5999a97dd925e2d1"},
-		{"Q2 full", q2.Spec(), false, "6cbd975e3f884dc381fa6911ffd36525d21c2ba518a37a88f87c2885a2ebf67f"},
-		{"Q2 quick", q2.Spec(), true, "e3ca8cb82e8bd98f23670815774f863cb43063ab53b98bcfc18b7b76c4cac714"},
+		{"Q2 full", q2.Spec(), false, "33e65a1bab7a31a4fad17aedffc92d88a4566e7536a060b927928651a2a2c1f7"},
+		{"Q2 quick", q2.Spec(), true, "690a5a711194b900ca42823df07bdb832f81805de09492bb7a9044c09a3b0e1a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := DefaultShared()

@@ -66,6 +66,9 @@ func (s *Stack) buildSim(ec EngineConfig, seed int64) (*built, error) {
 		if err != nil {
 			return nil, err
 		}
+		if ec.Slots > 0 { // a smaller running batch: the gateway queues the rest
+			p.MaxNumSeqs = min(p.MaxNumSeqs, ec.Slots)
+		}
 		e := sim.NewLLM(ec.ID, p, opts)
 		return &built{cfg: ec, drill: e, eng: gateway.Member{LLM: e, Speed: p.IdleITL(), Profile: ec.Profile,
 			Close: func() error { e.Close(); return nil }}}, nil
@@ -105,6 +108,9 @@ func (s *Stack) buildProcess(ctx context.Context, ec EngineConfig, seed int64) (
 		p, err := s.catalog.LLM(ec.Profile)
 		if err != nil {
 			return nil, err
+		}
+		if ec.Slots > 0 {
+			p.MaxNumSeqs = min(p.MaxNumSeqs, ec.Slots)
 		}
 		rc.Model, rc.Slots, speed = p.Model, p.MaxNumSeqs, p.IdleITL()
 	} else {

@@ -41,7 +41,7 @@ type EngineConfig struct {
 	Seed      int64  `yaml:"seed"`        // 0: the stack's seed + position
 	URL       string `yaml:"url"`         // remote engine base URL (instead of profile)
 	Model     string `yaml:"model"`       // remote engine's model (required with url)
-	Slots     int    `yaml:"slots"`       // remote engine's concurrency (default 64)
+	Slots     int    `yaml:"slots"`       // concurrency: a remote engine's (default 64); for an LLM profile, caps its max_num_seqs
 	APIKeyEnv string `yaml:"api_key_env"` // env var holding the remote engine's API key
 }
 

@@ -122,4 +122,32 @@ type Outcome struct {
 	LoadMode string   // load.ModeOpen or load.ModeClosed
 	Notes    []string // e.g. "the target cannot switch policy; ran with its own"
 	Extra    map[string]float64
+	// Bench, when set, replaces the runner's per-phase bench.txt lines;
+	// each Name is what follows "Benchmark<ID><Name>/backend=<backend>/"
+	// (e.g. "policy=fifo/type=llm/priority=critical"). A name may repeat
+	// (one line per round, like go test -count).
+	Bench []record.BenchLine
+	// Rows are unified rows of their own, one per configuration the Q
+	// compares (a policy, a scale), besides the run's row.
+	Rows []Row
+	// Sections are Markdown sections appended to summary.md and printed
+	// after the end table (a frontier table, per-tenant metrics).
+	Sections []Section
+}
+
+// Row is one configuration's unified row: the run's identity plus these
+// figures (latencies in ms), with Config in its metadata.
+type Row struct {
+	Config                       string // e.g. "policy=fifo"
+	Throughput, LatencyP50       float64
+	LatencyP95, LatencyP99       float64
+	SuccessRate, DurationSeconds float64
+	Metadata                     map[string]any
+}
+
+// Section is a titled block of text (Markdown) for summary.md and the
+// end-of-run output.
+type Section struct {
+	Title string
+	Body  string
 }

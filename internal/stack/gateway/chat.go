@@ -56,6 +56,7 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request, c *call) {
 	g.met.ttft.WithLabelValues(creq.Model, c.priority).Observe(gen.firstAt.Sub(c.start).Seconds())
 	h := w.Header()
 	h.Set(protocol.HeaderEngine, gen.m.id)
+	h.Set(protocol.HeaderQueueWait, protocol.QueueWaitValue(t.waited))
 	if gen.retries > 0 {
 		h.Set(protocol.HeaderRetries, "1")
 	}

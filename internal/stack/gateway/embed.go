@@ -58,6 +58,7 @@ type embedResult struct {
 	usage   engine.Usage
 	m       *entry
 	retries int
+	waited  time.Duration // queue wait (protocol.HeaderQueueWait)
 }
 
 func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request, c *call) {
@@ -80,6 +81,7 @@ func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	w.Header().Set(protocol.HeaderEngine, res.m.id)
+	w.Header().Set(protocol.HeaderQueueWait, protocol.QueueWaitValue(res.waited))
 	if res.retries > 0 {
 		w.Header().Set(protocol.HeaderRetries, "1")
 	}
@@ -167,7 +169,7 @@ func (g *Gateway) embed(ctx context.Context, md meta, model string, inputs []str
 		}
 		res, err := g.runEmbed(ctx, p, a, inputs)
 		if err == nil {
-			res.retries = attempt
+			res.retries, res.waited = attempt, t.waited
 			return res, nil
 		}
 		if ctx.Err() != nil {

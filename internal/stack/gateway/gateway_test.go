@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 )
 
@@ -126,6 +127,9 @@ func TestChatNonStreamed(t *testing.T) {
 	if r.header.Get("X-Engine-Id") != "e1" {
 		t.Errorf("X-Engine-Id %q", r.header.Get("X-Engine-Id"))
 	}
+	if _, ok := protocol.ParseQueueWait(r.header.Get(protocol.HeaderQueueWait)); !ok {
+		t.Errorf("%s %q: want whole µs", protocol.HeaderQueueWait, r.header.Get(protocol.HeaderQueueWait))
+	}
 }
 
 func TestChatStreamed(t *testing.T) {
@@ -200,6 +204,9 @@ func TestEmbeddingsAndModels(t *testing.T) {
 		r := h.do("POST", "/v1/embeddings", `{"model":"m-emb","input":`+input+`}`, nil)
 		if r.status != 200 {
 			t.Fatalf("%s: %d %s", input, r.status, r.body)
+		}
+		if _, ok := protocol.ParseQueueWait(r.header.Get(protocol.HeaderQueueWait)); !ok {
+			t.Errorf("%s: %s %q: want whole µs", input, protocol.HeaderQueueWait, r.header.Get(protocol.HeaderQueueWait))
 		}
 		var got struct {
 			Data []struct {

@@ -45,8 +45,9 @@ type ticket struct {
 	urgent   bool
 	exclude  *entry // engine that already failed this request
 	ready    chan assignment
-	assigned bool // guarded by pool.mu
-	gone     bool // the client left while queued; guarded by pool.mu
+	assigned bool          // guarded by pool.mu
+	gone     bool          // the client left while queued; guarded by pool.mu
+	waited   time.Duration // from admission to the last assignment (protocol.HeaderQueueWait)
 }
 
 // assignment is the dispatcher's answer to a ticket.
@@ -103,7 +104,8 @@ func (p *pool) wait(ctx context.Context, t *ticket) assignment {
 	select {
 	case a := <-t.ready:
 		if a.err == nil {
-			p.g.met.queueWait.WithLabelValues(string(p.kind), t.item.Priority.String()).Observe(p.g.now().Sub(t.item.Arrival).Seconds())
+			t.waited = p.g.now().Sub(t.item.Arrival)
+			p.g.met.queueWait.WithLabelValues(string(p.kind), t.item.Priority.String()).Observe(t.waited.Seconds())
 		}
 		return a
 	case <-ctx.Done():

@@ -18,59 +18,122 @@ import (
 func Spec() workload.Spec {
 	return workload.Spec{
 		ID: "Q2", Name: "ControlMix", Entry: "control_plane", PhaseLabel: "policy",
-		Description: "LLM and embedding requests mixed through one gateway (llm_ratio 0.7), Poisson, once per scheduling policy; primary: goodput at per-type SLOs",
+		Description: "LLM and embedding requests of three classes (critical, normal, background) through one gateway sized to queue, Poisson at ~1.3× its LLM capacity, per scheduling policy in interleaved rounds; primary: goodput at per-class SLOs",
 		New:         func(quick bool) workload.Workload { return &q2{cfg: Default(quick)} },
 	}
 }
 
 // Config configures Q2 ControlMix (config section q2).
 type Config struct {
-	// Schedule of each policy's sub-run; the same arrivals for every policy.
+	// Schedule of each sub-run (one policy, one round); the same arrivals
+	// for every policy of a round.
 	Schedule load.ScheduleConfig `yaml:"schedule" json:"schedule"`
+	// Rounds repeats the policies, interleaved (fifo, priority, …, fifo,
+	// …), each round with its own arrivals: every round is one sample of
+	// each policy in bench.txt, so repetitions × rounds feed compare.
+	Rounds int `yaml:"rounds" json:"rounds"`
 	// LLMRatio is the fraction of chat completions; the rest are embeddings.
 	LLMRatio float64 `yaml:"llm_ratio" json:"llm_ratio"`
 	// Policies are run one after the other, switched via /admin/policy.
 	Policies []string `yaml:"policies" json:"policies"`
-	// Tenants and Priorities are drawn per request with these weights.
-	Tenants    []traffic.Weighted `yaml:"tenants" json:"tenants"`
-	Priorities []traffic.Weighted `yaml:"priorities" json:"priorities"`
-	LLM        traffic.LLMShape   `yaml:"llm" json:"llm"`
-	Embedding  traffic.EmbedShape `yaml:"embedding" json:"embedding"`
-	SLO        SLO                `yaml:"slo" json:"slo"`
+	// Tenants are drawn per request with these weights.
+	Tenants []traffic.Weighted `yaml:"tenants" json:"tenants"`
+	// Classes are the request classes: a priority drawn with its weight,
+	// and its SLO, which is also the deadline the request carries.
+	Classes   []Class            `yaml:"classes" json:"classes"`
+	LLM       traffic.LLMShape   `yaml:"llm" json:"llm"`
+	Embedding traffic.EmbedShape `yaml:"embedding" json:"embedding"`
 	// MaxInFlight caps concurrent requests (0: unlimited; when it binds the
 	// schedule lag shows it and the run may be invalid).
 	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight"`
+	// Stack sizes the embedded reference stack so that its gateway queues.
+	Stack Stack `yaml:"stack" json:"stack"`
 }
 
-// SLO are the per-type service-level objectives. A request meets its SLO
+// Class is a request class: its priority, its share of the requests and
+// its SLO.
+type Class struct {
+	Priority string  `yaml:"priority" json:"priority"`
+	Weight   float64 `yaml:"weight" json:"weight"`
+	SLO      SLO     `yaml:"slo" json:"slo"`
+}
+
+// SLO are a class's service-level objectives. A request meets its SLO
 // when it succeeded and each bound set (> 0) holds; TTFT and E2E count
-// from the intended send.
+// from the intended send. The E2E bound of the request's type is sent as
+// its deadline (X-SLO-Deadline-Ms), which slo_aware orders by.
 type SLO struct {
 	LLMTTFT      time.Duration `yaml:"llm_ttft" json:"llm_ttft"`
 	LLME2E       time.Duration `yaml:"llm_e2e" json:"llm_e2e"`
 	EmbeddingE2E time.Duration `yaml:"embedding_e2e" json:"embedding_e2e"`
 }
 
-// Default returns Q2's defaults: full scale 1,000 requests at 50 req/s
-// per policy; quick 100 at 20 req/s with shorter prompts and outputs.
+// Stack is the embedded stack Q2 runs on: LLMEngines simulated engines
+// of Profile, each with LLMSlots running sequences, and one embedder.
+// Few slots make the gateway queue hold the overload, where the policy
+// decides the order.
+type Stack struct {
+	LLMEngines int    `yaml:"llm_engines" json:"llm_engines"`
+	LLMSlots   int    `yaml:"llm_slots" json:"llm_slots"`
+	Profile    string `yaml:"profile" json:"profile"`
+}
+
+// Default returns Q2's defaults. Full: 2 engines × 8 slots, 450 requests
+// at 30 req/s per sub-run, 2 rounds of 4 policies (about 2 min); quick: 1
+// engine × 3 slots, 150 at 26 req/s, 1 round (about 25 s). Both offer
+// about 1.3× the LLM capacity.
 func Default(quick bool) *Config {
 	c := &Config{
-		Schedule: load.ScheduleConfig{Process: load.ProcessPoisson, Rate: 50, Count: 1000},
+		Schedule: load.ScheduleConfig{Process: load.ProcessPoisson, Rate: 30, Count: 450},
+		Rounds:   2,
 		LLMRatio: 0.7,
-		Policies: []string{protocol.PolicyFIFO, protocol.PolicyPriority, protocol.PolicySLOAware, protocol.PolicyHybrid},
+		Policies: []string{protocol.PolicyFIFO, protocol.PolicyPriority, protocol.PolicySLOAware, protocol.PolicyFairShare},
 		Tenants:  []traffic.Weighted{{Name: "tenant-a", Weight: 0.5}, {Name: "tenant-b", Weight: 0.3}, {Name: "tenant-c", Weight: 0.2}},
-		Priorities: []traffic.Weighted{{Name: "critical", Weight: 0.05}, {Name: "high", Weight: 0.15}, {Name: "normal", Weight: 0.6},
-			{Name: "low", Weight: 0.15}, {Name: "background", Weight: 0.05}},
+		Classes: []Class{
+			{Priority: protocol.PriorityCritical, Weight: 0.1, SLO: SLO{LLMTTFT: 500 * time.Millisecond, LLME2E: 3 * time.Second, EmbeddingE2E: 200 * time.Millisecond}},
+			{Priority: protocol.PriorityNormal, Weight: 0.6, SLO: SLO{LLMTTFT: 2 * time.Second, LLME2E: 10 * time.Second, EmbeddingE2E: time.Second}},
+			{Priority: protocol.PriorityBackground, Weight: 0.3, SLO: SLO{LLME2E: 30 * time.Second, EmbeddingE2E: 5 * time.Second}},
+		},
 		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 128, PromptWords: 256, Stream: true},
 		Embedding: traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 4, Words: 64},
-		SLO:       SLO{LLMTTFT: 500 * time.Millisecond, LLME2E: 5 * time.Second, EmbeddingE2E: 200 * time.Millisecond},
+		Stack:     Stack{LLMEngines: 2, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
 	}
 	if quick {
-		c.Schedule.Rate, c.Schedule.Count = 20, 100
+		c.Schedule.Rate, c.Schedule.Count, c.Rounds = 26, 150, 1
 		c.LLM.MaxTokens, c.LLM.PromptWords = 32, 64
 		c.Embedding.Inputs, c.Embedding.Words = 2, 32
+		c.Stack.LLMEngines, c.Stack.LLMSlots = 1, 3
 	}
 	return c
+}
+
+// StackYAML is Q2's embedded stack (see Stack).
+func (q *q2) StackYAML() []byte {
+	st := q.cfg.Stack
+	b := fmt.Appendf(nil, "policy: %s\nindex: {size: 200}\nengines:\n", protocol.PolicyFIFO)
+	for i := range st.LLMEngines {
+		b = fmt.Appendf(b, "  - {id: llm-%d, kind: llm, profile: %s, slots: %d}\n", i, st.Profile, st.LLMSlots)
+	}
+	return append(b, "  - {id: embed-0, kind: embedding, profile: bge-small-cpu}\n"...)
+}
+
+// class returns the class of priority (the zero Class when unknown).
+func (c *Config) class(priority string) Class {
+	for _, k := range c.Classes {
+		if k.Priority == priority {
+			return k
+		}
+	}
+	return Class{}
+}
+
+// priorities are the classes as weighted priorities.
+func (c *Config) priorities() []traffic.Weighted {
+	ws := make([]traffic.Weighted, len(c.Classes))
+	for i, k := range c.Classes {
+		ws[i] = traffic.Weighted{Name: k.Priority, Weight: k.Weight}
+	}
+	return ws
 }
 
 // Validate reports the first problem, naming the q2 key.
@@ -92,8 +155,14 @@ func (c *Config) Validate() error {
 	if err := traffic.ValidateWeights("q2.tenants", c.Tenants, nil); err != nil {
 		return err
 	}
-	if err := traffic.ValidateWeights("q2.priorities", c.Priorities, protocol.Priorities()); err != nil {
+	if err := traffic.ValidateWeights("q2.classes", c.priorities(), protocol.Priorities()); err != nil {
 		return err
+	}
+	if c.Rounds < 1 {
+		return fmt.Errorf("q2.rounds %d: must be ≥ 1", c.Rounds)
+	}
+	if st := c.Stack; st.LLMEngines < 1 || st.LLMSlots < 1 || st.Profile == "" {
+		return errors.New("q2.stack: llm_engines and llm_slots must be ≥ 1 and profile set")
 	}
 	return c.validateShapes()
 }
@@ -104,10 +173,13 @@ func (c *Config) validateShapes() error {
 		return errors.New("q2.llm: model must be set and max_tokens, prompt_words ≥ 1")
 	case c.LLMRatio < 1 && (c.Embedding.Model == "" || c.Embedding.Inputs < 1 || c.Embedding.Words < 1):
 		return errors.New("q2.embedding: model must be set and inputs, words ≥ 1")
-	case !traffic.SLOBoundOK(c.SLO.LLMTTFT) || !traffic.SLOBoundOK(c.SLO.LLME2E) || !traffic.SLOBoundOK(c.SLO.EmbeddingE2E):
-		return fmt.Errorf("q2.slo: bounds must be between 0 (no bound) and %v (the X-SLO-Deadline-Ms limit)", protocol.MaxDeadline)
 	case c.MaxInFlight < 0:
 		return errors.New("q2.max_in_flight must be ≥ 0 (0 = unlimited)")
+	}
+	for _, k := range c.Classes {
+		if !traffic.SLOBoundOK(k.SLO.LLMTTFT) || !traffic.SLOBoundOK(k.SLO.LLME2E) || !traffic.SLOBoundOK(k.SLO.EmbeddingE2E) {
+			return fmt.Errorf("q2.classes: %s slo bounds must be between 0 (no bound) and %v (the X-SLO-Deadline-Ms limit)", k.Priority, protocol.MaxDeadline)
+		}
 	}
 	return nil
 }

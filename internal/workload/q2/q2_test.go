@@ -33,12 +33,12 @@ func TestQ2MixIsReproducible(t *testing.T) {
 			crit++
 		}
 	}
-	if llm < 650 || llm > 750 || crit < 20 || crit > 90 {
-		t.Errorf("mix of 1000: %d llm (ratio 0.7), %d critical (weight 0.05)", llm, crit)
+	if llm < 650 || llm > 750 || crit < 60 || crit > 140 {
+		t.Errorf("mix of 1000: %d llm (ratio 0.7), %d critical (weight 0.1)", llm, crit)
 	}
 	p1, _ := (&q2{cfg: c}).Plan(42)
 	p2, _ := (&q2{cfg: c}).Plan(42)
-	if !reflect.DeepEqual(p1, p2) || len(p1.Phases) != 4 || p1.Phases[0].Requests != 1000 {
+	if !reflect.DeepEqual(p1, p2) || len(p1.Phases) != 8 || p1.Phases[0].Requests != 450 || p1.Phases[4].Name != "fifo.r2" {
 		t.Errorf("plans differ or are wrong: %+v", p1)
 	}
 }
@@ -55,13 +55,15 @@ func TestQ2QuickShrinksEveryKnob(t *testing.T) {
 		{"llm.prompt_words", float64(full.LLM.PromptWords), float64(quick.LLM.PromptWords)},
 		{"embedding.inputs", float64(full.Embedding.Inputs), float64(quick.Embedding.Inputs)},
 		{"embedding.words", float64(full.Embedding.Words), float64(quick.Embedding.Words)},
+		{"rounds", float64(full.Rounds), float64(quick.Rounds)},
+		{"stack.llm_slots", float64(full.Stack.LLMSlots), float64(quick.Stack.LLMSlots)},
 	}
 	for _, k := range knobs {
 		if k.quick >= k.full {
 			t.Errorf("%s: quick %v is not below full %v", k.name, k.quick, k.full)
 		}
 	}
-	if quick.Schedule.Count != 100 || quick.Schedule.Rate != 20 || full.Schedule.Count != 1000 || full.Schedule.Rate != 50 {
+	if quick.Schedule.Count != 150 || quick.Schedule.Rate != 26 || full.Schedule.Count != 450 || full.Schedule.Rate != 30 {
 		t.Errorf("scales: full %+v quick %+v", full.Schedule, quick.Schedule)
 	}
 }
@@ -73,7 +75,7 @@ func TestQ2Override(t *testing.T) {
 		o     workload.Overrides
 		check func(c *Config) bool
 	}{
-		{"rate", workload.Overrides{Rate: &rate}, func(c *Config) bool { return c.Schedule.Rate == 7 && c.Schedule.Count == 1000 }},
+		{"rate", workload.Overrides{Rate: &rate}, func(c *Config) bool { return c.Schedule.Rate == 7 && c.Schedule.Count == 450 }},
 		{"count", workload.Overrides{TotalRequests: &n}, func(c *Config) bool { return c.Schedule.Count == 30 }},
 		{"ratio", workload.Overrides{LLMRatio: &ratio}, func(c *Config) bool { return c.LLMRatio == 0.25 }},
 		{"duration alone", workload.Overrides{Duration: &d}, func(c *Config) bool { return c.Schedule.Duration == d && c.Schedule.Count == 0 }},
@@ -96,12 +98,14 @@ func TestQ2Validate(t *testing.T) {
 		"q2.llm_ratio":                 func(c *Config) { c.LLMRatio = 1.5 },
 		"q2.policies: unknown policy":  func(c *Config) { c.Policies = []string{"fifo", "lottery"} },
 		"q2.policies is empty":         func(c *Config) { c.Policies = nil },
-		"q2.priorities: unknown name":  func(c *Config) { c.Priorities = []traffic.Weighted{{Name: "urgent", Weight: 1}} },
+		"q2.classes: unknown name":     func(c *Config) { c.Classes = []Class{{Priority: "urgent", Weight: 1}} },
+		"q2.rounds":                    func(c *Config) { c.Rounds = 0 },
+		"q2.stack":                     func(c *Config) { c.Stack.LLMSlots = 0 },
 		"q2.tenants: weights sum to 0": func(c *Config) { c.Tenants = []traffic.Weighted{{Name: "a", Weight: 0}} },
 		"q2.schedule.rate":             func(c *Config) { c.Schedule.Rate = 0 },
 		"q2.llm: model":                func(c *Config) { c.LLM.Model = "" },
-		"q2.slo":                       func(c *Config) { c.SLO.LLMTTFT = -1 },
-		"q2.slo: bounds must be":       func(c *Config) { c.SLO.EmbeddingE2E = 25 * time.Hour },
+		"q2.classes: critical slo":     func(c *Config) { c.Classes[0].SLO.LLMTTFT = -1 },
+		"q2.classes: normal slo":       func(c *Config) { c.Classes[1].SLO.EmbeddingE2E = 25 * time.Hour },
 	}
 	for want, mutate := range cases {
 		c := Default(true)
@@ -147,5 +151,15 @@ func TestQ2PolicyNoteKeepsTheCause(t *testing.T) {
 				t.Errorf("phase %q, err %v, note %q; want phase target and a note naming %q", phase, err, note, tc.want)
 			}
 		})
+	}
+}
+
+func TestQ2StackQueues(t *testing.T) {
+	q := &q2{cfg: Default(false)}
+	got := string(q.StackYAML())
+	for _, want := range []string{"{id: llm-0, kind: llm, profile: llama3.1-8b-h100, slots: 8}", "{id: llm-1,", "id: embed-0", "policy: fifo"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stack YAML lacks %q:\n%s", want, got)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/reqset"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/traffic"
@@ -37,7 +38,7 @@ func drawMix(c *Config, seed int64, n int) []traffic.Item {
 		if rng.Float64() < c.LLMRatio {
 			typ = protocol.TypeLLM
 		}
-		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, c.Tenants), Priority: traffic.Pick(rng, c.Priorities), Text: rng.Uint64()}
+		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, c.Tenants), Priority: traffic.Pick(rng, c.priorities()), Text: rng.Uint64()}
 	}
 	return items
 }
@@ -55,41 +56,71 @@ func (q *q2) Plan(seed int64) (workload.Plan, error) {
 		}
 	}
 	var p workload.Plan
-	for _, pol := range q.cfg.Policies {
-		p.Phases = append(p.Phases, workload.PlannedPhase{Name: pol, Process: q.cfg.Schedule.Process,
-			Requests: s.Len(), Rate: s.Rate(), Span: s.Span(),
-			Mix: fmt.Sprintf("llm %d, embedding %d", llm, s.Len()-llm)})
+	for r := range q.cfg.Rounds {
+		for _, pol := range q.cfg.Policies {
+			p.Phases = append(p.Phases, workload.PlannedPhase{Name: phaseName(pol, r, q.cfg.Rounds), Process: q.cfg.Schedule.Process,
+				Requests: s.Len(), Rate: s.Rate(), Span: s.Span(),
+				Mix: fmt.Sprintf("llm %d, embedding %d", llm, s.Len()-llm)})
+		}
+	}
+	if q.cfg.Rounds > 1 {
+		p.Notes = append(p.Notes, fmt.Sprintf("each round draws its own arrivals (seed + round); round 1's mix is shown"))
 	}
 	return p, nil
 }
 
-// Run sends the same schedule and mix once per policy.
+// phaseName is the policy, with ".rN" when there are several rounds.
+func phaseName(policy string, round, rounds int) string {
+	if rounds == 1 {
+		return policy
+	}
+	return fmt.Sprintf("%s.r%d", policy, round+1)
+}
+
+// roundSeed separates the rounds' arrivals.
+func roundSeed(seed int64, round int) int64 { return seed + int64(round)*1_000_003 }
+
+// Run sends, round by round, the same schedule and mix once per policy.
 func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
-	sched, err := load.NewSchedule(q.cfg.Schedule, env.Seed)
-	if err != nil {
-		return workload.Outcome{}, fmt.Errorf("q2.%w", err)
-	}
-	mix := drawMix(q.cfg, env.Seed, sched.Len())
 	out := workload.Outcome{LoadMode: load.ModeOpen}
-	for pi, policy := range q.cfg.Policies {
-		if ctx.Err() != nil {
-			break
-		}
-		phase, note, err := q.switchPolicy(ctx, env.Target, policy)
-		if note != "" {
-			out.Notes = append(out.Notes, note)
-			fmt.Fprintln(env.Log, "q2:", note)
-		}
+	kept := &reqset.Set{}
+	inner := *env
+	inner.Record = func(r record.Request) { kept.Add(r); env.Record(r) }
+	var ran []ranPhase
+	seq := 0
+	for round := range q.cfg.Rounds {
+		sched, err := load.NewSchedule(q.cfg.Schedule, roundSeed(env.Seed, round))
 		if err != nil {
-			continue
+			return workload.Outcome{}, fmt.Errorf("q2.%w", err)
 		}
-		fmt.Fprintf(env.Log, "q2: sub-run %d/%d: policy %s, %d requests over %s\n", pi+1, len(q.cfg.Policies), phase, sched.Len(), sched.Span())
-		out.Phases = append(out.Phases, q.runPhase(ctx, env, phase, pi*sched.Len(), sched, mix))
-		if phase != policy { // the target kept its own policy: one sub-run is all
-			break
+		mix := drawMix(q.cfg, roundSeed(env.Seed, round), sched.Len())
+		for _, policy := range q.cfg.Policies {
+			if ctx.Err() != nil {
+				return q.outcome(out, ran, kept.All(), env), nil
+			}
+			phase, note, err := q.switchPolicy(ctx, env.Target, policy)
+			if note != "" && round == 0 {
+				out.Notes = append(out.Notes, note)
+				fmt.Fprintln(env.Log, "q2:", note)
+			}
+			if err != nil {
+				continue
+			}
+			name := phase
+			if phase == policy {
+				name = phaseName(policy, round, q.cfg.Rounds)
+			}
+			fmt.Fprintf(env.Log, "q2: sub-run %s: %d requests over %s\n", name, sched.Len(), sched.Span())
+			ph := q.runPhase(ctx, &inner, name, seq, sched, mix)
+			seq += sched.Len()
+			out.Phases = append(out.Phases, ph)
+			ran = append(ran, ranPhase{Phase: ph, policy: phase, round: round})
+			if phase != policy { // the target kept its own policy: one sub-run is all
+				return q.outcome(out, ran, kept.All(), env), nil
+			}
 		}
 	}
-	return out, nil
+	return q.outcome(out, ran, kept.All(), env), nil
 }
 
 // switchPolicy sets policy on the target. A target without the admin API
@@ -123,23 +154,24 @@ func (q *q2) runPhase(ctx context.Context, env *workload.Env, phase string, seq0
 // send performs one request and returns its record.
 func (q *q2) send(ctx context.Context, env *workload.Env, phase string, seq int, it traffic.Item, intended time.Time) record.Request {
 	c := q.cfg
-	deadline := c.SLO.EmbeddingE2E
+	slo := c.class(it.Priority).SLO
+	deadline := slo.EmbeddingE2E
 	if it.Type == protocol.TypeLLM {
-		deadline = c.SLO.LLME2E
+		deadline = slo.LLME2E
 	}
 	rec := record.Request{ID: fmt.Sprintf("%s-%05d", phase, seq), Seq: seq, Kind: "request", Phase: phase}
 	rec = traffic.Shapes{LLM: c.LLM, Embedding: c.Embedding}.Send(ctx, env, rec, it, intended, deadline)
-	rec.SLOMet = rec.OK && q.sloMet(&rec)
+	rec.SLOMet = rec.OK && sloMet(&rec, slo)
 	return rec
 }
 
-func (q *q2) sloMet(r *record.Request) bool {
+func sloMet(r *record.Request, slo SLO) bool {
 	if r.Type == protocol.TypeEmbedding {
-		return traffic.Within(r.E2EMs, q.cfg.SLO.EmbeddingE2E)
+		return traffic.Within(r.E2EMs, slo.EmbeddingE2E)
 	}
 	ttft := r.TTFTMs
 	if r.FirstToken == 0 { // not streamed: the first token shows at the end
 		ttft = r.E2EMs
 	}
-	return traffic.Within(ttft, q.cfg.SLO.LLMTTFT) && traffic.Within(r.E2EMs, q.cfg.SLO.LLME2E)
+	return traffic.Within(ttft, slo.LLMTTFT) && traffic.Within(r.E2EMs, slo.LLME2E)
 }

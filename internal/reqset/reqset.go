@@ -1,0 +1,114 @@
+package reqset
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/record"
+)
+
+// Set collects records; safe for concurrent use.
+type Set struct {
+	mu sync.Mutex
+	rs []record.Request
+}
+
+// Add keeps r.
+func (s *Set) Add(r record.Request) {
+	s.mu.Lock()
+	s.rs = append(s.rs, r)
+	s.mu.Unlock()
+}
+
+// All returns a copy of the records kept so far.
+func (s *Set) All() []record.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.rs)
+}
+
+// Where returns the records of rs that keep says to keep.
+func Where(rs []record.Request, keep func(*record.Request) bool) []record.Request {
+	var out []record.Request
+	for i := range rs {
+		if keep(&rs[i]) {
+			out = append(out, rs[i])
+		}
+	}
+	return out
+}
+
+// Stats summarise a selection of records. Latencies are in ms; a
+// quantile of no values is NaN.
+type Stats struct {
+	N, OK, Met                 int
+	E2EMean, E2EP50, E2EP95    float64
+	E2EP99, TTFTP50, TTFTP99   float64
+	QueueP50, QueueP99         float64
+	SuccessRate, SLOAttainment float64
+}
+
+// Measure folds rs into Stats. TTFT counts successful requests with a
+// first token; queue wait those that reported one.
+func Measure(rs []record.Request) Stats {
+	s := Stats{N: len(rs)}
+	var e2e, ttft, queue []float64
+	for i := range rs {
+		r := &rs[i]
+		if r.SLOMet {
+			s.Met++
+		}
+		if !r.OK {
+			continue
+		}
+		s.OK++
+		e2e = append(e2e, r.E2EMs)
+		if r.FirstToken > 0 {
+			ttft = append(ttft, r.TTFTMs)
+		}
+		if r.QueueMs != nil {
+			queue = append(queue, *r.QueueMs)
+		}
+	}
+	s.E2EMean = mean(e2e)
+	s.E2EP50, s.E2EP95, s.E2EP99 = Quantile(e2e, 0.5), Quantile(e2e, 0.95), Quantile(e2e, 0.99)
+	s.TTFTP50, s.TTFTP99 = Quantile(ttft, 0.5), Quantile(ttft, 0.99)
+	s.QueueP50, s.QueueP99 = Quantile(queue, 0.5), Quantile(queue, 0.99)
+	if s.N > 0 {
+		s.SuccessRate, s.SLOAttainment = float64(s.OK)/float64(s.N), float64(s.Met)/float64(s.N)
+	}
+	return s
+}
+
+// Goodput is Met per second of d (0 when d ≤ 0).
+func (s Stats) Goodput(d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(s.Met) / d.Seconds()
+}
+
+// Quantile is the nearest-rank q-quantile of xs (NaN for none); xs is not
+// modified.
+func Quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	k := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[min(max(k, 0), len(s)-1)]
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
+}

@@ -1,0 +1,41 @@
+package q3_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/workload/workloadtest"
+)
+
+// TestQ3QuickOnEmbeddedStack runs Q3's quick scale through the CLI on the
+// embedded stack: both policies run both phases, the interference ratio
+// is printed and per-tenant metrics reach the records.
+func TestQ3QuickOnEmbeddedStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 26 s of traffic")
+	}
+	res := workloadtest.Run(t, 3*time.Minute, "Q3", workloadtest.Loose, "--quick")
+	if res.Code != 0 || len(res.Runs) != 1 {
+		t.Fatalf("exit %d, %d runs\nstdout:\n%s\nstderr:\n%s", res.Code, len(res.Runs), res.Stdout, res.Stderr)
+	}
+	run := res.Runs[0]
+	if !strings.Contains(res.Stdout, "interference_ratio:") || run.Summary.Primary.Name != "interference_ratio" || !(run.Summary.Primary.Value > 0) {
+		t.Errorf("primary %+v\n%s", run.Summary.Primary, res.Stdout)
+	}
+	for _, policy := range []string{"fifo", "fair_share"} {
+		for _, key := range []string{".interference_ratio", ".jain_fairness", ".victim_slo_attainment", ".aggressor_429"} {
+			if _, ok := run.Summary.Extra[policy+key]; !ok {
+				t.Errorf("extra lacks %s%s", policy, key)
+			}
+		}
+		for _, line := range []string{"/phase=alone/tenant=victim ", "/phase=contended/tenant=victim ", "/phase=contended/tenant=aggressor "} {
+			if !strings.Contains(res.Bench, "BenchmarkQ3NoisyNeighbor/backend=sage/policy="+policy+line) {
+				t.Errorf("bench.txt lacks policy=%s%s:\n%s", policy, line, res.Bench)
+			}
+		}
+	}
+	if !strings.Contains(res.Unified, `"config":"policy=fair_share"`) || !strings.Contains(res.Stdout, "Tenants") {
+		t.Errorf("no per-policy unified row or tenant table")
+	}
+}

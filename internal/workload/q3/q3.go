@@ -1,0 +1,166 @@
+// Package q3 is Q3 NoisyNeighbor (entry isolation): a victim tenant sends
+// interactive chat at a steady rate, first alone, then beside an
+// aggressor tenant whose batch load ramps past the pool's capacity; the
+// pair of sub-runs repeats under each policy (fifo, then fair_share with
+// the stack's per-tenant quotas). It measures how much the aggressor
+// hurts the victim (interference ratio), how fairly the pool shares
+// itself (Jain's index over normalised goodput) and what the quotas turn
+// away (the aggressor's 429s).
+//
+// Pipeline: Plan/Run draw the victim's Poisson stream and the
+// aggressor's ramp from the seed; per policy the alone phase sends the
+// victim's stream, the contended phase both merged (traffic.Merge);
+// outcome folds the records per tenant and policy.
+package q3
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/traffic"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// Spec is Q3's catalog entry.
+func Spec() workload.Spec {
+	return workload.Spec{
+		ID: "Q3", Name: "NoisyNeighbor", Entry: "isolation", PhaseLabel: "phase",
+		Description: "an interactive victim tenant alone, then beside an aggressor whose batch load ramps past capacity, under fifo and fair_share with quotas; primary: interference ratio (victim p99 TTFT contended ÷ alone)",
+		New:         func(quick bool) workload.Workload { return &q3{cfg: Default(quick)} },
+		Primary: func(s record.Summary) record.Metric {
+			return record.Metric{Name: "interference_ratio", Value: s.Extra["primary"], Unit: "x"}
+		},
+	}
+}
+
+// Config configures Q3 NoisyNeighbor (config section q3).
+type Config struct {
+	Victim    Victim    `yaml:"victim" json:"victim"`
+	Aggressor Aggressor `yaml:"aggressor" json:"aggressor"`
+	// Alone and Contended are the lengths of the two phases of a policy.
+	Alone     time.Duration    `yaml:"alone" json:"alone"`
+	Contended time.Duration    `yaml:"contended" json:"contended"`
+	Policies  []string         `yaml:"policies" json:"policies"`
+	LLM       traffic.LLMShape `yaml:"llm" json:"llm"`
+	// SLO of the victim's requests (TTFT and E2E, 0: no bound); the
+	// aggressor's count as met when they succeed.
+	SLO   SLO          `yaml:"slo" json:"slo"`
+	Stack traffic.Pool `yaml:"stack" json:"stack"`
+}
+
+// Victim is the interactive tenant: Poisson at Rate.
+type Victim struct {
+	Tenant   string  `yaml:"tenant" json:"tenant"`
+	Rate     float64 `yaml:"rate" json:"rate"`
+	Priority string  `yaml:"priority" json:"priority"`
+}
+
+// Aggressor is the batch tenant: a ramp from Rate to RampTo over the
+// contended phase. MaxConcurrent is its quota on the embedded stack
+// (queued + running; 0: none) and Weight its fair_share weight.
+type Aggressor struct {
+	Tenant        string  `yaml:"tenant" json:"tenant"`
+	Rate          float64 `yaml:"rate" json:"rate"`
+	RampTo        float64 `yaml:"ramp_to" json:"ramp_to"`
+	Priority      string  `yaml:"priority" json:"priority"`
+	MaxConcurrent int     `yaml:"max_concurrent" json:"max_concurrent"`
+}
+
+// SLO bounds of the victim's chats.
+type SLO struct {
+	TTFT time.Duration `yaml:"ttft" json:"ttft"`
+	E2E  time.Duration `yaml:"e2e" json:"e2e"`
+}
+
+// Default: full victim 4 req/s, 30 s alone then 60 s beside an
+// aggressor ramping 2 → 40 req/s on 2 engines × 8 slots (capacity about
+// 19 chats/s); quick victim 5 req/s, 5 s alone, 8 s beside 2 → 30 req/s
+// on 1 engine × 4 slots (about 18 chats/s of 32 tokens): 26 s of traffic.
+func Default(quick bool) *Config {
+	c := &Config{
+		Victim:    Victim{Tenant: "victim", Rate: 4, Priority: protocol.PriorityNormal},
+		Aggressor: Aggressor{Tenant: "aggressor", Rate: 2, RampTo: 40, Priority: protocol.PriorityNormal, MaxConcurrent: 48},
+		Alone:     30 * time.Second, Contended: 60 * time.Second,
+		Policies: []string{protocol.PolicyFIFO, protocol.PolicyFairShare},
+		LLM:      traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 128, PromptWords: 256, Stream: true},
+		SLO:      SLO{TTFT: time.Second, E2E: 5 * time.Second},
+		Stack:    traffic.Pool{LLMEngines: 2, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
+	}
+	if quick {
+		c.Victim.Rate, c.Aggressor.RampTo, c.Aggressor.MaxConcurrent = 5, 30, 12
+		c.Alone, c.Contended = 5*time.Second, 8*time.Second
+		c.LLM.MaxTokens, c.LLM.PromptWords = 32, 64
+		c.SLO = SLO{TTFT: 500 * time.Millisecond, E2E: 2 * time.Second}
+		c.Stack.LLMEngines, c.Stack.LLMSlots = 1, 4
+	}
+	return c
+}
+
+// Validate reports the first problem, naming the q3 key.
+func (c *Config) Validate() error {
+	v, a := c.Victim, c.Aggressor
+	switch {
+	case v.Tenant == "" || a.Tenant == "" || v.Tenant == a.Tenant:
+		return errors.New("q3.victim.tenant and q3.aggressor.tenant must be set and differ")
+	case !(v.Rate > 0) || v.Rate > 1e5:
+		return fmt.Errorf("q3.victim.rate %v: must be in (0, 100000] req/s", v.Rate)
+	case !(a.Rate > 0) || !(a.RampTo > 0) || a.Rate > 1e5 || a.RampTo > 1e5:
+		return errors.New("q3.aggressor.rate and ramp_to must be in (0, 100000] req/s")
+	case !slices.Contains(protocol.Priorities(), v.Priority) || !slices.Contains(protocol.Priorities(), a.Priority):
+		return fmt.Errorf("q3.victim.priority, q3.aggressor.priority: use %s", strings.Join(protocol.Priorities(), ", "))
+	case a.MaxConcurrent < 0:
+		return errors.New("q3.aggressor.max_concurrent must be ≥ 0 (0 = no quota)")
+	case c.Alone <= 0 || c.Contended <= 0:
+		return errors.New("q3.alone and q3.contended must be > 0")
+	case len(c.Policies) == 0:
+		return errors.New("q3.policies is empty; list at least one of " + strings.Join(protocol.Policies(), ", "))
+	case c.LLM.Model == "" || c.LLM.MaxTokens < 1 || c.LLM.PromptWords < 1:
+		return errors.New("q3.llm: model must be set and max_tokens, prompt_words ≥ 1")
+	case !traffic.SLOBoundOK(c.SLO.TTFT) || !traffic.SLOBoundOK(c.SLO.E2E):
+		return fmt.Errorf("q3.slo: bounds must be between 0 (no bound) and %v", protocol.MaxDeadline)
+	}
+	for _, p := range c.Policies {
+		if !slices.Contains(protocol.Policies(), p) {
+			return fmt.Errorf("q3.policies: unknown policy %q; use %s", p, strings.Join(protocol.Policies(), ", "))
+		}
+	}
+	return c.Stack.Validate("q3.stack")
+}
+
+// Override: --rate sets the victim's rate, --duration the contended
+// phase; --total-requests and --llm-ratio do not apply.
+func (c *Config) Override(o workload.Overrides) []string {
+	var ignored []string
+	if o.Rate != nil {
+		c.Victim.Rate = *o.Rate
+	}
+	if o.Duration != nil {
+		c.Contended = *o.Duration
+	}
+	if o.TotalRequests != nil {
+		ignored = append(ignored, "total-requests")
+	}
+	if o.LLMRatio != nil {
+		ignored = append(ignored, "llm-ratio")
+	}
+	return ignored
+}
+
+// q3 is Q3 NoisyNeighbor.
+type q3 struct{ cfg *Config }
+
+func (q *q3) Config() workload.Config { return q.cfg }
+
+// StackYAML is the pool with the aggressor's quota.
+func (q *q3) StackYAML() []byte {
+	b := q.cfg.Stack.YAML(protocol.PolicyFIFO)
+	if a := q.cfg.Aggressor; a.MaxConcurrent > 0 {
+		b = fmt.Appendf(b, "quotas:\n  tenants:\n    %q: {max_concurrent: %d}\n", a.Tenant, a.MaxConcurrent)
+	}
+	return b
+}

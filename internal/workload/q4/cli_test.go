@@ -1,0 +1,34 @@
+package q4_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/workload/workloadtest"
+)
+
+// TestQ4QuickOnEmbeddedStack runs Q4's quick scale through the CLI on the
+// embedded stack: the pool is resized to 2 engines through the admin API,
+// both scales get a frontier, and the efficiency is printed.
+func TestQ4QuickOnEmbeddedStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs up to 20 s of traffic")
+	}
+	// The probe's own driver check is loosened like the run's: this
+	// machine is shared.
+	res := workloadtest.Run(t, 3*time.Minute, "Q4", workloadtest.Loose+"q4: {max_driver_lag: 60s}\n", "--quick")
+	if res.Code != 0 || len(res.Runs) != 1 {
+		t.Fatalf("exit %d, %d runs\nstdout:\n%s\nstderr:\n%s", res.Code, len(res.Runs), res.Stdout, res.Stderr)
+	}
+	x := res.Runs[0].Summary.Extra
+	if !(x["engines=1.max_rate"] > 0) || !(x["engines=2.max_rate"] > 0) {
+		t.Errorf("no frontier at both scales: %v\n%s", x, res.Stdout)
+	}
+	if !strings.Contains(res.Stdout, "scaling_efficiency:") || !strings.Contains(res.Stdout, "Frontier") {
+		t.Errorf("efficiency or frontier table not printed:\n%s", res.Stdout)
+	}
+	if !strings.Contains(res.Bench, "BenchmarkQ4ScaleFrontier/backend=sage/engines=2 ") || !strings.Contains(res.Unified, `"config":"engines=2"`) {
+		t.Errorf("bench line or unified row for engines=2 missing:\n%s", res.Bench)
+	}
+}
