@@ -47,10 +47,11 @@ q2:
   policies: [fifo, priority]
 `
 
-// runDirs returns the run directories under out/q2.
+// runDirs returns the run directories under out/q2 (not the aggregate
+// of the repetitions).
 func runDirs(t *testing.T, out string) []string {
 	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(out, "q2", "q2-sage-*"))
+	m, _ := filepath.Glob(filepath.Join(out, "q2", "q2-sage-[0-9]*"))
 	return m
 }
 
