@@ -8,5 +8,7 @@
 // place. Restore looks a key up exactly, or else takes the newest baseline
 // whose key starts with one of the given prefixes (like a CI cache's
 // restore-keys), verifies every size and hash, and copies it out; a
-// truncated, edited or partial baseline is rejected, never restored.
+// truncated, edited or partial baseline is rejected, never restored, and
+// so is one holding a symlink or special file. Restore never removes what
+// it did not create: a taken destination is ErrDestinationExists.
 package baseline

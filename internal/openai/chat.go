@@ -101,7 +101,8 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (res Result) { // na
 }
 
 func (c *Client) readCompletion(cl *call, res *Result) {
-	data, err := io.ReadAll(cl.body)
+	data, release, err := c.readBody(cl)
+	defer release()
 	res.End = time.Now()
 	if err != nil {
 		c.readErr(cl, res, err)

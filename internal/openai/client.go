@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -30,6 +31,7 @@ type Client struct {
 	base     string // BaseURL without a trailing "/" or "/v1"
 	key      string
 	redactor *redact.Redactor // applied to every target-originated string of an error
+	buffered budget           // bytes of non-streamed bodies held now, against MaxBufferedBytes
 	http     *http.Client
 	conns    *conns
 }
@@ -94,6 +96,7 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	c.redactor = redact.New(c.key)
 	c.conns = newConns(cfg)
+	c.buffered.left.Store(cfg.MaxBufferedBytes)
 	c.http = &http.Client{
 		Transport: newTransport(cfg, c.conns),
 		CheckRedirect: func(*http.Request, []*http.Request) error {
@@ -290,6 +293,48 @@ func (c *Client) excerpt(b []byte, n int) string {
 	return s
 }
 
+// budget is a count of bytes left, shared by concurrent calls.
+type budget struct{ left atomic.Int64 }
+
+func (b *budget) take(n int64) bool {
+	if b.left.Add(-n) < 0 {
+		b.left.Add(n)
+		return false
+	}
+	return true
+}
+
+func (b *budget) give(n int64) { b.left.Add(n) }
+
+// errOverBudget is the error of a body that would pass MaxBufferedBytes.
+var errOverBudget = fmt.Errorf("%w: the client's max_buffered_bytes is in use by other responses", errTooLarge)
+
+// readBody reads a non-streamed body whole, holding its bytes against the
+// client's MaxBufferedBytes; release gives them back (call it once the
+// data is decoded).
+func (c *Client) readBody(cl *call) (data []byte, release func(), err error) {
+	var held int64
+	release = func() { c.buffered.give(held) }
+	chunk := make([]byte, 32<<10)
+	var buf []byte
+	for {
+		n, rerr := cl.body.Read(chunk)
+		if n > 0 {
+			if !c.buffered.take(int64(n)) {
+				return nil, release, errOverBudget
+			}
+			held += int64(n)
+			buf = append(buf, chunk[:n]...)
+		}
+		switch {
+		case rerr == io.EOF:
+			return buf, release, nil
+		case rerr != nil:
+			return nil, release, rerr
+		}
+	}
+}
+
 // limitedBody fails with errTooLarge once more than n bytes were read.
 type limitedBody struct {
 	r io.Reader
@@ -324,7 +369,12 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(cl.body).Decode(&out); err != nil {
+	data, release, err := c.readBody(cl)
+	defer release()
+	if err == nil {
+		err = json.Unmarshal(data, &out)
+	}
+	if err != nil {
 		return nil, c.redact(fmt.Errorf("GET /v1/models: decoding the model list: %w", err))
 	}
 	ids := make([]string, len(out.Data))

@@ -14,6 +14,7 @@ const (
 	DefaultConnectTimeout   = 5 * time.Second
 	DefaultMaxConns         = 512
 	DefaultMaxResponseBytes = 64 << 20
+	DefaultMaxBufferedBytes = 1 << 30
 )
 
 // Config configures a Client. Zero values take the defaults above; only
@@ -29,6 +30,12 @@ type Config struct {
 	MaxResponseBytes int64         `yaml:"max_response_bytes" json:"max_response_bytes"` // 0 → DefaultMaxResponseBytes
 	MaxLineBytes     int           `yaml:"max_line_bytes" json:"max_line_bytes"`         // longest SSE line; 0 → DefaultMaxLine
 	DialConcurrency  int           `yaml:"dial_concurrency" json:"dial_concurrency"`     // connections dialed at once; 0 → DefaultDialConcurrency
+	// MaxBufferedBytes bounds the non-streamed response bodies held in
+	// memory at once by all calls of the client together (each may hold
+	// MaxResponseBytes): a target answering every one of 512 concurrent
+	// requests with 64 MiB must not need 32 GiB. A body that would pass it
+	// fails as too_large. 0 → DefaultMaxBufferedBytes.
+	MaxBufferedBytes int64 `yaml:"max_buffered_bytes" json:"max_buffered_bytes"`
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -53,8 +60,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("target.%s must be >= 0 (0 = default)", name)
 		}
 	}
-	if c.MaxConns < 0 || c.MaxResponseBytes < 0 || c.MaxLineBytes < 0 || c.DialConcurrency < 0 {
-		return errors.New("target.max_conns, max_response_bytes, max_line_bytes and dial_concurrency must be >= 0 (0 = default)")
+	if c.MaxConns < 0 || c.MaxResponseBytes < 0 || c.MaxLineBytes < 0 || c.DialConcurrency < 0 || c.MaxBufferedBytes < 0 {
+		return errors.New("target.max_conns, max_response_bytes, max_line_bytes, dial_concurrency and max_buffered_bytes must be >= 0 (0 = default)")
 	}
 	return nil
 }
@@ -78,6 +85,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DialConcurrency == 0 {
 		c.DialConcurrency = DefaultDialConcurrency
+	}
+	if c.MaxBufferedBytes == 0 {
+		c.MaxBufferedBytes = DefaultMaxBufferedBytes
 	}
 	return c
 }

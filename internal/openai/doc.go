@@ -9,6 +9,8 @@
 // size limit. Streamed chats go through SSEReader, a tolerant server-sent
 // events parser of our own, and each content delta is timestamped as it
 // is parsed. Every outcome, including anything hostile a target sends,
-// ends as a Result with an ErrClass from a closed set; nothing panics, and
-// the API key is never part of any error text.
+// ends as a Result with an ErrClass from a closed set; nothing panics, no
+// redirect is followed, non-streamed bodies held at once are bounded
+// across calls (MaxBufferedBytes), and every string from the target passes
+// the redaction rule (internal/redact) before it is part of an error.
 package openai

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -146,5 +147,42 @@ func checkFuzzResult(t *testing.T, res Result, key string) {
 	}
 	if strings.Contains(res.Err.Error(), key) {
 		t.Fatalf("error leaks the key: %v", res.Err)
+	}
+}
+
+// TestBufferedBytesBudget: non-streamed bodies held at once are bounded
+// across concurrent calls (MaxBufferedBytes); a body that would pass the
+// budget is too_large, and every byte is given back afterwards.
+func TestBufferedBytesBudget(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first := calls.Add(1) == 1
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"data":[{"index":0,"embedding":[`+strings.Repeat("0.5,", 175_000)) // 700 KB
+		w.(http.Flusher).Flush()
+		if first {
+			<-release
+		}
+		io.WriteString(w, `1]}]}`)
+	}), Config{MaxBufferedBytes: 1 << 20, MaxResponseBytes: 8 << 20})
+	done := make(chan Result)
+	go func() { done <- c.Embed(context.Background(), EmbedRequest{Model: "e", Input: []string{"a"}}) }()
+	for c.buffered.left.Load() > 1<<20-600_000 { // the first body is being held
+		select {
+		case res := <-done:
+			t.Fatalf("the first call ended early: %v", res.Err)
+		default:
+			runtime.Gosched()
+		}
+	}
+	second := c.Embed(context.Background(), EmbedRequest{Model: "e", Input: []string{"b"}})
+	close(release)
+	first := <-done
+	if first.Err != nil || second.ErrClass != ClassTooLarge {
+		t.Fatalf("first: %v; second: class %q (%v); want ok and too_large", first.Err, second.ErrClass, second.Err)
+	}
+	if left := c.buffered.left.Load(); left != 1<<20 {
+		t.Fatalf("budget left %d after both calls, want all %d back", left, 1<<20)
 	}
 }

@@ -103,30 +103,49 @@ func TestReadFile(t *testing.T) {
 	}
 }
 
-// TestCheckRepositoryYAML keeps every YAML file of the repository within
-// the bounds, so that the caps never refuse a real config.
+// TestCheckRepositoryYAML keeps every YAML file of the repository, and
+// every ```yaml block of its Markdown, within the bounds, so that the caps
+// never refuse a real config.
 func TestCheckRepositoryYAML(t *testing.T) {
 	var n int
 	filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
 		}
-		if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
+		ext := filepath.Ext(path)
+		if ext != ".yaml" && ext != ".yml" && ext != ".md" {
 			return nil
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n++
-		if err := Check(b); err != nil {
-			t.Errorf("%s: %v", path, err)
+		docs := [][]byte{b}
+		if ext == ".md" {
+			docs = yamlBlocks(b)
+		}
+		for _, d := range docs {
+			n++
+			if err := Check(d); err != nil {
+				t.Errorf("%s: %v", path, err)
+			}
 		}
 		return nil
 	})
 	if n == 0 {
 		t.Fatal("found no YAML file in the repository")
 	}
+}
+
+// yamlBlocks returns the ```yaml fenced blocks of a Markdown file.
+func yamlBlocks(md []byte) [][]byte {
+	var out [][]byte
+	for _, part := range strings.Split(string(md), "```yaml\n")[1:] {
+		if end := strings.Index(part, "```"); end >= 0 {
+			out = append(out, []byte(part[:end]))
+		}
+	}
+	return out
 }
 
 func FuzzCheck(f *testing.F) {
