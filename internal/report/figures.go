@@ -86,14 +86,25 @@ func throughputFigure(r *Run, prefix string) (*Figure, error) {
 		}
 	}
 	p := newPlot("Throughput and errors over time", "time since start (s)", "per second")
-	if err := addLine(p, 0, "completed/s", binXYs(ok, width, 1/width)); err != nil {
+	okXY, badXY := binXYs(ok, width, 1/width), binXYs(bad, width, 1/width)
+	if err := addLine(p, 2, "completed/s", okXY); err != nil { // blue, apart from the red errors
 		return nil, err
 	}
-	if err := addErrorLine(p, binXYs(bad, width, 1/width)); err != nil {
+	if err := addErrorLine(p, badXY); err != nil {
+		return nil, err
+	}
+	if err := markEvents(p, r.Events, maxY(okXY, badXY)); err != nil {
 		return nil, err
 	}
 	return &Figure{ID: prefix + "throughput", Title: p.Title.Text, Plot: p,
-		Caption: fmt.Sprintf("Successful completions and errors per second in %gs bins, by completion time.", width)}, nil
+		Caption: fmt.Sprintf("Successful completions and errors per second in %gs bins, by completion time%s.", width, eventsNote(r.Events))}, nil
+}
+
+func eventsNote(events []Event) string {
+	if len(events) == 0 {
+		return ""
+	}
+	return "; dashed purple lines mark the drill events when they were performed"
 }
 
 func addErrorLine(p *plot.Plot, xys plotter.XYs) error {
@@ -133,14 +144,18 @@ func p99Figure(r *Run, prefix string) (*Figure, error) {
 		p50[i], p99[i] = quantile(v, 0.5), quantile(v, 0.99)
 	}
 	p := newPlot("Windowed latency over time", "time since start (s)", "end-to-end latency (ms)")
-	if err := addLine(p, 0, "p99", binXYs(p99, width, 1)); err != nil {
+	p99XY := binXYs(p99, width, 1)
+	if err := addLine(p, 0, "p99", p99XY); err != nil {
 		return nil, err
 	}
 	if err := addLine(p, 1, "p50", binXYs(p50, width, 1)); err != nil {
 		return nil, err
 	}
+	if err := markEvents(p, r.Events, maxY(p99XY)); err != nil {
+		return nil, err
+	}
 	return &Figure{ID: prefix + "p99", Title: p.Title.Text, Plot: p,
-		Caption: fmt.Sprintf("p99 and p50 end-to-end latency of the requests completing in each %gs bin.", width)}, nil
+		Caption: fmt.Sprintf("p99 and p50 end-to-end latency of the requests completing in each %gs bin%s.", width, eventsNote(r.Events))}, nil
 }
 
 // groupBarFigure draws p99 E2E per summary group (per tenant for Q3).

@@ -30,6 +30,7 @@ type Run struct {
 	Record   *record.Run // never nil: a stand-in when run.json is unreadable
 	Samples  []Sample
 	Metrics  *capture.Timeline // nil without metrics.jsonl
+	Events   []Event           // drill events (events.jsonl), if any
 	Problems []string
 }
 
@@ -58,6 +59,7 @@ func Load(dir string) *Run {
 	r.Record = rec
 	r.loadRequests(filepath.Join(dir, "requests.jsonl"))
 	r.loadMetrics(filepath.Join(dir, capture.MetricsFile))
+	r.loadEvents(filepath.Join(dir, EventsFile))
 	return r
 }
 

@@ -156,3 +156,27 @@ func TestLogTicks(t *testing.T) {
 		t.Error("a range from 0 has no log ticks")
 	}
 }
+
+func TestReportDrillEventsMarked(t *testing.T) {
+	html := buildHTML(t, runDir("q5-drill"))
+	// Both time-series figures carry the two performed events, not the third.
+	if n := strings.Count(html, "kill llm-fast-0"); n != 2 {
+		t.Errorf("%d marks of the kill, want 2 (throughput and p99 figures)", n)
+	}
+	if strings.Contains(html, "pause llm-1") {
+		t.Error("an event that was not performed is marked")
+	}
+	if !strings.Contains(html, "dashed purple lines mark the drill events") {
+		t.Error("captions do not explain the event marks")
+	}
+}
+
+func TestReportBadEventsLine(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeRun(t, dir, fakeRun{id: "d", workload: "Q5", backend: "sage", seed: 1, n: 20, slow: 1, valid: true})
+	os.WriteFile(filepath.Join(dir, EventsFile), []byte("{\"action\":\"kill\",\"actual_ns\":1}\nnot json\n"), 0o644)
+	html := buildHTML(t, dir)
+	if !strings.Contains(html, "events.jsonl:2: not a drill event") || !strings.Contains(html, `data-valid="false"`) {
+		t.Error("a damaged events.jsonl must be named in the banner")
+	}
+}
