@@ -20,7 +20,12 @@ const maxMetricPlots = 4
 // across runs.
 func runFigures(r *Run, prefix string) ([]*Figure, error) {
 	var figs []*Figure
-	for _, build := range []func(*Run, string) (*Figure, error){cdfFigure, throughputFigure, p99Figure, groupBarFigure} {
+	cdfs, err := cdfFigures(r, prefix)
+	if err != nil {
+		return nil, err
+	}
+	figs = append(figs, cdfs...)
+	for _, build := range []func(*Run, string) (*Figure, error){throughputFigure, p99Figure, groupBarFigure} {
 		f, err := build(r, prefix)
 		if err != nil {
 			return nil, err
@@ -36,8 +41,29 @@ func runFigures(r *Run, prefix string) ([]*Figure, error) {
 	return append(figs, mf...), nil
 }
 
-func cdfFigure(r *Run, prefix string) (*Figure, error) {
-	dim := groupDimension(r.Samples)
+// cdfFigures draws one latency CDF per label that varies (the first has
+// id "cdf", the others "cdf-LABEL"), or one for the whole run.
+func cdfFigures(r *Run, prefix string) ([]*Figure, error) {
+	dims := groupDimensions(r.Samples)
+	if len(dims) == 0 {
+		dims = []string{""}
+	}
+	var out []*Figure
+	for i, dim := range dims {
+		f, err := cdfFigure(r, dim)
+		if err != nil {
+			return nil, err
+		}
+		f.ID = prefix + "cdf"
+		if i > 0 {
+			f.ID += "-" + dim
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func cdfFigure(r *Run, dim string) (*Figure, error) {
 	names, groups := groupSamples(r.Samples, dim)
 	by := "all requests"
 	if dim != "" {
@@ -52,7 +78,7 @@ func cdfFigure(r *Run, prefix string) (*Figure, error) {
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Legend.Top, p.Legend.Left = false, false // bottom right: a CDF leaves it empty
 	logX(p)
-	return &Figure{ID: prefix + "cdf", Title: p.Title.Text, Plot: p,
+	return &Figure{Title: p.Title.Text, Plot: p,
 		Caption: "Empirical CDF of end-to-end latency (from the intended send time, so queueing delay counts) of successful requests and transactions, one line per " + orAll(dim) + "."}, nil
 }
 

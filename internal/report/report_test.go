@@ -180,3 +180,41 @@ func TestReportBadEventsLine(t *testing.T) {
 		t.Error("a damaged events.jsonl must be named in the banner")
 	}
 }
+
+func TestCDFPerVaryingLabel(t *testing.T) {
+	tests := []struct {
+		name    string
+		samples []Sample
+		dims    []string
+		ids     []string
+	}{
+		{"nothing varies", []Sample{{OK: true, E2EMs: 5, Labels: Labels{Type: "llm"}}, {OK: true, E2EMs: 7, Labels: Labels{Type: "llm"}}}, nil, []string{"cdf"}},
+		{"tenant and type", []Sample{
+			{OK: true, E2EMs: 5, Labels: Labels{Type: "llm", Tenant: "a"}},
+			{OK: true, E2EMs: 9, Labels: Labels{Type: "embedding", Tenant: "b"}},
+			{OK: true, E2EMs: 7, Labels: Labels{Type: "llm", Tenant: "b"}},
+		}, []string{"tenant", "type"}, []string{"cdf", "cdf-type"}},
+		{"phase first", []Sample{{Labels: Labels{Phase: "fifo", Priority: "high"}}, {Labels: Labels{Phase: "hybrid", Priority: "low"}}}, []string{"phase", "priority"}, []string{"cdf", "cdf-priority"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := groupDimensions(tt.samples); strings.Join(got, ",") != strings.Join(tt.dims, ",") {
+				t.Errorf("dimensions %v, want %v", got, tt.dims)
+			}
+			figs, err := cdfFigures(&Run{Samples: tt.samples}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, f := range figs {
+				ids = append(ids, f.ID)
+				if _, err := f.Render("svg"); err != nil {
+					t.Error(err)
+				}
+			}
+			if strings.Join(ids, ",") != strings.Join(tt.ids, ",") {
+				t.Errorf("figures %v, want %v", ids, tt.ids)
+			}
+		})
+	}
+}
