@@ -25,7 +25,7 @@ func runFigures(r *Run, prefix string) ([]*Figure, error) {
 		return nil, err
 	}
 	figs = append(figs, cdfs...)
-	for _, build := range []func(*Run, string) (*Figure, error){throughputFigure, p99Figure, groupBarFigure} {
+	for _, build := range []func(*Run, string) (*Figure, error){throughputFigure, p99Figure, groupBarFigure, scaleFrontierFigure} {
 		f, err := build(r, prefix)
 		if err != nil {
 			return nil, err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/record"
 )
 
 func fixedNow() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
@@ -216,5 +218,22 @@ func TestCDFPerVaryingLabel(t *testing.T) {
 				t.Errorf("figures %v, want %v", ids, tt.ids)
 			}
 		})
+	}
+}
+
+func TestScaleFrontierFigure(t *testing.T) {
+	r := &Run{Record: &record.Run{Summary: record.Summary{Extra: map[string]float64{
+		"engines=1.max_rate": 10, "engines=2.max_rate": 18, "engines=4.max_rate": 30, "engines=2.goodput": 17, "max_rate": 30,
+	}}}}
+	f, err := scaleFrontierFigure(r, "")
+	if err != nil || f == nil || f.ID != "frontier" {
+		t.Fatalf("figure %v, %v: want the frontier", f, err)
+	}
+	svg, err := f.Render("svg")
+	if err != nil || !bytes.Contains(svg, []byte("ideal (n × rate at 1 engine)")) {
+		t.Errorf("frontier SVG (%v) lacks the ideal line", err)
+	}
+	if f, _ := scaleFrontierFigure(&Run{Record: &record.Run{}}, ""); f != nil {
+		t.Error("a run without Q4 extras got a frontier figure")
 	}
 }
