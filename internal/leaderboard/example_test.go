@@ -25,5 +25,7 @@ func ExampleBuild() {
 	// Q1 sage reps=1 throughput=20
 	// Q2 sage reps=3 throughput=100.2 ± 2.8
 	// Q2 ray reps=3 throughput=70.73 ± 3.4
+	// Q4 sage reps=2 throughput=10.5 ± 6.4
+	// Q4 sage reps=2 throughput=19.5 ± 6.4
 	// ray vs sage: sage better (p=1e-05), 2 invalid apart
 }
