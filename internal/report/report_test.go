@@ -237,3 +237,15 @@ func TestScaleFrontierFigure(t *testing.T) {
 		t.Error("a run without Q4 extras got a frontier figure")
 	}
 }
+
+func TestReportSkipsAggregateDirs(t *testing.T) {
+	agg := t.TempDir()
+	os.WriteFile(filepath.Join(agg, "aggregate.json"), []byte("{}"), 0o644)
+	rep, err := Build(Config{Dirs: []string{runDir("q3-sage-r0"), agg}, Now: fixedNow})
+	if err != nil || len(rep.Runs) != 1 || len(rep.Skipped) != 1 {
+		t.Fatalf("Build: %v; want one run and the aggregate skipped", err)
+	}
+	if _, err := Build(Config{Dirs: []string{agg}, Now: fixedNow}); err == nil {
+		t.Error("a report of aggregates only was accepted")
+	}
+}
