@@ -168,7 +168,16 @@ func FuzzParse(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, s := range []string{string(seed), textExposition, openMetricsExposition, "", "a{b=\"\\\"\"} 1 2\n", "# TYPE h histogram\nh_bucket{le=\"x\"} 1\n"} {
+	// The expfmt test exposition, one seed per metric family: small seeds
+	// mutate well and minimise fast.
+	for i, fam := range strings.Split(string(seed), "\n# HELP ") {
+		if i > 0 {
+			fam = "# HELP " + fam
+		}
+		f.Add(fam+"\n", false)
+		f.Add(fam+"\n", true)
+	}
+	for _, s := range []string{textExposition, openMetricsExposition, "", "a{b=\"\\\"\"} 1 2\n", "# TYPE h histogram\nh_bucket{le=\"x\"} 1\n"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -85,7 +87,7 @@ func (c *RecorderConfig) Validate() error {
 }
 
 // Recorder scrapes targets every Interval into a bounded metrics.jsonl
-// until its context ends. Use it as: go rec.Run(ctx) next to the load.
+// until its context ends: rec.Start(ctx) before the load, Stop after it.
 type Recorder struct {
 	cfg RecorderConfig
 }
@@ -222,4 +224,43 @@ func finiteValues(l MetricsLine) MetricsLine {
 		}
 	}
 	return l
+}
+
+// Running is a Recorder started in the background.
+type Running struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	res    RecorderResult
+	err    error
+}
+
+// Start runs the recorder until Stop (or ctx's end).
+func (r *Recorder) Start(ctx context.Context) *Running {
+	ctx, cancel := context.WithCancel(ctx)
+	x := &Running{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(x.done)
+		x.res, x.err = r.Run(ctx)
+	}()
+	return x
+}
+
+// Stop ends the recording, waits for the file to be closed and returns
+// what was written. It may be called more than once.
+func (x *Running) Stop() (RecorderResult, error) {
+	x.cancel()
+	<-x.done
+	return x.res, x.err
+}
+
+// MetricsURL derives the /metrics URL of an OpenAI-compatible base URL
+// (http://host:port, with or without /v1): http://host:port/metrics.
+func MetricsURL(base string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("target %q: want an http(s) base URL", base)
+	}
+	p := strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
+	u.Path, u.RawQuery, u.Fragment, u.User = strings.TrimSuffix(p, "/")+"/metrics", "", "", nil
+	return u.String(), nil
 }

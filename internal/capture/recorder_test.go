@@ -112,3 +112,46 @@ func FuzzReadMetrics(f *testing.F) {
 		tl.Condense()
 	})
 }
+
+func TestRecorderStartStop(t *testing.T) {
+	e, srv := newExporter(t, 0)
+	path := filepath.Join(t.TempDir(), MetricsFile)
+	rec, err := NewRecorder(RecorderConfig{Targets: []string{srv.URL}, Path: path, Interval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := rec.Start(context.Background())
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		e.mu.Lock()
+		n := e.n
+		e.mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	res, err := run.Stop()
+	if err != nil || res.Lines < 1 {
+		t.Fatalf("Stop = %+v, %v: want lines written", res, err)
+	}
+	if again, _ := run.Stop(); again.Lines != res.Lines {
+		t.Error("a second Stop returned another result")
+	}
+}
+
+func TestMetricsURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080/metrics"},
+		{"http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/metrics"},
+		{"https://user:secret@gw.local/prefix/v1/?x=1", "https://gw.local/prefix/metrics"},
+	}
+	for _, tt := range tests {
+		if got, err := MetricsURL(tt.in); err != nil || got != tt.want {
+			t.Errorf("MetricsURL(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := MetricsURL("embedded"); err == nil {
+		t.Error("MetricsURL accepted a non-URL")
+	}
+}

@@ -56,6 +56,9 @@ func runReport(cmd *cobra.Command, o reportOptions, dirs []string) error {
 	if err != nil {
 		return usageErrorf("report: %v", err)
 	}
+	for _, d := range rep.Skipped {
+		fmt.Fprintf(cmd.ErrOrStderr(), "sagebench: report: %s holds the aggregate of repetitions, not a run: left out\n", d)
+	}
 	if o.format != "html" {
 		return reportFigures(cmd, rep, o)
 	}

@@ -15,6 +15,7 @@ type Key struct {
 	Nodes       int    `json:"nodes"`
 	Parallelism int    `json:"parallelism"`
 	ConfigHash  string `json:"config_hash"`
+	Config      string `json:"config,omitempty"` // metadata.config: one configuration of a run
 }
 
 // Estimate is a mean with its confidence interval over repetitions; Lo
@@ -54,6 +55,7 @@ type Comparison struct {
 	Workload    string        `json:"workload"`
 	Nodes       int           `json:"nodes"`
 	Parallelism int           `json:"parallelism"`
+	Config      string        `json:"config,omitempty"`
 	Base        string        `json:"base"`
 	Other       string        `json:"other"`
 	Seeds       []int64       `json:"seeds"`
@@ -77,6 +79,7 @@ type Board struct {
 	Invalid     []Row        `json:"invalid"`
 	Comparisons []Comparison `json:"comparisons"`
 	Duplicates  int          `json:"duplicates"`
+	Aggregates  int          `json:"aggregate_rows_skipped"`
 	Problems    []string     `json:"problems,omitempty"`
 	Confidence  float64      `json:"confidence"`
 	Alpha       float64      `json:"alpha"`
@@ -108,14 +111,14 @@ func Build(c *Collection, o Options) (*Board, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	b := &Board{Duplicates: c.Duplicates, Problems: c.Problems, Confidence: o.Confidence, Alpha: o.Alpha}
+	b := &Board{Duplicates: c.Duplicates, Aggregates: c.Aggregates, Problems: c.Problems, Confidence: o.Confidence, Alpha: o.Alpha}
 	groups := map[Key][]Row{}
 	for _, r := range c.Rows {
 		if !r.Valid {
 			b.Invalid = append(b.Invalid, r)
 			continue
 		}
-		k := Key{r.Workload, r.Backend, r.Nodes, r.Parallelism, r.ConfigHash}
+		k := Key{r.Workload, r.Backend, r.Nodes, r.Parallelism, r.ConfigHash, r.Config}
 		groups[k] = append(groups[k], r)
 	}
 	for k, rows := range groups {
@@ -134,6 +137,9 @@ func lessEntry(a, b Entry) bool {
 	}
 	if a.Nodes != b.Nodes || a.Parallelism != b.Parallelism {
 		return a.Nodes < b.Nodes || (a.Nodes == b.Nodes && a.Parallelism < b.Parallelism)
+	}
+	if a.Config != b.Config {
+		return a.Config < b.Config
 	}
 	if ta, tb := a.Values["throughput"].Mean, b.Values["throughput"].Mean; ta != tb {
 		return ta > tb

@@ -16,6 +16,7 @@ const maxFiles = 10000
 // Row is one run as the leaderboard sees it.
 type Row struct {
 	record.Unified
+	Config  string   `json:"config,omitempty"`
 	Valid   bool     `json:"valid"`
 	Reasons []string `json:"invalid_reasons,omitempty"`
 	File    string   `json:"file"`
@@ -25,6 +26,7 @@ type Row struct {
 type Collection struct {
 	Rows       []Row
 	Duplicates int      // rows dropped because their run_id was seen before
+	Aggregates int      // rows summarising repetitions (metadata.aggregate), left out
 	Problems   []string // unreadable lines and files
 }
 
@@ -44,6 +46,10 @@ func Collect(root string) (*Collection, error) {
 	seen := map[string]bool{}
 	for _, f := range files {
 		err := readFile(f, func(u record.Unified) {
+			if agg, _ := u.Metadata["aggregate"].(bool); agg {
+				c.Aggregates++ // the repetitions it summarises are rows of their own
+				return
+			}
 			if seen[u.RunID] {
 				c.Duplicates++
 				return
@@ -95,11 +101,13 @@ func readFile(path string, each func(record.Unified)) error {
 	return record.ReadUnified(f, path, func(_ int, u record.Unified) { each(u) })
 }
 
-// rowOf reads validity from metadata.valid and metadata.complete (as
+// rowOf reads the configuration (metadata.config: one of several figures
+// a run reports, e.g. a Q4 scale) and validity from metadata.valid and metadata.complete (as
 // sagebench writes them); a row without them is invalid: its validity is
 // not known.
 func rowOf(u record.Unified, file string) Row {
 	r := Row{Unified: u, File: file}
+	r.Config, _ = u.Metadata["config"].(string)
 	valid, okV := u.Metadata["valid"].(bool)
 	complete, okC := u.Metadata["complete"].(bool)
 	switch {

@@ -11,6 +11,7 @@ type shape struct {
 	Workload    string
 	Nodes       int
 	Parallelism int
+	Config      string
 }
 
 // compareBackends pairs every two backends that ran the same workload
@@ -21,7 +22,7 @@ func compareBackends(rows []Row, alpha float64) []Comparison {
 		if !r.Valid {
 			continue
 		}
-		s := shape{r.Workload, r.Nodes, r.Parallelism}
+		s := shape{r.Workload, r.Nodes, r.Parallelism, r.Config}
 		if by[s] == nil {
 			by[s] = map[string][]Row{}
 		}
@@ -47,6 +48,9 @@ func compareBackends(rows []Row, alpha float64) []Comparison {
 		if a.Workload != b.Workload {
 			return a.Workload < b.Workload
 		}
+		if a.Config != b.Config {
+			return a.Config < b.Config
+		}
 		return a.Base+"/"+a.Other < b.Base+"/"+b.Other
 	})
 	return out
@@ -58,7 +62,7 @@ func compareTwo(s shape, base, other string, a, b []Row, alpha float64) (Compari
 		return Comparison{}, false
 	}
 	a, b = withSeeds(a, seeds), withSeeds(b, seeds)
-	c := Comparison{Workload: s.Workload, Nodes: s.Nodes, Parallelism: s.Parallelism, Base: base, Other: other, Seeds: seeds}
+	c := Comparison{Workload: s.Workload, Nodes: s.Nodes, Parallelism: s.Parallelism, Config: s.Config, Base: base, Other: other, Seeds: seeds}
 	for _, m := range Metrics {
 		xa, xb := values(a, m.Of), values(b, m.Of)
 		sa, sb := benchmath.NewSample(xa, &benchmath.DefaultThresholds), benchmath.NewSample(xb, &benchmath.DefaultThresholds)

@@ -29,8 +29,11 @@ func TestBuild(t *testing.T) {
 	if b.Duplicates != 1 || len(b.Problems) != 1 || !strings.Contains(b.Problems[0], "unified_results.jsonl:4") {
 		t.Errorf("duplicates %d, problems %v: want 1 duplicate (s1 twice) and line 4 of b unreadable", b.Duplicates, b.Problems)
 	}
-	if len(b.Entries) != 3 {
-		t.Fatalf("%d entries, want Q1 sage, Q2 sage, Q2 ray", len(b.Entries))
+	if len(b.Entries) != 5 || b.Aggregates != 1 {
+		t.Fatalf("%d entries, %d aggregate rows: want Q1 sage, Q2 sage, Q2 ray, Q4 sage engines=1 and engines=2, and the aggregate row left out", len(b.Entries), b.Aggregates)
+	}
+	if q4 := b.Entries[3]; q4.Config != "engines=1" || q4.Reps != 2 || q4.Values["throughput"].Mean != 10.5 {
+		t.Errorf("entry %+v: want Q4 engines=1 over 2 repetitions, mean 10.5", q4)
 	}
 	q2 := b.Entries[1]
 	if q2.Workload != "Q2" || q2.Backend != "sage" || q2.Reps != 3 || q2.Values["throughput"].Lo == nil {

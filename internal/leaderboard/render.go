@@ -34,7 +34,7 @@ func (b *Board) markdown() string {
 	s.WriteString("| workload | backend | nodes | par. | config | reps | throughput req/s | p50 ms | p95 ms | p99 ms | success |\n")
 	s.WriteString("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, e := range b.Entries {
-		fmt.Fprintf(&s, "| %s | %s | %d | %d | %s | %d |", md(e.Workload), md(e.Backend), e.Nodes, e.Parallelism, md(e.ConfigHash), e.Reps)
+		fmt.Fprintf(&s, "| %s | %s | %d | %d | %s | %d |", md(e.Workload), md(e.Backend), e.Nodes, e.Parallelism, md(withConfig(e.ConfigHash, e.Config)), e.Reps)
 		for _, m := range Metrics {
 			fmt.Fprintf(&s, " %s |", e.Values[m.Name].String())
 		}
@@ -42,6 +42,9 @@ func (b *Board) markdown() string {
 	}
 	b.markdownComparisons(&s)
 	b.markdownInvalid(&s)
+	if b.Aggregates > 0 {
+		fmt.Fprintf(&s, "\n%d aggregate rows (metadata.aggregate: a summary of repetitions listed here one by one) were left out.\n", b.Aggregates)
+	}
 	if b.Duplicates > 0 {
 		fmt.Fprintf(&s, "\n%d duplicate rows (a run_id seen before) were left out.\n", b.Duplicates)
 	}
@@ -65,7 +68,7 @@ func (b *Board) markdownComparisons(s *strings.Builder) {
 				better = d.Better
 			}
 			fmt.Fprintf(s, "| %s | %d | %d | %s | %s | %s | %s | %.4g | %.4g | %+.1f%% | %.3g | %s |\n",
-				md(c.Workload), c.Nodes, c.Parallelism, md(c.Base), md(c.Other), seedList(c.Seeds), d.Metric, d.Base, d.Other, d.DeltaPct, d.P, md(better))
+				md(withConfig(c.Workload, c.Config)), c.Nodes, c.Parallelism, md(c.Base), md(c.Other), seedList(c.Seeds), d.Metric, d.Base, d.Other, d.DeltaPct, d.P, md(better))
 		}
 	}
 }
@@ -90,14 +93,14 @@ func (e Estimate) String() string {
 
 func (b *Board) csv(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	hdr := []string{"status", "workload", "backend", "nodes", "parallelism", "config_hash", "repetitions", "run_ids"}
+	hdr := []string{"status", "workload", "backend", "nodes", "parallelism", "config_hash", "config", "repetitions", "run_ids"}
 	for _, m := range Metrics {
 		hdr = append(hdr, m.Name+"_mean", m.Name+"_lo", m.Name+"_hi")
 	}
 	cw.Write(append(hdr, "invalid_reasons"))
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, e := range b.Entries {
-		row := []string{"valid", e.Workload, e.Backend, strconv.Itoa(e.Nodes), strconv.Itoa(e.Parallelism), e.ConfigHash, strconv.Itoa(e.Reps), strings.Join(e.RunIDs, " ")}
+		row := []string{"valid", e.Workload, e.Backend, strconv.Itoa(e.Nodes), strconv.Itoa(e.Parallelism), e.ConfigHash, e.Config, strconv.Itoa(e.Reps), strings.Join(e.RunIDs, " ")}
 		for _, m := range Metrics {
 			est := e.Values[m.Name]
 			lo, hi := "", ""
@@ -109,7 +112,7 @@ func (b *Board) csv(w io.Writer) error {
 		cw.Write(append(row, ""))
 	}
 	for _, r := range b.Invalid {
-		row := []string{"invalid", r.Workload, r.Backend, strconv.Itoa(r.Nodes), strconv.Itoa(r.Parallelism), r.ConfigHash, "1", r.RunID}
+		row := []string{"invalid", r.Workload, r.Backend, strconv.Itoa(r.Nodes), strconv.Itoa(r.Parallelism), r.ConfigHash, r.Config, "1", r.RunID}
 		for _, m := range Metrics {
 			row = append(row, f(m.Of(r)), "", "")
 		}
@@ -117,6 +120,15 @@ func (b *Board) csv(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// withConfig appends the configuration name, when the row is one
+// configuration of a run (e.g. "ab12 engines=2").
+func withConfig(hash, config string) string {
+	if config == "" {
+		return hash
+	}
+	return hash + " " + config
 }
 
 func seedList(seeds []int64) string {

@@ -165,4 +165,9 @@ func quantile(v []float64, q float64) float64 {
 	return v[i] + (h-float64(i))*(v[i+1]-v[i])
 }
 
-var red = color.RGBA{R: 200, A: 255}
+var (
+	red        = color.RGBA{R: 200, A: 255}
+	eventColor = color.RGBA{R: 120, G: 60, B: 160, A: 255}
+)
+
+func isNaNOrInf(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }

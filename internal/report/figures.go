@@ -20,7 +20,12 @@ const maxMetricPlots = 4
 // across runs.
 func runFigures(r *Run, prefix string) ([]*Figure, error) {
 	var figs []*Figure
-	for _, build := range []func(*Run, string) (*Figure, error){cdfFigure, throughputFigure, p99Figure, groupBarFigure} {
+	cdfs, err := cdfFigures(r, prefix)
+	if err != nil {
+		return nil, err
+	}
+	figs = append(figs, cdfs...)
+	for _, build := range []func(*Run, string) (*Figure, error){throughputFigure, p99Figure, groupBarFigure, scaleFrontierFigure} {
 		f, err := build(r, prefix)
 		if err != nil {
 			return nil, err
@@ -36,8 +41,29 @@ func runFigures(r *Run, prefix string) ([]*Figure, error) {
 	return append(figs, mf...), nil
 }
 
-func cdfFigure(r *Run, prefix string) (*Figure, error) {
-	dim := groupDimension(r.Samples)
+// cdfFigures draws one latency CDF per label that varies (the first has
+// id "cdf", the others "cdf-LABEL"), or one for the whole run.
+func cdfFigures(r *Run, prefix string) ([]*Figure, error) {
+	dims := groupDimensions(r.Samples)
+	if len(dims) == 0 {
+		dims = []string{""}
+	}
+	var out []*Figure
+	for i, dim := range dims {
+		f, err := cdfFigure(r, dim)
+		if err != nil {
+			return nil, err
+		}
+		f.ID = prefix + "cdf"
+		if i > 0 {
+			f.ID += "-" + dim
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func cdfFigure(r *Run, dim string) (*Figure, error) {
 	names, groups := groupSamples(r.Samples, dim)
 	by := "all requests"
 	if dim != "" {
@@ -52,7 +78,7 @@ func cdfFigure(r *Run, prefix string) (*Figure, error) {
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Legend.Top, p.Legend.Left = false, false // bottom right: a CDF leaves it empty
 	logX(p)
-	return &Figure{ID: prefix + "cdf", Title: p.Title.Text, Plot: p,
+	return &Figure{Title: p.Title.Text, Plot: p,
 		Caption: "Empirical CDF of end-to-end latency (from the intended send time, so queueing delay counts) of successful requests and transactions, one line per " + orAll(dim) + "."}, nil
 }
 
@@ -86,14 +112,25 @@ func throughputFigure(r *Run, prefix string) (*Figure, error) {
 		}
 	}
 	p := newPlot("Throughput and errors over time", "time since start (s)", "per second")
-	if err := addLine(p, 0, "completed/s", binXYs(ok, width, 1/width)); err != nil {
+	okXY, badXY := binXYs(ok, width, 1/width), binXYs(bad, width, 1/width)
+	if err := addLine(p, 2, "completed/s", okXY); err != nil { // blue, apart from the red errors
 		return nil, err
 	}
-	if err := addErrorLine(p, binXYs(bad, width, 1/width)); err != nil {
+	if err := addErrorLine(p, badXY); err != nil {
+		return nil, err
+	}
+	if err := markEvents(p, r.Events, maxY(okXY, badXY)); err != nil {
 		return nil, err
 	}
 	return &Figure{ID: prefix + "throughput", Title: p.Title.Text, Plot: p,
-		Caption: fmt.Sprintf("Successful completions and errors per second in %gs bins, by completion time.", width)}, nil
+		Caption: fmt.Sprintf("Successful completions and errors per second in %gs bins, by completion time%s.", width, eventsNote(r.Events))}, nil
+}
+
+func eventsNote(events []Event) string {
+	if len(events) == 0 {
+		return ""
+	}
+	return "; dashed purple lines mark the drill events when they were performed"
 }
 
 func addErrorLine(p *plot.Plot, xys plotter.XYs) error {
@@ -133,14 +170,18 @@ func p99Figure(r *Run, prefix string) (*Figure, error) {
 		p50[i], p99[i] = quantile(v, 0.5), quantile(v, 0.99)
 	}
 	p := newPlot("Windowed latency over time", "time since start (s)", "end-to-end latency (ms)")
-	if err := addLine(p, 0, "p99", binXYs(p99, width, 1)); err != nil {
+	p99XY := binXYs(p99, width, 1)
+	if err := addLine(p, 0, "p99", p99XY); err != nil {
 		return nil, err
 	}
 	if err := addLine(p, 1, "p50", binXYs(p50, width, 1)); err != nil {
 		return nil, err
 	}
+	if err := markEvents(p, r.Events, maxY(p99XY)); err != nil {
+		return nil, err
+	}
 	return &Figure{ID: prefix + "p99", Title: p.Title.Text, Plot: p,
-		Caption: fmt.Sprintf("p99 and p50 end-to-end latency of the requests completing in each %gs bin.", width)}, nil
+		Caption: fmt.Sprintf("p99 and p50 end-to-end latency of the requests completing in each %gs bin%s.", width, eventsNote(r.Events))}, nil
 }
 
 // groupBarFigure draws p99 E2E per summary group (per tenant for Q3).

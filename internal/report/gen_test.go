@@ -24,6 +24,7 @@ type fakeRun struct {
 	slow                  float64 // latency scale
 	valid                 bool
 	broken                bool // a damaged line in requests.jsonl, no metrics
+	drill                 bool // events.jsonl: a kill at 20 s, a restart at 40 s, one not performed
 }
 
 var start = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -60,6 +61,12 @@ func writeFakeRun(t *testing.T, dir string, f fakeRun) {
 	write(t, filepath.Join(dir, "run.json"), runJSON(t, f, e2e))
 	if !f.broken {
 		write(t, filepath.Join(dir, capture.MetricsFile), metricsJSONL(f))
+	}
+	if f.drill {
+		write(t, filepath.Join(dir, EventsFile), []byte(`{"seq":0,"action":"kill","target":"llm-fast-0","intended_ns":20000000000,"actual_ns":20001000000,"outcome":"ok"}
+{"seq":1,"action":"restart","target":"llm-fast-0","intended_ns":40000000000,"actual_ns":40002000000,"outcome":"ok"}
+{"seq":2,"action":"pause","target":"llm-1","intended_ns":70000000000,"actual_ns":0,"outcome":"not_performed"}
+`))
 	}
 }
 
@@ -117,6 +124,7 @@ var testdataRuns = []fakeRun{
 	{id: "q3-sage-r0", workload: "Q3", backend: "sage", seed: 1, n: 240, slow: 1, valid: true},
 	{id: "q3-ray-r0", workload: "Q3", backend: "ray", seed: 2, n: 240, slow: 1.6, valid: true},
 	{id: "q3-broken", workload: "Q3", backend: "sage", seed: 3, n: 60, slow: 1, broken: true},
+	{id: "q5-drill", workload: "Q5", backend: "sage", seed: 4, n: 120, slow: 1, valid: true, drill: true},
 }
 
 func TestTestdataRuns(t *testing.T) {

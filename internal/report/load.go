@@ -21,7 +21,30 @@ type Sample struct {
 	E2EMs  float64
 	EndS   float64 // seconds since the run started
 	OK     bool
-	Labels map[string]string // type, tenant, priority, phase (those set)
+	Labels Labels
+}
+
+// Labels are the request labels a latency CDF can split by.
+type Labels struct {
+	Type, Tenant, Priority, Phase string
+}
+
+// dimensions are the label names in the order the report splits by.
+var dimensions = []string{"phase", "tenant", "priority", "type"}
+
+// Get returns the label named dim ("" when unset or unknown).
+func (l Labels) Get(dim string) string {
+	switch dim {
+	case "type":
+		return l.Type
+	case "tenant":
+		return l.Tenant
+	case "priority":
+		return l.Priority
+	case "phase":
+		return l.Phase
+	}
+	return ""
 }
 
 // Run is one loaded run directory.
@@ -30,6 +53,7 @@ type Run struct {
 	Record   *record.Run // never nil: a stand-in when run.json is unreadable
 	Samples  []Sample
 	Metrics  *capture.Timeline // nil without metrics.jsonl
+	Events   []Event           // drill events (events.jsonl), if any
 	Problems []string
 }
 
@@ -58,6 +82,7 @@ func Load(dir string) *Run {
 	r.Record = rec
 	r.loadRequests(filepath.Join(dir, "requests.jsonl"))
 	r.loadMetrics(filepath.Join(dir, capture.MetricsFile))
+	r.loadEvents(filepath.Join(dir, EventsFile))
 	return r
 }
 
@@ -68,11 +93,20 @@ func (r *Run) problem(format string, args ...any) {
 }
 
 func (r *Run) loadRequests(path string) {
+	intern := map[string]string{} // label values repeat: keep one copy of each
+	in := func(s string) string {
+		if v, ok := intern[s]; ok {
+			return v
+		}
+		intern[s] = s
+		return s
+	}
 	err := record.ReadRequestsFile(path, func(_ int, q record.Request) {
 		if q.Kind == "stage" {
 			return // stages are inside their transaction's latency
 		}
-		r.Samples = append(r.Samples, Sample{E2EMs: q.E2EMs, EndS: float64(q.EndNS) / 1e9, OK: q.OK, Labels: labelsOf(q)})
+		l := Labels{Type: in(q.Type), Tenant: in(q.Tenant), Priority: in(q.Priority), Phase: in(q.Phase)}
+		r.Samples = append(r.Samples, Sample{E2EMs: q.E2EMs, EndS: float64(q.EndNS) / 1e9, OK: q.OK, Labels: l})
 	})
 	if errors.Is(err, os.ErrNotExist) {
 		r.problem("requests.jsonl is missing: no latency figures")
@@ -105,30 +139,22 @@ func splitJoined(err error) []error {
 	return []error{err}
 }
 
-func labelsOf(q record.Request) map[string]string {
-	m := map[string]string{}
-	for k, v := range map[string]string{"type": q.Type, "tenant": q.Tenant, "priority": q.Priority, "phase": q.Phase} {
-		if v != "" {
-			m[k] = v
-		}
-	}
-	return m
-}
-
-// groupDimension picks the label that splits the run's samples into
-// several groups, preferring phase (policies), then tenant, priority and
-// type; "" when none varies.
-func groupDimension(samples []Sample) string {
-	for _, dim := range []string{"phase", "tenant", "priority", "type"} {
-		seen := map[string]bool{}
-		for _, s := range samples {
-			seen[s.Labels[dim]] = true
-			if len(seen) > 1 {
-				return dim
+// groupDimensions lists the labels that split the run's samples into
+// several groups, in the order phase (policies), tenant, priority, type.
+func groupDimensions(samples []Sample) []string {
+	var out []string
+	for _, dim := range dimensions {
+		first := ""
+		for i, s := range samples {
+			if v := s.Labels.Get(dim); i == 0 {
+				first = v
+			} else if v != first {
+				out = append(out, dim)
+				break
 			}
 		}
 	}
-	return ""
+	return out
 }
 
 // groupSamples splits E2E latencies of successful samples by dim, in name order.
@@ -140,7 +166,7 @@ func groupSamples(samples []Sample, dim string) ([]string, map[string][]float64)
 		}
 		k := "all"
 		if dim != "" {
-			k = dim + "=" + s.Labels[dim]
+			k = dim + "=" + s.Labels.Get(dim)
 		}
 		groups[k] = append(groups[k], s.E2EMs)
 	}

@@ -44,6 +44,18 @@ type Report struct {
 	RunFigures  [][]*Figure // per run
 	Comparison  []*Figure   // across runs (two or more)
 	CompareText string      // compare's statistics across runs, or why there are none
+	Skipped     []string    // directories that are not runs (aggregates of repetitions)
+}
+
+// aggregateFile marks the directory `run --repeat` writes with the
+// statistics over repetitions: not a run, so not drawn.
+const aggregateFile = "aggregate.json"
+
+// isAggregateDir reports a directory holding aggregate.json and no run.json.
+func isAggregateDir(dir string) bool {
+	_, errRun := os.Stat(filepath.Join(dir, "run.json"))
+	_, errAgg := os.Stat(filepath.Join(dir, aggregateFile))
+	return errRun != nil && errAgg == nil
 }
 
 // Build loads every run directory and draws the figures. Damaged runs
@@ -53,11 +65,22 @@ func Build(cfg Config) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Title: cfg.Title, Generated: cfg.Now().UTC()}
-	for i, d := range cfg.Dirs {
+	var dirs []string
+	for _, d := range cfg.Dirs {
+		if isAggregateDir(d) {
+			rep.Skipped = append(rep.Skipped, d)
+			continue
+		}
+		dirs = append(dirs, d)
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("no run directory among %d given (only aggregates of repetitions)", len(cfg.Dirs))
+	}
+	for i, d := range dirs {
 		r := Load(d)
 		rep.Runs = append(rep.Runs, r)
 		prefix := ""
-		if len(cfg.Dirs) > 1 {
+		if len(dirs) > 1 {
 			prefix = fmt.Sprintf("run%d-", i+1)
 		}
 		figs, err := runFigures(r, prefix)
@@ -75,7 +98,7 @@ func Build(cfg Config) (*Report, error) {
 	}
 	rep.Comparison = cmp
 	if len(rep.Runs) > 1 {
-		rep.CompareText = compareStats(cfg.Dirs)
+		rep.CompareText = compareStats(dirs)
 	}
 	return rep, nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/record"
 )
 
 func fixedNow() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
@@ -154,5 +156,96 @@ func TestLogTicks(t *testing.T) {
 	}
 	if (logTicks{}).Ticks(0, 10) != nil {
 		t.Error("a range from 0 has no log ticks")
+	}
+}
+
+func TestReportDrillEventsMarked(t *testing.T) {
+	html := buildHTML(t, runDir("q5-drill"))
+	// Both time-series figures carry the two performed events, not the third.
+	if n := strings.Count(html, "kill llm-fast-0"); n != 2 {
+		t.Errorf("%d marks of the kill, want 2 (throughput and p99 figures)", n)
+	}
+	if strings.Contains(html, "pause llm-1") {
+		t.Error("an event that was not performed is marked")
+	}
+	if !strings.Contains(html, "dashed purple lines mark the drill events") {
+		t.Error("captions do not explain the event marks")
+	}
+}
+
+func TestReportBadEventsLine(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeRun(t, dir, fakeRun{id: "d", workload: "Q5", backend: "sage", seed: 1, n: 20, slow: 1, valid: true})
+	os.WriteFile(filepath.Join(dir, EventsFile), []byte("{\"action\":\"kill\",\"actual_ns\":1}\nnot json\n"), 0o644)
+	html := buildHTML(t, dir)
+	if !strings.Contains(html, "events.jsonl:2: not a drill event") || !strings.Contains(html, `data-valid="false"`) {
+		t.Error("a damaged events.jsonl must be named in the banner")
+	}
+}
+
+func TestCDFPerVaryingLabel(t *testing.T) {
+	tests := []struct {
+		name    string
+		samples []Sample
+		dims    []string
+		ids     []string
+	}{
+		{"nothing varies", []Sample{{OK: true, E2EMs: 5, Labels: Labels{Type: "llm"}}, {OK: true, E2EMs: 7, Labels: Labels{Type: "llm"}}}, nil, []string{"cdf"}},
+		{"tenant and type", []Sample{
+			{OK: true, E2EMs: 5, Labels: Labels{Type: "llm", Tenant: "a"}},
+			{OK: true, E2EMs: 9, Labels: Labels{Type: "embedding", Tenant: "b"}},
+			{OK: true, E2EMs: 7, Labels: Labels{Type: "llm", Tenant: "b"}},
+		}, []string{"tenant", "type"}, []string{"cdf", "cdf-type"}},
+		{"phase first", []Sample{{Labels: Labels{Phase: "fifo", Priority: "high"}}, {Labels: Labels{Phase: "hybrid", Priority: "low"}}}, []string{"phase", "priority"}, []string{"cdf", "cdf-priority"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := groupDimensions(tt.samples); strings.Join(got, ",") != strings.Join(tt.dims, ",") {
+				t.Errorf("dimensions %v, want %v", got, tt.dims)
+			}
+			figs, err := cdfFigures(&Run{Samples: tt.samples}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, f := range figs {
+				ids = append(ids, f.ID)
+				if _, err := f.Render("svg"); err != nil {
+					t.Error(err)
+				}
+			}
+			if strings.Join(ids, ",") != strings.Join(tt.ids, ",") {
+				t.Errorf("figures %v, want %v", ids, tt.ids)
+			}
+		})
+	}
+}
+
+func TestScaleFrontierFigure(t *testing.T) {
+	r := &Run{Record: &record.Run{Summary: record.Summary{Extra: map[string]float64{
+		"engines=1.max_rate": 10, "engines=2.max_rate": 18, "engines=4.max_rate": 30, "engines=2.goodput": 17, "max_rate": 30,
+	}}}}
+	f, err := scaleFrontierFigure(r, "")
+	if err != nil || f == nil || f.ID != "frontier" {
+		t.Fatalf("figure %v, %v: want the frontier", f, err)
+	}
+	svg, err := f.Render("svg")
+	if err != nil || !bytes.Contains(svg, []byte("ideal (n × rate at 1 engine)")) {
+		t.Errorf("frontier SVG (%v) lacks the ideal line", err)
+	}
+	if f, _ := scaleFrontierFigure(&Run{Record: &record.Run{}}, ""); f != nil {
+		t.Error("a run without Q4 extras got a frontier figure")
+	}
+}
+
+func TestReportSkipsAggregateDirs(t *testing.T) {
+	agg := t.TempDir()
+	os.WriteFile(filepath.Join(agg, "aggregate.json"), []byte("{}"), 0o644)
+	rep, err := Build(Config{Dirs: []string{runDir("q3-sage-r0"), agg}, Now: fixedNow})
+	if err != nil || len(rep.Runs) != 1 || len(rep.Skipped) != 1 {
+		t.Fatalf("Build: %v; want one run and the aggregate skipped", err)
+	}
+	if _, err := Build(Config{Dirs: []string{agg}, Now: fixedNow}); err == nil {
+		t.Error("a report of aggregates only was accepted")
 	}
 }
