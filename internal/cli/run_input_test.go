@@ -52,7 +52,7 @@ func TestRunBadInput(t *testing.T) {
 		{"seed not a number", []string{"run", "-e", "Q2", "--seed", "x"}, ExitUsage, "invalid argument"},
 		{"ray", []string{"run", "-e", "Q2", "-b", "ray"}, ExitUsage, "backend ray is not available in this build"},
 		{"unknown backend", []string{"run", "-e", "Q2", "-b", "spark"}, ExitUsage, `backend "spark"`},
-		{"not implemented", []string{"run", "-e", "q3"}, ExitUsage, "Q3: not implemented in this build yet"},
+		{"not implemented", []string{"run", "-e", "q8"}, ExitUsage, "Q8: not implemented in this build yet"},
 		{"bad rate", []string{"run", "-e", "Q2", "--rate", "-3"}, ExitUsage, "q2.schedule.rate"},
 		{"bad llm ratio", []string{"run", "-e", "Q2", "--llm-ratio", "2"}, ExitUsage, "q2.llm_ratio"},
 		{"bad target", []string{"run", "-e", "Q2", "--target", "ftp://x"}, ExitUsage, `target "ftp://x"`},
@@ -95,7 +95,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 		t.Errorf("dry run created %s", out)
 	}
 	for _, want := range []string{
-		"scale: quick", "seed: 9", "phase fifo", "100 requests at 25.00 req/s", // flag beats YAML, YAML beats defaults
+		"scale: quick", "seed: 9", "phase fifo", "poisson: 150 requests at", // flag beats YAML, YAML beats defaults
 		"llm_ratio: 0.4", "rate: 25", "config_hash:", "nothing was written or sent",
 		filepath.Join(out, "q2") + "/<run-id>/",
 	} {

@@ -44,6 +44,7 @@ validity:
   min_delivered_ratio: 0.5
 q2:
   schedule: {process: poisson, rate: 20, count: 10}
+  rounds: 1
   policies: [fifo, priority]
 `
 

@@ -16,6 +16,19 @@ type Occupancy struct {
 	MaxDepth  int
 }
 
+// Depth is the time-averaged queue depth of rs in each step-long window
+// of [from, to): the gateway queue over time.
+func Depth(rs []record.Request, from, to, step time.Duration) []float64 {
+	if step <= 0 || to <= from {
+		return nil
+	}
+	var out []float64
+	for w := from; w < to; w += step {
+		out = append(out, Busy(rs, w, min(w+step, to)).MeanDepth)
+	}
+	return out
+}
+
 // Busy computes the queue occupancy of rs over [from, to) (offsets from
 // the run's start). Requests without a reported wait are left out.
 func Busy(rs []record.Request, from, to time.Duration) Occupancy {

@@ -74,3 +74,18 @@ func TestBusy(t *testing.T) {
 		t.Errorf("no records: %+v", o)
 	}
 }
+
+func TestDepth(t *testing.T) {
+	ms := func(v float64) *float64 { return &v }
+	rs := []record.Request{{SentNS: 1, QueueMs: ms(2000)}, {SentNS: int64(time.Second), QueueMs: ms(2000)}}
+	got := reqset.Depth(rs, 0, 4*time.Second, time.Second)
+	want := []float64{1, 2, 1, 0}
+	for i := range want {
+		if i >= len(got) || math.Abs(got[i]-want[i]) > 1e-6 {
+			t.Fatalf("Depth = %v, want %v", got, want)
+		}
+	}
+	if reqset.Depth(rs, 0, time.Second, 0) != nil {
+		t.Error("zero step must give nothing")
+	}
+}

@@ -118,14 +118,14 @@ func tQuantile975(df int) float64 {
 }
 
 // writeAggregate writes, for two or more repetitions, aggregate.json and
-// summary.md into OUTPUT_DIR/<q>/<q>-<backend>-agg-<hex>/, appends one
+// summary.md into OUTPUT_DIR/<q>/agg-<first run id>/, appends one
 // unified row marked metadata.aggregate, and prints the section.
 func writeAggregate(w io.Writer, r runconfig.Resolved, results []Result) error {
 	if len(results) < 2 {
 		return nil
 	}
 	a := aggregateOf(r.Spec, results)
-	id := strings.Replace(NewRunID(r.Spec, r.Shared.Backend, 0), fmt.Sprintf("-%s-0-", r.Shared.Backend), fmt.Sprintf("-%s-agg-", r.Shared.Backend), 1)
+	id := "agg-" + NewRunID(r.Spec, r.Shared.Backend, 0)
 	dir := filepath.Join(r.Shared.OutputDir, r.Spec.Section(), id)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating the aggregate directory: %w", err)

@@ -52,7 +52,7 @@ func TestWriteAggregate(t *testing.T) {
 	if err := writeAggregate(&w, r, res); err != nil {
 		t.Fatal(err)
 	}
-	dirs, _ := filepath.Glob(filepath.Join(out, "q2", "q2-sage-agg-*"))
+	dirs, _ := filepath.Glob(filepath.Join(out, "q2", "agg-q2-sage-*"))
 	if len(dirs) != 1 {
 		t.Fatalf("aggregate dirs %v", dirs)
 	}

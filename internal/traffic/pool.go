@@ -17,8 +17,8 @@ type Pool struct {
 
 // Validate names key (e.g. "q6.stack") in its error.
 func (p Pool) Validate(key string) error {
-	if p.LLMEngines < 0 || p.LLMSlots < 1 || p.Profile == "" {
-		return errors.New(key + ": llm_engines ≥ 0, llm_slots ≥ 1 and profile are required")
+	if p.LLMEngines < 1 || p.LLMSlots < 1 || p.Profile == "" {
+		return errors.New(key + ": llm_engines ≥ 1, llm_slots ≥ 1 and profile are required")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package traffic_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -24,5 +25,22 @@ func TestMerge(t *testing.T) {
 	}
 	if s.Span() != 30*ms {
 		t.Errorf("span %v, want 30ms (the longer stream)", s.Span())
+	}
+}
+
+func TestPool(t *testing.T) {
+	p := traffic.Pool{LLMEngines: 2, LLMSlots: 3, Profile: "llama3.1-8b-h100"}
+	y := string(p.YAML("fifo"))
+	for _, want := range []string{"policy: fifo", "{id: llm-0, kind: llm, profile: llama3.1-8b-h100, slots: 3}", "{id: llm-1,", "id: embed-0"} {
+		if !strings.Contains(y, want) {
+			t.Errorf("YAML lacks %q:\n%s", want, y)
+		}
+	}
+	if err := p.Validate("qx.stack"); err != nil {
+		t.Error(err)
+	}
+	p.LLMSlots = 0
+	if err := p.Validate("qx.stack"); err == nil || !strings.Contains(err.Error(), "qx.stack") {
+		t.Errorf("zero slots: %v", err)
 	}
 }

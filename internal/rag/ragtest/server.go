@@ -33,6 +33,9 @@ type Options struct {
 	// EmbedBarrier requests are in flight together, whichever is first.
 	EmbedHold    time.Duration
 	EmbedBarrier int
+	// NoRetrieve leaves /v1/retrieve out (404), like a plain
+	// OpenAI-compatible server.
+	NoRetrieve bool
 }
 
 // Server is a fake RAG target.
@@ -73,7 +76,9 @@ func NewServer(o Options) (*Server, error) {
 		io.WriteString(w, `{"object":"list","data":[{"id":"fake-llm","object":"model"}]}`)
 	})
 	mux.HandleFunc("POST /v1/embeddings", s.track("embeddings", s.embed))
-	mux.HandleFunc("POST /v1/retrieve", s.track("retrieve", s.retrieve))
+	if !o.NoRetrieve {
+		mux.HandleFunc("POST /v1/retrieve", s.track("retrieve", s.retrieve))
+	}
 	mux.HandleFunc("POST /v1/chat/completions", s.track("chat", s.chat))
 	s.Server = httptest.NewServer(mux)
 	return s, nil

@@ -360,3 +360,37 @@ func TestQ1RecallNotMeasurableOnAnotherCorpus(t *testing.T) {
 		t.Errorf("recall on a corpus that is not the local one: extra %v\n%s", res.run.Summary.Extra, res.stdout)
 	}
 }
+
+// TestQ1HarnessRetrievalWithoutRetrieveEndpoint: against an
+// OpenAI-compatible target without /v1/retrieve, retrieval runs in the
+// harness over the corpus embedded through the target, every transaction
+// succeeds, and the records say so.
+func TestQ1HarnessRetrievalWithoutRetrieveEndpoint(t *testing.T) {
+	srv, err := ragtest.NewServer(ragtest.Options{NoRetrieve: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := strings.Replace(q1Tiny, "count: 20", "count: 8", 1)
+	res := runQ1(t, cfg, "--target", srv.URL)
+	if res.code != cli.ExitOK || res.dir == "" {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	txns, stages := byTxn(t, res.reqs)
+	if len(txns) != 8 || res.run.Summary.Failed != 0 {
+		t.Fatalf("%d transactions, %d failed; want 8 and none (retrieve must not go to a 404)", len(txns), res.run.Summary.Failed)
+	}
+	for id, st := range stages {
+		for _, s := range st {
+			if s.Stage == "retrieve" && s.Engine != "harness-index" {
+				t.Errorf("%s: retrieve stage engine %q, want harness-index", id, s.Engine)
+			}
+		}
+	}
+	if res.run.Summary.Extra["retrieval_in_harness"] != 1 || !strings.Contains(strings.Join(res.run.Notes, " "), "retrieval ran in the harness") {
+		t.Errorf("the run does not say retrieval ran in the harness: extra %v notes %v", res.run.Summary.Extra, res.run.Notes)
+	}
+	if n := srv.Count("embeddings"); n < 2 {
+		t.Errorf("%d embeddings calls: the corpus must be embedded through the target", n)
+	}
+}

@@ -92,7 +92,12 @@ func (q *q1) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	if err != nil {
 		return workload.Outcome{}, err
 	}
-	r, err := newQ1Run(q.cfg, env, ix, sched.Len())
+	client, ix, more, harness, err := q.retrieval(ctx, env, ix)
+	if err != nil {
+		return workload.Outcome{}, err
+	}
+	notes = append(notes, more...)
+	r, err := newQ1Run(q.cfg, env, client, ix, sched.Len())
 	if err != nil {
 		return workload.Outcome{}, err
 	}
@@ -102,6 +107,9 @@ func (q *q1) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		return workload.Outcome{}, err
 	}
 	extra, more := r.report()
+	if harness {
+		extra["retrieval_in_harness"] = 1
+	}
 	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: append(notes, more...), Extra: extra}, nil
 }
 
@@ -160,9 +168,9 @@ type q1Txn struct {
 	done     bool
 }
 
-func newQ1Run(cfg *Config, env *workload.Env, ix *corpus.Corpus, n int) (*q1Run, error) {
+func newQ1Run(cfg *Config, env *workload.Env, client rag.Client, ix *corpus.Corpus, n int) (*q1Run, error) {
 	reg := dataflow.NewRegistry()
-	if err := rag.Register(reg, env.Target.Client(), cfg.ragDefaults()); err != nil {
+	if err := rag.Register(reg, client, cfg.ragDefaults()); err != nil {
 		return nil, err
 	}
 	eng, err := dataflow.NewLocal(reg, dataflow.LocalOptions{Serialize: cfg.Serialize, ExpectedRecords: n})

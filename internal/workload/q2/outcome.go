@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
@@ -39,8 +40,27 @@ func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, 
 	for _, policy := range policiesRun(ran) {
 		q.policyResult(&out, &table, policy, ran, byPhase)
 	}
-	out.Sections = append(out.Sections, workload.Section{Title: "Policies (pooled over rounds; queue from X-Sagebench-Queue-Us)", Body: table.String()})
+	out.Sections = append(out.Sections, workload.Section{Title: "Policies (pooled over rounds; queue from X-Sagebench-Queue-Us)", Body: table.String()},
+		workload.Section{Title: "LLM queue depth over time (mean per second, first round)", Body: depthTable(ran, byPhase)})
 	return out
+}
+
+// depthTable gives each policy's first sub-run's LLM queue depth per
+// second.
+func depthTable(ran []ranPhase, byPhase map[string][]record.Request) string {
+	var b strings.Builder
+	for _, p := range ran {
+		if p.round != 0 {
+			continue
+		}
+		ds := reqset.Depth(reqset.Where(byPhase[p.Name], reqset.IsType(protocol.TypeLLM)), p.Start, p.End, time.Second)
+		fmt.Fprintf(&b, "- %s:", p.policy)
+		for _, d := range ds {
+			fmt.Fprintf(&b, " %.0f", d)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 func policiesRun(ran []ranPhase) []string {

@@ -47,7 +47,7 @@ type Config struct {
 	// schedule lag shows it and the run may be invalid).
 	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight"`
 	// Stack sizes the embedded reference stack so that its gateway queues.
-	Stack Stack `yaml:"stack" json:"stack"`
+	Stack traffic.Pool `yaml:"stack" json:"stack"`
 }
 
 // Class is a request class: its priority, its share of the requests and
@@ -68,16 +68,6 @@ type SLO struct {
 	EmbeddingE2E time.Duration `yaml:"embedding_e2e" json:"embedding_e2e"`
 }
 
-// Stack is the embedded stack Q2 runs on: LLMEngines simulated engines
-// of Profile, each with LLMSlots running sequences, and one embedder.
-// Few slots make the gateway queue hold the overload, where the policy
-// decides the order.
-type Stack struct {
-	LLMEngines int    `yaml:"llm_engines" json:"llm_engines"`
-	LLMSlots   int    `yaml:"llm_slots" json:"llm_slots"`
-	Profile    string `yaml:"profile" json:"profile"`
-}
-
 // Default returns Q2's defaults. Full: 2 engines × 8 slots, 450 requests
 // at 30 req/s per sub-run, 2 rounds of 4 policies (about 2 min); quick: 1
 // engine × 3 slots, 150 at 26 req/s, 1 round (about 25 s). Both offer
@@ -96,7 +86,7 @@ func Default(quick bool) *Config {
 		},
 		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 128, PromptWords: 256, Stream: true},
 		Embedding: traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 4, Words: 64},
-		Stack:     Stack{LLMEngines: 2, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
+		Stack:     traffic.Pool{LLMEngines: 2, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
 	}
 	if quick {
 		c.Schedule.Rate, c.Schedule.Count, c.Rounds = 26, 150, 1
@@ -107,15 +97,8 @@ func Default(quick bool) *Config {
 	return c
 }
 
-// StackYAML is Q2's embedded stack (see Stack).
-func (q *q2) StackYAML() []byte {
-	st := q.cfg.Stack
-	b := fmt.Appendf(nil, "policy: %s\nindex: {size: 200}\nengines:\n", protocol.PolicyFIFO)
-	for i := range st.LLMEngines {
-		b = fmt.Appendf(b, "  - {id: llm-%d, kind: llm, profile: %s, slots: %d}\n", i, st.Profile, st.LLMSlots)
-	}
-	return append(b, "  - {id: embed-0, kind: embedding, profile: bge-small-cpu}\n"...)
-}
+// StackYAML is Q2's embedded pool (Config.Stack), starting under fifo.
+func (q *q2) StackYAML() []byte { return q.cfg.Stack.YAML(protocol.PolicyFIFO) }
 
 // class returns the class of priority (the zero Class when unknown).
 func (c *Config) class(priority string) Class {
@@ -161,8 +144,8 @@ func (c *Config) Validate() error {
 	if c.Rounds < 1 {
 		return fmt.Errorf("q2.rounds %d: must be ≥ 1", c.Rounds)
 	}
-	if st := c.Stack; st.LLMEngines < 1 || st.LLMSlots < 1 || st.Profile == "" {
-		return errors.New("q2.stack: llm_engines and llm_slots must be ≥ 1 and profile set")
+	if err := c.Stack.Validate("q2.stack"); err != nil {
+		return err
 	}
 	return c.validateShapes()
 }

@@ -2,10 +2,8 @@ package q2
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/load"
@@ -64,7 +62,7 @@ func (q *q2) Plan(seed int64) (workload.Plan, error) {
 		}
 	}
 	if q.cfg.Rounds > 1 {
-		p.Notes = append(p.Notes, fmt.Sprintf("each round draws its own arrivals (seed + round); round 1's mix is shown"))
+		p.Notes = append(p.Notes, "each round draws its own arrivals (seed + round); round 1's mix is shown")
 	}
 	return p, nil
 }
@@ -123,19 +121,9 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	return q.outcome(out, ran, kept.All(), env), nil
 }
 
-// switchPolicy sets policy on the target. A target without the admin API
-// runs with its own policy, as phase "target"; a refused policy is
-// skipped with a note.
+// switchPolicy sets policy on the target (traffic.SwitchPolicy).
 func (q *q2) switchPolicy(ctx context.Context, t *target.Target, policy string) (phase, note string, err error) {
-	err = t.SetPolicy(ctx, policy)
-	switch {
-	case err == nil:
-		return policy, "", nil
-	case errors.Is(err, target.ErrPolicyUnsupported):
-		return "target", fmt.Sprintf("the target cannot switch policy (%s not applied): ran once with the target's own policy as phase \"target\" (%v)",
-			strings.Join(q.cfg.Policies, ", "), err), nil
-	}
-	return "", fmt.Sprintf("policy %s skipped: %v", policy, err), err
+	return traffic.SwitchPolicy(ctx, t, policy, q.cfg.Policies)
 }
 
 func (q *q2) runPhase(ctx context.Context, env *workload.Env, phase string, seq0 int, s load.Schedule, mix []traffic.Item) summary.Phase {

@@ -23,7 +23,7 @@ func (q *q4) outcome(out *workload.Outcome, fs []Frontier) {
 			key = "engines=target"
 		}
 		eff := math.NaN()
-		if i == 0 && f.Engines == 1 {
+		if i == 0 && f.Engines == 1 && !f.DriverBound { // a driver-bound rate(1) is only a lower bound
 			base = f.MaxRate
 		}
 		if base > 0 && f.Engines > 0 && !f.DriverBound {

@@ -81,6 +81,11 @@ func TestOutcomeEfficiency(t *testing.T) {
 	if out.Extra["primary"] != 0.75 || !strings.Contains(out.Sections[0].Body, "driver-bound at 40.00") {
 		t.Errorf("primary %v; table:\n%s", out.Extra["primary"], out.Sections[0].Body)
 	}
+	out = newOutcome()
+	q.outcome(&out, []Frontier{{Engines: 1, MaxRate: 8, DriverBound: true, DriverRate: 12}, {Engines: 2, MaxRate: 16, Bracketed: true}})
+	if _, ok := out.Extra["primary"]; ok {
+		t.Errorf("efficiency against a driver-bound rate(1): %v", out.Extra)
+	}
 }
 
 func newOutcome() workload.Outcome { return workload.Outcome{} }

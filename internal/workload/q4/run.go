@@ -22,13 +22,13 @@ func (q *q4) Plan(seed int64) (workload.Plan, error) {
 	var p workload.Plan
 	c := q.cfg
 	for i, n := range c.Scales {
-		rate := c.StartRate
+		rate, start := c.StartRate, fmt.Sprintf("first probe at %g req/s", c.StartRate)
 		if i > 0 {
-			rate = 0 // from the first scale's frontier
+			rate, start = 0, fmt.Sprintf("first probe at %d × rate(%d) ÷ 2, known after the first scale", n, c.Scales[0])
 		}
 		p.Phases = append(p.Phases, workload.PlannedPhase{Name: fmt.Sprintf("engines=%d", n), Process: load.ProcessPoisson,
 			Requests: int(rate * c.Probe.Seconds()), Rate: rate, Span: c.Probe * time.Duration(c.MaxProbes),
-			Mix: fmt.Sprintf("up to %d probes of %v, ramp ×%g then bisection to %g", c.MaxProbes, c.Probe, c.Growth, c.Precision)})
+			Mix: fmt.Sprintf("%s; up to %d probes of %v, ramp ×%g then bisection to %g", start, c.MaxProbes, c.Probe, c.Growth, c.Precision)})
 	}
 	p.Notes = append(p.Notes, "probe count and rates depend on the target: the span is the most the search may send per scale")
 	return p, nil

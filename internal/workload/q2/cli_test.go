@@ -1,0 +1,38 @@
+package q2_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/workload/workloadtest"
+)
+
+// TestQ2QuickOnEmbeddedStack runs Q2's quick scale through the CLI on its
+// embedded pool: every policy runs, each gets its bench lines per class
+// and its unified row, and the queue occupancy is reported from the
+// gateway's queue-wait header.
+func TestQ2QuickOnEmbeddedStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 25 s of traffic")
+	}
+	res := workloadtest.Run(t, 3*time.Minute, "Q2", workloadtest.Loose, "--quick")
+	if res.Code != 0 || len(res.Runs) != 1 {
+		t.Fatalf("exit %d, %d runs\nstdout:\n%s\nstderr:\n%s", res.Code, len(res.Runs), res.Stdout, res.Stderr)
+	}
+	x := res.Runs[0].Summary.Extra
+	for _, policy := range []string{"fifo", "priority", "slo_aware", "fair_share"} {
+		if _, ok := x[policy+".llm_queue_busy"]; !ok {
+			t.Errorf("extra lacks %s.llm_queue_busy: %v", policy, x)
+		}
+		if !strings.Contains(res.Bench, "BenchmarkQ2ControlMix/backend=sage/policy="+policy+"/type=llm/priority=critical ") {
+			t.Errorf("bench.txt lacks the %s critical line", policy)
+		}
+		if !strings.Contains(res.Unified, `"config":"policy=`+policy+`"`) {
+			t.Errorf("no unified row for %s", policy)
+		}
+	}
+	if !strings.Contains(res.Bench, "queue-p99-ms") || !strings.Contains(res.Stdout, "LLM queue busy") {
+		t.Errorf("queue wait not measured:\n%s", res.Bench)
+	}
+}
