@@ -76,6 +76,17 @@ func (f *Fake) Calls() []string {
 	return append([]string(nil), f.calls...)
 }
 
+// Jobs lists the submission ids of the jobs submitted.
+func (f *Fake) Jobs() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ids := make([]string, 0, len(f.jobs))
+	for id := range f.jobs {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // Status returns a job's status ("" when unknown).
 func (f *Fake) Status(id string) string {
 	f.mu.Lock()
