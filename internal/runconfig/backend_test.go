@@ -46,7 +46,9 @@ func TestWorkloadHashMatchesAcrossBackends(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := resolve(BackendRay, "http://127.0.0.1:8265", 42).Workload.(interface{ DescribeJob(int64, int) (string, error) }); !ok {
+	if _, ok := resolve(BackendRay, "http://127.0.0.1:8265", 42).Workload.(interface {
+		DescribeJob(int64, int) (string, error)
+	}); !ok {
 		t.Errorf("Q1 on ray is not its Ray form")
 	}
 }
