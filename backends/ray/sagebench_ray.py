@@ -109,7 +109,7 @@ def new_call(stage):
             "prompt_tokens": 0, "completion_tokens": 0}
 
 
-def request(plan, path, body, txn):
+def request(plan, stage, path, body, txn):
     headers = {"Content-Type": "application/json", "X-Request-Type": "rag"}
     headers.update(plan.get("headers") or {})
     if plan.get("tenant"):
@@ -119,15 +119,17 @@ def request(plan, path, body, txn):
         headers["X-SLO-Deadline-Ms"] = str(max(left, 1))
     url = plan["target"].rstrip("/") + path
     req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
-    return urllib.request.urlopen(req, timeout=plan["request_timeout_s"])
+    # the stage's timeout bounds each blocking socket operation (urllib has
+    # no whole-request bound); without one, the plan's request timeout
+    return urllib.request.urlopen(req, timeout=stage.get("timeout_s") or plan["request_timeout_s"])
 
 
 def call_json(plan, stage, path, body, txn):
     """POSTs body and returns (call, decoded answer or None)."""
-    c = new_call(stage)
+    c = new_call(stage["name"])
     c["sent"] = now()
     try:
-        with request(plan, path, body, txn) as resp:
+        with request(plan, stage, path, body, txn) as resp:
             c["first_byte"] = now()
             c["status"], c["engine"] = resp.status, resp.headers.get("X-Engine-Id", "")
             out = json.loads(resp.read())
@@ -147,7 +149,7 @@ def fail(c, exc):
 
 
 def do_embed(plan, stage, txn):
-    c, out = call_json(plan, stage["name"], "/v1/embeddings",
+    c, out = call_json(plan, stage, "/v1/embeddings",
                        {"model": stage.get("model") or plan["embedding_model"], "input": [txn["query"]]}, txn)
     if c["ok"]:
         try:
@@ -161,7 +163,7 @@ def do_embed(plan, stage, txn):
 
 
 def do_retrieve(plan, stage, txn):
-    c, out = call_json(plan, stage["name"], "/v1/retrieve",
+    c, out = call_json(plan, stage, "/v1/retrieve",
                        {"embedding": txn.pop("vector", None), "top_k": plan["top_k"]}, txn)
     if c["ok"]:
         if not isinstance(out.get("data"), list):
@@ -183,7 +185,7 @@ def do_generate(plan, stage, txn):
             "stream_options": {"include_usage": True}, "messages": prompt(txn)}
     c["sent"] = now()
     try:
-        with request(plan, "/v1/chat/completions", body, txn) as resp:
+        with request(plan, stage, "/v1/chat/completions", body, txn) as resp:
             c["first_byte"] = now()
             c["status"], c["engine"] = resp.status, resp.headers.get("X-Engine-Id", "")
             read_stream(resp, c)
@@ -233,7 +235,7 @@ def run_stage(plan, index, txn):
     except Exception as exc:  # a bug in the stage, not the call: keep the transaction
         c = new_call(stage["name"])
         fail(c, CallFailed("stage_error", 0, "stage %s: %s" % (stage["name"], exc)))
-    hops.append({"stage": stage["name"], "op": stage["op"], "enqueued": enqueued, "started": started,
+    hops.append({"stage": stage["name"], "op": stage["op"], "model": stage.get("model", ""), "enqueued": enqueued, "started": started,
                  "ended": now(), "call": c})
     txn["failed"] = not c["ok"]
     return txn
@@ -272,7 +274,7 @@ def fill_call(rec, clock, frm, c):
 
 def stage_record(plan, clock, txn, hop):
     tid = txn["id"]
-    model = {"embed": plan["embedding_model"], "generate": plan["llm_model"]}.get(hop["op"], "")
+    model = hop.get("model") or {"embed": plan["embedding_model"], "generate": plan["llm_model"]}.get(hop["op"], "")
     rec = {"id": tid + "/" + hop["stage"], "seq": txn["seq"], "kind": "stage", "type": STAGE_TYPE[hop["op"]],
            "stage": hop["stage"], "txn_id": tid, "tenant": plan.get("tenant", ""), "model": model,
            "intended_ns": clock.off(hop["enqueued"]), "end_ns": clock.off(hop["ended"]),
@@ -304,7 +306,8 @@ def records(plan, clock, txn, received):
         fill_call(tr, clock, intended, gen[0])
         tr.update(keep, first_byte_ns=0)
     if txn.get("failed"):
-        last = txn["hops"][-1]["call"]
+        last = txn["hops"][-1]["call"] if txn["hops"] else {"error_class": "stage_error", "status": 0,
+                                                             "error": txn.get("error", "the pipeline lost it")}
         tr.update(error_class=last["error_class"], error=last["error"], status=last["status"])
     return [compact(r) for r in [tr] + stages]
 
@@ -361,7 +364,7 @@ class RayRuntime:
         import ray  # only here: the seam runs without Ray
 
         self.ray = ray
-        ray.init(address="auto", ignore_reinit_error=True, log_to_driver=True)
+        ray.init()  # a job's driver: RAY_ADDRESS is set by the job
 
         @ray.remote(num_cpus=0)
         class StageActor:
@@ -387,7 +390,7 @@ class RayRuntime:
         for a in self.actors:
             ref = a.run.remote(ref)
         with self.lock:
-            self.pending[ref] = done
+            self.pending[ref] = (done, txn)
 
     def _wait(self):
         while True:
@@ -402,8 +405,12 @@ class RayRuntime:
             ready, _ = self.ray.wait(refs, num_returns=1, timeout=0.05)
             for ref in ready:
                 with self.lock:
-                    done = self.pending.pop(ref)
-                done(self.ray.get(ref))
+                    done, txn = self.pending.pop(ref)
+                try:
+                    out = self.ray.get(ref)
+                except Exception as exc:  # an actor died: the transaction fails, the run goes on
+                    out = dict(txn, failed=True, error=("%s: %s" % (type(exc).__name__, exc))[:MAX_ERROR])
+                done(out)
 
     def drain(self):
         with self.lock:

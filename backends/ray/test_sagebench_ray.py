@@ -225,6 +225,23 @@ class DriveTest(unittest.TestCase):
         _, recs, _ = run(plan_for(url, n=1))
         self.assertEqual(recs[0]["error_class"], "connect")
 
+    def test_a_lost_transaction_is_a_stage_error(self):
+        plan = plan_for("http://127.0.0.1:1", n=1)
+        txn = {"id": "txn-000000", "seq": 0, "query": "q", "intended_unix": 10, "accepted": 20, "hops": [],
+               "failed": True, "error": "RayActorError: died"}
+        recs = drv.records(plan, drv.Clock(0), txn, 30)
+        self.assertEqual(len(recs), 1)
+        self.assertEqual((recs[0]["error_class"], recs[0]["error"]), ("stage_error", "RayActorError: died"))
+        self.assertFalse(recs[0]["ok"])
+
+    def test_stage_model_param_is_recorded(self):
+        t = self.target()
+        plan = plan_for(t.url, n=1)
+        plan["stages"][2]["model"] = "other-llm"
+        _, recs, _ = run(plan)
+        gen = [r for r in recs if r.get("stage") == "generate"][0]
+        self.assertEqual(gen["model"], "other-llm")
+
     def test_parallelism_bounds_each_stage(self):
         t = self.target(delay=0.01)
         plan = plan_for(t.url, n=8, gap_ms=0, parallelism=2)

@@ -12,7 +12,9 @@ type AwaitOptions struct {
 	// Logs receives the job's log text as it appears (nil: discarded).
 	Logs io.Writer
 	// MinPoll and MaxPoll bound the polling interval, which grows ×1.5
-	// from MinPoll while nothing changes (defaults 100ms and 2s).
+	// from MinPoll and starts over when the status changes (defaults
+	// 100ms and 2s). Log growth does not reset it: the log endpoint
+	// answers the whole log each time.
 	MinPoll, MaxPoll time.Duration
 	// StopWait bounds how long Await waits for a stopped job to end
 	// (default 30s).
@@ -86,7 +88,7 @@ type follower struct {
 }
 
 // step reads the status and then the logs (so a terminal status comes
-// with the complete log); changed is true when either moved.
+// with the complete log); changed is true when the status moved.
 func (f *follower) step(ctx context.Context) (Job, bool, error) {
 	job, err := f.c.Job(ctx, f.id)
 	if err != nil {
@@ -103,7 +105,7 @@ func (f *follower) step(ctx context.Context) (Job, bool, error) {
 	}
 	if len(logs) > len(f.logs) {
 		io.WriteString(f.o.Logs, logs[len(f.logs):])
-		f.logs, changed = logs, true
+		f.logs = logs
 	}
 	return job, changed, nil
 }
