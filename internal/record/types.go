@@ -19,19 +19,19 @@ type Run struct {
 	InvalidReasons []string        `json:"invalid_reasons"`
 	RunConfig      json.RawMessage `json:"run_config"`
 	ConfigHash     string          `json:"config_hash"`
-	// WorkloadHash is ConfigHash without the backend: the sage and ray
-	// runs of one workload, seed and config share it (runconfig).
-	WorkloadHash string      `json:"workload_hash,omitempty"`
-	Target       string      `json:"target"`    // description, never a secret
-	LoadMode     string      `json:"load_mode"` // open-loop or closed-loop
-	Environment  Environment `json:"environment"`
-	StartedAt    time.Time   `json:"started_at"`
-	EndedAt      time.Time   `json:"ended_at"`
-	Summary      Summary     `json:"summary"`
-	Notes        []string    `json:"notes,omitempty"` // e.g. a policy the target could not switch
+	Target         string          `json:"target"`    // description, never a secret
+	LoadMode       string          `json:"load_mode"` // open-loop or closed-loop
+	Environment    Environment     `json:"environment"`
+	StartedAt      time.Time       `json:"started_at"`
+	EndedAt        time.Time       `json:"ended_at"`
+	Summary        Summary         `json:"summary"`
+	Notes          []string        `json:"notes,omitempty"` // e.g. a policy the target could not switch
 	// MeasurementFloor is the harness's own error at this run's rate and
 	// mix, when the run was calibrated (--calibrate).
 	MeasurementFloor *Floor `json:"measurement_floor,omitempty"`
+	// WorkloadHash is ConfigHash without the backend: the sage and ray
+	// runs of one workload, seed and config share it (runconfig).
+	WorkloadHash string `json:"workload_hash,omitempty"`
 }
 
 // Environment is the manifest of the machine and build that produced a run.
