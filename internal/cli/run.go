@@ -99,6 +99,7 @@ func (o *runOptions) bindFlags(f *pflag.FlagSet) {
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "debug output on stderr")
 	f.StringVarP(&o.configPath, "config", "c", "", "YAML config (strict; ${VAR} and ${VAR:-default} expanded)")
 	f.StringVar(&s.Target.URL, "target", s.Target.URL, `"embedded" or an OpenAI-compatible base URL`)
+	f.StringVar(&s.Ray.Address, "ray-address", "", "--backend ray: the cluster's dashboard URL, e.g. http://127.0.0.1:8265 (default $RAY_ADDRESS; token from $RAY_AUTH_TOKEN)")
 	f.Float64Var(&o.rate, "rate", 0, "workload: arrival rate, req/s")
 	f.IntVar(&o.totalRequests, "total-requests", 0, "workload: requests per sub-run")
 	f.Float64Var(&o.llmRatio, "llm-ratio", 0, "workload: fraction of LLM requests (Q2)")
@@ -201,6 +202,11 @@ func (o *runOptions) applySharedFlags(f *pflag.FlagSet, s *runconfig.Shared) {
 	set("output-dir", func() { s.OutputDir = o.shared.OutputDir })
 	set("quick", func() { s.Quick = o.shared.Quick })
 	set("target", func() { s.Target.URL = o.shared.Target.URL })
+	set("ray-address", func() { s.Ray.Address = o.shared.Ray.Address })
+	if s.Ray.Address == "" && s.Backend == runconfig.BackendRay {
+		s.Ray.Address = os.Getenv("RAY_ADDRESS")
+	}
+	s.Ray.Token = os.Getenv("RAY_AUTH_TOKEN")
 }
 
 func (o *runOptions) overrides(f *pflag.FlagSet) workload.Overrides {
@@ -225,6 +231,9 @@ func (o *runOptions) overrides(f *pflag.FlagSet) workload.Overrides {
 // error, found before a target starts or a run directory exists.
 func preflight(resolved []runconfig.Resolved) error {
 	for _, r := range resolved {
+		if err := r.Shared.Runnable(); err != nil {
+			return usageErrorf("%s: %v", r.Spec.ID, err)
+		}
 		if tc := r.Shared.Target; tc.IsEmbedded() && tc.StackConfig != "" {
 			if _, err := stack.LoadConfig(tc.StackConfig); err != nil {
 				return usageErrorf("target.stack_config %s: %v", tc.StackConfig, err)

@@ -50,7 +50,7 @@ func TestRunBadInput(t *testing.T) {
 		{"nodes 2", []string{"run", "-e", "Q2", "--nodes", "2"}, ExitUsage, "needs the NATS engine, not in this build yet"},
 		{"negative seed", []string{"run", "-e", "Q2", "--seed", "-1"}, ExitUsage, "seed -1"},
 		{"seed not a number", []string{"run", "-e", "Q2", "--seed", "x"}, ExitUsage, "invalid argument"},
-		{"ray", []string{"run", "-e", "Q2", "-b", "ray"}, ExitUsage, "backend ray is not available in this build"},
+		{"ray", []string{"run", "-e", "Q2", "-b", "ray"}, ExitUsage, "Q2 does not run on Ray"},
 		{"unknown backend", []string{"run", "-e", "Q2", "-b", "spark"}, ExitUsage, `backend "spark"`},
 		{"not implemented", []string{"run", "-e", "q8"}, ExitUsage, "Q8: not implemented in this build yet"},
 		{"bad rate", []string{"run", "-e", "Q2", "--rate", "-3"}, ExitUsage, "q2.schedule.rate"},

@@ -72,10 +72,35 @@ func printPlan(w io.Writer, r runconfig.Resolved) error {
 	dir := filepath.Join(s.OutputDir, r.Spec.Section())
 	fmt.Fprintf(w, "   records: %s/<run-id>/{run.json,requests.jsonl,summary.md,bench.txt}\n", dir)
 	fmt.Fprintf(w, "            %s\n", filepath.Join(s.OutputDir, "unified_results.{jsonl,csv}"))
-	fmt.Fprintf(w, "   config_hash: %s\n   effective config:\n", r.ConfigHash)
+	if err := printJob(w, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   config_hash: %s\n   workload_hash: %s (the same for every backend)\n   effective config:\n", r.ConfigHash, r.WorkloadHash)
 	for _, line := range strings.Split(strings.TrimRight(string(r.YAML), "\n"), "\n") {
 		fmt.Fprintf(w, "     %s\n", line)
 	}
 	fmt.Fprintln(w)
+	return nil
+}
+
+// jobDescriber is a workload that runs as a job elsewhere (Q1 on Ray).
+type jobDescriber interface {
+	DescribeJob(seed int64, parallelism int) (string, error)
+}
+
+// printJob prints the job a --backend ray run would submit.
+func printJob(w io.Writer, r runconfig.Resolved) error {
+	d, ok := r.Workload.(jobDescriber)
+	if !ok {
+		return nil
+	}
+	job, err := d.DescribeJob(r.Shared.Seed, r.Shared.Parallelism)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   ray job (submitted per repetition; submission_id from the run id):\n")
+	for _, line := range strings.Split(job, "\n") {
+		fmt.Fprintf(w, "     %s\n", line)
+	}
 	return nil
 }

@@ -29,6 +29,9 @@ type Run struct {
 	// MeasurementFloor is the harness's own error at this run's rate and
 	// mix, when the run was calibrated (--calibrate).
 	MeasurementFloor *Floor `json:"measurement_floor,omitempty"`
+	// WorkloadHash is ConfigHash without the backend: the sage and ray
+	// runs of one workload, seed and config share it (runconfig).
+	WorkloadHash string `json:"workload_hash,omitempty"`
 }
 
 // Environment is the manifest of the machine and build that produced a run.

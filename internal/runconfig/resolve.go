@@ -33,6 +33,10 @@ type Resolved struct {
 	// ConfigHash is the sha256 of RunConfig's canonical JSON without
 	// output_dir and repeat, which do not change what a repetition measures.
 	ConfigHash string
+	// WorkloadHash is ConfigHash without the backend (backend and ray
+	// keys): the sage and ray runs of one workload, seed and config share
+	// it, so aggregates can put them side by side.
+	WorkloadHash string
 }
 
 // Resolve builds the workload of spec at shared's scale, decodes its
@@ -54,6 +58,9 @@ func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (
 	if err := wl.Config().Validate(); err != nil {
 		return r, nil, err
 	}
+	if wl, err = onBackend(spec, shared, wl); err != nil {
+		return r, nil, err
+	}
 	r = Resolved{Spec: spec, Workload: wl, Shared: shared}
 	if err := r.freeze(); err != nil {
 		return r, nil, err
@@ -66,6 +73,9 @@ func (r *Resolved) freeze() error {
 	recorded := r.Shared
 	if !recorded.Target.IsEmbedded() { // user info, query and fragment may hold credentials
 		recorded.Target.URL = target.Describe(recorded.Target.URL)
+	}
+	if recorded.Ray.Address != "" {
+		recorded.Ray.Address = target.Describe(recorded.Ray.Address)
 	}
 	shared, err := yaml.Marshal(recorded)
 	if err != nil {
@@ -98,7 +108,28 @@ func (r *Resolved) freeze() error {
 	}
 	sum := sha256.Sum256(h)
 	r.ConfigHash = hex.EncodeToString(sum[:])
+	delete(m, "backend")
+	delete(m, "ray")
+	if h, err = canonicalJSON(m); err != nil {
+		return err
+	}
+	sum = sha256.Sum256(h)
+	r.WorkloadHash = hex.EncodeToString(sum[:])
 	return nil
+}
+
+// onBackend returns the workload that runs on shared's backend: wl
+// itself on sage, its Ray form on ray (a workload without one is a
+// configuration error).
+func onBackend(spec workload.Spec, shared Shared, wl workload.Workload) (workload.Workload, error) {
+	if shared.Backend != BackendRay {
+		return wl, nil
+	}
+	r, ok := wl.(workload.OnRay)
+	if !ok {
+		return nil, fmt.Errorf("backend ray: %s does not run on Ray in this build (Q1 does); use --backend sage", spec.ID)
+	}
+	return r.OnRay(shared.Ray), nil
 }
 
 // canonicalJSON encodes v with sorted keys and no insignificant space.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/ray"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
 )
@@ -32,6 +33,8 @@ type Shared struct {
 	Target      target.Config    `yaml:"target" json:"target"`
 	Validity    summary.Validity `yaml:"validity" json:"validity"`
 	Drain       time.Duration    `yaml:"drain" json:"drain"` // after an interrupt
+	// Ray is the cluster of --backend ray (--ray-address or RAY_ADDRESS).
+	Ray ray.Config `yaml:"ray,omitempty" json:"ray,omitempty"`
 }
 
 // DefaultShared returns the defaults of the shared flag contract.
@@ -68,7 +71,9 @@ func (s Shared) Validate() error {
 	switch s.Backend {
 	case BackendSage:
 	case BackendRay:
-		return errors.New("backend ray is not available in this build; use --backend sage")
+		if err := s.Ray.Validate(); err != nil && s.Ray.Address != "" {
+			return fmt.Errorf("backend ray: %w", err)
+		}
 	default:
 		return fmt.Errorf("backend %q: choose sage or ray", s.Backend)
 	}
@@ -79,4 +84,16 @@ func (s Shared) Validate() error {
 		return err
 	}
 	return s.Validity.Validate()
+}
+
+// Runnable reports what a run needs beyond Validate, which a --dry-run
+// does not: the cluster's address on --backend ray.
+func (s Shared) Runnable() error {
+	if s.Backend != BackendRay {
+		return nil
+	}
+	if err := s.Ray.Validate(); err != nil {
+		return fmt.Errorf("backend ray: %w", err)
+	}
+	return nil
 }

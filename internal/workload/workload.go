@@ -106,6 +106,9 @@ type Env struct {
 	Drain time.Duration
 	// Log receives debug lines (io.Discard unless --verbose).
 	Log io.Writer
+	// RunID is the run's id (run.json run_id) when the runner sets it; a
+	// workload that submits work elsewhere names it after the run.
+	RunID string
 }
 
 // Offset returns t as nanoseconds since Env.Start (0 for a zero time).

@@ -1,0 +1,259 @@
+// Package raytest is an in-process fake of a Ray cluster's Jobs REST API
+// for tests, following the documented contract: POST /api/jobs/ (with the
+// trailing slash; without it 404), GET /api/jobs/{id}, GET
+// /api/jobs/{id}/logs, POST /api/jobs/{id}/stop, GET/PUT
+// /api/packages/gcs/{name}, GET /api/version; statuses PENDING → RUNNING
+// → SUCCEEDED | FAILED | STOPPED; a duplicate submission_id answers 500;
+// with Token set every request needs `x-ray-authorization: Bearer Token`.
+package raytest
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/ray"
+)
+
+// Exec runs a submitted job: spec, the files of its working_dir, and the
+// job's log. Its error fails the job; ctx is cancelled by a stop.
+type Exec func(ctx context.Context, spec ray.JobSpec, files map[string][]byte, log io.Writer) error
+
+// Fake is the fake cluster. Set Token and Exec before the first request.
+type Fake struct {
+	URL     string
+	Token   string
+	Exec    Exec
+	Version ray.Version
+
+	mu       sync.Mutex
+	jobs     map[string]*job
+	packages map[string][]byte
+	calls    []string
+	wg       sync.WaitGroup
+}
+
+type job struct {
+	spec   ray.JobSpec
+	status string
+	msg    string
+	logs   bytes.Buffer
+	cancel context.CancelFunc
+}
+
+// New starts a fake on 127.0.0.1, closed with the test.
+func New(t testing.TB) *Fake {
+	f := &Fake{jobs: map[string]*job{}, packages: map[string][]byte{},
+		Version: ray.Version{API: "0.1", RayVersion: "2.52.0-fake", RayCommit: "fake"}}
+	srv := httptest.NewServer(http.HandlerFunc(f.serve))
+	f.URL = srv.URL
+	t.Cleanup(func() {
+		f.mu.Lock()
+		for _, j := range f.jobs {
+			if j.cancel != nil {
+				j.cancel()
+			}
+		}
+		f.mu.Unlock()
+		f.wg.Wait()
+		srv.Close()
+	})
+	return f
+}
+
+// Calls lists the requests seen, as "METHOD /path".
+func (f *Fake) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+// Jobs lists the submission ids of the jobs submitted.
+func (f *Fake) Jobs() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ids := make([]string, 0, len(f.jobs))
+	for id := range f.jobs {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// Status returns a job's status ("" when unknown).
+func (f *Fake) Status(id string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if j := f.jobs[id]; j != nil {
+		return j.status
+	}
+	return ""
+}
+
+func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.calls = append(f.calls, r.Method+" "+r.URL.Path)
+	f.mu.Unlock()
+	if f.Token != "" && r.Header.Get(ray.HeaderAuth) != "Bearer "+f.Token {
+		http.Error(w, "Unauthorized: missing or invalid token", http.StatusUnauthorized)
+		return
+	}
+	p := r.URL.Path
+	switch {
+	case r.Method == http.MethodGet && p == "/api/version":
+		writeJSON(w, f.Version)
+	case r.Method == http.MethodPost && p == "/api/jobs/":
+		f.submit(w, r)
+	case strings.HasPrefix(p, "/api/packages/gcs/"):
+		f.pkg(w, r, strings.TrimPrefix(p, "/api/packages/gcs/"))
+	case strings.HasPrefix(p, "/api/jobs/") && p != "/api/jobs/":
+		f.jobCall(w, r, strings.Split(strings.TrimPrefix(p, "/api/jobs/"), "/"))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func (f *Fake) pkg(w http.ResponseWriter, r *http.Request, name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch r.Method {
+	case http.MethodGet:
+		if _, ok := f.packages[name]; !ok {
+			http.NotFound(w, r)
+		}
+	case http.MethodPut:
+		b, _ := io.ReadAll(r.Body)
+		f.packages[name] = b
+	default:
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func (f *Fake) submit(w http.ResponseWriter, r *http.Request) {
+	var spec ray.JobSpec
+	if err := json.NewDecoder(r.Body).Decode(&spec); err != nil || spec.Entrypoint == "" {
+		http.Error(w, "bad request: entrypoint is required", http.StatusBadRequest)
+		return
+	}
+	files, err := f.workingDir(spec)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if spec.SubmissionID == "" {
+		spec.SubmissionID = fmt.Sprintf("raysubmit_%d", len(f.jobs)+1)
+	}
+	if _, dup := f.jobs[spec.SubmissionID]; dup {
+		http.Error(w, "Job with submission_id "+spec.SubmissionID+" already exists. Please use a different submission_id.", http.StatusInternalServerError)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	j := &job{spec: spec, status: ray.StatusPending, cancel: cancel}
+	f.jobs[spec.SubmissionID] = j
+	f.wg.Add(1)
+	go f.run(ctx, j, files)
+	writeJSON(w, map[string]string{"job_id": spec.SubmissionID, "submission_id": spec.SubmissionID})
+}
+
+// workingDir unzips the spec's gcs:// working_dir, which must have been uploaded.
+func (f *Fake) workingDir(spec ray.JobSpec) (map[string][]byte, error) {
+	uri, _ := spec.RuntimeEnv["working_dir"].(string)
+	if uri == "" {
+		return nil, nil
+	}
+	name, ok := strings.CutPrefix(uri, "gcs://")
+	f.mu.Lock()
+	b, have := f.packages[name]
+	f.mu.Unlock()
+	if !ok || !have {
+		return nil, fmt.Errorf("runtime_env.working_dir %s: package not found; upload it first", uri)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, fmt.Errorf("working_dir %s: %v", uri, err)
+	}
+	files := map[string][]byte{}
+	for _, zf := range zr.File {
+		rc, err := zf.Open()
+		if err != nil {
+			return nil, err
+		}
+		files[zf.Name], _ = io.ReadAll(rc)
+		rc.Close()
+	}
+	return files, nil
+}
+
+type logWriter struct {
+	f *Fake
+	j *job
+}
+
+func (l logWriter) Write(p []byte) (int, error) {
+	l.f.mu.Lock()
+	defer l.f.mu.Unlock()
+	return l.j.logs.Write(p)
+}
+
+func (f *Fake) run(ctx context.Context, j *job, files map[string][]byte) {
+	defer f.wg.Done()
+	f.set(j, ray.StatusRunning, "")
+	var err error
+	if f.Exec != nil {
+		err = f.Exec(ctx, j.spec, files, logWriter{f, j})
+	}
+	switch {
+	case ctx.Err() != nil:
+		f.set(j, ray.StatusStopped, "Job was intentionally stopped.")
+	case err != nil:
+		f.set(j, ray.StatusFailed, "Job entrypoint command failed: "+err.Error())
+	default:
+		f.set(j, ray.StatusSucceeded, "Job finished successfully.")
+	}
+}
+
+func (f *Fake) set(j *job, status, msg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ray.Terminal(j.status) {
+		return
+	}
+	j.status, j.msg = status, msg
+}
+
+func (f *Fake) jobCall(w http.ResponseWriter, r *http.Request, parts []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j := f.jobs[parts[0]]
+	if j == nil {
+		http.Error(w, "Job "+parts[0]+" does not exist", http.StatusNotFound)
+		return
+	}
+	switch {
+	case len(parts) == 1 && r.Method == http.MethodGet:
+		writeJSON(w, ray.Job{SubmissionID: j.spec.SubmissionID, JobID: j.spec.SubmissionID, Status: j.status,
+			Message: j.msg, Metadata: j.spec.Metadata})
+	case len(parts) == 2 && parts[1] == "logs" && r.Method == http.MethodGet:
+		writeJSON(w, map[string]string{"logs": j.logs.String()})
+	case len(parts) == 2 && parts[1] == "stop" && r.Method == http.MethodPost:
+		stopped := !ray.Terminal(j.status)
+		j.cancel()
+		writeJSON(w, map[string]bool{"stopped": stopped})
+	default:
+		http.NotFound(w, r)
+	}
+}

@@ -1,0 +1,303 @@
+package q1
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	raydriver "github.com/sagebench/sagebench/backends/ray"
+	"github.com/sagebench/sagebench/internal/corpus"
+	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/openai"
+	"github.com/sagebench/sagebench/internal/ray"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/summary"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// q1Ray is Q1 with its client side on a Ray cluster (--backend ray): the
+// same schedule, questions and stages, run by the Ray driver
+// (backends/ray) as a Ray job whose records come back in its log.
+type q1Ray struct {
+	*q1
+	cluster ray.Config
+}
+
+var _ workload.OnRay = (*q1)(nil)
+
+// OnRay returns Q1 on the cluster c, sharing q's configuration.
+func (q *q1) OnRay(c ray.Config) workload.Workload { return &q1Ray{q1: q, cluster: c} }
+
+// Run checks the cluster, rebuilds the questions as the sage backend does,
+// submits the job with the plan, follows it (its log to env.Log, a stop
+// when ctx is cancelled) and records what the driver reported.
+func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
+	c, err := ray.NewClient(q.cluster)
+	if err != nil {
+		return workload.Outcome{}, err
+	}
+	v, err := c.Version(ctx) // first: an unreachable cluster fails before any work
+	if err != nil {
+		return workload.Outcome{}, err
+	}
+	sched, err := load.NewSchedule(q.cfg.Schedule, env.Seed)
+	if err != nil {
+		return workload.Outcome{}, fmt.Errorf("q1.%w", err)
+	}
+	ix, notes, err := q.corpus(ctx, env)
+	if err != nil {
+		return workload.Outcome{}, err
+	}
+	runID := rayRunID(env)
+	plan := q.rayPlan(env.Parallelism, sched, ix.Queries(sched.Len(), q.cfg.QueryWords, env.Seed), runID)
+	plan.Target = env.Target.URL()
+	if key := env.Target.APIKey(); key != "" {
+		plan.Headers = map[string]string{"Authorization": "Bearer " + key}
+	}
+	job, out, err := q.submit(ctx, c, env, plan)
+	if err != nil {
+		return workload.Outcome{}, err
+	}
+	notes = append(notes, rayNotes(c, v, job, out)...)
+	phase := q.recordRay(env, sched, out)
+	phase.Interrupted = phase.Interrupted || ctx.Err() != nil
+	if ctx.Err() == nil && (job.Status != ray.StatusSucceeded || !out.Done) {
+		return workload.Outcome{}, rayFailure(job, out)
+	}
+	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes}, nil
+}
+
+// rayRunID is the run's id, or one derived from the repetition and its
+// start when the runner did not set it.
+func rayRunID(env *workload.Env) string {
+	if env.RunID != "" {
+		return env.RunID
+	}
+	return fmt.Sprintf("q1-ray-%d-%x", env.Repetition, env.Start.UnixNano())
+}
+
+// rayPlan is the driver's plan: Q1's stages with the parallelism the
+// sage backend would give them, and every arrival with its question.
+func (q *q1Ray) rayPlan(parallelism int, sched load.Schedule, queries []corpus.Query, runID string) ray.Plan {
+	g := q.cfg.deployGraph(parallelism)
+	p := ray.Plan{Version: ray.PlanVersion, RunID: runID, Workload: "Q1",
+		Tenant: q.cfg.Tenant, DeadlineMS: q.cfg.SLO.E2E.Milliseconds(), TopK: q.cfg.TopK,
+		Embedding: q.cfg.Embedding.Model, LLM: q.cfg.LLM.Model, MaxTokens: q.cfg.LLM.MaxTokens,
+		TimeoutS: 60}
+	for _, s := range g.Stages {
+		p.Stages = append(p.Stages, ray.Stage{Name: s.Name, Op: s.Operator, Model: s.Params["model"],
+			Parallelism: stageParallelism(g, s), TimeoutS: s.Timeout.Seconds()})
+	}
+	for i, off := range sched.Offsets {
+		p.Arrivals = append(p.Arrivals, ray.Arrival{Seq: i, OffsetNS: int64(off), Query: queries[i].Text})
+	}
+	return p
+}
+
+// jobSpec is the job of runID whose working_dir is workingDir.
+func jobSpec(runID, workingDir string) ray.JobSpec {
+	return ray.JobSpec{Entrypoint: raydriver.Entrypoint(ray.PlanFile), SubmissionID: ray.SubmissionID(runID),
+		RuntimeEnv: map[string]any{"working_dir": workingDir},
+		Metadata:   map[string]string{ray.MetaRunID: runID, "sagebench_workload": "Q1"}}
+}
+
+// submit uploads the driver and the plan, submits the job (attaching to
+// it when this run submitted it before) and follows it to its end.
+func (q *q1Ray) submit(ctx context.Context, c *ray.Client, env *workload.Env, plan ray.Plan) (ray.Job, ray.Output, error) {
+	pb, err := json.Marshal(plan)
+	if err != nil {
+		return ray.Job{}, ray.Output{}, fmt.Errorf("q1: encoding the Ray plan: %w", err)
+	}
+	pkg, err := ray.NewPackage(map[string][]byte{raydriver.FileName: raydriver.Script(), ray.PlanFile: pb})
+	if err != nil {
+		return ray.Job{}, ray.Output{}, err
+	}
+	if err := c.Upload(ctx, pkg); err != nil {
+		return ray.Job{}, ray.Output{}, err
+	}
+	id, attached, err := c.Submit(ctx, jobSpec(plan.RunID, pkg.URI))
+	if err != nil {
+		return ray.Job{}, ray.Output{}, err
+	}
+	fmt.Fprintf(env.Log, "q1: ray job %s on %s (attached: %v), %d transactions\n", id, c.Address(), attached, len(plan.Arrivals))
+	job, logs, err := c.Await(ctx, id, ray.AwaitOptions{Logs: &ray.LogFilter{W: env.Log}})
+	if err != nil && ctx.Err() == nil {
+		return job, ray.Output{}, err
+	}
+	out, perr := ray.ParseOutput(logs)
+	if perr != nil {
+		return job, out, perr
+	}
+	return job, out, nil
+}
+
+// rayFailure describes a job that did not deliver all its records.
+func rayFailure(job ray.Job, out ray.Output) error {
+	tail := out.Other
+	if lines := strings.Split(strings.TrimRight(tail, "\n"), "\n"); len(lines) > 5 {
+		tail = strings.Join(lines[len(lines)-5:], "\n")
+	}
+	if job.Status == ray.StatusSucceeded {
+		return fmt.Errorf("q1: ray job %s succeeded but its log holds %d records without the driver's end line; log tail:\n%s",
+			job.SubmissionID, len(out.Records), tail)
+	}
+	return fmt.Errorf("q1: ray job %s ended %s: %s; log tail:\n%s", job.SubmissionID, job.Status, job.Message, tail)
+}
+
+// rayNotes put the cluster into the run's notes: the environment
+// manifest of the Ray side.
+func rayNotes(c *ray.Client, v ray.Version, job ray.Job, out ray.Output) []string {
+	host := c.Address()
+	if u, err := url.Parse(host); err == nil {
+		host = u.Host
+	}
+	notes := []string{fmt.Sprintf("ray: cluster %s, Ray %s (commit %s, Jobs API %s), job %s %s",
+		host, v.RayVersion, v.RayCommit, v.API, job.SubmissionID, job.Status)}
+	if m := out.Meta; m != nil {
+		keys := make([]string, 0, len(m.ClusterResources))
+		for k := range m.ClusterResources {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s %g", k, m.ClusterResources[k])
+		}
+		notes = append(notes, fmt.Sprintf("ray: driver runtime %s, Ray %s; cluster resources: %s", m.Runtime, m.RayVersion, strings.Join(parts, ", ")))
+	}
+	notes = append(notes, "ray: offsets use the driver's clock, re-based on its schedule zero; recall@k is not measured on this backend")
+	return notes
+}
+
+// recordRay re-bases the driver's records onto env.Start, applies Q1's
+// SLOs, hands them to env.Record and records the arrivals the job never
+// reported as cancelled. It returns the phase they make.
+func (q *q1Ray) recordRay(env *workload.Env, sched load.Schedule, out ray.Output) summary.Phase {
+	var shift int64
+	if out.Meta != nil {
+		shift = max(out.Meta.StartUnixNS-env.Start.UnixNano(), 0)
+	}
+	byTxn := map[string][]record.Request{}
+	for _, raw := range out.Records {
+		var r record.Request
+		if json.Unmarshal(raw, &r) != nil || r.TxnID == "" {
+			fmt.Fprintf(env.Log, "q1: ray record without a transaction dropped: %.200s\n", raw)
+			continue
+		}
+		rebase(&r, shift)
+		byTxn[r.TxnID] = append(byTxn[r.TxnID], r)
+	}
+	phase := summary.Phase{Start: time.Duration(shift), Scheduled: sched.Len(), ScheduleSpan: sched.Span(), End: time.Duration(shift)}
+	lastSent := lastSent(byTxn)
+	for i, off := range sched.Offsets {
+		recs := q.withSLO(byTxn[txnID(i)])
+		if len(recs) == 0 || recs[0].Kind != "txn" {
+			phase.Interrupted = true
+			if shift+int64(off) > lastSent {
+				continue // never due before the job stopped: not sent, as on sage
+			}
+			recs = []record.Request{rayLost(i, shift+int64(off), q.cfg)}
+		}
+		for _, r := range recs {
+			phase.End = max(phase.End, time.Duration(r.EndNS))
+			if r.Kind == "txn" && r.SentNS > 0 {
+				env.Sent()
+			}
+			env.Record(r)
+		}
+	}
+	return phase
+}
+
+// rebase moves every offset of r by shift ns (0 stays "did not happen").
+func rebase(r *record.Request, shift int64) {
+	for _, p := range []*int64{&r.IntendedNS, &r.SentNS, &r.FirstByte, &r.FirstToken, &r.EndNS} {
+		if *p != 0 {
+			*p += shift
+		}
+	}
+	for i := range r.TokenNS {
+		r.TokenNS[i] += shift
+	}
+}
+
+// withSLO orders a transaction's records (txn first, stages as run) and
+// sets slo_met as the sage backend does.
+func (q *q1Ray) withSLO(recs []record.Request) []record.Request {
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Kind == "txn" && recs[j].Kind != "txn" })
+	met := true
+	for i := range recs[min(1, len(recs)):] {
+		s := &recs[i+1]
+		s.SLOMet = s.OK && within(s.E2EMs, q.cfg.SLO.stage(q.stageOp(s.Stage)))
+		met = met && s.SLOMet
+	}
+	if len(recs) > 0 && recs[0].Kind == "txn" {
+		recs[0].SLOMet = recs[0].OK && met && within(recs[0].E2EMs, q.cfg.SLO.E2E)
+	}
+	return recs
+}
+
+func (q *q1Ray) stageOp(stage string) string {
+	for _, s := range q.cfg.Graph.Stages {
+		if s.Name == stage {
+			return s.Operator
+		}
+	}
+	return ""
+}
+
+// rayLost is the record of an arrival the job never reported.
+func rayLost(i int, intended int64, cfg *Config) record.Request {
+	id := txnID(i)
+	return record.Request{ID: id, Seq: i, Kind: "txn", Type: TypeRAG, TxnID: id, Tenant: cfg.Tenant,
+		Model: cfg.LLM.Model, IntendedNS: max(intended, 1), ErrorClass: openai.ClassCanceled,
+		Error: "the Ray job stopped before it reported the transaction"}
+}
+
+// lastSent is the latest send offset of a reported transaction.
+func lastSent(byTxn map[string][]record.Request) int64 {
+	var last int64
+	for _, recs := range byTxn {
+		for _, r := range recs {
+			if r.Kind == "txn" {
+				last = max(last, r.SentNS)
+			}
+		}
+	}
+	return last
+}
+
+// DescribeJob renders the job Run would submit for seed, without
+// contacting the cluster or the target: the plan's questions come from
+// the target's corpus at run time, so the working_dir's URI is known then.
+func (q *q1Ray) DescribeJob(seed int64, parallelism int) (string, error) {
+	sched, err := load.NewSchedule(q.cfg.Schedule, seed)
+	if err != nil {
+		return "", fmt.Errorf("q1.%w", err)
+	}
+	plan := q.rayPlan(parallelism, sched, make([]corpus.Query, sched.Len()), "<run-id>")
+	plan.Target = "<the run's target>"
+	n := len(plan.Arrivals)
+	plan.Arrivals = plan.Arrivals[:min(n, 3)]
+	for i := range plan.Arrivals {
+		plan.Arrivals[i].Query = "<question from the corpus>"
+	}
+	spec := jobSpec(plan.RunID, "gcs://_ray_pkg_<sha1 of sagebench_ray.py + plan.json>.zip")
+	spec.SubmissionID = ray.SubmissionID("") + "<run-id>"
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err = enc.Encode(struct {
+		Address  string      `json:"address"`
+		Submit   ray.JobSpec `json:"POST /api/jobs/"`
+		Plan     ray.Plan    `json:"plan_json"`
+		Arrivals int         `json:"arrivals"`
+	}{cmp.Or(q.cluster.Address, "<--ray-address or RAY_ADDRESS: not set>"), spec, plan.Redacted(), n})
+	return strings.TrimRight(b.String(), "\n"), err
+}

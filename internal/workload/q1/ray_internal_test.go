@@ -1,0 +1,63 @@
+package q1
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/ray"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+func TestRayRunIDIsDeterministic(t *testing.T) {
+	start := time.Unix(1700000000, 5)
+	tests := []struct {
+		name string
+		env  workload.Env
+		want string
+	}{
+		{"the runner's id", workload.Env{RunID: "q1-ray-1-abcd1234", Repetition: 1, Start: start}, "q1-ray-1-abcd1234"},
+		{"derived from repetition and start", workload.Env{Repetition: 2, Start: start}, "q1-ray-2-17979cfe362a0005"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := rayRunID(&tc.env); got != tc.want || rayRunID(&tc.env) != got {
+				t.Fatalf("rayRunID = %q, want %q every time", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRecordRay: records are re-based onto the run's start, get Q1's
+// SLO verdicts, and arrivals the job never reported are recorded as
+// cancelled only when they were due before it stopped.
+func TestRecordRay(t *testing.T) {
+	q := &q1Ray{q1: &q1{cfg: Default(true)}}
+	q.cfg.Schedule.Count = 3
+	q.cfg.Schedule.Rate = 1000
+	start := time.Unix(100, 0)
+	var got []record.Request
+	env := &workload.Env{Start: start, Record: func(r record.Request) { got = append(got, r) }, Sent: func() {}}
+	rec := func(r record.Request) json.RawMessage { b, _ := json.Marshal(r); return b }
+	out := ray.Output{Meta: &ray.Meta{StartUnixNS: start.UnixNano() + 1000}, Records: []json.RawMessage{
+		rec(record.Request{ID: "txn-000000/embed", Kind: "stage", Stage: "embed", TxnID: "txn-000000", IntendedNS: 5, SentNS: 6, EndNS: 7, E2EMs: 300, OK: true}),
+		rec(record.Request{ID: "txn-000000", Kind: "txn", TxnID: "txn-000000", IntendedNS: 1, SentNS: 2, EndNS: 9, E2EMs: 10, OK: true}),
+		rec(record.Request{ID: "txn-000000/retrieve", Kind: "stage", Stage: "retrieve", TxnID: "txn-000000", IntendedNS: 7, EndNS: 8, E2EMs: 1, OK: true}),
+	}}
+	sched, err := load.NewSchedule(q.cfg.Schedule, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase := q.recordRay(env, sched, out)
+	if len(got) != 3 || got[0].Kind != "txn" || got[0].IntendedNS != 1001 || got[0].EndNS != 1009 {
+		t.Fatalf("records %+v: want the txn first, offsets + 1000 ns", got)
+	}
+	if got[0].SLOMet || got[1].SLOMet || !got[2].SLOMet {
+		t.Errorf("SLO: txn %v, embed (300ms > 250ms) %v, retrieve %v; want false, false, true", got[0].SLOMet, got[1].SLOMet, got[2].SLOMet)
+	}
+	if !phase.Interrupted || phase.Start != 1000 || phase.End != 1009 {
+		t.Errorf("phase %+v: want interrupted (2 arrivals unreported), start 1000ns, end 1009ns", phase)
+	}
+}

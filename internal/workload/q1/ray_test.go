@@ -1,0 +1,214 @@
+package q1_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/cli"
+	"github.com/sagebench/sagebench/internal/rag/ragtest"
+	"github.com/sagebench/sagebench/internal/ray"
+	"github.com/sagebench/sagebench/internal/ray/raytest"
+	"github.com/sagebench/sagebench/internal/record"
+)
+
+// localDriver is a fake cluster's Exec that runs the shipped driver with
+// python3 through its test seam (SAGEBENCH_RAY_RUNTIME=local: thread
+// pools instead of Ray actors) in the job's unpacked working_dir.
+func localDriver(t *testing.T) raytest.Exec {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed: the Ray driver cannot run here")
+	}
+	return func(ctx context.Context, spec ray.JobSpec, files map[string][]byte, log io.Writer) error {
+		dir := t.TempDir()
+		for name, b := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				return err
+			}
+		}
+		args := strings.Fields(spec.Entrypoint)
+		if args[0] != "python" {
+			t.Errorf("entrypoint %q: want python …", spec.Entrypoint)
+		}
+		cmd := exec.CommandContext(ctx, py, args[1:]...)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
+		cmd.Env = append(os.Environ(), "SAGEBENCH_RAY_RUNTIME=local", "PYTHONDONTWRITEBYTECODE=1")
+		return cmd.Run()
+	}
+}
+
+type rayResult struct {
+	code           int
+	stdout, stderr string
+	run            record.Run
+	reqs           []record.Request
+}
+
+// runQ1Ray runs `sagebench run -e Q1 --backend ray` in-process against
+// the fake cluster f and the RAG target at targetURL.
+func runQ1Ray(t *testing.T, f *raytest.Fake, targetURL string, args ...string) rayResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	return runQ1RayCtx(t, ctx, f.URL, targetURL, args...)
+}
+
+// runQ1RayCtx is runQ1Ray against the cluster at addr; cancelling ctx is
+// Ctrl-C.
+func runQ1RayCtx(t *testing.T, ctx context.Context, addr, targetURL string, args ...string) rayResult {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "q1.yaml")
+	if err := os.WriteFile(cfg, []byte(q1Tiny), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	var stdout, stderr bytes.Buffer
+	argv := append([]string{"run", "-e", "Q1", "-c", cfg, "--output-dir", out, "--backend", "ray",
+		"--ray-address", addr, "--target", targetURL}, args...)
+	res := rayResult{code: cli.Main(ctx, argv, &stdout, &stderr), stdout: stdout.String(), stderr: stderr.String()}
+	dirs, _ := filepath.Glob(filepath.Join(out, "q1", "q1-ray-*"))
+	if len(dirs) != 1 {
+		return res
+	}
+	b, err := os.ReadFile(filepath.Join(dirs[0], "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &res.run); err != nil {
+		t.Fatal(err)
+	}
+	res.reqs = readJSONL(t, filepath.Join(dirs[0], "requests.jsonl"))
+	return res
+}
+
+// TestQ1OnRayThroughTheJobsAPI drives the whole --backend ray path
+// without a cluster: the Jobs API is the in-process fake and the job is
+// the real driver in its local runtime against a fake RAG target.
+func TestQ1OnRayThroughTheJobsAPI(t *testing.T) {
+	tests := []struct {
+		name   string
+		opts   ragtest.Options
+		token  string
+		failed bool // some transactions fail (http_5xx at retrieve)
+	}{
+		{"healthy target", ragtest.Options{}, "", false},
+		{"secured cluster, failing retrieves", ragtest.Options{FailEvery: 3}, "cluster-token", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := raytest.New(t)
+			f.Exec, f.Token = localDriver(t), tc.token
+			t.Setenv("RAY_AUTH_TOKEN", tc.token)
+			srv, err := ragtest.NewServer(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			res := runQ1Ray(t, f, srv.URL)
+			if res.code != cli.ExitOK || res.run.RunID == "" {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+			}
+			checkRayRun(t, res, f, tc.failed)
+		})
+	}
+}
+
+func checkRayRun(t *testing.T, res rayResult, f *raytest.Fake, failed bool) {
+	t.Helper()
+	if res.run.Backend != "ray" || !res.run.Complete || !strings.HasPrefix(res.run.RunID, "q1-ray-0-") {
+		t.Errorf("run.json: backend %q, complete %v, id %q", res.run.Backend, res.run.Complete, res.run.RunID)
+	}
+	// One job, submitted once; its submission_id is sagebench-<run id>
+	// (from the repetition and its start until the runner sets Env.RunID).
+	if jobs := f.Jobs(); len(jobs) != 1 || !strings.HasPrefix(jobs[0], "sagebench-q1-ray-0-") || f.Status(jobs[0]) != ray.StatusSucceeded {
+		t.Errorf("jobs on the cluster %v: want one sagebench-q1-ray-0-… that SUCCEEDED", jobs)
+	}
+	if notes := strings.Join(res.run.Notes, "\n"); !strings.Contains(notes, "Ray 2.52.0-fake") || !strings.Contains(notes, "driver runtime local") {
+		t.Errorf("notes do not name the cluster's Ray version and the driver's runtime:\n%s", notes)
+	}
+	txns, stages := byTxn(t, res.reqs)
+	if len(txns) != 20 || res.run.Summary.Requests != 20 {
+		t.Fatalf("%d transaction records, summary %d requests; want 20", len(txns), res.run.Summary.Requests)
+	}
+	var nFailed int
+	for id, tx := range txns {
+		st := stages[id]
+		if tx.IntendedNS <= 0 || tx.SentNS < tx.IntendedNS || tx.EndNS < tx.SentNS {
+			t.Errorf("%s offsets intended %d sent %d end %d", id, tx.IntendedNS, tx.SentNS, tx.EndNS)
+		}
+		if !tx.OK {
+			nFailed++
+			if len(st) != 2 || st[1].Stage != "retrieve" || tx.ErrorClass != "http_5xx" || tx.Status != 500 {
+				t.Errorf("%s failed (%s %d) with stages %+v", id, tx.ErrorClass, tx.Status, st)
+			}
+			continue
+		}
+		if len(st) != 3 || tx.FirstToken <= tx.SentNS || tx.OutputTok == 0 {
+			t.Errorf("%s: %d stages, first token %d, %d tokens", id, len(st), tx.FirstToken, tx.OutputTok)
+		}
+	}
+	if (nFailed > 0) != failed || res.run.Summary.Failed != nFailed {
+		t.Errorf("%d failed transactions, summary says %d; want failures %v", nFailed, res.run.Summary.Failed, failed)
+	}
+}
+
+// TestQ1OnRayInterrupted: Ctrl-C during the job stops it on the cluster
+// and the run says it is incomplete.
+func TestQ1OnRayInterrupted(t *testing.T) {
+	f := raytest.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	driver := localDriver(t)
+	f.Exec = func(jctx context.Context, spec ray.JobSpec, files map[string][]byte, log io.Writer) error {
+		cancel() // Ctrl-C once the job runs
+		return driver(jctx, spec, files, log)
+	}
+	srv, err := ragtest.NewServer(ragtest.Options{HangEvery: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	res := runQ1RayCtx(t, ctx, f.URL, srv.URL)
+	if res.code != cli.ExitError || res.run.Complete {
+		t.Fatalf("exit %d, complete %v: want an interrupted run\nstderr:\n%s", res.code, res.run.Complete, res.stderr)
+	}
+	if jobs := f.Jobs(); len(jobs) != 1 || f.Status(jobs[0]) != ray.StatusStopped {
+		t.Fatalf("jobs %v: want the one job STOPPED", jobs)
+	}
+}
+
+// TestQ1OnRayUnreachableCluster: an address nothing listens on fails the
+// run at once, naming the address.
+func TestQ1OnRayUnreachableCluster(t *testing.T) {
+	srv, err := ragtest.NewServer(ragtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	addr := "http://" + closedAddr(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res := runQ1RayCtx(t, ctx, addr, srv.URL)
+	if res.code != cli.ExitError || !strings.Contains(res.stderr, addr) || !strings.Contains(res.stderr, "unreachable") {
+		t.Fatalf("exit %d, stderr %q: want exit 1 naming %s as unreachable", res.code, res.stderr, addr)
+	}
+}
+
+func closedAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
