@@ -12,9 +12,11 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -32,6 +34,7 @@ type Client struct {
 	redactor *redact.Redactor // applied to every target-originated string of an error
 	http     *http.Client
 	conns    *conns
+	held     atomic.Int64 // bytes of response bodies held by calls in flight (see call.charge)
 }
 
 // Result is the outcome of one request, with its timing. All times are
@@ -44,13 +47,21 @@ type Client struct {
 //   - Wrote: the request was fully written (httptrace WroteRequest); zero
 //     if the answer came before the request was fully written.
 //   - FirstByte: the first byte of the response arrived.
-//   - FirstToken: the first non-empty content delta was parsed (streamed
-//     chats only; zero otherwise).
-//   - Tokens: the time each non-empty content delta was parsed.
+//   - FirstToken: the first non-empty delta of any kind (answer or
+//     reasoning) was parsed (streamed chats only; zero otherwise).
+//   - FirstAnswerToken: the first non-empty content (answer) delta was
+//     parsed; later than FirstToken when a reasoning model thinks first.
+//   - Tokens: the time each non-empty delta (answer or reasoning) was
+//     parsed, at most max_tokens plus a margin: past that the last entry
+//     is the latest token and TokensDropped counts the ones left out.
 //   - End: the body was read to its end (or the request failed).
 type Result struct {
-	Start, Sent, Wrote, FirstByte, FirstToken, End time.Time
-	Tokens                                         []time.Time
+	Start, Sent, Wrote, FirstByte, FirstToken, FirstAnswerToken, End time.Time
+
+	Tokens []time.Time
+	// TokenCount is the number of deltas timed (answer and reasoning),
+	// TokensDropped those of them whose time is not in Tokens.
+	TokenCount, TokensDropped int
 
 	Status  int
 	Engine  string // X-Engine-Id
@@ -62,7 +73,11 @@ type Result struct {
 	ServerOK bool
 
 	PromptTokens, CompletionTokens int
-	Text                           string
+	// Text is the answer, kept only when ChatRequest.KeepText asks for it.
+	Text string
+	// Note says something a reader of the record should know about an ok
+	// result (e.g. NoteNoDone).
+	Note string
 
 	Embeddings [][]float32
 	Docs       []Doc
@@ -73,6 +88,16 @@ type Result struct {
 
 // OK reports whether the request succeeded.
 func (r *Result) OK() bool { return r.Err == nil }
+
+// TimePerToken is the mean time between the tokens actually timed:
+// (last − first) ÷ (TokenCount − 1); 0 with fewer than two. Usage counts
+// (which may include tokens never streamed) play no part.
+func (r *Result) TimePerToken() time.Duration {
+	if r.TokenCount < 2 || len(r.Tokens) == 0 {
+		return 0
+	}
+	return r.Tokens[len(r.Tokens)-1].Sub(r.FirstToken) / time.Duration(r.TokenCount-1)
+}
 
 // NewClient validates cfg, reads the API key from the environment variable
 // it names, and builds the connection pool.
@@ -164,7 +189,58 @@ type call struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	resp   *http.Response
-	body   io.Reader // size-limited
+	body   io.Reader     // size-limited
+	budget *atomic.Int64 // the client's bytes held (nil: no budget)
+	limit  int64         // the client's MaxBytesInFlight
+	held   int64         // bytes this call charged
+}
+
+// charge accounts n more bytes held by this call against the client's
+// budget for all calls in flight; past it the call fails with
+// errBudget (class too_large) instead of growing the process.
+func (cl *call) charge(n int64) error {
+	if cl.budget == nil || n <= 0 {
+		return nil
+	}
+	if cl.budget.Add(n) > cl.limit {
+		cl.budget.Add(-n)
+		return fmt.Errorf("%w (%d MiB held by the requests in flight; target.max_bytes_in_flight)", errBudget, cl.limit>>20)
+	}
+	cl.held += n
+	return nil
+}
+
+// release gives back what the call charged.
+func (cl *call) release() {
+	if cl.budget != nil && cl.held > 0 {
+		cl.budget.Add(-cl.held)
+		cl.held = 0
+	}
+}
+
+// readAll reads the (size-limited) body, charging the buffer's growth to
+// the budget before it grows.
+func (cl *call) readAll() ([]byte, error) {
+	b := make([]byte, 0, 512)
+	if err := cl.charge(int64(cap(b))); err != nil {
+		return nil, err
+	}
+	for {
+		if len(b) == cap(b) {
+			if err := cl.charge(int64(cap(b))); err != nil {
+				return b, err
+			}
+			b = slices.Grow(b, cap(b))
+		}
+		n, err := cl.body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // send performs method path with body and fills the timing and header
@@ -200,7 +276,8 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	res.Status = resp.StatusCode
 	res.Engine = resp.Header.Get(protocol.HeaderEngine)
 	res.Retries, _ = strconv.Atoi(resp.Header.Get(protocol.HeaderRetries))
-	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes}}
+	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes},
+		budget: &c.held, limit: c.cfg.MaxBytesInFlight}
 	if resp.StatusCode/100 != 2 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		c.done(cl, res)
@@ -225,6 +302,22 @@ func (c *Client) header(req *http.Request, hdr http.Header, hasBody, stream bool
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
+	markReplayable(req)
+}
+
+// markReplayable lets the transport retry a POST on a fresh connection
+// when a reused keep-alive connection turns out to have been closed by
+// the target before it answered (the idle-close race): net/http retries
+// only requests it may replay, and an Idempotency-Key entry with no value
+// makes it one without sending any header. The body is a bytes.Reader,
+// so the request has GetBody.
+func markReplayable(req *http.Request) {
+	if req.Method != http.MethodPost {
+		return
+	}
+	if _, ok := req.Header["Idempotency-Key"]; !ok {
+		req.Header["Idempotency-Key"] = nil
+	}
 }
 
 // done drains a little of the body (so that the connection can be
@@ -233,6 +326,7 @@ func (c *Client) done(cl *call, res *Result) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(cl.resp.Body, 4<<10))
 	cl.resp.Body.Close()
 	cl.cancel()
+	cl.release()
 	c.conns.leave()
 	if res.End.IsZero() {
 		res.End = time.Now()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 )
@@ -111,7 +110,7 @@ func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.H
 		return res
 	}
 	defer c.done(cl, &res)
-	data, err := io.ReadAll(cl.body)
+	data, err := cl.readAll()
 	res.End = time.Now()
 	if err != nil {
 		c.readErr(cl, &res, err)
