@@ -14,7 +14,7 @@ const (
 	DefaultConnectTimeout   = 5 * time.Second
 	DefaultMaxConns         = 512
 	DefaultMaxResponseBytes = 64 << 20
-	DefaultMaxBytesInFlight = 256 << 20
+	DefaultMaxBytesInFlight = 64 << 20
 )
 
 // Config configures a Client. Zero values take the defaults above; only

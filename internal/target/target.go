@@ -33,7 +33,7 @@ type Config struct {
 	MaxConns int `yaml:"max_conns,omitempty" json:"max_conns,omitempty"`
 	// MaxBytesInFlight bounds the response bytes all requests in flight
 	// hold together; past it a request fails too_large instead of growing
-	// the harness (0: openai.DefaultMaxBytesInFlight, 256 MiB).
+	// the harness (0: openai.DefaultMaxBytesInFlight, 64 MiB).
 	MaxBytesInFlight int64 `yaml:"max_bytes_in_flight,omitempty" json:"max_bytes_in_flight,omitempty"`
 	// AdminTokenEnv names the environment variable holding the bearer token
 	// of the gateway's admin API (default SAGEBENCH_ADMIN_TOKEN, when set).
