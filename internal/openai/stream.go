@@ -113,6 +113,15 @@ func tokenTimesCap(req *ChatRequest) int {
 	return min(req.MaxTokens+req.MaxTokens/4+tokenTimesMargin, DefaultMaxTokenTimes)
 }
 
+// initialTokenTimes sizes Result.Tokens up front: max_tokens (+1: a
+// target may stream one more delta) up to 1,024, growing beyond.
+func initialTokenTimes(req *ChatRequest) int {
+	if req.MaxTokens <= 0 {
+		return 64
+	}
+	return min(req.MaxTokens+1, 1024)
+}
+
 // stream is the state of one streamed chat being read.
 type stream struct {
 	req      *ChatRequest
@@ -131,7 +140,7 @@ func (c *Client) readStream(cl *call, req *ChatRequest, res *Result) {
 	sr := NewSSEReader(cl.body, c.cfg.MaxLineBytes)
 	sr.grow = cl.charge
 	st := &stream{req: req, capTimes: tokenTimesCap(req)}
-	res.Tokens = make([]time.Time, 0, min(st.capTimes, 1024))
+	res.Tokens = make([]time.Time, 0, initialTokenTimes(req))
 	defer func() {
 		if req.KeepText {
 			res.Text = string(st.text)
