@@ -89,6 +89,14 @@ type Result struct {
 // OK reports whether the request succeeded.
 func (r *Result) OK() bool { return r.Err == nil }
 
+// addNote appends a note to Result.Note.
+func (r *Result) addNote(n string) {
+	if r.Note != "" {
+		r.Note += "; "
+	}
+	r.Note += n
+}
+
 // TimePerToken is the mean time between the tokens actually timed:
 // (last − first) ÷ (TokenCount − 1); 0 with fewer than two. Usage counts
 // (which may include tokens never streamed) play no part.
@@ -153,6 +161,7 @@ func (c *Client) Close() { c.http.CloseIdleConnections() }
 type stamps struct {
 	mu                       sync.Mutex
 	sent, wroteAt, firstByte time.Time
+	conns                    int // connections the request was sent on (> 1: the transport replayed it)
 }
 
 func (s *stamps) trace() *httptrace.ClientTrace {
@@ -163,7 +172,12 @@ func (s *stamps) trace() *httptrace.ClientTrace {
 		s.mu.Unlock()
 	}
 	return &httptrace.ClientTrace{
-		GotConn:              func(httptrace.GotConnInfo) { set(&s.sent) },
+		GotConn: func(httptrace.GotConnInfo) {
+			set(&s.sent)
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+		},
 		WroteRequest:         func(httptrace.WroteRequestInfo) { set(&s.wroteAt) },
 		GotFirstResponseByte: func() { set(&s.firstByte) },
 	}
@@ -182,6 +196,9 @@ func (s *stamps) copyTo(res *Result) {
 		res.Sent = s.sent
 	}
 	res.Wrote, res.FirstByte = s.wroteAt, s.firstByte
+	if s.conns > 1 {
+		res.addNote(fmt.Sprintf("sent %d times: the target closed a kept-alive connection before answering", s.conns))
+	}
 }
 
 // call is one HTTP exchange in flight.

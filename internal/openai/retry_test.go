@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -68,8 +69,12 @@ func TestIdleCloseRetried(t *testing.T) {
 	defer c.Close()
 	req := ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "hi"}}}
 	for i := range 3 {
-		if res := c.Chat(context.Background(), req); res.Err != nil {
+		res := c.Chat(context.Background(), req)
+		if res.Err != nil {
 			t.Fatalf("request %d: %v (%s); want the transport to retry it on a new connection", i, res.Err, res.ErrClass)
+		}
+		if replayed := strings.Contains(res.Note, "sent 2 times"); replayed != (i > 0) {
+			t.Errorf("request %d: note %q; the replay (every request after the first) is noted", i, res.Note)
 		}
 	}
 	if got := served.Load(); got != 3 {

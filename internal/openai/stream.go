@@ -178,7 +178,7 @@ func (c *Client) streamEnd(cl *call, st *stream, res *Result, err error) {
 	switch {
 	case errors.Is(err, io.EOF) && st.finished:
 		res.End = time.Now()
-		res.Note = NoteNoDone
+		res.addNote(NoteNoDone)
 	case errors.Is(err, io.EOF):
 		c.fail(res, ClassTruncated, fmt.Errorf("stream ended without [DONE] or a finish_reason after %d tokens", res.TokenCount))
 	case errors.Is(err, io.ErrUnexpectedEOF):
