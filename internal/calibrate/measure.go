@@ -13,6 +13,7 @@ import (
 	"github.com/sagebench/sagebench/internal/run"
 	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/workload"
 )
 
 // Measure drives r's workload — its own rate and request mix, resolved
@@ -27,7 +28,7 @@ func Measure(ctx context.Context, r runconfig.Resolved, cfg Config) (record.Floo
 // measure is Measure with a delay injected into the client path of every
 // request (tests only).
 func measure(ctx context.Context, r runconfig.Resolved, cfg Config, inject time.Duration) (record.Floor, error) {
-	srv, err := Start(cfg)
+	srv, err := start(cfg, workload.Models(r.Workload))
 	if err != nil {
 		return record.Floor{}, err
 	}

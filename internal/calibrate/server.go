@@ -62,7 +62,12 @@ type Server struct {
 }
 
 // Start listens on 127.0.0.1:0 and serves until Close.
-func Start(cfg Config) (*Server, error) {
+func Start(cfg Config) (*Server, error) { return start(cfg, nil) }
+
+// start is Start with the model ids GET /v1/models lists: the exact
+// server answers any model, and lists those the workload asks for so
+// that the runner's model check passes.
+func start(cfg Config, models []string) (*Server, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -75,8 +80,10 @@ func Start(cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+protocol.PathChat, s.chat)
 	mux.HandleFunc("POST "+protocol.PathEmbeddings, s.embed)
+	list := modelList(models)
 	mux.HandleFunc("GET "+protocol.PathModels, func(w http.ResponseWriter, _ *http.Request) {
-		io.WriteString(w, `{"object":"list","data":[]}`)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(list)
 	})
 	mux.HandleFunc("GET "+protocol.PathHealth, func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
 	mux.HandleFunc(protocol.PathAdminPolicy, s.policy)
@@ -88,6 +95,23 @@ func Start(cfg Config) (*Server, error) {
 		}
 	}()
 	return s, nil
+}
+
+// modelList is the JSON of GET /v1/models listing ids.
+func modelList(ids []string) []byte {
+	type model struct {
+		ID     string `json:"id"`
+		Object string `json:"object"`
+	}
+	out := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, id := range ids {
+		out.Data = append(out.Data, model{ID: id, Object: "model"})
+	}
+	b, _ := json.Marshal(out)
+	return b
 }
 
 // URL is the server's base URL.

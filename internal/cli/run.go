@@ -18,6 +18,7 @@ import (
 	"github.com/sagebench/sagebench/internal/run"
 	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/stack"
+	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -284,8 +285,8 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 				invalid = append(invalid, fmt.Sprintf("%s (%s)", res.Run.RunID, strings.Join(res.Run.InvalidReasons, "; ")))
 			}
 		}
-		if err != nil { // unreachable target, I/O, interruption: a tool error
-			return withCode(ExitError, err)
+		if err != nil {
+			return withCode(runErrCode(err), err)
 		}
 	}
 	if len(invalid) > 0 {
@@ -293,6 +294,17 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 		return silentExit(ExitInvalidRun)
 	}
 	return nil
+}
+
+// runErrCode maps a run's error to its exit code: a model the target
+// does not serve is a configuration error; an unreachable target, I/O or
+// an interruption is a tool error.
+func runErrCode(err error) int {
+	var ume *target.UnknownModelError
+	if errors.As(err, &ume) {
+		return ExitUsage
+	}
+	return ExitError
 }
 
 // isTerminal reports whether w is a terminal (for the live progress line).

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/target/targettest"
 )
 
@@ -241,5 +244,45 @@ func TestRunInvalidExit5(t *testing.T) {
 	run := readRun(t, runDirs(t, out)[0])
 	if run.Valid || !run.Complete || !strings.Contains(strings.Join(run.InvalidReasons, ";"), "schedule lag p99") {
 		t.Errorf("valid %v complete %v reasons %v", run.Valid, run.Complete, run.InvalidReasons)
+	}
+}
+
+// TestRunRejectedExit5: a run in which the target refused every request
+// of a type with a 4xx (here: every request, 404 model_not_found) is not
+// a measurement: exit 5 with that reason, never "valid".
+func TestRunRejectedExit5(t *testing.T) {
+	srv := targettest.NewServer(targettest.Reject)
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results")
+	cfg := writeConfig(t, dir, tinyQ2)
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "-c", cfg, "--target", srv.URL, "--output-dir", out)
+	if code != ExitInvalidRun || !strings.Contains(stderr, "refused with a 4xx") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+	run := readRun(t, runDirs(t, out)[0])
+	if run.Valid || !run.Complete {
+		t.Errorf("valid %v complete %v reasons %v", run.Valid, run.Complete, run.InvalidReasons)
+	}
+}
+
+// TestRunErrCode: a model the target does not list is a configuration
+// error (exit 2) however the runner wraps it; other run errors are tool
+// errors (exit 1).
+func TestRunErrCode(t *testing.T) {
+	ume := &target.UnknownModelError{URL: "http://127.0.0.1:1", Missing: []string{"x"}, Have: []string{"y"}}
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"unknown model", ume, ExitUsage},
+		{"unknown model, wrapped", fmt.Errorf("Q2 repetition 0: %w", ume), ExitUsage},
+		{"unreachable", &target.UnreachableError{URL: "http://127.0.0.1:1", Err: errors.New("refused")}, ExitError},
+	}
+	for _, tc := range tests {
+		if got := runErrCode(tc.err); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }

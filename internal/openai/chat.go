@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -22,13 +21,15 @@ type Message struct {
 // request headers (X-Tenant-Id, X-Request-Priority, X-SLO-Deadline-Ms,
 // X-Request-Type) or any other. OnToken, when set, is called on the
 // reading goroutine for each non-empty content delta of a stream, with the
-// time it was parsed.
+// time it was parsed. The answer's text is decoded only when KeepText or
+// OnToken asks for it: a run keeps counts and times, not the text.
 type ChatRequest struct {
 	Model        string
 	Messages     []Message
 	MaxTokens    int
 	Stream       bool
 	IncludeUsage bool // stream_options.include_usage
+	KeepText     bool // fill Result.Text with the answer
 	Header       http.Header
 	OnToken      func(at time.Time, text string)
 }
@@ -50,19 +51,6 @@ type usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
-// chunk is one streamed chat.completion.chunk (only what we read).
-type chunk struct {
-	Choices []choiceDelta   `json:"choices"`
-	Usage   *usage          `json:"usage"`
-	Error   json.RawMessage `json:"error"`
-}
-
-type choiceDelta struct {
-	Delta struct {
-		Content string `json:"content"`
-	} `json:"delta"`
-}
-
 // completion is a non-streamed chat.completion.
 type completion struct {
 	Choices []struct {
@@ -73,8 +61,6 @@ type completion struct {
 	Usage *usage          `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
-
-var doneData = []byte("[DONE]")
 
 // Chat sends a chat completion and reads its answer (streamed or not).
 func (c *Client) Chat(ctx context.Context, req ChatRequest) (res Result) { // named: done (deferred) completes it
@@ -95,14 +81,13 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (res Result) { // na
 	if req.Stream && !isJSON(cl.resp.Header.Get("Content-Type")) {
 		c.readStream(cl, &req, &res)
 	} else {
-		c.readCompletion(cl, &res)
+		c.readCompletion(cl, &req, &res)
 	}
 	return res
 }
 
-func (c *Client) readCompletion(cl *call, res *Result) {
-	data, release, err := c.readBody(cl)
-	defer release()
+func (c *Client) readCompletion(cl *call, req *ChatRequest, res *Result) {
+	data, err := cl.readAll()
 	res.End = time.Now()
 	if err != nil {
 		c.readErr(cl, res, err)
@@ -121,7 +106,9 @@ func (c *Client) readCompletion(cl *call, res *Result) {
 		c.fail(res, ClassMalformed, errors.New("chat completion has no choices"))
 		return
 	}
-	res.Text = out.Choices[0].Message.Content
+	if req.KeepText {
+		res.Text = out.Choices[0].Message.Content
+	}
 	if out.Usage != nil {
 		res.PromptTokens, res.CompletionTokens = out.Usage.PromptTokens, out.Usage.CompletionTokens
 	}
@@ -137,83 +124,4 @@ func isJSON(ct string) bool {
 func errFromTarget(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
-}
-
-// readStream consumes an SSE chat stream up to [DONE].
-func (c *Client) readStream(cl *call, req *ChatRequest, res *Result) {
-	sr := NewSSEReader(cl.body, c.cfg.MaxLineBytes)
-	var text strings.Builder
-	defer func() { res.Text = text.String() }()
-	for {
-		ev, err := sr.Next()
-		if err != nil {
-			c.streamEnd(cl, res, err)
-			return
-		}
-		if bytes.Equal(ev.Data, doneData) {
-			res.End = time.Now()
-			if res.CompletionTokens == 0 {
-				res.CompletionTokens = len(res.Tokens)
-			}
-			return
-		}
-		if ev.Name == "error" {
-			c.fail(res, ClassStreamError, fmt.Errorf("error event in stream: %s", c.excerpt([]byte(ev.Data), 200)))
-			return
-		}
-		if !c.applyChunk(ev.Data, req, res, &text) {
-			return
-		}
-	}
-}
-
-func (c *Client) streamEnd(cl *call, res *Result, err error) {
-	if errors.Is(err, io.EOF) {
-		c.fail(res, ClassTruncated, fmt.Errorf("stream ended without [DONE] after %d tokens", len(res.Tokens)))
-		return
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		c.fail(res, ClassTruncated, fmt.Errorf("stream cut inside a line after %d tokens", len(res.Tokens)))
-		return
-	}
-	c.readErr(cl, res, err)
-}
-
-// decodeChunk decodes a stream chunk: fastChunk, else encoding/json.
-func decodeChunk(data []byte, ch *chunk) error {
-	if fastChunk(data, ch) {
-		return nil
-	}
-	*ch = chunk{}
-	return json.Unmarshal(data, ch)
-}
-
-// applyChunk decodes one data payload; it returns false after a failure.
-func (c *Client) applyChunk(data []byte, req *ChatRequest, res *Result, text *strings.Builder) bool {
-	var ch chunk
-	if err := decodeChunk(data, &ch); err != nil {
-		c.fail(res, ClassMalformed, fmt.Errorf("decoding stream chunk %d: %w (data starts %q)", len(res.Tokens), err, c.excerpt(data, 64)))
-		return false
-	}
-	if errFromTarget(ch.Error) {
-		c.fail(res, ClassStreamError, fmt.Errorf("target reported an error in the stream: %s", c.excerpt([]byte(ch.Error), 200)))
-		return false
-	}
-	for _, choice := range ch.Choices {
-		if s := choice.Delta.Content; s != "" {
-			now := time.Now()
-			if res.FirstToken.IsZero() {
-				res.FirstToken = now
-			}
-			res.Tokens = append(res.Tokens, now)
-			text.WriteString(s)
-			if req.OnToken != nil {
-				req.OnToken(now, s)
-			}
-		}
-	}
-	if ch.Usage != nil {
-		res.PromptTokens, res.CompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
-	}
-	return true
 }

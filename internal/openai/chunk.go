@@ -2,18 +2,20 @@ package openai
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
 
 // fastChunk decodes the usual shape of a chat.completion.chunk without
-// reflection: it reads choices[].delta.content, usage.prompt_tokens,
+// reflection and without allocating (ch is reused, its byte slices point
+// into data): it reads choices[].delta.content, .reasoning_content and
+// .reasoning, choices[].finish_reason, usage.prompt_tokens,
 // usage.completion_tokens and whether "error" is non-null, and skips
 // everything else. It returns false whenever the input is not plainly in
 // that shape (or not plainly valid JSON); the caller then decodes with
 // encoding/json, which has the final word, so this is only a fast path.
 func fastChunk(data []byte, ch *chunk) bool {
+	ch.reset()
 	sc := scanner{b: data}
 	var seenChoices, seenUsage bool // repeated keys: leave encoding/json's merge rules to it
 	ok := sc.object(func(key []byte) bool {
@@ -35,7 +37,7 @@ func fastChunk(data []byte, ch *chunk) bool {
 			if !sc.skip() {
 				return false
 			}
-			ch.Error = json.RawMessage(data[start:sc.i])
+			ch.err = data[start:sc.i]
 			return true
 		}
 		return !foldsTo(key, "choices", "usage", "error") && sc.skip()
@@ -226,68 +228,87 @@ func (s *scanner) digits() int {
 	return n
 }
 
-// choices reads the choices array; like encoding/json, a repeated key
-// replaces the earlier value and null empties it.
+// choices reads the choices array; like encoding/json, null empties it,
+// and a repeated key within a choice or delta replaces the earlier value.
 func (s *scanner) choices(ch *chunk) bool {
-	ch.Choices = ch.Choices[:0]
+	ch.choices = ch.choices[:0]
 	if s.lit("null") {
-		ch.Choices = nil
 		return true
 	}
 	return s.array(func() bool {
-		var text string
-		has := false
+		var d choice
 		ok := s.object(func(key []byte) bool {
-			if string(key) != "delta" {
-				return !foldsTo(key, "delta") && s.skip()
+			switch string(key) {
+			case "delta":
+				return s.delta(&d)
+			case "finish_reason":
+				return s.finishReason(&d)
 			}
-			if s.lit("null") {
-				return true
-			}
-			return s.object(func(key []byte) bool {
-				if string(key) != "content" {
-					return !foldsTo(key, "content") && s.skip()
-				}
-				if s.lit("null") {
-					return true
-				}
-				t, ok := s.text()
-				text, has = t, has || ok
-				return ok
-			})
+			return !foldsTo(key, "delta", "finish_reason") && s.skip()
 		})
-		if has {
-			ch.Choices = append(ch.Choices, choiceDelta{})
-			ch.Choices[len(ch.Choices)-1].Delta.Content = text
-		}
+		ch.choices = append(ch.choices, d)
 		return ok
 	})
 }
 
-// text reads a string value, unescaping it (and replacing invalid UTF-8,
-// as encoding/json does) when needed.
-func (s *scanner) text() (string, bool) {
+// delta reads a choice's delta (null leaves it as it was, as
+// encoding/json does for a struct).
+func (s *scanner) delta(d *choice) bool {
+	if s.lit("null") {
+		return true
+	}
+	return s.object(func(key []byte) bool {
+		var dst *jstr
+		switch string(key) {
+		case "content":
+			dst = &d.content
+		case "reasoning_content":
+			dst = &d.reasoningContent
+		case "reasoning":
+			dst = &d.reasoning
+		default:
+			return !foldsTo(key, "content", "reasoning_content", "reasoning") && s.skip()
+		}
+		if s.lit("null") {
+			return true
+		}
+		v, ok := s.jstr()
+		*dst = v
+		return ok
+	})
+}
+
+// finishReason reads finish_reason: null or a string.
+func (s *scanner) finishReason(d *choice) bool {
+	if s.lit("null") {
+		d.finish = false
+		return true
+	}
+	v, ok := s.jstr()
+	d.finish = ok && !v.empty()
+	return ok
+}
+
+// jstr reads a string value without decoding it: its raw content when it
+// is plain valid UTF-8, else the quoted JSON text (decoded on demand).
+func (s *scanner) jstr() (jstr, bool) {
 	raw, escaped, ok := s.str()
 	if !ok {
-		return "", false
+		return jstr{}, false
 	}
 	if !escaped && utf8.Valid(raw) {
-		return string(raw), true
+		return jstr{b: raw}, true
 	}
-	var text string
-	err := json.Unmarshal(s.b[s.i-len(raw)-2:s.i], &text)
-	return text, err == nil
+	return jstr{b: s.b[s.i-len(raw)-2 : s.i], quoted: true}, true
 }
 
 func (s *scanner) usage(ch *chunk) bool {
 	if s.lit("null") {
-		ch.Usage = nil
+		ch.hasUsage = false
 		return true
 	}
-	if ch.Usage == nil {
-		ch.Usage = &usage{}
-	}
-	u := ch.Usage
+	ch.hasUsage = true
+	u := &ch.usage
 	return s.object(func(key []byte) bool {
 		var dst *int
 		switch string(key) {

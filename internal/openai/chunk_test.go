@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -30,6 +31,12 @@ var chunkSamples = []string{
 	`{"usage":{"prompt_tokens":1},"usage":null,"choices":[{"delta":null}]}`,
 	`[]`, `null`, ``, `{`, `{"a"`, `{"a":}`, `{"a":1,}`,
 	`{"choices":[{"delta":{"content":"a` + "\xff" + `b"}}]}`, // invalid UTF-8: encoding/json gives U+FFFD
+	`{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"reasoning_content":"think"},"finish_reason":null}]}`,
+	`{"choices":[{"delta":{"reasoning":"r\u00e9"},"finish_reason":""}]}`,
+	`{"choices":[{"delta":{"content":"x"},"finish_reason":"stop"},{"delta":{},"finish_reason":"length"}],"usage":{"completion_tokens":9}}`,
+	`{"choices":[{"delta":{"content":"x"},"finish_reason":7}]}`,
+	`{"choices":[{"delta":{"Reasoning_Content":"x"}}]}`,
+	`{"choices":[{"delta":null,"delta":{"content":"a"},"delta":{"reasoning":"b"}}]}`,
 }
 
 // TestFastChunkAgreesWithEncodingJSON: whenever the fast path accepts a
@@ -42,24 +49,61 @@ func TestFastChunkAgreesWithEncodingJSON(t *testing.T) {
 
 func checkFastChunk(t *testing.T, data []byte) {
 	t.Helper()
-	var fast, slow chunk
+	var fast chunk
 	if !fastChunk(data, &fast) {
 		return
 	}
+	var slow jsonChunk
 	if err := json.Unmarshal(data, &slow); err != nil {
 		t.Fatalf("fast path accepted %q, encoding/json rejects it: %v", data, err)
 	}
-	// The fast path records only choices that have a content member, so
-	// compare the non-empty contents in order.
-	if a, b := contents(fast), contents(slow); !reflect.DeepEqual(a, b) {
-		t.Errorf("%q: fast contents %q, slow %q", data, a, b)
+	if a, b := view(fast), viewJSON(slow); !reflect.DeepEqual(a, b) {
+		t.Errorf("%q: fast path reads\n%+v\nencoding/json reads\n%+v", data, a, b)
 	}
-	if !reflect.DeepEqual(fast.Usage, slow.Usage) {
-		t.Errorf("%q: fast usage %+v, slow %+v", data, fast.Usage, slow.Usage)
+}
+
+// chunkView is what the client reads of a chunk, decoded.
+type chunkView struct {
+	Content, Reasoning []string // the non-empty ones, in order
+	Finished           int      // choices with a finish_reason
+	Usage              *usage
+	Error              bool
+}
+
+func view(ch chunk) chunkView {
+	v := chunkView{Error: errFromTarget(ch.err)}
+	for _, c := range ch.choices {
+		if !c.content.empty() {
+			v.Content = append(v.Content, c.content.text())
+		}
+		if r := c.reasoningText(); !r.empty() {
+			v.Reasoning = append(v.Reasoning, r.text())
+		}
+		if c.finish {
+			v.Finished++
+		}
 	}
-	if errFromTarget(fast.Error) != errFromTarget(slow.Error) {
-		t.Errorf("%q: error presence differs", data)
+	if ch.hasUsage {
+		u := ch.usage
+		v.Usage = &u
 	}
+	return v
+}
+
+func viewJSON(j jsonChunk) chunkView {
+	v := chunkView{Usage: j.Usage, Error: errFromTarget(j.Error)}
+	for _, c := range j.Choices {
+		if c.Delta.Content != "" {
+			v.Content = append(v.Content, c.Delta.Content)
+		}
+		if r := cmp.Or(c.Delta.ReasoningContent, c.Delta.Reasoning); r != "" {
+			v.Reasoning = append(v.Reasoning, r)
+		}
+		if c.FinishReason != nil && *c.FinishReason != "" {
+			v.Finished++
+		}
+	}
+	return v
 }
 
 func FuzzChunk(f *testing.F) {
@@ -71,15 +115,7 @@ func FuzzChunk(f *testing.F) {
 	})
 }
 
-func contents(ch chunk) []string {
-	var out []string
-	for _, c := range ch.Choices {
-		if c.Delta.Content != "" {
-			out = append(out, c.Delta.Content)
-		}
-	}
-	return out
-}
+func contents(ch chunk) []string { return view(ch).Content }
 
 // TestChunkDeepNesting: a hostile stream nesting arrays a million deep in
 // one chunk must not be walked recursively (the fast path used 128 MiB of

@@ -31,9 +31,9 @@ type Client struct {
 	base     string // BaseURL without a trailing "/" or "/v1"
 	key      string
 	redactor *redact.Redactor // applied to every target-originated string of an error
-	buffered budget           // bytes of non-streamed bodies held now, against MaxBufferedBytes
 	http     *http.Client
 	conns    *conns
+	held     atomic.Int64 // bytes of response bodies held by calls in flight (see call.charge)
 }
 
 // Result is the outcome of one request, with its timing. All times are
@@ -46,13 +46,21 @@ type Client struct {
 //   - Wrote: the request was fully written (httptrace WroteRequest); zero
 //     if the answer came before the request was fully written.
 //   - FirstByte: the first byte of the response arrived.
-//   - FirstToken: the first non-empty content delta was parsed (streamed
-//     chats only; zero otherwise).
-//   - Tokens: the time each non-empty content delta was parsed.
+//   - FirstToken: the first non-empty delta of any kind (answer or
+//     reasoning) was parsed (streamed chats only; zero otherwise).
+//   - FirstAnswerToken: the first non-empty content (answer) delta was
+//     parsed; later than FirstToken when a reasoning model thinks first.
+//   - Tokens: the time each non-empty delta (answer or reasoning) was
+//     parsed, at most max_tokens plus a margin: past that the last entry
+//     is the latest token and TokensDropped counts the ones left out.
 //   - End: the body was read to its end (or the request failed).
 type Result struct {
-	Start, Sent, Wrote, FirstByte, FirstToken, End time.Time
-	Tokens                                         []time.Time
+	Start, Sent, Wrote, FirstByte, FirstToken, FirstAnswerToken, End time.Time
+
+	Tokens []time.Time
+	// TokenCount is the number of deltas timed (answer and reasoning),
+	// TokensDropped those of them whose time is not in Tokens.
+	TokenCount, TokensDropped int
 
 	Status  int
 	Engine  string // X-Engine-Id
@@ -68,7 +76,11 @@ type Result struct {
 	QueueKnown bool
 
 	PromptTokens, CompletionTokens int
-	Text                           string
+	// Text is the answer, kept only when ChatRequest.KeepText asks for it.
+	Text string
+	// Note says something a reader of the record should know about an ok
+	// result (e.g. NoteNoDone).
+	Note string
 
 	Embeddings [][]float32
 	Docs       []Doc
@@ -79,6 +91,24 @@ type Result struct {
 
 // OK reports whether the request succeeded.
 func (r *Result) OK() bool { return r.Err == nil }
+
+// addNote appends a note to Result.Note.
+func (r *Result) addNote(n string) {
+	if r.Note != "" {
+		r.Note += "; "
+	}
+	r.Note += n
+}
+
+// TimePerToken is the mean time between the tokens actually timed:
+// (last − first) ÷ (TokenCount − 1); 0 with fewer than two. Usage counts
+// (which may include tokens never streamed) play no part.
+func (r *Result) TimePerToken() time.Duration {
+	if r.TokenCount < 2 || len(r.Tokens) == 0 {
+		return 0
+	}
+	return r.Tokens[len(r.Tokens)-1].Sub(r.FirstToken) / time.Duration(r.TokenCount-1)
+}
 
 // NewClient validates cfg, reads the API key from the environment variable
 // it names, and builds the connection pool.
@@ -96,7 +126,6 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	c.redactor = redact.New(c.key)
 	c.conns = newConns(cfg)
-	c.buffered.left.Store(cfg.MaxBufferedBytes)
 	c.http = &http.Client{
 		Transport: newTransport(cfg, c.conns),
 		CheckRedirect: func(*http.Request, []*http.Request) error {
@@ -135,6 +164,7 @@ func (c *Client) Close() { c.http.CloseIdleConnections() }
 type stamps struct {
 	mu                       sync.Mutex
 	sent, wroteAt, firstByte time.Time
+	conns                    int // connections the request was sent on (> 1: the transport replayed it)
 }
 
 func (s *stamps) trace() *httptrace.ClientTrace {
@@ -145,7 +175,12 @@ func (s *stamps) trace() *httptrace.ClientTrace {
 		s.mu.Unlock()
 	}
 	return &httptrace.ClientTrace{
-		GotConn:              func(httptrace.GotConnInfo) { set(&s.sent) },
+		GotConn: func(httptrace.GotConnInfo) {
+			set(&s.sent)
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+		},
 		WroteRequest:         func(httptrace.WroteRequestInfo) { set(&s.wroteAt) },
 		GotFirstResponseByte: func() { set(&s.firstByte) },
 	}
@@ -164,6 +199,9 @@ func (s *stamps) copyTo(res *Result) {
 		res.Sent = s.sent
 	}
 	res.Wrote, res.FirstByte = s.wroteAt, s.firstByte
+	if s.conns > 1 {
+		res.addNote(fmt.Sprintf("sent %d times: the target closed a kept-alive connection before answering", s.conns))
+	}
 }
 
 // call is one HTTP exchange in flight.
@@ -171,7 +209,10 @@ type call struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	resp   *http.Response
-	body   io.Reader // size-limited
+	body   io.Reader     // size-limited
+	budget *atomic.Int64 // the client's bytes held (nil: no budget)
+	limit  int64         // the client's MaxBytesInFlight
+	held   int64         // bytes this call charged
 }
 
 // send performs method path with body and fills the timing and header
@@ -208,7 +249,8 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	res.Engine = resp.Header.Get(protocol.HeaderEngine)
 	res.Retries, _ = strconv.Atoi(resp.Header.Get(protocol.HeaderRetries))
 	res.QueueWait, res.QueueKnown = protocol.ParseQueueWait(resp.Header.Get(protocol.HeaderQueueWait))
-	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes}}
+	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes},
+		budget: &c.held, limit: c.cfg.MaxBytesInFlight}
 	if resp.StatusCode/100 != 2 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		c.done(cl, res)
@@ -233,6 +275,22 @@ func (c *Client) header(req *http.Request, hdr http.Header, hasBody, stream bool
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
+	markReplayable(req)
+}
+
+// markReplayable lets the transport retry a POST on a fresh connection
+// when a reused keep-alive connection turns out to have been closed by
+// the target before it answered (the idle-close race): net/http retries
+// only requests it may replay, and an Idempotency-Key entry with no value
+// makes it one without sending any header. The body is a bytes.Reader,
+// so the request has GetBody.
+func markReplayable(req *http.Request) {
+	if req.Method != http.MethodPost {
+		return
+	}
+	if _, ok := req.Header["Idempotency-Key"]; !ok {
+		req.Header["Idempotency-Key"] = nil
+	}
 }
 
 // done drains a little of the body (so that the connection can be
@@ -241,6 +299,7 @@ func (c *Client) done(cl *call, res *Result) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(cl.resp.Body, 4<<10))
 	cl.resp.Body.Close()
 	cl.cancel()
+	cl.release()
 	c.conns.leave()
 	if res.End.IsZero() {
 		res.End = time.Now()
@@ -293,69 +352,6 @@ func (c *Client) excerpt(b []byte, n int) string {
 	return s
 }
 
-// budget is a count of bytes left, shared by concurrent calls.
-type budget struct{ left atomic.Int64 }
-
-func (b *budget) take(n int64) bool {
-	if b.left.Add(-n) < 0 {
-		b.left.Add(n)
-		return false
-	}
-	return true
-}
-
-func (b *budget) give(n int64) { b.left.Add(n) }
-
-// errOverBudget is the error of a body that would pass MaxBufferedBytes.
-var errOverBudget = fmt.Errorf("%w: the client's max_buffered_bytes is in use by other responses", errTooLarge)
-
-// readBody reads a non-streamed body whole, holding its bytes against the
-// client's MaxBufferedBytes; release gives them back (call it once the
-// data is decoded).
-func (c *Client) readBody(cl *call) (data []byte, release func(), err error) {
-	var held int64
-	release = func() { c.buffered.give(held) }
-	chunk := make([]byte, 32<<10)
-	var buf []byte
-	for {
-		n, rerr := cl.body.Read(chunk)
-		if n > 0 {
-			if !c.buffered.take(int64(n)) {
-				return nil, release, errOverBudget
-			}
-			held += int64(n)
-			buf = append(buf, chunk[:n]...)
-		}
-		switch {
-		case rerr == io.EOF:
-			return buf, release, nil
-		case rerr != nil:
-			return nil, release, rerr
-		}
-	}
-}
-
-// limitedBody fails with errTooLarge once more than n bytes were read.
-type limitedBody struct {
-	r io.Reader
-	n int64
-}
-
-func (l *limitedBody) Read(p []byte) (int, error) {
-	if l.n < 0 {
-		return 0, errTooLarge
-	}
-	if int64(len(p)) > l.n+1 {
-		p = p[:l.n+1]
-	}
-	n, err := l.r.Read(p)
-	l.n -= int64(n)
-	if l.n < 0 {
-		return n, errTooLarge
-	}
-	return n, err
-}
-
 // Models lists the model ids the target serves (GET /v1/models).
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	var res Result
@@ -369,8 +365,7 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	data, release, err := c.readBody(cl)
-	defer release()
+	data, err := cl.readAll()
 	if err == nil {
 		err = json.Unmarshal(data, &out)
 	}

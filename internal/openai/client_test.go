@@ -64,7 +64,7 @@ func TestChatStream(t *testing.T) {
 	var onToken []string
 	res := c.Chat(context.Background(), ChatRequest{
 		Model: "m", Messages: []Message{{Role: "user", Content: "hi"}}, MaxTokens: 3,
-		Stream: true, IncludeUsage: true, Header: http.Header{"X-Tenant-Id": {"t1"}},
+		Stream: true, IncludeUsage: true, KeepText: true, Header: http.Header{"X-Tenant-Id": {"t1"}},
 		OnToken: func(_ time.Time, s string) { onToken = append(onToken, s) },
 	})
 	if res.Err != nil {
@@ -97,9 +97,12 @@ func TestChatNonStream(t *testing.T) {
 	}
 	c, _ := newTestClient(t, http.HandlerFunc(h), Config{})
 	for _, stream := range []bool{false, true} { // a target may ignore "stream": true
-		res := c.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "?"}}, Stream: stream})
+		res := c.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "?"}}, Stream: stream, KeepText: true})
 		if res.Err != nil || res.Text != "yes" || res.CompletionTokens != 1 || res.PromptTokens != 2 {
 			t.Fatalf("stream=%v: res = %+v", stream, res)
+		}
+		if res := c.Chat(context.Background(), ChatRequest{Model: "m", Stream: stream}); res.Err != nil || res.Text != "" {
+			t.Errorf("stream=%v without KeepText: text %q, err %v; want no text kept", stream, res.Text, res.Err)
 		}
 	}
 }

@@ -14,7 +14,7 @@ const (
 	DefaultConnectTimeout   = 5 * time.Second
 	DefaultMaxConns         = 512
 	DefaultMaxResponseBytes = 64 << 20
-	DefaultMaxBufferedBytes = 1 << 30
+	DefaultMaxBytesInFlight = 64 << 20
 )
 
 // Config configures a Client. Zero values take the defaults above; only
@@ -23,19 +23,14 @@ type Config struct {
 	BaseURL   string `yaml:"base_url" json:"base_url"`       // e.g. http://127.0.0.1:8080 (a trailing /v1 is accepted)
 	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env"` // name of the env var holding the API key (sent as Bearer); the key itself is never logged or recorded
 
-	Timeout          time.Duration `yaml:"timeout" json:"timeout"`                       // whole request including the streamed body; 0 → DefaultTimeout
-	ConnectTimeout   time.Duration `yaml:"connect_timeout" json:"connect_timeout"`       // TCP connect (+ TLS handshake); 0 → DefaultConnectTimeout
-	FirstByteTimeout time.Duration `yaml:"first_byte_timeout" json:"first_byte_timeout"` // request written → response headers; 0 → bounded by Timeout only
-	MaxConns         int           `yaml:"max_conns" json:"max_conns"`                   // connections to the target at most (size it to the peak in-flight load; more requests wait for one); 0 → DefaultMaxConns
-	MaxResponseBytes int64         `yaml:"max_response_bytes" json:"max_response_bytes"` // 0 → DefaultMaxResponseBytes
-	MaxLineBytes     int           `yaml:"max_line_bytes" json:"max_line_bytes"`         // longest SSE line; 0 → DefaultMaxLine
-	DialConcurrency  int           `yaml:"dial_concurrency" json:"dial_concurrency"`     // connections dialed at once; 0 → DefaultDialConcurrency
-	// MaxBufferedBytes bounds the non-streamed response bodies held in
-	// memory at once by all calls of the client together (each may hold
-	// MaxResponseBytes): a target answering every one of 512 concurrent
-	// requests with 64 MiB must not need 32 GiB. A body that would pass it
-	// fails as too_large. 0 → DefaultMaxBufferedBytes.
-	MaxBufferedBytes int64 `yaml:"max_buffered_bytes" json:"max_buffered_bytes"`
+	Timeout          time.Duration `yaml:"timeout" json:"timeout"`                         // whole request including the streamed body; 0 → DefaultTimeout
+	ConnectTimeout   time.Duration `yaml:"connect_timeout" json:"connect_timeout"`         // TCP connect (+ TLS handshake); 0 → DefaultConnectTimeout
+	FirstByteTimeout time.Duration `yaml:"first_byte_timeout" json:"first_byte_timeout"`   // request written → response headers; 0 → bounded by Timeout only
+	MaxConns         int           `yaml:"max_conns" json:"max_conns"`                     // connections to the target at most (size it to the peak in-flight load; more requests wait for one); 0 → DefaultMaxConns
+	MaxResponseBytes int64         `yaml:"max_response_bytes" json:"max_response_bytes"`   // 0 → DefaultMaxResponseBytes
+	MaxBytesInFlight int64         `yaml:"max_bytes_in_flight" json:"max_bytes_in_flight"` // response bytes held by all requests in flight together (bodies being read, SSE line buffers beyond their first 32 KiB); past it a request fails too_large; 0 → DefaultMaxBytesInFlight
+	MaxLineBytes     int           `yaml:"max_line_bytes" json:"max_line_bytes"`           // longest SSE line; 0 → DefaultMaxLine
+	DialConcurrency  int           `yaml:"dial_concurrency" json:"dial_concurrency"`       // connections dialed at once; 0 → DefaultDialConcurrency
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -60,8 +55,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("target.%s must be >= 0 (0 = default)", name)
 		}
 	}
-	if c.MaxConns < 0 || c.MaxResponseBytes < 0 || c.MaxLineBytes < 0 || c.DialConcurrency < 0 || c.MaxBufferedBytes < 0 {
-		return errors.New("target.max_conns, max_response_bytes, max_line_bytes, dial_concurrency and max_buffered_bytes must be >= 0 (0 = default)")
+	if c.MaxConns < 0 || c.MaxResponseBytes < 0 || c.MaxLineBytes < 0 || c.DialConcurrency < 0 || c.MaxBytesInFlight < 0 {
+		return errors.New("target.max_conns, max_response_bytes, max_bytes_in_flight, max_line_bytes and dial_concurrency must be >= 0 (0 = default)")
 	}
 	return nil
 }
@@ -80,14 +75,14 @@ func (c Config) withDefaults() Config {
 	if c.MaxResponseBytes == 0 {
 		c.MaxResponseBytes = DefaultMaxResponseBytes
 	}
+	if c.MaxBytesInFlight == 0 {
+		c.MaxBytesInFlight = DefaultMaxBytesInFlight
+	}
 	if c.MaxLineBytes == 0 {
 		c.MaxLineBytes = DefaultMaxLine
 	}
 	if c.DialConcurrency == 0 {
 		c.DialConcurrency = DefaultDialConcurrency
-	}
-	if c.MaxBufferedBytes == 0 {
-		c.MaxBufferedBytes = DefaultMaxBufferedBytes
 	}
 	return c
 }

@@ -110,8 +110,7 @@ func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.H
 		return res
 	}
 	defer c.done(cl, &res)
-	data, release, err := c.readBody(cl)
-	defer release()
+	data, err := cl.readAll()
 	res.End = time.Now()
 	if err != nil {
 		c.readErr(cl, &res, err)

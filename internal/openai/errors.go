@@ -20,7 +20,7 @@ const (
 	ClassHTTP5xx     = "http_5xx"     // 5xx (and any other non-2xx status)
 	ClassMalformed   = "malformed"    // the body is not the JSON we expect
 	ClassTruncated   = "truncated"    // the body or stream ended early (no [DONE], cut mid-line, connection reset mid-body)
-	ClassTooLarge    = "too_large"    // the body exceeded MaxResponseBytes or a line exceeded MaxLineBytes
+	ClassTooLarge    = "too_large"    // the body exceeded MaxResponseBytes, a line MaxLineBytes, or the client's MaxBytesInFlight was spent
 	ClassStreamError = "stream_error" // the target reported an error inside a 200 response (error event / {"error":…})
 )
 
@@ -30,6 +30,10 @@ var ErrClasses = []string{ClassConnect, ClassReset, ClassTimeout, ClassCanceled,
 
 // errTooLarge is returned by limitedBody past MaxResponseBytes.
 var errTooLarge = errors.New("response body exceeds the size limit")
+
+// errBudget is returned once the bytes held by all calls in flight would
+// exceed MaxBytesInFlight.
+var errBudget = errors.New("the client's response memory budget is spent")
 
 // errWholeTimeout is the cause set when the client's own Timeout expires.
 var errWholeTimeout = errors.New("request timeout")
@@ -64,7 +68,7 @@ func statusClass(code int) string {
 // yet) or "read" (reading a 2xx body).
 func classify(ctx context.Context, err error, phase string) string {
 	switch {
-	case errors.Is(err, errTooLarge), errors.Is(err, ErrLineTooLong):
+	case errors.Is(err, errTooLarge), errors.Is(err, ErrLineTooLong), errors.Is(err, errBudget):
 		return ClassTooLarge
 	case errors.Is(context.Cause(ctx), errWholeTimeout):
 		return ClassTimeout

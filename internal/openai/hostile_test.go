@@ -151,7 +151,7 @@ func checkFuzzResult(t *testing.T, res Result, key string) {
 }
 
 // TestBufferedBytesBudget: non-streamed bodies held at once are bounded
-// across concurrent calls (MaxBufferedBytes); a body that would pass the
+// across concurrent calls (MaxBytesInFlight); a body that would pass the
 // budget is too_large, and every byte is given back afterwards.
 func TestBufferedBytesBudget(t *testing.T) {
 	release := make(chan struct{})
@@ -165,10 +165,10 @@ func TestBufferedBytesBudget(t *testing.T) {
 			<-release
 		}
 		io.WriteString(w, `1]}]}`)
-	}), Config{MaxBufferedBytes: 1 << 20, MaxResponseBytes: 8 << 20})
+	}), Config{MaxBytesInFlight: 1 << 20, MaxResponseBytes: 8 << 20})
 	done := make(chan Result)
 	go func() { done <- c.Embed(context.Background(), EmbedRequest{Model: "e", Input: []string{"a"}}) }()
-	for c.buffered.left.Load() > 1<<20-600_000 { // the first body is being held
+	for c.held.Load() < 600_000 { // the first body is being held
 		select {
 		case res := <-done:
 			t.Fatalf("the first call ended early: %v", res.Err)
@@ -182,7 +182,7 @@ func TestBufferedBytesBudget(t *testing.T) {
 	if first.Err != nil || second.ErrClass != ClassTooLarge {
 		t.Fatalf("first: %v; second: class %q (%v); want ok and too_large", first.Err, second.ErrClass, second.Err)
 	}
-	if left := c.buffered.left.Load(); left != 1<<20 {
-		t.Fatalf("budget left %d after both calls, want all %d back", left, 1<<20)
+	if held := c.held.Load(); held != 0 {
+		t.Fatalf("%d bytes still held after both calls, want all given back", held)
 	}
 }

@@ -43,6 +43,7 @@ type SSEReader struct {
 	skipLF  bool  // the last line ended in CR: a following LF belongs to it
 	noLF    int   // buf[:noLF] (from start) is known to hold no LF
 	bomDone bool
+	grow    func(n int64) error // charges a buffer growth of n bytes (nil: free)
 
 	data    []byte
 	hasData bool
@@ -225,7 +226,15 @@ func (s *SSEReader) fill() error {
 			s.start, s.end, s.noLF = 0, 0, 0
 			return s.err
 		}
-		nb := make([]byte, min(2*len(s.buf), s.maxLine+2))
+		n := min(2*len(s.buf), s.maxLine+2)
+		if s.grow != nil {
+			if err := s.grow(int64(n - len(s.buf))); err != nil {
+				s.err = err
+				s.start, s.end, s.noLF = 0, 0, 0
+				return err
+			}
+		}
+		nb := make([]byte, n)
 		copy(nb, s.buf[:s.end])
 		s.buf = nb
 	}

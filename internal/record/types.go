@@ -160,6 +160,15 @@ type Request struct {
 	// plus the harness.
 	ServerTTFTMs float64 `json:"server_ttft_ms,omitempty"`
 	ServerE2EMs  float64 `json:"server_e2e_ms,omitempty"`
+	// FirstAnswerToken is the offset of the first answer (content) token
+	// and TTFATMs the time to it from the intended send: later than
+	// FirstToken / TTFTMs (the first token of any kind) when a reasoning
+	// model thinks first.
+	FirstAnswerToken int64   `json:"first_answer_token_ns,omitempty"`
+	TTFATMs          float64 `json:"ttfat_ms,omitempty"`
+	// Note says something to know about an ok request (a stream that
+	// ended after its finish_reason without [DONE], say).
+	Note string `json:"note,omitempty"`
 }
 
 // Unified is one row of unified_results.jsonl/.csv, field for field the

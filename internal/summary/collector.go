@@ -33,6 +33,7 @@ var groupSets = [][]string{
 type acc struct {
 	labels                        map[string]string
 	count, errors, met            int
+	rejected                      int // failed with a 4xx other than 429 (see rejectedTypes)
 	e2e, service, ttft, tpot, itl *dist
 }
 
@@ -45,6 +46,9 @@ func (a *acc) add(r *record.Request) {
 	a.count++
 	if !r.OK {
 		a.errors++
+		if r.Status >= 400 && r.Status < 500 && r.Status != 429 {
+			a.rejected++
+		}
 		return
 	}
 	if r.SLOMet {

@@ -128,7 +128,7 @@ func (c *Collector) check(phases []Phase, v Validity) []string {
 	if lag := openLag.quantile(99); lag > v.MaxLagP99Ms {
 		reasons = append(reasons, fmt.Sprintf("schedule lag p99 %.2f ms is above %.2f ms", lag, v.MaxLagP99Ms))
 	}
-	return reasons
+	return append(reasons, c.rejectedTypes()...)
 }
 
 func (c *Collector) groupSummaries(dur map[string]time.Duration, total time.Duration) []record.Group {

@@ -35,6 +35,10 @@ type Options struct {
 	Start     Starter // starts the embedded stack; nil when the build has none
 	Seed      int64   // seed of the embedded stack's engines
 	StackYAML []byte  // the workload's default stack (Config.StackConfig wins)
+	// Models are the models the workload will ask for (workload.Models):
+	// one the target does not list makes Open fail with an
+	// *UnknownModelError before any traffic.
+	Models []string
 }
 
 // DefaultAdminTokenEnv is read for the admin token when AdminTokenEnv is empty.
@@ -73,6 +77,9 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 	t.redactor = redact.New(t.apiKey, t.admin)
 	if t.client, err = openai.NewClient(cfg.clientConfig(t.base)); err == nil {
 		err = t.Check(ctx)
+	}
+	if err == nil {
+		err = t.CheckModels(ctx, opts.Models)
 	}
 	if err != nil {
 		t.Close(context.WithoutCancel(ctx))

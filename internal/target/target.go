@@ -31,6 +31,10 @@ type Config struct {
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout,omitempty" json:"first_byte_timeout,omitempty"`
 	// MaxConns is the connection pool size (0: the client's default).
 	MaxConns int `yaml:"max_conns,omitempty" json:"max_conns,omitempty"`
+	// MaxBytesInFlight bounds the response bytes all requests in flight
+	// hold together; past it a request fails too_large instead of growing
+	// the harness (0: openai.DefaultMaxBytesInFlight, 64 MiB).
+	MaxBytesInFlight int64 `yaml:"max_bytes_in_flight,omitempty" json:"max_bytes_in_flight,omitempty"`
 	// AdminTokenEnv names the environment variable holding the bearer token
 	// of the gateway's admin API (default SAGEBENCH_ADMIN_TOKEN, when set).
 	AdminTokenEnv string `yaml:"admin_token_env,omitempty" json:"admin_token_env,omitempty"`
@@ -50,8 +54,8 @@ func (c Config) Validate() error {
 	if c.Timeout < 0 || c.FirstByteTimeout < 0 {
 		return errors.New("target.timeout and target.first_byte_timeout must be ≥ 0 (0 = default)")
 	}
-	if c.MaxConns < 0 {
-		return errors.New("target.max_conns must be ≥ 0 (0 = default)")
+	if c.MaxConns < 0 || c.MaxBytesInFlight < 0 {
+		return errors.New("target.max_conns and target.max_bytes_in_flight must be ≥ 0 (0 = default)")
 	}
 	if c.IsEmbedded() {
 		return nil
@@ -89,7 +93,7 @@ func (c Config) clientConfig(base string) openai.Config {
 		timeout = DefaultTimeout
 	}
 	return openai.Config{BaseURL: base, APIKeyEnv: c.APIKeyEnv, Timeout: timeout,
-		FirstByteTimeout: c.FirstByteTimeout, MaxConns: c.MaxConns}
+		FirstByteTimeout: c.FirstByteTimeout, MaxConns: c.MaxConns, MaxBytesInFlight: c.MaxBytesInFlight}
 }
 
 // Describe returns the URL with any user info, query and fragment removed.

@@ -40,6 +40,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{URL: "http://127.0.0.1:1", StackConfig: "s.yaml"}, "embedded target only"},
 		{Config{URL: "embedded", Timeout: -1}, "timeout"},
 		{Config{URL: "embedded", MaxConns: -1}, "max_conns"},
+		{Config{URL: "embedded", MaxBytesInFlight: -1}, "max_bytes_in_flight"},
 		{Config{URL: "http://127.0.0.1:1/v1?api_key=x"}, "query"},
 		{Config{URL: "http://127.0.0.1:1/#x"}, "query"},
 	}

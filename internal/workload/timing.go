@@ -13,7 +13,8 @@ const maxErrorText = 300
 
 // Fill copies the timing, status and usage of res into r: offsets
 // from env.Start, latencies in ms (E2E and TTFT from the intended send,
-// service time from the actual send).
+// service time from the actual send; TPOT from the tokens actually
+// timed, never from usage counts that include tokens never streamed).
 func (env *Env) Fill(r *record.Request, intended time.Time, res *openai.Result) {
 	sent := res.Sent
 	if sent.IsZero() {
@@ -21,11 +22,13 @@ func (env *Env) Fill(r *record.Request, intended time.Time, res *openai.Result) 
 	}
 	r.IntendedNS, r.SentNS = env.Offset(intended), env.Offset(sent)
 	r.FirstByte, r.FirstToken, r.EndNS = env.Offset(res.FirstByte), env.Offset(res.FirstToken), env.Offset(res.End)
+	r.FirstAnswerToken = env.Offset(res.FirstAnswerToken)
 	if len(res.Tokens) > 0 {
 		r.TokenNS = make([]int64, len(res.Tokens))
 		for i, t := range res.Tokens {
 			r.TokenNS[i] = env.Offset(t)
 		}
+		r.TokenNSDropped = res.TokensDropped
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	if !res.End.IsZero() {
@@ -39,9 +42,10 @@ func (env *Env) Fill(r *record.Request, intended time.Time, res *openai.Result) 
 	}
 	if !res.FirstToken.IsZero() {
 		r.TTFTMs = ms(res.FirstToken.Sub(intended))
-		if n := max(res.CompletionTokens, len(res.Tokens)); n > 1 && !res.End.IsZero() {
-			r.TPOTMs = ms(res.End.Sub(res.FirstToken)) / float64(n-1)
-		}
+		r.TPOTMs = ms(res.TimePerToken())
+	}
+	if !res.FirstAnswerToken.IsZero() {
+		r.TTFATMs = ms(res.FirstAnswerToken.Sub(intended))
 	}
 	r.Status, r.Engine, r.Retries = res.Status, res.Engine, res.Retries
 	if res.ServerOK {
@@ -53,6 +57,7 @@ func (env *Env) Fill(r *record.Request, intended time.Time, res *openai.Result) 
 	}
 	r.PromptTok, r.OutputTok = res.PromptTokens, res.CompletionTokens
 	r.OK = res.Err == nil
+	r.Note = res.Note
 	if res.Err != nil {
 		r.ErrorClass = res.ErrClass
 		r.Error = ClipError(res.Err.Error())

@@ -46,6 +46,22 @@ type Config interface {
 	Override(o Overrides) (ignored []string)
 }
 
+// ModelLister is implemented by a Config whose traffic names models:
+// Models lists those it will ask the target for, so that the target's
+// model list can be checked before any traffic (target.Options.Models).
+type ModelLister interface {
+	Models() []string
+}
+
+// Models returns the models w's configuration asks for (nil when it
+// does not say).
+func Models(w Workload) []string {
+	if ml, ok := w.Config().(ModelLister); ok {
+		return ml.Models()
+	}
+	return nil
+}
+
 // Overrides are the workload flags of `sagebench run`; nil means not set.
 type Overrides struct {
 	Rate          *float64       // --rate: arrival rate, req/s

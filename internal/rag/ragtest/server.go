@@ -73,7 +73,8 @@ func NewServer(o Options) (*Server, error) {
 		peak: map[string]int{}, count: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
-		io.WriteString(w, `{"object":"list","data":[{"id":"fake-llm","object":"model"}]}`)
+		io.WriteString(w, `{"object":"list","data":[{"id":"fake-llm","object":"model"},{"id":"m","object":"model"},`+
+			`{"id":"meta-llama/Llama-3.1-8B-Instruct","object":"model"},{"id":"BAAI/bge-small-en-v1.5","object":"model"}]}`)
 	})
 	mux.HandleFunc("POST /v1/embeddings", s.track("embeddings", s.embed))
 	if !o.NoRetrieve {

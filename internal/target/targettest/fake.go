@@ -21,6 +21,7 @@ const (
 	Garbage = "garbage" // 200 with a body that is not JSON / not SSE
 	Hang    = "hang"    // accept the request and never answer (until the client gives up)
 	Fail    = "fail"    // HTTP 500
+	Reject  = "reject"  // HTTP 404 model_not_found, as a target that does not serve the model
 )
 
 // Server is a fake OpenAI-compatible target.
@@ -30,6 +31,9 @@ type Server struct {
 	Tokens     int           // tokens per chat completion (default 4)
 	TokenDelay time.Duration // between tokens (default 1ms)
 	NoAdmin    bool          // answer 404 on /admin/policy
+	// Models is what GET /v1/models lists (nil: DefaultModels). The
+	// server answers any model whatever it lists.
+	Models []string
 
 	closing chan struct{}
 	once    sync.Once
@@ -75,9 +79,28 @@ func (s *Server) Headers() []http.Header {
 	return append([]http.Header(nil), s.headers...)
 }
 
+// DefaultModels are the ids a Server lists by default: its own and the
+// models the workloads ask for by default, so that a run's model check
+// passes against it.
+func DefaultModels() []string {
+	return []string{"fake-llm", "fake-embed", "m", "meta-llama/Llama-3.1-8B-Instruct", "BAAI/bge-small-en-v1.5"}
+}
+
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
+	ids := s.Models
+	if ids == nil {
+		ids = DefaultModels()
+	}
+	type model struct {
+		ID     string `json:"id"`
+		Object string `json:"object"`
+	}
+	data := make([]model, len(ids))
+	for i, id := range ids {
+		data[i] = model{ID: id, Object: "model"}
+	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Write([]byte(`{"object":"list","data":[{"id":"fake-llm","object":"model"},{"id":"fake-embed","object":"model"}]}`))
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
 
 func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
@@ -116,6 +139,9 @@ func (s *Server) misbehave(w http.ResponseWriter, r *http.Request) bool {
 		}
 	case Fail:
 		http.Error(w, `{"error":{"message":"boom"}}`, http.StatusInternalServerError)
+	case Reject:
+		io.Copy(io.Discard, r.Body)
+		http.Error(w, `{"error":{"message":"The model does not exist.","code":"model_not_found"}}`, http.StatusNotFound)
 	default:
 		return false
 	}

@@ -1,6 +1,7 @@
 package q1
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -205,6 +206,27 @@ func (c *Config) ragDefaults() rag.Defaults {
 
 // Override applies --rate, --total-requests and --duration; --llm-ratio
 // does not apply (every transaction generates).
+// Models lists the models the graph's embed and generate stages ask for
+// (a stage's model param, else embedding.model / llm.model).
+func (c *Config) Models() []string {
+	var out []string
+	for _, st := range c.Graph.Stages {
+		def := ""
+		switch st.Operator {
+		case rag.OpEmbed:
+			def = c.Embedding.Model
+		case rag.OpGenerate:
+			def = c.LLM.Model
+		default:
+			continue
+		}
+		if m := cmp.Or(st.Params["model"], def); m != "" && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 func (c *Config) Override(o workload.Overrides) []string {
 	o.ApplySchedule(&c.Schedule)
 	if o.LLMRatio != nil {

@@ -127,8 +127,10 @@ func fillCall(rec *record.Request, env *workload.Env, from time.Time, c rag.Call
 	}
 	if !c.FirstToken.IsZero() {
 		rec.TTFTMs = ms(c.FirstToken.Sub(from))
-		if n := max(c.CompletionTokens, len(c.Tokens)); n > 1 {
-			rec.TPOTMs = ms(c.End.Sub(c.FirstToken)) / float64(n-1)
+		// From the tokens actually timed: a usage count may include
+		// tokens never streamed (a reasoning model's, say).
+		if n := len(c.Tokens); n > 1 {
+			rec.TPOTMs = ms(c.Tokens[n-1].Sub(c.FirstToken)) / float64(n-1)
 		}
 	}
 	rec.Status, rec.Engine, rec.Retries = c.Status, c.Engine, c.Retries

@@ -169,6 +169,19 @@ func (c *Config) validateShapes() error {
 
 // Override applies --rate, --total-requests, --duration and --llm-ratio.
 // --duration without --total-requests lets the duration end the schedule.
+// Models lists the models the mix sends to: the LLM's when llm_ratio > 0,
+// the embedding model's when llm_ratio < 1.
+func (c *Config) Models() []string {
+	var out []string
+	if c.LLMRatio > 0 {
+		out = append(out, c.LLM.Model)
+	}
+	if c.LLMRatio < 1 {
+		out = append(out, c.Embedding.Model)
+	}
+	return out
+}
+
 func (c *Config) Override(o workload.Overrides) []string {
 	o.ApplySchedule(&c.Schedule)
 	if o.LLMRatio != nil {
