@@ -165,10 +165,10 @@ func TestBufferedBytesBudget(t *testing.T) {
 			<-release
 		}
 		io.WriteString(w, `1]}]}`)
-	}), Config{MaxBytesInFlight: 1 << 20, MaxResponseBytes: 8 << 20})
+	}), Config{MaxBytesInFlight: 768 << 10, MaxResponseBytes: 8 << 20})
 	done := make(chan Result)
 	go func() { done <- c.Embed(context.Background(), EmbedRequest{Model: "e", Input: []string{"a"}}) }()
-	for c.held.Load() < 600_000 { // the first body is being held
+	for c.held.Load() < 400_000 { // the first body is being held
 		select {
 		case res := <-done:
 			t.Fatalf("the first call ended early: %v", res.Err)
