@@ -23,9 +23,9 @@ type Drill interface {
 type built struct {
 	cfg   EngineConfig
 	eng   gateway.Member
-	drill Drill  // in-process sim engines
+	drill Drill       // in-process sim engines
 	child *procEngine // process engines
-	dim   int    // embedders with a known dimension
+	dim   int         // embedders with a known dimension
 }
 
 func (s *Stack) build(ctx context.Context, ec EngineConfig, seed int64) (*built, error) {
