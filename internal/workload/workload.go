@@ -122,4 +122,12 @@ type Outcome struct {
 	LoadMode string   // load.ModeOpen or load.ModeClosed
 	Notes    []string // e.g. "the target cannot switch policy; ran with its own"
 	Extra    map[string]float64
+	// Invalid are reasons this repetition is not valid or not comparable
+	// (e.g. drill events the target could not perform); the runner adds
+	// them to the run's invalid reasons.
+	Invalid []string
+	// Drill is a drill's report, written to run.json as "drill" (JSON).
+	Drill any
+	// Files are extra record files for the run directory (events.jsonl …).
+	Files []record.File
 }
