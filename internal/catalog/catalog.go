@@ -13,6 +13,7 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 	"github.com/sagebench/sagebench/internal/workload/q1"
 	"github.com/sagebench/sagebench/internal/workload/q2"
+	"github.com/sagebench/sagebench/internal/workload/q8"
 )
 
 // Catalog lists Q1..Q8 in order.
@@ -30,8 +31,7 @@ func Catalog() []workload.Spec {
 			Description: "base load with periodic bursts, 20 % high priority; primary: high-priority SLO attainment inside bursts"},
 		{ID: "Q7", Name: "ReconfigDrill", Entry: "reconfiguration",
 			Description: "steady load through policy switch, engine add, drain and remove; primary: requests failed by reconfiguration"},
-		{ID: "Q8", Name: "RecoverySoak", Entry: "recovery",
-			Description: "long mixed load with periodic SIGKILL/SIGSTOP/slowdown faults; primary: lost requests and availability"},
+		q8.Spec(),
 	}
 }
 
