@@ -13,6 +13,7 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 	"github.com/sagebench/sagebench/internal/workload/q1"
 	"github.com/sagebench/sagebench/internal/workload/q2"
+	"github.com/sagebench/sagebench/internal/workload/q7"
 	"github.com/sagebench/sagebench/internal/workload/q8"
 )
 
@@ -29,8 +30,7 @@ func Catalog() []workload.Spec {
 			Description: "heterogeneous pool, the fast engine killed mid-run; primary: recovery time and post-recovery throughput"},
 		{ID: "Q6", Name: "BurstTown", Entry: "burst_priority",
 			Description: "base load with periodic bursts, 20 % high priority; primary: high-priority SLO attainment inside bursts"},
-		{ID: "Q7", Name: "ReconfigDrill", Entry: "reconfiguration",
-			Description: "steady load through policy switch, engine add, drain and remove; primary: requests failed by reconfiguration"},
+		q7.Spec(),
 		q8.Spec(),
 	}
 }
