@@ -13,6 +13,7 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 	"github.com/sagebench/sagebench/internal/workload/q1"
 	"github.com/sagebench/sagebench/internal/workload/q2"
+	"github.com/sagebench/sagebench/internal/workload/q5"
 	"github.com/sagebench/sagebench/internal/workload/q7"
 	"github.com/sagebench/sagebench/internal/workload/q8"
 )
@@ -26,8 +27,7 @@ func Catalog() []workload.Spec {
 			Description: "an interactive tenant alone, then beside a ramping batch tenant; primary: interference ratio (victim p99 TTFT contended ÷ alone)"},
 		{ID: "Q4", Name: "ScaleFrontier", Entry: "scalability",
 			Description: "highest arrival rate meeting the SLO for n = 1, 2, 4 … nodes; primary: scaling efficiency"},
-		{ID: "Q5", Name: "HeteroResilience", Entry: "heterogeneity",
-			Description: "heterogeneous pool, the fast engine killed mid-run; primary: recovery time and post-recovery throughput"},
+		q5.Spec(),
 		{ID: "Q6", Name: "BurstTown", Entry: "burst_priority",
 			Description: "base load with periodic bursts, 20 % high priority; primary: high-priority SLO attainment inside bursts"},
 		q7.Spec(),
