@@ -170,10 +170,11 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	c.header(req, hdr, body != nil, stream)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		class := classify(cctx, err, "connect")
-		if !st.wrote() && class == ClassTruncated {
-			class = ClassConnect
+		phase := "connect" // nothing reached the target
+		if st.wrote() {
+			phase = "response" // the request went out and no answer came: truncated, not connect
 		}
+		class := classify(cctx, err, phase)
 		cancel()
 		c.fail(res, class, fmt.Errorf("%s %s: %w", method, path, unwrapURL(err)))
 		return nil
