@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
+	"github.com/sagebench/sagebench/internal/drill/drilltest"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -129,8 +130,8 @@ func TestURLTargetWithoutHooks(t *testing.T) {
 // engine) loses its engine process through an exec: hook that SIGKILLs
 // it; the hook's exit status is recorded and nothing is lost.
 func TestExecHookKillsEngineProcess(t *testing.T) {
-	cmd, url := startEngineProcess(t)
-	tg := openGateway(t, url)
+	cmd := drilltest.StartEngineProcess(t, "ext-0")
+	tg := openGateway(t, cmd.URL)
 	env, _ := newEnv(tg)
 	cfg := tinyConfig(drill.Event{At: time.Second, Action: drill.Kill, Engine: "ext-0"})
 	cfg.Hooks = map[string]drill.Hook{drill.Kill: {Exec: []string{"kill", "-KILL", strconv.Itoa(cmd.Process.Pid)}}}
@@ -143,7 +144,7 @@ func TestExecHookKillsEngineProcess(t *testing.T) {
 		t.Fatalf("event %+v", e)
 	}
 	select {
-	case <-waitExit(cmd):
+	case <-cmd.Exited:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the engine process is still running after the hook")
 	}

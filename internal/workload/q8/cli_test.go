@@ -1,6 +1,7 @@
 package q8_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -45,5 +46,62 @@ func TestQ8QuickOnEmbeddedStack(t *testing.T) {
 	}
 	if !strings.Contains(res.Stdout, "lost: 0 requests") {
 		t.Errorf("primary metric not printed as lost: 0 requests:\n%s", res.Stdout)
+	}
+}
+
+// TestQ8ReportsLostRequests: through the CLI, a stack that silently drops
+// two responses makes the run report lost = 2 as its primary metric.
+func TestQ8ReportsLostRequests(t *testing.T) {
+	body := drilltest.Loose + `q8:
+  load: {schedule: {process: poisson, rate: 10, duration: 4s}}
+  engines: []
+  drill:
+    events: [{at: 1s, action: drop, count: 2}]
+    recovery: {metric: e2e_p99, bound: 5s, hold: 500ms}
+`
+	res := drilltest.Run(t, "Q8", body, 60*time.Second, "--quick")
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if res.Drill.Lost.Lost != 2 || !strings.Contains(res.Stdout, "lost: 2 requests") {
+		t.Fatalf("lost %+v\n%s", res.Drill.Lost, res.Stdout)
+	}
+}
+
+// TestQ8ExternalTargetExecHook: Q8 against an external target (a gateway
+// in front of a `sagebench serve engine` process this test started) with
+// an exec: hook that SIGKILLs that process; an event without a hook is
+// reported as not performed and the run as not comparable (exit 5).
+func TestQ8ExternalTargetExecHook(t *testing.T) {
+	eng := drilltest.StartEngineProcess(t, "ext-0")
+	gw := drilltest.StartGateway(t, "ext-0", eng.URL)
+	body := drilltest.Loose + fmt.Sprintf(`q8:
+  load: {schedule: {process: poisson, rate: 10, duration: 5s}}
+  drill:
+    events: [{at: 1s, action: kill, engine: ext-0}, {at: 2s, action: pause, engine: llm-1, duration: 1s}]
+    hooks:
+      kill: {exec: [kill, -KILL, "%d"]}
+    recovery: {metric: e2e_p99, bound: 5s, hold: 500ms}
+`, eng.Process.Pid)
+	res := drilltest.Run(t, "Q8", body, 60*time.Second, "--quick", "--target", gw.URL())
+	if res.Code != 5 {
+		t.Fatalf("exit %d, want 5 (not comparable)\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	select {
+	case <-eng.Exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the engine process survived the hook")
+	}
+	if len(res.Events) < 1 || res.Events[0]["via"] != "exec" || res.Events[0]["outcome"] != "ok" || res.Events[0]["exit_status"] != 0.0 {
+		t.Errorf("kill event %v", res.Events)
+	}
+	if res.Drill.Comparable || len(res.Drill.NotPerformed) != 2 { // pause and its resume
+		t.Errorf("comparable %v, not performed %v", res.Drill.Comparable, res.Drill.NotPerformed)
+	}
+	if res.Drill.Lost.Lost != 0 {
+		t.Errorf("lost %+v", res.Drill.Lost)
+	}
+	if !strings.Contains(strings.Join(res.Run.InvalidReasons, " "), "not comparable") {
+		t.Errorf("invalid reasons %v", res.Run.InvalidReasons)
 	}
 }
