@@ -126,3 +126,14 @@ func (l *Load) deadline(typ string) time.Duration {
 	}
 	return l.SLO.EmbeddingE2E
 }
+
+// Mix describes the request types of n requests drawn from seed, for plans.
+func (l *Load) Mix(seed int64, n int) string {
+	llm := 0
+	for _, it := range l.Items(seed, n) {
+		if it.Type == protocol.TypeLLM {
+			llm++
+		}
+	}
+	return fmt.Sprintf("llm %d, embedding %d", llm, n-llm)
+}

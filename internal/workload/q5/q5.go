@@ -17,6 +17,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -70,7 +71,7 @@ func Default(quick bool) *Config {
 			{ID: "llm-slow-1", Kind: "llm", Profile: "llama3.1-8b-a10g"},
 			{ID: "embed-0", Kind: "embedding", Profile: "bge-small-cpu"},
 		},
-		Drill:  drill.Config{Recovery: drill.Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}},
+		Drill:  drill.Config{Series: series.Config{}.WithDefaults(), Recovery: drill.Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}},
 		Target: Goal{Recovery: 10 * time.Second, Throughput: 0.9},
 	}
 	kill := 60 * time.Second

@@ -29,7 +29,7 @@ func (q *q5) Plan(seed int64) (workload.Plan, error) {
 		return workload.Plan{}, fmt.Errorf("q5.load.%w", err)
 	}
 	p := workload.Plan{Phases: []workload.PlannedPhase{{Name: "hetero", Process: q.cfg.Load.Schedule.Process,
-		Requests: s.Len(), Rate: s.Rate(), Span: s.Span()}}}
+		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: q.cfg.Load.Mix(seed, s.Len())}}}
 	for _, e := range drill.Expand(q.cfg.Drill.Events) {
 		p.Notes = append(p.Notes, "event: "+e.String())
 	}

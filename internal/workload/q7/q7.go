@@ -11,6 +11,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -37,7 +38,7 @@ type Config struct {
 func Default(quick bool) *Config {
 	at := []time.Duration{60 * time.Second, 120 * time.Second, 180 * time.Second, 240 * time.Second}
 	c := &Config{Load: drill.DefaultLoad(20, 5*time.Minute),
-		Drill: drill.Config{Recovery: drill.Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}}}
+		Drill: drill.Config{Series: series.Config{}.WithDefaults(), Recovery: drill.Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}}}
 	if quick {
 		at = []time.Duration{4 * time.Second, 8 * time.Second, 13 * time.Second, 17 * time.Second}
 		c.Load = drill.DefaultLoad(8, 24*time.Second)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -55,7 +56,7 @@ func Default(quick bool) *Config {
 	c := &Config{
 		Load:    drill.DefaultLoad(20, 10*time.Minute),
 		Faults:  Faults{Engine: "llm-1", First: 30 * time.Second, Every: time.Minute, RestartAfter: 3 * time.Second, Pause: 5 * time.Second, SlowdownFactor: 4, SlowdownFor: 10 * time.Second},
-		Drill:   drill.Config{Recovery: drill.Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}},
+		Drill:   drill.Config{Series: series.Config{}.WithDefaults(), Recovery: drill.Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}},
 		Engines: []string{"llm-0", "llm-1", "embed-0"},
 	}
 	if quick {
