@@ -80,7 +80,7 @@ func (q *q8) measure(r *drill.Run, s *sampler) (map[string]float64, details) {
 	ws := r.Windows
 	every := max(int(dcWidth(q.cfg)/dcStep(q.cfg)), 1)
 	p99 := series.DriftOf(ws, q.cfg.Drill.Recovery.Metric, every)
-	rss, fd := s.drifts()
+	rss, fd := s.drifts(q.warmup())
 	d := details{P99Drift: drill.DriftJSON(p99), RSSDrift: drill.DriftJSON(rss), FDDrift: drill.DriftJSON(fd)}
 	extra := map[string]float64{"faults": float64(faults), "faults_recovered": float64(recovered),
 		"recovery_max_ms": -1, "p99_drift_ms_per_min": drill.Finite(p99.SlopePerMin, 0),
@@ -165,10 +165,25 @@ func (s *sampler) sample(f target.Faults, ids []string, at time.Duration) {
 	s.mins, s.rss, s.fd = append(s.mins, at.Minutes()), append(s.rss, rss), append(s.fd, fds)
 }
 
-func (s *sampler) drifts() (rss, fd series.Drift) {
+// drifts fits the samples taken from `from` on (start-up growth of
+// connection pools and heaps before it is not drift).
+func (s *sampler) drifts(from time.Duration) (rss, fd series.Drift) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return series.DriftOfPoints(s.mins, s.rss), series.DriftOfPoints(s.mins, s.fd)
+	i := 0
+	for i < len(s.mins) && s.mins[i] < from.Minutes() {
+		i++
+	}
+	return series.DriftOfPoints(s.mins[i:], s.rss[i:]), series.DriftOfPoints(s.mins[i:], s.fd[i:])
+}
+
+// warmup is when the first fault strikes: resource drift counts from there.
+func (q *q8) warmup() time.Duration {
+	ev := drill.Expand(q.cfg.Events())
+	if len(ev) == 0 {
+		return 0
+	}
+	return ev[0].At
 }
 
 // rssMiB reads VmRSS of pid from /proc (0 when unreadable).
