@@ -1,6 +1,7 @@
 package q8_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -100,6 +101,12 @@ func TestQ8ExternalTargetExecHook(t *testing.T) {
 	}
 	if res.Drill.Lost.Lost != 0 {
 		t.Errorf("lost %+v", res.Drill.Lost)
+	}
+	var d struct {
+		RSS struct{ Points int } `json:"rss_drift"`
+	}
+	if err := json.Unmarshal(res.Drill.Details, &d); err != nil || d.RSS.Points == 0 {
+		t.Errorf("no RSS samples from the target's /metrics (%v): %s", err, res.Drill.Details)
 	}
 	if !strings.Contains(strings.Join(res.Run.InvalidReasons, " "), "not comparable") {
 		t.Errorf("invalid reasons %v", res.Run.InvalidReasons)

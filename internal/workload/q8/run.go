@@ -3,6 +3,7 @@ package q8
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,7 +54,7 @@ func (q *q8) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	extra, details := q.measure(r, samples)
 	var notes []string
 	if samples.n == 0 {
-		notes = append(notes, "RSS and open files not sampled: the target is not the embedded stack")
+		notes = append(notes, "RSS and open files not sampled: the target is not the embedded stack and its /metrics has no process_resident_memory_bytes and process_open_fds")
 	}
 	return r.Outcome(extra, details, notes...)
 }
@@ -124,10 +125,8 @@ type sampler struct {
 }
 
 func (s *sampler) start(t *target.Target, ids []string) (stop func()) {
-	f, ok := t.Faults()
-	if !ok {
-		return func() {}
-	}
+	f, embedded := t.Faults()
+	client := &http.Client{}
 	done, finished := make(chan struct{}), make(chan struct{})
 	t0 := time.Now()
 	go func() {
@@ -135,7 +134,11 @@ func (s *sampler) start(t *target.Target, ids []string) (stop func()) {
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
 		for {
-			s.sample(f, ids, time.Since(t0))
+			if embedded {
+				s.sample(f, ids, time.Since(t0))
+			} else if rss, fds, ok := scrape(context.Background(), client, t.URL()); ok {
+				s.add(time.Since(t0), rss, fds)
+			}
 			select {
 			case <-done:
 				return
@@ -159,6 +162,10 @@ func (s *sampler) sample(f target.Faults, ids []string, at time.Duration) {
 		ents, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
 		fds += float64(len(ents))
 	}
+	s.add(at, rss, fds)
+}
+
+func (s *sampler) add(at time.Duration, rss, fds float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
