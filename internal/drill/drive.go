@@ -94,11 +94,12 @@ func (r *Run) measure() error {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// NotPerformed lists the events no actor performed.
+// NotPerformed lists the events that did not happen as scheduled: no
+// actor could perform them, the run ended first, or the attempt failed.
 func (r *Run) NotPerformed() []string {
 	var out []string
 	for _, e := range r.Events {
-		if e.Outcome == OutcomeNotPerformed {
+		if e.Outcome != OutcomeOK {
 			out = append(out, fmt.Sprintf("%s %s at %.1fs (%s)", e.Action, e.Target, float64(e.IntendedNS)/1e9, e.Error))
 		}
 	}

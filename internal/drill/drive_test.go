@@ -155,3 +155,20 @@ func TestExecHookKillsEngineProcess(t *testing.T) {
 		t.Errorf("lost %+v", r.Lost)
 	}
 }
+
+// TestFailedEventNotComparable: an event that fails (an unknown engine)
+// is recorded as an error and makes the run not comparable.
+func TestFailedEventNotComparable(t *testing.T) {
+	env, _ := newEnv(openEmbedded(t))
+	r, err := drill.Drive(t.Context(), env, "t", tinyLoad(), tinyConfig(drill.Event{At: 500 * time.Millisecond, Action: drill.Kill, Engine: "nope"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Events[0].Outcome != drill.OutcomeError || !strings.Contains(r.Events[0].Error, "nope") {
+		t.Fatalf("event %+v", r.Events[0])
+	}
+	o, _ := r.Outcome(nil, nil)
+	if len(o.Invalid) != 1 || !strings.Contains(o.Invalid[0], "kill nope") {
+		t.Errorf("invalid %v", o.Invalid)
+	}
+}
