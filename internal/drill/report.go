@@ -81,7 +81,7 @@ func (r *Run) Outcome(extra map[string]float64, details any, notes ...string) (w
 	o.Notes = append(o.Notes, r.recoveryNotes()...)
 	rep := r.Report(details)
 	if !rep.Comparable {
-		o.Invalid = append(o.Invalid, "drill events not performed, the run is not comparable: "+strings.Join(rep.NotPerformed, "; "))
+		o.Invalid = append(o.Invalid, "drill events did not happen as scheduled, the run is not comparable: "+strings.Join(rep.NotPerformed, "; "))
 	}
 	o.Drill = rep
 	files, err := r.Files()

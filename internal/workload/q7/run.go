@@ -40,10 +40,10 @@ func (q *q7) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		return workload.Outcome{}, fmt.Errorf("q7: %w", err)
 	}
 	att := r.Attribute()
-	d := details{Failures: att, Steady: math.NaN()}
+	d := details{Failures: att}
 	extra := map[string]float64{"failed_by_reconfig": float64(len(att))}
-	d.Steady, d.Excess = q.excess(r)
-	d.SteadyMs = drill.Finite(d.Steady, 0)
+	steady, ex := q.excess(r)
+	d.SteadyMs, d.Excess = drill.Finite(steady, 0), ex
 	worst := 0.0
 	for _, x := range d.Excess {
 		worst = max(worst, x.Ratio)
@@ -58,7 +58,6 @@ func (q *q7) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 
 type details struct {
 	Failures []drill.Attribution `json:"failures"`
-	Steady   float64             `json:"-"`
 	SteadyMs float64             `json:"steady_p99_ms"` // median windowed metric away from events
 	Excess   []excess            `json:"p99_excess"`
 }
