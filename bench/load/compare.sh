@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Side-by-side: the sagebench load driver vs vegeta, against one loopback
-# no-op server, in one go. Usage: bench/load/compare.sh [sweep-seconds]
-#   1. 5,000 req/s for 10 s, both tools (delivered %, schedule-lag p50/p99/max)
-#   2. a rate sweep (default 3 s per step), alternating the tools, to find the
-#      highest rate each sustains with lag p99 <= 5 ms and delivered >= 99 %.
-# Prints JSON lines and a final table. Everything binds 127.0.0.1.
-# The load average is printed first: on a shared machine it decides the
-# numbers more than either tool does; compare only rows of the same run.
+# The path users run, side by side: `sagebench run` (the binary, with the
+# flags a user types), the bare driver (internal/load with net/http) and
+# vegeta, against one instant-answer OpenAI server on loopback, each
+# sending the same POST /v1/embeddings at a constant rate for DUR seconds.
+# Tools are interleaved and their order rotated every repetition; the load
+# average is printed before and after. Everything binds 127.0.0.1.
+#
+#   bench/load/compare.sh                      # RATES="2000 5000 8000", REPS=3, DUR=5
+#   RATES="2000 5000 8000 10000 12000" REPS=3 bench/load/compare.sh
+#
+# Per run it prints one JSON line (tool, rate, delivered %, schedule-lag
+# p50/p99/max in µs, cpu_s and CPU µs per request); at the end a table of
+# medians and the highest rate each tool sustains (lag p99 ≤ 5 ms and
+# delivered ≥ 99 %).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-STEP=${1:-3}
-REPS=${REPS:-1}   # sweep repetitions (interleaved); the table shows medians
-RATES=${RATES:-"1000 2000 3000 5000 7500 10000 15000 20000 30000"}
+RATES=${RATES:-"2000 5000 8000"}
+REPS=${REPS:-3}
+DUR=${DUR:-5}
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/loadbench-compare.XXXXXX")
 SERVER_PID=""
@@ -21,57 +27,77 @@ trap cleanup EXIT
 VEGETA=$(command -v vegeta || echo "$(go env GOPATH)/bin/vegeta")
 if [ ! -x "$VEGETA" ]; then
   echo "# installing vegeta: go install github.com/tsenart/vegeta/v12@latest" >&2
-  if ! go install github.com/tsenart/vegeta/v12@latest; then
-    echo "# vegeta could not be installed; running sagebench only" >&2
-    VEGETA=""
-  fi
+  (cd "$TMP" && GOFLAGS= go install github.com/tsenart/vegeta/v12@latest) || VEGETA=""
 fi
-
 go build -o "$TMP/loadbench" ./bench/load
-"$TMP/loadbench" serve -addr-file "$TMP/addr" -max 20m &
+go build -o "$TMP/sagebench" ./cmd/sagebench
+"$TMP/loadbench" serve -addr-file "$TMP/addr" -max 60m &
 SERVER_PID=$!
 for _ in $(seq 50); do [ -s "$TMP/addr" ] && break; sleep 0.1; done
-URL="http://$(cat "$TMP/addr")/"
-echo "# no-op server at $URL; $(nproc) cores; open files $(ulimit -n); load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+URL="http://$(cat "$TMP/addr")"
+echo "# server $URL; $(nproc) cores; $(go version | cut -d' ' -f3); load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+printf '{"model":"bench-embed","input":["the quick brown fox"]}' > "$TMP/body.json"
 
-ours() { "$TMP/loadbench" drive -url "$URL" -rate "$1" -duration "${2}s" "${@:3}" | tee -a "$TMP/all.jsonl"; }
-theirs() {
+# cpu CMD…: run it, append "cpu_s" to the JSON line on its stdout.
+withcpu() { "$TMP/loadbench" cpu -- "$@" 2> "$TMP/cpu" | python3 -c '
+import json,sys; m=json.loads(sys.stdin.read().strip().splitlines()[-1])
+c=[l for l in open(sys.argv[1]) if l.startswith("cpu_s=")]; m["cpu_s"]=float(c[-1][6:]) if c else None
+m["cpu_us_per_req"]=round(m["cpu_s"]*1e6/max(m["sent"],1),1) if m["cpu_s"] is not None else None
+print(json.dumps(m))' "$TMP/cpu"; }
+
+run_sagebench() { # rate
+  cat > "$TMP/q2.yaml" <<YAML
+q2:
+  schedule: {process: constant, rate: $1, duration: ${DUR}s, count: 0}
+  llm_ratio: 0
+  policies: [fifo]
+  embedding: {model: bench-embed, inputs: 1, words: 4}
+YAML
+  rm -rf "$TMP/out"
+  "$TMP/loadbench" cpu -- "$TMP/sagebench" run -e Q2 -c "$TMP/q2.yaml" --target "$URL" --output-dir "$TMP/out" \
+    > "$TMP/run.log" 2> "$TMP/cpu" || true
+  local dir; dir=$(ls -d "$TMP"/out/q2/*/ | head -1)
+  "$TMP/loadbench" run-lag -dir "$dir" -rate "$1" -duration "${DUR}s" | python3 -c '
+import json,sys; m=json.loads(sys.stdin.read())
+c=[l for l in open(sys.argv[1]) if l.startswith("cpu_s=")]; m["cpu_s"]=float(c[-1][6:])
+m["cpu_us_per_req"]=round(m["cpu_s"]*1e6/max(m["sent"],1),1); print(json.dumps(m))' "$TMP/cpu"
+}
+run_bare() { withcpu "$TMP/loadbench" drive -url "$URL" -rate "$1" -duration "${DUR}s"; }
+run_vegeta() {
   [ -z "$VEGETA" ] && return 0
-  echo "GET $URL" | "$VEGETA" attack -rate "$1" -duration "${2}s" -keepalive=true > "$TMP/v.bin"
-  "$VEGETA" encode --to json < "$TMP/v.bin" | "$TMP/loadbench" vegeta-lag -rate "$1" -duration "${2}s" | tee -a "$TMP/all.jsonl"
+  printf 'POST %s/v1/embeddings\nContent-Type: application/json\n@%s\n' "$URL" "$TMP/body.json" > "$TMP/targets"
+  "$TMP/loadbench" cpu -- "$VEGETA" attack -targets "$TMP/targets" -rate "$1" -duration "${DUR}s" -keepalive=true -output "$TMP/v.bin" 2> "$TMP/cpu"
+  "$VEGETA" encode --to json < "$TMP/v.bin" | "$TMP/loadbench" vegeta-lag -rate "$1" -duration "${DUR}s" | python3 -c '
+import json,sys; m=json.loads(sys.stdin.read())
+c=[l for l in open(sys.argv[1]) if l.startswith("cpu_s=")]; m["cpu_s"]=float(c[-1][6:])
+m["cpu_us_per_req"]=round(m["cpu_s"]*1e6/max(m["sent"],1),1); print(json.dumps(m))' "$TMP/cpu"
 }
 
-echo "## 5000 req/s for 10 s (plus the driver's variants: goroutine per request, busy-wait pacer)" >&2
-ours 5000 10
-theirs 5000 10
-ours 5000 10 -spawn
-ours 5000 10 -busy
-
-echo "## sweep, ${STEP}s per step, $REPS repetition(s)" >&2
-for _ in $(seq "$REPS"); do
+TOOLS=(sagebench bare vegeta)
+for rep in $(seq "$REPS"); do
   for r in $RATES; do
-    ours "$r" "$STEP"
-    theirs "$r" "$STEP"
+    for k in 0 1 2; do
+      t=${TOOLS[$(( (k + rep) % 3 ))]}
+      "run_$t" "$r" | tee -a "$TMP/all.jsonl"
+    done
   done
 done
-
-echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-echo "## highest sustained rate (lag p99 <= 5000 us and delivered >= 99 %), per tool" >&2
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 python3 - "$TMP/all.jsonl" <<'PY'
 import json, sys, statistics as st
-rows = [json.loads(l) for l in open(sys.argv[1])]
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 groups = {}
 for r in rows:
     groups.setdefault((r["tool"], r["rate"]), []).append(r)
-print("%-16s %7s %4s %9s %10s %10s %10s" % ("tool", "rate", "n", "deliv%", "p50us", "p99us", "maxus"))
+print("%-14s %7s %3s %8s %9s %9s %8s %10s" % ("tool", "rate", "n", "deliv%", "lag p50us", "lag p99us", "cpu s", "cpu us/req"))
 best = {}
-for (tool, rate), g in groups.items():
-    med = lambda k: st.median(x[k] for x in g)
-    print("%-16s %7.0f %4d %9.2f %10.0f %10.0f %10.0f" % (tool, rate, len(g), med("delivered_pct"), med("lag_p50_us"), med("lag_p99_us"), med("lag_max_us")))
+for (tool, rate), g in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+    med = lambda k: st.median(x[k] for x in g if x.get(k) is not None)
+    print("%-14s %7.0f %3d %8.2f %9.0f %9.0f %8.2f %10.1f" % (tool, rate, len(g), med("delivered_pct"), med("lag_p50_us"), med("lag_p99_us"), med("cpu_s"), med("cpu_us_per_req")))
     if med("lag_p99_us") <= 5000 and med("delivered_pct") >= 99:
         best[tool] = max(best.get(tool, 0), rate)
 for t in sorted({k[0] for k in groups}):
-    print("max sustained (median lag p99 <= 5 ms, delivered >= 99 %%): %s %s" % (t, best.get(t, "none")))
-if best.get("sagebench") and best.get("vegeta"):
-    print("ratio sagebench/vegeta: %.2f" % (best["sagebench"] / best["vegeta"]))
+    print("highest sustained rate (median lag p99 <= 5 ms, delivered >= 99 %%): %-14s %s" % (t, best.get(t, "none")))
+if best.get("sagebench-run") and best.get("vegeta"):
+    print("ratio sagebench-run / vegeta: %.2f" % (best["sagebench-run"] / best["vegeta"]))
 PY

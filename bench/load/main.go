@@ -2,9 +2,11 @@
 // HTTP server and turns vegeta's results into the same numbers, so that
 // compare.sh can put the two side by side. Loopback only.
 //
-//	loadbench serve -addr-file F        no-op server on 127.0.0.1:0, address written to F
-//	loadbench drive -url U -rate R -duration D [-spawn]
+//	loadbench serve -addr-file F        instant-answer OpenAI server on 127.0.0.1:0, address written to F
+//	loadbench drive -url U -rate R -duration D [-spawn]   the bare driver: POST /v1/embeddings with net/http
 //	loadbench vegeta-lag -rate R < results.jsonl   (vegeta encode --to json)
+//	loadbench run-lag -dir RUN_DIR      a `sagebench run` directory, measured the same way
+//	loadbench cpu -- CMD ARGS…          runs CMD, prints its CPU seconds (user+system) on stderr
 //
 // Each measuring command prints one JSON line: scheduled, sent, ok, the
 // delivered percentage and the schedule-lag quantiles in microseconds.
@@ -37,6 +39,10 @@ func main() {
 		err = drive(os.Args[2:])
 	case "vegeta-lag":
 		err = vegetaLag(os.Args[2:])
+	case "run-lag":
+		err = runLag(os.Args[2:])
+	case "cpu":
+		err = cpu(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q; use serve, drive or vegeta-lag", os.Args[1])
 	}
@@ -64,10 +70,7 @@ func serve(args []string) error {
 			return err
 		}
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.WriteHeader(http.StatusOK)
-	})}
+	srv := &http.Server{Handler: instant()}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *maxLife)
@@ -77,6 +80,28 @@ func serve(args []string) error {
 		return err
 	}
 	return nil
+}
+
+// EmbedBody is the request every tool sends: one embedding input.
+const EmbedBody = `{"model":"bench-embed","input":["the quick brown fox"]}`
+
+// instant answers the OpenAI paths a Q2 embeddings run uses at once, with
+// fixed bodies, so that only the load generators' costs differ.
+func instant() http.Handler {
+	const embedding = `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.6,0.8]}],"model":"bench-embed","usage":{"prompt_tokens":4,"total_tokens":4}}`
+	mux := http.NewServeMux()
+	answer := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, body)
+		}
+	}
+	mux.HandleFunc("/v1/embeddings", answer(embedding))
+	mux.HandleFunc("/v1/models", answer(`{"object":"list","data":[{"id":"bench-embed","object":"model"}]}`))
+	mux.HandleFunc("/admin/policy", answer(`{"policy":"fifo"}`))
+	mux.HandleFunc("/", answer(""))
+	return mux
 }
 
 // Measurement is what drive and vegeta-lag print.

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -35,7 +36,8 @@ func drive(args []string) error {
 		MaxIdleConns: 10000, MaxIdleConnsPerHost: 10000, IdleConnTimeout: time.Minute}}
 	var ok atomic.Int64
 	hit := func(ctx context.Context, _ int, _ time.Time) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, *url, nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, *url+"/v1/embeddings", strings.NewReader(EmbedBody))
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
 			return
@@ -50,7 +52,7 @@ func drive(args []string) error {
 	defer cancel()
 	d := &load.Driver{Spawn: *spawn, Drain: 5 * time.Second, Clock: load.PreciseClock{Busy: *busy}}
 	rep := d.Run(ctx, s, hit)
-	tool := "sagebench"
+	tool := "bare-driver"
 	if *spawn {
 		tool += "-spawn"
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the in-process dataflow engine (internal/runtime):
+# Benchmarks of the in-process dataflow engine (internal/dataflow):
 #   BenchmarkLocalThroughput  3 no-op stages, parallelism 2, one submitter,
 #                             serialisation off and on; records/s and CPU per record
 #   BenchmarkLocalHopLatency  same graph paced at 50,000 records/s on an absolute
@@ -17,9 +17,9 @@ count=${1:-6}
 out=${2:-$(mktemp -t runtime-bench.XXXXXX)}
 : >"$out"
 for i in $(seq "$count"); do
-	go test -run '^$' -bench 'BenchmarkLocalThroughput' -benchtime 300000x -count 1 ./internal/runtime/ | tee -a "$out" | grep '^Benchmark' >&2
+	go test -run '^$' -bench 'BenchmarkLocalThroughput' -benchtime 300000x -count 1 ./internal/dataflow/ | tee -a "$out" | grep '^Benchmark' >&2
 	# 100,000 records at 50,000/s: two seconds per run.
-	go test -run '^$' -bench 'BenchmarkLocalHopLatency' -benchtime 100000x -count 1 ./internal/runtime/ | tee -a "$out" | grep '^Benchmark' >&2
+	go test -run '^$' -bench 'BenchmarkLocalHopLatency' -benchtime 100000x -count 1 ./internal/dataflow/ | tee -a "$out" | grep '^Benchmark' >&2
 done
 echo "raw results: $out" >&2
 bs=$(mktemp -t benchstat.XXXXXX)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -45,6 +46,7 @@ var (
 )
 
 const (
+	maxManifest  = 16 << 20 // bytes of manifest.json read at most
 	manifestName = "manifest.json"
 	dataDir      = "data"
 )
@@ -183,11 +185,6 @@ func copyTree(src, dst string, dir bool) ([]File, error) {
 
 // copyFile copies src to dst (creating parents) and hashes what it wrote.
 func copyFile(src, dst string) (File, error) {
-	in, err := os.Open(src)
-	if err != nil {
-		return File{}, err
-	}
-	defer in.Close()
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return File{}, err
 	}
@@ -195,6 +192,18 @@ func copyFile(src, dst string) (File, error) {
 	if err != nil {
 		return File{}, err
 	}
+	return copyInto(src, out)
+}
+
+// copyInto copies the regular file src into out (closed after) and hashes
+// what it wrote. src must not be a symbolic link.
+func copyInto(src string, out *os.File) (File, error) {
+	in, err := openRegular(src)
+	if err != nil {
+		out.Close()
+		return File{}, err
+	}
+	defer in.Close()
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(out, h), in)
 	if cerr := out.Close(); err == nil {
@@ -206,12 +215,45 @@ func copyFile(src, dst string) (File, error) {
 	return File{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
+// openRegular opens path for reading without following a final symbolic
+// link, and refuses anything but a regular file (a FIFO would block, a
+// device never end).
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symbolic link (refused)", path)
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (refused)", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // Load reads and verifies the baseline stored under key.
 func (s Store) Load(key string) (*Manifest, error) {
 	dir := s.entryDir(key)
-	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("%w: key %q: %s is a %s, not a directory (refused)", ErrCorrupt, key, dir, typeName(fi.Mode()))
+	}
+	mf, err := openRegular(filepath.Join(dir, manifestName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w for key %q in %s", ErrNotFound, key, s.Dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: key %q: %v", ErrCorrupt, key, err)
+	}
+	defer mf.Close()
+	b, err := io.ReadAll(io.LimitReader(mf, maxManifest+1))
+	if err == nil && len(b) > maxManifest {
+		return nil, fmt.Errorf("%w: key %q: manifest larger than %d bytes", ErrCorrupt, key, maxManifest)
 	}
 	if err != nil {
 		return nil, err
@@ -279,6 +321,9 @@ func unlisted(data string, listed map[string]bool, corrupt func(string, ...any) 
 		if d.IsDir() {
 			return nil
 		}
+		if !d.Type().IsRegular() {
+			return corrupt("%s is a %s in data/, not a regular file (refused)", path, typeName(d.Type()))
+		}
 		rel, err := filepath.Rel(data, path)
 		if err != nil {
 			return corrupt("%v", err)
@@ -291,7 +336,7 @@ func unlisted(data string, listed map[string]bool, corrupt func(string, ...any) 
 }
 
 func hashFile(path string) (File, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return File{}, err
 	}

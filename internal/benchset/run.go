@@ -102,7 +102,7 @@ func ReadRunDir(dir, label string) (*Set, error) {
 	s := newSet(dir, label)
 	name := RunName(run)
 	s.Runs = append(s.Runs, Run{Dir: dir, ID: run.RunID, Name: name,
-		Valid: run.Valid, Complete: run.Complete, Reasons: run.InvalidReasons})
+		Valid: run.Valid, Complete: run.Complete, Reasons: run.InvalidReasons, Floor: run.MeasurementFloor})
 	if err := readRunBench(s, dir, run); err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func siblingRun(s *Set, path string) error {
 		return fmt.Errorf("%s sits in a run directory: %w", path, err)
 	}
 	s.Runs = append(s.Runs, Run{Dir: dir, ID: run.RunID, Name: RunName(run),
-		Valid: run.Valid, Complete: run.Complete, Reasons: run.InvalidReasons})
+		Valid: run.Valid, Complete: run.Complete, Reasons: run.InvalidReasons, Floor: run.MeasurementFloor})
 	return nil
 }
 

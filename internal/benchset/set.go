@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/sagebench/sagebench/internal/record"
 
 	"golang.org/x/perf/benchfmt"
 )
@@ -25,6 +26,9 @@ type Set struct {
 	// Latency holds per-request end-to-end latencies in milliseconds, keyed
 	// by the run's benchmark name (e.g. "Q2ControlMix/backend=sage").
 	Latency map[string][]float64
+	// Summaries holds the statistics an input declares per benchmark
+	// beyond its samples (pytest-benchmark's stats), keyed by name.
+	Summaries map[string]Summary
 	// Problems are the unreadable lines and broken inputs met while reading.
 	Problems []Problem
 }
@@ -37,6 +41,17 @@ type Run struct {
 	Valid    bool
 	Complete bool
 	Reasons  []string
+	// Floor is the run's measurement floor, when it was calibrated.
+	Floor *record.Floor
+}
+
+// Summary is what a pytest-benchmark JSON says about one benchmark, in
+// milliseconds. DataMs is nil unless the run saved its per-round times
+// (--benchmark-save-data).
+type Summary struct {
+	Rounds int
+	MeanMs float64
+	DataMs []float64
 }
 
 // Problem is one piece of input that could not be used. Line is 0 when the
@@ -55,7 +70,7 @@ func (p Problem) String() string {
 }
 
 func newSet(source, label string) *Set {
-	return &Set{Source: source, Label: label, Units: benchfmt.UnitMetadataMap{}, Latency: map[string][]float64{}}
+	return &Set{Source: source, Label: label, Units: benchfmt.UnitMetadataMap{}, Latency: map[string][]float64{}, Summaries: map[string]Summary{}}
 }
 
 func (s *Set) problem(file string, line int, format string, args ...any) {
@@ -74,13 +89,16 @@ func (s *Set) merge(o *Set) {
 	for k, v := range o.Latency {
 		s.Latency[k] = append(s.Latency[k], v...)
 	}
+	for k, v := range o.Summaries {
+		s.Summaries[k] = v
+	}
 	s.Problems = append(s.Problems, o.Problems...)
 }
 
 // Read reads the input at path, labelling its results label (the .file
 // key; "" means path): a directory is a run directory or a tree of
-// them, a *.jsonl file is unified_results.jsonl, anything else is Go
-// benchmark text; a file inside a run directory also carries that run's
+// them, a *.jsonl file is unified_results.jsonl, a *.json file is
+// pytest-benchmark JSON, anything else is Go benchmark text; a file inside a run directory also carries that run's
 // validity. The error is for inputs that cannot be read at all (a
 // missing path, a run directory without run.json); everything else lands
 // in Set.Problems.
@@ -101,9 +119,12 @@ func Read(path, label string) (*Set, error) {
 	}
 	defer f.Close()
 	var s *Set
-	if strings.HasSuffix(filepath.Base(path), ".jsonl") {
+	switch filepath.Ext(path) {
+	case ".jsonl":
 		s, err = ReadUnified(f, path, label)
-	} else {
+	case ".json":
+		s, err = ReadPytest(f, path, label)
+	default:
 		s, err = ReadBench(f, path, label)
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/sagebench/sagebench/internal/benchset"
 	"github.com/sagebench/sagebench/internal/stats"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // compareOptions are the flags of `sagebench compare`.
@@ -19,22 +20,40 @@ type compareOptions struct {
 func newCompareCmd() *cobra.Command {
 	var o compareOptions
 	cmd := &cobra.Command{
-		Use:   "compare [flags] BASE [CURRENT]",
+		Use:   "compare [flags] INPUT...",
 		Short: "Compare benchmark results like benchstat: medians, CIs, Mann-Whitney p, deltas, geomean",
 		Long: `Compare reads Go benchmark text (go test -bench output, bench.txt), sagebench
-run directories or unified_results.jsonl, and prints per benchmark and unit the
-median with a distribution-free confidence interval, the Mann-Whitney U p-value
-against the first column and the delta of the medians ("~" when not significant
-at --alpha), plus a geomean row. The numbers equal benchstat's on the same input.
+run directories, unified_results.jsonl or pytest-benchmark JSON (*.json; one
+sample per round when the run saved stats.data), and prints per benchmark and
+unit the median with a distribution-free confidence interval, the Mann-Whitney
+U p-value against the first column and the delta of the medians ("~" when not
+significant at --alpha), plus a geomean row. The numbers equal benchstat's on
+the same input. One input alone is summarised on its own, as benchstat does.
 
 With --col KEY (e.g. --col format, --col /format, --col note) the columns are the
-values of KEY instead of the inputs, so one input can compare configurations.
+values of KEY instead of the inputs, so one input can compare configurations;
+--table and --row choose the tables and rows the same way (benchstat's
+-table, -row). Flags may be written with one dash, as benchstat users type
+them (-col note, -alpha 0.01).
 
 Unreadable lines are reported with file and line; any of them makes the exit
 code 2 even though the table is printed.`,
-		Args: cobra.RangeArgs(1, 2),
+		// Flags are parsed in RunE so that benchstat's single-dash spelling
+		// (-col) is not read as the shorthands -c -o -l.
+		DisableFlagParsing: true,
+		Args:               cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCompare(cmd.OutOrStdout(), cmd.ErrOrStderr(), o, args)
+			fs := cmd.Flags()
+			if err := fs.Parse(compareDashes(args, fs)); err != nil {
+				return usageErrorf("%v", err)
+			}
+			if help, _ := fs.GetBool("help"); help {
+				return cmd.Help()
+			}
+			if fs.NArg() == 0 {
+				return usageErrorf("compare needs at least one input (BASE [CURRENT...])")
+			}
+			return runCompare(cmd.OutOrStdout(), cmd.ErrOrStderr(), o, fs.Args())
 		},
 	}
 	f := cmd.Flags()
@@ -42,10 +61,31 @@ code 2 even though the table is printed.`,
 	f.Float64Var(&o.stats.Confidence, "confidence", 0.95, "confidence level of the median intervals")
 	f.StringVar(&o.stats.Col, "col", "", "compare the values of this key as columns (default: the inputs)")
 	f.StringVar(&o.stats.Row, "row", "", "benchproc projection for rows (default .fullname)")
+	f.StringVar(&o.stats.Table, "table", "", "benchproc projection for tables (default .config)")
 	f.StringVar(&o.stats.Ignore, "ignore", "", "keys whose variation is ignored (e.g. cpu)")
 	f.StringVar(&o.stats.Filter, "filter", "", "benchproc filter query (default *)")
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(stats.Formats, "|"))
 	return cmd
+}
+
+// compareDashes rewrites -name and -name=value, for each long flag name
+// of fs, into --name, as benchstat's flag package reads them. Everything
+// after "--" is left alone.
+func compareDashes(args []string, fs *pflag.FlagSet) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			name, _, _ := strings.Cut(a[1:], "=")
+			if fs.Lookup(name) != nil && len(name) > 1 {
+				a = "-" + a
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func runCompare(stdout, stderr io.Writer, o compareOptions, args []string) error {
@@ -54,9 +94,6 @@ func runCompare(stdout, stderr io.Writer, o compareOptions, args []string) error
 	}
 	if err := o.stats.Validate(); err != nil {
 		return usageErrorf("%v", err)
-	}
-	if len(args) == 1 && o.stats.Col == "" {
-		return usageErrorf("compare needs BASE and CURRENT, or one input with --col KEY")
 	}
 	sets, err := compareReadInputs(args)
 	if err != nil {
@@ -82,6 +119,9 @@ func runCompare(stdout, stderr io.Writer, o compareOptions, args []string) error
 	}
 	if err := rep.Write(stdout, o.format); err != nil {
 		return withCode(ExitError, err)
+	}
+	if o.format == "text" || o.format == "markdown" {
+		writeWithinFloor(stdout, rep, sets)
 	}
 	if n := compareReportProblems(stderr, sets); n > 0 {
 		return withCode(ExitUsage, fmt.Errorf("%d unreadable input lines or entries (listed above); the comparison leaves them out", n))

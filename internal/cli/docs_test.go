@@ -26,7 +26,9 @@ var exitsNote = regexp.MustCompile(`#\s*exits (\d)`)
 // target. Their flags are covered by their own tests.
 var notRunHere = []string{"serve", "gobench", "micro", "baseline", "capture", "worker", "report", "aggregate", "calibrate"}
 
-// documentedCommands collects the commands of ```sh blocks in files.
+// documentedCommands collects the commands of ```sh blocks in files. A
+// block fenced ```sh template shows commands for another repository's
+// files (a migration recipe) and is not run.
 func documentedCommands(t *testing.T, files []string) []documented {
 	t.Helper()
 	var out []documented
@@ -36,9 +38,14 @@ func documentedCommands(t *testing.T, files []string) []documented {
 			t.Fatal(err)
 		}
 		sc := bufio.NewScanner(f)
-		inSh := false
+		inSh, cont := false, ""
 		for n := 1; sc.Scan(); n++ {
 			line := strings.TrimSpace(sc.Text())
+			if inSh && strings.HasSuffix(line, "\\") { // continued on the next line
+				cont += strings.TrimSuffix(line, "\\") + " "
+				continue
+			}
+			line, cont = cont+line, ""
 			switch {
 			case strings.HasPrefix(line, "```"):
 				inSh = line == "```sh"

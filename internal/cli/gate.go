@@ -28,10 +28,12 @@ var gateFormats = []string{"text", "markdown", "json"}
 func newGateCmd() *cobra.Command {
 	var o gateOptions
 	cmd := &cobra.Command{
-		Use:   "gate [flags] BASE CURRENT",
+		Use:   "gate [flags] [BASE] CURRENT",
 		Short: "Fail-closed regression verdict: pass (0), regression (3), inconclusive (4)",
 		Long: `Gate compares BASE (the stored baseline) with CURRENT and decides from evidence
-only. It passes only when every rule could be checked and none failed:
+only. It passes only when every rule that applies could be checked and none
+failed. Inputs are Go benchmark text, run directories, unified_results.jsonl or
+pytest-benchmark JSON (*.json).
 
   input       BASE or CURRENT missing or empty, unreadable lines, invalid or
               incomplete runs                                  -> inconclusive
@@ -40,16 +42,29 @@ only. It passes only when every rule could be checked and none failed:
   direction   a significant change in a unit of unknown direction -> inconclusive
   geomean     significant geomean regression beyond --threshold -> regression
   limit-*     per-benchmark absolute limits on mean / p99 (policy) -> regression
-  trend-*     mean +10 % / p99 +15 % past absolute floors       -> regression
+  trend-*     mean +10 % / p99 +15 % against BASE (floors per unit) -> regression
+
+With CURRENT alone (no baseline yet, e.g. a repository's first change) only the
+absolute rules judge it: limits and expected benchmarks; the trend rule is
+skipped with a NOTE line (policy trend.missing_baseline: skip|fail). A BASE
+that is given but missing keeps the geomean rule fail-closed (inconclusive).
+A rule that evaluated nothing prints NOTE ... not evaluated, never PASS.
+Findings from an invalid or incomplete run are inconclusive, never a regression.
 
 Exit codes: 0 pass, 3 regression, 4 inconclusive, 2 usage error, 1 tool error.
 The policy (--policy FILE, YAML, strict) defaults to alpha 0.01 and a +5 %
 geomean time threshold; --alpha and --threshold override it.`,
-		Args: cobra.ExactArgs(2),
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := o.policy(cmd)
 			if err != nil {
 				return err
+			}
+			if len(args) == 1 {
+				if len(p.Limits) == 0 && len(p.Expect) == 0 {
+					return usageErrorf("gate with CURRENT alone judges only limits and expected benchmarks: set limits: in --policy or pass --expect, or give BASE too")
+				}
+				return runGate(cmd.OutOrStdout(), p, o, "", args[0])
 			}
 			return runGate(cmd.OutOrStdout(), p, o, args[0], args[1])
 		},
@@ -58,7 +73,7 @@ geomean time threshold; --alpha and --threshold override it.`,
 	f.StringVar(&o.policyFile, "policy", "", "gate policy YAML (strict; defaults to the built-in contract)")
 	f.Float64Var(&o.alpha, "alpha", 0.01, "significance level (overrides the policy)")
 	f.Float64Var(&o.threshold, "threshold", 5, "geomean regression threshold in percent (overrides the policy)")
-	f.StringArrayVar(&o.expect, "expect", nil, "benchmark symbol that must be present on both sides (repeatable)")
+	f.StringArrayVar(&o.expect, "expect", nil, "benchmark that must be present on both sides: a function (BenchmarkEncode), a full name with or without -N, or a prefix ending in / (repeatable)")
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(gateFormats, "|"))
 	f.StringVar(&o.report, "report", "", "also write a Markdown report to this file")
 	return cmd
@@ -89,15 +104,15 @@ func (o gateOptions) policy(cmd *cobra.Command) (gate.Policy, error) {
 	return p, nil
 }
 
+// runGate gates curPath against basePath, or curPath alone when
+// basePath is "".
 func runGate(stdout io.Writer, p gate.Policy, o gateOptions, basePath, curPath string) error {
 	if bi, err := os.Stat(basePath); err == nil {
 		if ci, err := os.Stat(curPath); err == nil && os.SameFile(bi, ci) {
 			return usageErrorf("BASE and CURRENT are the same file (%s): pass the stored baseline and the new results", curPath)
 		}
 	}
-	base, baseErr := gateReadSide(basePath, "base")
-	cur, curErr := gateReadSide(curPath, "current")
-	out, err := gate.Evaluate(base, cur, p)
+	out, baseErr, curErr, err := gateEvaluate(p, basePath, curPath)
 	if err != nil {
 		return withCode(ExitError, err)
 	}
@@ -112,6 +127,9 @@ func runGate(stdout io.Writer, p gate.Policy, o gateOptions, basePath, curPath s
 	}
 	if o.report != "" {
 		var buf bytes.Buffer
+		if basePath == "" {
+			basePath = "(none: absolute rules only)"
+		}
 		fmt.Fprintf(&buf, "# sagebench gate\n\nbase: `%s`  \ncurrent: `%s`  \nalpha: %v, geomean threshold: %+.2f%%\n\n", basePath, curPath, p.Alpha, p.Geomean.ThresholdPct)
 		if err := out.WriteMarkdown(&buf); err != nil {
 			return withCode(ExitError, err)
@@ -121,6 +139,19 @@ func runGate(stdout io.Writer, p gate.Policy, o gateOptions, basePath, curPath s
 		}
 	}
 	return silentExit(gateExitCode(out.Verdict))
+}
+
+// gateEvaluate reads the sides and evaluates them; the read errors are
+// evidence (an inconclusive finding), the last error is misuse.
+func gateEvaluate(p gate.Policy, basePath, curPath string) (out *gate.Outcome, baseErr, curErr, err error) {
+	cur, curErr := gateReadSide(curPath, "current")
+	if basePath == "" {
+		out, err = gate.EvaluateCurrent(cur, p)
+		return out, nil, curErr, err
+	}
+	base, baseErr := gateReadSide(basePath, "base")
+	out, err = gate.Evaluate(base, cur, p)
+	return out, baseErr, curErr, err
 }
 
 // gateReadSide reads one side of the gate. A side that cannot be read is a nil

@@ -52,7 +52,7 @@ func TestGateCommand(t *testing.T) {
 		{"infinite threshold", []string{"gate", "--threshold", "+Inf", base, slow}, ExitUsage, "", "threshold_pct +Inf must be finite"},
 		{"NaN alpha", []string{"gate", "--alpha", "NaN", base, same}, ExitUsage, "", "alpha NaN must be in (0, 1)"},
 		{"same file twice", []string{"gate", base, base}, ExitUsage, "", "BASE and CURRENT are the same file"},
-		{"one arg", []string{"gate", base}, ExitUsage, "", ""},
+		{"one arg without limits", []string{"gate", base}, ExitUsage, "", "CURRENT alone judges only limits and expected benchmarks"},
 		{"markdown", []string{"gate", "--format", "markdown", base, slow}, ExitRegression, "**Verdict: REGRESSION**", ""},
 	}
 	for _, tc := range tests {

@@ -19,6 +19,8 @@ on error or interrupt), compiles the test binaries of base and working tree
 (go test -c), checks the --expect symbols exist in both (-test.list), runs the
 benchmarks interleaved (base, current, base, current … --count rounds) so that
 machine drift hits both, then compares and gates like 'sagebench gate'.
+The defaults are the benchmark contract's: --benchtime 300ms, --count 10,
+--cpu 2, --alpha 0.01; each flag overrides its default.
 
 It writes a Markdown report (--report; base ref, benchtime, count, alpha, UTC
 time, Go version, OS/CPU, the comparison, the verdict) and the raw outputs next
@@ -57,8 +59,8 @@ The worktree must be clean unless --allow-dirty. Exit codes as for gate:
 	f.StringVar(&cfg.Bench, "bench", ".", "benchmarks to run (regexp, as go test -bench)")
 	f.IntVar(&cfg.Count, "count", 10, "interleaved rounds (samples per side)")
 	f.StringVar(&cfg.Benchtime, "benchtime", "300ms", "time or NNNx per benchmark run")
-	f.StringVar(&cfg.CPU, "cpu", "", "GOMAXPROCS list passed as -test.cpu (e.g. 2)")
-	f.StringArrayVar(&cfg.Expect, "expect", nil, "benchmark function that must exist on both sides (repeatable)")
+	f.StringVar(&cfg.CPU, "cpu", "2", "GOMAXPROCS list passed as -test.cpu (e.g. 1,2,4)")
+	f.StringArrayVar(&cfg.Expect, "expect", nil, "benchmark that must exist on both sides: BenchmarkX, BenchmarkX/sub-2 or the prefix BenchmarkX/ (repeatable)")
 	f.StringVar(&cfg.Report, "report", "gobench-report.md", "Markdown report path")
 	f.BoolVar(&cfg.AllowDirty, "allow-dirty", false, "measure a worktree with uncommitted changes")
 	f.StringVar(&g.policyFile, "policy", "", "gate policy YAML")

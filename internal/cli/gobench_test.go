@@ -49,16 +49,16 @@ func TestGobenchCommand(t *testing.T) {
 	dir := gobenchModule(t)
 	report := filepath.Join(dir, "gobench-report.md")
 	code, stdout, stderr := invokeCLI(t, "gobench", "--dir", dir, "--base-ref", "HEAD~1", "--count", "5",
-		"--benchtime", "100x", "--expect", "BenchmarkDouble", "--report", report)
-	// Timing noise may make the geomean rule inconclusive (4); any other
-	// rule must be satisfied.
-	if code == ExitInconclusive && strings.Count(stdout, "INCONCLUSIVE") != strings.Count(stdout, "INCONCLUSIVE geomean") {
+		"--benchtime", "100x", "--expect", "BenchmarkDouble/", "--report", report)
+	// Timing noise may make the geomean and trend-mean rules inconclusive
+	// (4); any other rule must be satisfied.
+	if code == ExitInconclusive && strings.Count(stdout, "INCONCLUSIVE") != strings.Count(stdout, "INCONCLUSIVE geomean")+strings.Count(stdout, "INCONCLUSIVE trend-mean") {
 		t.Fatalf("evidence incomplete:\n%s", stdout)
 	}
 	if code != ExitOK && code != ExitRegression && code != ExitInconclusive {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "BenchmarkDouble: present on both sides") || !strings.Contains(stdout, "verdict:") {
+	if !strings.Contains(stdout, "BenchmarkDouble/: present on both sides") || !strings.Contains(stdout, "verdict:") {
 		t.Fatalf("stdout:\n%s", stdout)
 	}
 	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), "`HEAD~1`") {
@@ -73,6 +73,8 @@ func TestGobenchCommand(t *testing.T) {
 		{"missing ref", []string{"gobench", "--dir", dir, "--base-ref", "v9.9.9"}, ExitUsage, `base ref "v9.9.9" does not exist`},
 		{"no ref", []string{"gobench", "--dir", dir}, ExitUsage, "base ref is required"},
 		{"bad policy flag", []string{"gobench", "--dir", dir, "--base-ref", "HEAD~1", "--alpha", "2"}, ExitUsage, "alpha 2"},
+		{"expect that is no benchmark", []string{"gobench", "--dir", dir, "--base-ref", "HEAD~1", "--expect", "Double/"}, ExitUsage, `expect "Double/": want a benchmark function`},
+		{"bad cpu", []string{"gobench", "--dir", dir, "--base-ref", "HEAD~1", "--cpu", "two"}, ExitUsage, `cpu "two": want a comma-separated list`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,5 +83,20 @@ func TestGobenchCommand(t *testing.T) {
 				t.Fatalf("exit %d (want %d)\nstderr:\n%s", code, tc.code, stderr)
 			}
 		})
+	}
+}
+
+// TestGobenchDefaultsAreTheContract: benchtime 300ms, count 10, cpu 2,
+// alpha 0.01, each a flag that overrides it.
+func TestGobenchDefaultsAreTheContract(t *testing.T) {
+	code, stdout, _ := invokeCLI(t, "gobench", "--help")
+	help := strings.Join(strings.Fields(stdout), " ")
+	for _, want := range []string{`--alpha float significance level (overrides the policy) (default 0.01)`,
+		`--benchtime string time or NNNx per benchmark run (default "300ms")`,
+		`--count int interleaved rounds (samples per side) (default 10)`,
+		`--cpu string GOMAXPROCS list passed as -test.cpu (e.g. 1,2,4) (default "2")`} {
+		if code != ExitOK || !strings.Contains(help, want) {
+			t.Errorf("exit %d, help lacks %q:\n%s", code, want, stdout)
+		}
 	}
 }

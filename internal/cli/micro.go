@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,6 +21,9 @@ type microOptions struct {
 	benchtime string
 	cpu       int
 	filter    string
+	names     string
+	auto      string
+	cache     string
 }
 
 func newMicroCmd() *cobra.Command {
@@ -30,9 +34,16 @@ func newMicroCmd() *cobra.Command {
 		Long: `Run the microbenchmark cases compiled into this binary (the same bodies as
 go test -bench ./internal/micro) and print Go benchmark format, which
 sagebench compare/gate and benchstat read. "micro report" tabulates the
-output: JSON against zero-copy per dimension, FedAvg against the memory floor.`,
+output: JSON against zero-copy per dimension, FedAvg against the memory floor.
+
+workers=auto runs with a model of this machine: a short probe (FedAvg itself
+with 1…GOMAXPROCS workers over 256 KiB…16 MiB) gives the bytes each worker
+needs and the worker ceiling; it is cached per CPU, kernel and GOMAXPROCS
+(--machine-cache) and logged on stderr. --auto fallback takes the constant
+model instead (one worker per 8 MiB).`,
 		Example: `  sagebench micro all --count 5 --benchtime 200ms > micro.txt
   sagebench micro fedavg --filter 'clients=512/dim=8192'
+  sagebench micro fedavg --names mohawk --filter 'AggregateParallel' --count 10 > new.txt
   sagebench micro report micro.txt`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: micro.Suites,
@@ -44,7 +55,10 @@ output: JSON against zero-copy per dimension, FedAvg against the memory floor.`,
 	f.IntVar(&o.count, "count", 1, "run each benchmark `N` times")
 	f.StringVar(&o.benchtime, "benchtime", "1s", "run each benchmark for duration `D`, or Nx for N iterations")
 	f.IntVar(&o.cpu, "cpu", 0, "GOMAXPROCS for the run (`N`; 0 keeps the current value)")
-	f.StringVar(&o.filter, "filter", "", "run only benchmarks whose full name matches `REGEX`")
+	f.StringVar(&o.filter, "filter", "", "run only benchmarks whose full name (in either naming scheme) matches `REGEX`")
+	f.StringVar(&o.auto, "auto", micro.AutoProbe, "how workers=auto resolves: probe (measure this machine once, cached) or fallback (the constant model)")
+	f.StringVar(&o.cache, "machine-cache", "", "file the probe is cached in (default: the user cache directory's sagebench/fedavg-machine.json; off: no cache)")
+	f.StringVar(&o.names, "names", micro.NamesSagebench, "naming scheme: sagebench, or mohawk for the FedAvg matrix under the Sovereign-Mohawk contract's names (BenchmarkAggregateParallel/clients512_dim8192/workersAuto)")
 	cmd.AddCommand(newMicroReportCmd())
 	return cmd
 }
@@ -59,7 +73,8 @@ func runMicro(cmd *cobra.Command, suite string, o microOptions) error {
 	if o.cpu < 0 {
 		return usageErrorf("micro: --cpu %d: must be at least 1 (or 0 to keep GOMAXPROCS)", o.cpu)
 	}
-	opts := micro.Options{Suite: suite, Count: o.count, Benchtime: o.benchtime, CPU: o.cpu}
+	opts := micro.Options{Suite: suite, Count: o.count, Benchtime: o.benchtime, CPU: o.cpu, Names: o.names,
+		Auto: o.auto, MachineCache: microCachePath(o.cache), Log: cmd.ErrOrStderr()}
 	if o.filter != "" {
 		re, err := regexp.Compile(o.filter)
 		if err != nil {
@@ -78,6 +93,22 @@ func runMicro(cmd *cobra.Command, suite string, o microOptions) error {
 		return fmt.Errorf("micro: %w", err)
 	}
 	return nil
+}
+
+// microCachePath is the probe cache file: the flag's value, none for
+// "off", else the user cache directory's (none when there is none).
+func microCachePath(flag string) string {
+	switch flag {
+	case "off":
+		return ""
+	case "":
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(dir, "sagebench", "fedavg-machine.json")
+	}
+	return flag
 }
 
 func newMicroReportCmd() *cobra.Command {

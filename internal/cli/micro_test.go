@@ -115,3 +115,61 @@ func countLines(out, name string) int {
 	}
 	return n
 }
+
+// TestMicroMohawkNames: --names mohawk prints the FedAvg matrix under the
+// contract's names, which micro report and gate read like sagebench's.
+func TestMicroMohawkNames(t *testing.T) {
+	code, out, errs := microCLI(t, "micro", "fedavg", "--names", "mohawk", "--machine-cache", "off", "--benchtime", "1x", "--count", "5",
+		"--filter", `clients=32/dim=2048/workers=(1|auto)$|MemoryFloor/bytes=262144/workers=1$`)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"BenchmarkAggregateParallel/clients32_dim2048/workersAuto", "BenchmarkAggregateParallel/clients32_dim2048/workers1", "BenchmarkMemoryFloor/bytes=262144/workers=1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "BenchmarkAggregate/") {
+		t.Errorf("sagebench names left in mohawk output:\n%s", out)
+	}
+	path := filepath.Join(t.TempDir(), "mohawk.txt")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, table, errs := microCLI(t, "micro", "report", path)
+	if code != ExitOK || !strings.Contains(table, "| 32 | 2048 | 1 |") {
+		t.Fatalf("report of mohawk names: exit %d %s\n%s", code, errs, table)
+	}
+	code, gateOut, _ := microCLI(t, "gate", "--policy", ciFixture("mohawk-limits.yaml"), "--expect", "BenchmarkAggregateParallel/", path)
+	if !strings.Contains(gateOut, "PASS         expect       BenchmarkAggregateParallel/: present in current") {
+		t.Fatalf("gate on mohawk names: exit %d\n%s", code, gateOut)
+	}
+	if code, _, errs = microCLI(t, "micro", "fedavg", "--names", "benchstat"); code != ExitUsage || !strings.Contains(errs, `names "benchstat"`) {
+		t.Fatalf("bad --names: exit %d %q", code, errs)
+	}
+}
+
+// TestMicroAutoProbeIsCached: the first run probes and writes the cache,
+// the second reads it; --auto fallback skips the probe.
+func TestMicroAutoProbeIsCached(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "machine.json")
+	args := []string{"micro", "fedavg", "--benchtime", "1x", "--machine-cache", cache, "--filter", `clients=32/dim=2048/workers=auto$`}
+	code, out, errs := microCLI(t, args...)
+	if code != ExitOK || !strings.Contains(errs, "micro: workers=auto: ") || !strings.Contains(errs, "(probed in ") ||
+		!strings.Contains(out, "BenchmarkAggregate/clients=32/dim=2048/workers=auto") {
+		t.Fatalf("first run: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	b, err := os.ReadFile(cache)
+	if err != nil || !strings.Contains(string(b), `"bytes_per_worker"`) || !strings.Contains(string(b), `"gomaxprocs"`) {
+		t.Fatalf("cache: %v\n%s", err, b)
+	}
+	if code, _, errs = microCLI(t, args...); code != ExitOK || !strings.Contains(errs, "(cached probe from ") {
+		t.Fatalf("second run: exit %d, stderr %s", code, errs)
+	}
+	if code, _, errs = microCLI(t, append(args, "--auto", "fallback")...); code != ExitOK || !strings.Contains(errs, "fallback model (8388608 bytes per worker") {
+		t.Fatalf("fallback: exit %d, stderr %s", code, errs)
+	}
+	if code, _, errs = microCLI(t, append(args, "--auto", "guess")...); code != ExitUsage || !strings.Contains(errs, `auto "guess"`) {
+		t.Fatalf("bad --auto: exit %d, stderr %s", code, errs)
+	}
+}

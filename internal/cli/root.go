@@ -15,11 +15,16 @@ import (
 // the caller; commands stop work, flush records and return when it is.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
+	var prof profiles
+	prof.bind(root)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetContext(ctx)
 	err := root.ExecuteContext(ctx)
+	if perr := prof.stop(); err == nil && perr != nil {
+		err = withCode(ExitError, perr)
+	}
 	if err != nil && !errors.Is(err, errSilent) {
 		fmt.Fprintf(stderr, "sagebench: %v\n", err)
 	}
@@ -48,6 +53,11 @@ func newRootCmd() *cobra.Command {
 		newBaselineCmd(),
 		newGobenchCmd(),
 		newMicroCmd(),
+		newCalibrateCmd(),
+		newCaptureCmd(),
+		newReportCmd(),
+		newAggregateCmd(),
+		newWorkerCmd(),
 	)
 	return root
 }

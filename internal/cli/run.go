@@ -35,6 +35,13 @@ type runOptions struct {
 	totalRequests int
 	llmRatio      float64
 	duration      time.Duration
+
+	// calibrate measures the harness's floor before each experiment;
+	// file and ov are kept to resolve its short calibration run.
+	calibrate bool
+	cal       calibrateOptions
+	file      *runconfig.File
+	ov        workload.Overrides
 }
 
 const runLong = `Run workloads of the Q1..Q8 catalog against a target and write their records.
@@ -96,6 +103,8 @@ func (o *runOptions) bindFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.totalRequests, "total-requests", 0, "workload: requests per sub-run")
 	f.Float64Var(&o.llmRatio, "llm-ratio", 0, "workload: fraction of LLM requests (Q2)")
 	f.DurationVar(&o.duration, "duration", 0, "workload: length of each sub-run (count follows from rate unless --total-requests is set)")
+	f.BoolVar(&o.calibrate, "calibrate", false, "measure the harness's own error at each experiment's rate and mix first (sagebench calibrate) and record it as the run's floor")
+	o.cal.bind(f, false)
 }
 
 func (o *runOptions) run(cmd *cobra.Command) error {
@@ -152,6 +161,7 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 	}
 	o.applySharedFlags(cmd.Flags(), &shared)
 	ov := o.overrides(cmd.Flags())
+	o.file, o.ov = file, ov
 	var out []runconfig.Resolved
 	var skipped []string
 	for _, spec := range specs {
@@ -252,6 +262,13 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}
 	var invalid []string
 	for _, r := range resolved {
+		if o.calibrate {
+			floor, err := o.measureFloor(ctx, r)
+			if err != nil {
+				return withCode(ExitError, err)
+			}
+			rn.Floor = &floor
+		}
 		results, err := rn.Run(ctx, r)
 		for _, res := range results {
 			if !res.Run.Valid && res.Run.Complete {

@@ -38,33 +38,13 @@
 // handed records it already acked, as after a lost ack, so that operator
 // idempotency and sink dedup are exercised.
 //
-// A NATS JetStream engine implements the same interface across machines:
-//
-//   - Deploy creates one work-queue stream per stage (WorkQueuePolicy,
-//     MaxMsgs = the stage's queue capacity, DiscardNew) and a results
-//     stream, and one durable pull consumer per stage (AckExplicit,
-//     MaxAckPending = parallelism × worker processes, MaxDeliver bounding
-//     redeliveries). Every worker resolves operators by name from its own
-//     Registry, so an unknown name fails there the same way.
-//   - Serve (sagebench worker) pulls from the consumers of the stages it
-//     hosts with Parallelism fetchers each and calls the same Operator.
-//   - emit publishes the output to the next stage's subject with its
-//     record ID as Nats-Msg-Id (each stage has its own stream, so the ID
-//     alone is the key), so the stream's duplicate window drops a
-//     republished output. A full stream rejects the publish (DiscardNew)
-//     and emit retries with backoff: that is the backpressure. The worker
-//     acks its input only after the server has acknowledged every publish
-//     (publish-then-ack); a crash in between redelivers the input, which is
-//     what LocalOptions.Redeliver simulates.
-//   - While Process runs, the worker sends InProgress on the input message
-//     every AckWait/2, so a long operator (a streamed generation) is not
-//     redelivered while still working; operators need not know. A stage
-//     timeout or error publishes the error record to the results stream and
-//     Terms the input.
-//   - Submit publishes to the first stage's subject with Nats-Msg-Id = ID;
-//     Results is a consumer on the results stream that dedupes by ID with
-//     the run's seen set, like Local's sink. Hop times travel in the
-//     record's wire encoding; Enqueued is the publish time.
-//   - CloseInput publishes nothing: the driver knows how many IDs it
-//     submitted and Serve ends when each has a result.
+// The NATS JetStream engine (package dataflow/jetstream) implements the
+// same interface across processes and machines: a work-queue stream and a
+// durable pull consumer per stage, Nats-Msg-Id = record ID, publish-then-
+// ack, InProgress heartbeats for long operators, MaxDeliver with backoff
+// and a dead-letter stream, dedup at the sink, and drain detection by
+// credits that outputs split. Call runs one delivery through an operator
+// the way both engines do (errors, panics and timeouts become a
+// *StageError). The conformance suite in dataflow/dataflowtest runs
+// against both engines.
 package dataflow

@@ -65,6 +65,11 @@ const (
 	KindError   ErrorKind = "error"   // Process returned an error
 	KindPanic   ErrorKind = "panic"   // Process panicked
 	KindTimeout ErrorKind = "timeout" // Process outlived the stage timeout
+	// KindDeadLetter: a distributed engine gave up on the record after its
+	// maximum number of deliveries (a poison record that kept killing or
+	// stalling its workers) or could not decode it, and moved it to the
+	// dead-letter subject.
+	KindDeadLetter ErrorKind = "dead_letter"
 )
 
 // StageError says which stage failed a record and how. It is carried by the

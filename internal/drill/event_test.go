@@ -87,8 +87,8 @@ func TestAccount(t *testing.T) {
 		{"all ok", 2, []record.Request{req(true, ""), req(true, "")}, Accounting{Sent: 2, OK: 2}},
 		{"explicit errors", 3, []record.Request{req(true, ""), req(false, "http_5xx"), req(false, "connect")},
 			Accounting{Sent: 3, OK: 1, Explicit: 2}},
-		{"silent", 3, []record.Request{req(false, "timeout"), req(false, "truncated"), req(true, "")},
-			Accounting{Sent: 3, OK: 1, Lost: 2, ByClass: map[string]int{"timeout": 1, "truncated": 1}, LostIDs: []string{"timeout", "truncated"}}},
+		{"silent", 4, []record.Request{req(false, "timeout"), req(false, "truncated"), req(false, "reset"), req(true, "")},
+			Accounting{Sent: 4, OK: 1, Lost: 3, ByClass: map[string]int{"timeout": 1, "truncated": 1, "reset": 1}, LostIDs: []string{"timeout", "truncated", "reset"}}},
 		{"no record", 3, []record.Request{req(true, "")}, Accounting{Sent: 3, OK: 1, Lost: 2, ByClass: map[string]int{"no_record": 2}}},
 		{"stages ignored", 1, []record.Request{req(true, ""), {Kind: "stage"}}, Accounting{Sent: 1, OK: 1}},
 	}

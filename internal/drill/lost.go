@@ -9,8 +9,9 @@ import (
 
 // Accounting sorts the sent requests by how they ended. Lost = Sent − OK −
 // Explicit: requests with no record after the drain, and requests whose
-// answer never came (timeout), was cut (truncated) or was abandoned at the
-// drain (canceled) — the system never said whether it served them.
+// connection closed before any answer (reset), whose answer never came
+// (timeout), was cut (truncated) or was abandoned at the drain (canceled) —
+// the system never said whether it served them.
 type Accounting struct {
 	Sent     int            `json:"sent"`
 	OK       int            `json:"ok"`
@@ -21,7 +22,7 @@ type Accounting struct {
 }
 
 // silent are the error classes where the answer never came.
-var silent = []string{openai.ClassTimeout, openai.ClassTruncated, openai.ClassCanceled}
+var silent = []string{openai.ClassReset, openai.ClassTimeout, openai.ClassTruncated, openai.ClassCanceled}
 
 // maxLostIDs bounds the IDs kept.
 const maxLostIDs = 20

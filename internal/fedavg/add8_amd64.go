@@ -10,6 +10,18 @@ var (
 	hasAVX512  = hasAVX2FMA && cpu.X86.HasAVX512F
 )
 
+// Kernel names the accumulation kernel this process uses: avx512, avx2
+// or portable.
+func Kernel() string {
+	switch {
+	case hasAVX512:
+		return "avx512"
+	case hasAVX2FMA:
+		return "avx2"
+	}
+	return "portable"
+}
+
 //go:noescape
 func add8AVX2(acc *float64, u *[8]*float32, w *[8]float32, n int)
 

@@ -5,3 +5,7 @@ package fedavg
 func add8(acc []float64, u0, u1, u2, u3, u4, u5, u6, u7 []float32, w *[8]float32) {
 	add8Go(acc, u0, u1, u2, u3, u4, u5, u6, u7, w)
 }
+
+// Kernel names the accumulation kernel this process uses: avx512, avx2
+// or portable.
+func Kernel() string { return "portable" }

@@ -10,8 +10,11 @@ import (
 // worker count, no clipping.
 type Config struct {
 	// Workers is the worker count: Auto (0) resolves per call with
-	// ResolveWorkers; a positive count is clamped to [1, clients].
+	// Machine.Workers; a positive count is clamped to [1, clients].
 	Workers int
+	// Machine models the machine for Auto (see Probe); the zero value is
+	// the fallback of ResolveWorkers.
+	Machine Machine
 	// ClipNorm > 0 rescales every aggregate whose L2 norm exceeds it to
 	// norm ClipNorm (up to float32 rounding). 0 disables clipping.
 	ClipNorm float64
@@ -26,7 +29,7 @@ func (c Config) Validate() error {
 	if c.ClipNorm < 0 || math.IsNaN(c.ClipNorm) || math.IsInf(c.ClipNorm, 0) {
 		return inputErr(ErrParam, -1, -1, "clip norm %v must be finite and >= 0 (0 disables clipping)", c.ClipNorm)
 	}
-	return nil
+	return c.Machine.Validate()
 }
 
 // Aggregator combines client updates. It owns a pool of worker goroutines
@@ -143,7 +146,7 @@ func (e *engine) workers(clients, dim int) int {
 	if e.closed {
 		return 1
 	}
-	return ResolveWorkers(clients, dim, e.cfg.Workers)
+	return e.cfg.Machine.Workers(clients, dim, e.cfg.Workers)
 }
 
 // checkShape validates that updates is non-empty, rectangular, and that

@@ -14,7 +14,10 @@
 // clip rescales dst when its norm exceeds the bound.
 //
 // The robust aggregators (coordinate-wise Median, TrimmedMean and
-// MultiKrum) share the pool and the input validation. ResolveWorkers turns
-// a requested worker count (0 = auto) into the count used; it is a pure
-// function of its arguments and GOMAXPROCS.
+// MultiKrum) share the pool and the input validation. A Machine turns a
+// requested worker count (0 = auto) into the count used, from the bytes
+// each worker needs and a worker ceiling; Probe measures one on the
+// machine it runs on, and the zero Machine (ResolveWorkers) is the
+// constant fallback. Both are pure functions of their arguments and
+// GOMAXPROCS.
 package fedavg

@@ -1,7 +1,5 @@
 package fedavg
 
-import "runtime"
-
 // Auto is the Workers value that lets ResolveWorkers choose.
 const Auto = 0
 
@@ -17,20 +15,14 @@ const Auto = 0
 const autoMinBytesPerWorker = 8 << 20
 
 // ResolveWorkers returns the number of workers to use for clients updates
-// of dimension dim. A requested count > 0 is explicit and is clamped to
-// [1, clients]; requested <= 0 (Auto) picks one worker per whole
-// autoMinBytesPerWorker of input (so 1 below twice that), at least 1, at
-// most GOMAXPROCS and at most clients. It keeps no state: the
-// same arguments and GOMAXPROCS always give the same answer.
+// of dimension dim under the fallback model (the zero Machine): a
+// requested count > 0 is explicit and is clamped to [1, clients];
+// requested <= 0 (Auto) picks one worker per whole autoMinBytesPerWorker
+// of input (so 1 below twice that), at least 1, at most GOMAXPROCS and at
+// most clients. It keeps no state: the same arguments and GOMAXPROCS
+// always give the same answer.
 func ResolveWorkers(clients, dim, requested int) int {
-	clients = max(clients, 1)
-	if requested > 0 {
-		return min(requested, clients)
-	}
-	bytes := int64(clients) * int64(max(dim, 0)) * 4
-	w := bytes / autoMinBytesPerWorker
-	w = min(w, int64(runtime.GOMAXPROCS(0)), int64(clients))
-	return int(max(w, 1))
+	return Machine{}.Workers(clients, dim, requested)
 }
 
 // Tiling: coordinates are cut into contiguous tiles that workers claim

@@ -54,6 +54,11 @@ type Outcome struct {
 	Verdict  Verdict
 	Findings []Finding
 	Report   *stats.Report // nil when the inputs could not be compared
+
+	// tainted says why the evidence cannot make a regression (a run on
+	// either side invalid or incomplete, unit declarations that
+	// contradict); "" when it can. Such evidence is inconclusive at worst.
+	tainted string
 }
 
 func (o *Outcome) add(v Verdict, rule, subject, format string, args ...any) {
@@ -63,65 +68,137 @@ func (o *Outcome) add(v Verdict, rule, subject, format string, args ...any) {
 	}
 }
 
+// note records a finding that decides nothing: a rule that evaluated
+// nothing, or information beside the verdict.
+func (o *Outcome) note(rule, subject, format string, args ...any) {
+	o.Findings = append(o.Findings, Finding{Verdict: Pass, Note: true, Rule: rule, Subject: subject, Detail: fmt.Sprintf(format, args...)})
+}
+
+// finish settles the verdict: tainted evidence is never a regression, and
+// an outcome no rule decided is inconclusive.
+func (o *Outcome) finish() {
+	if o.tainted != "" && o.Verdict == Regression {
+		for i, f := range o.Findings {
+			if f.Verdict == Regression {
+				o.Findings[i].Verdict = Inconclusive
+				o.Findings[i].Detail = "would be a regression, but " + o.tainted + ": " + f.Detail
+			}
+		}
+		o.Verdict = Inconclusive
+	}
+	for _, f := range o.Findings {
+		if !f.Note {
+			return
+		}
+	}
+	o.add(Inconclusive, "evidence", "inputs", "no rule had anything to check")
+}
+
 // ErrSameLabel is returned when base and current carry the same label, so
 // their results would fall into one column.
 var ErrSameLabel = errors.New("base and current must have different labels")
 
 // Evaluate applies p to base and current. A nil set stands for a missing
-// input. The error is for misuse only (an invalid policy, equal labels);
-// missing or bad evidence is an Inconclusive outcome, never an error.
+// input: a missing baseline leaves the absolute rules (limits, expect) to
+// judge current, skips the trend rule as trend.missing_baseline says and
+// keeps the geomean rule fail-closed. The error is for misuse only (an
+// invalid policy, equal labels); missing or bad evidence is an
+// Inconclusive outcome, never an error.
 func Evaluate(base, cur *benchset.Set, p Policy) (*Outcome, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
 	if base != nil && cur != nil && base.Label == cur.Label {
 		return nil, ErrSameLabel
 	}
+	return evaluate(base, cur, p, false)
+}
+
+// EvaluateCurrent applies the absolute rules of p (limits and expected
+// benchmarks) to cur alone, as a repository's first change must be gated
+// before any baseline exists. The relative rules are not evaluated: the
+// geomean rule is a note and the trend rule follows
+// trend.missing_baseline. A policy with no absolute rule is inconclusive.
+func EvaluateCurrent(cur *benchset.Set, p Policy) (*Outcome, error) {
+	return evaluate(nil, cur, p, true)
+}
+
+func evaluate(base, cur *benchset.Set, p Policy, alone bool) (*Outcome, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
 	o := &Outcome{}
-	if !checkInputs(o, base, cur) {
-		return o, nil
+	baseOK, curOK := checkInputs(o, base, cur, alone)
+	if curOK {
+		if !baseOK {
+			base = nil
+		}
+		judge(o, base, cur, p, alone)
 	}
-	checkUnitMeta(o, base.Units, cur.Units, p)
-	results, units := benchset.Combine(base, cur)
-	rep, err := stats.Compare(results, units, stats.Options{Alpha: p.Alpha, Confidence: p.Confidence, Ignore: p.Ignore})
-	if err != nil {
-		o.add(Inconclusive, "compare", "inputs", "%v", err)
-		return o, nil
-	}
-	o.Report = rep
-	ix := newIndex(rep, base.Label, cur.Label)
-	checkCoverage(o, ix)
-	checkExpect(o, ix, p.Expect)
-	checkSamples(o, ix, p.Alpha)
-	checkDirections(o, ix, units, p)
-	checkGeomean(o, ix, units, p)
-	ev := evidence{ix: ix, base: base, cur: cur}
-	checkLimits(o, ev, p.Limits)
-	if !p.Trend.Disabled {
-		checkTrend(o, ev, p.Trend)
-	}
-	if o.Verdict == Pass && len(o.Findings) == 0 {
-		o.add(Inconclusive, "evidence", "inputs", "no rule had anything to check")
-	}
+	o.finish()
 	return o, nil
 }
 
-// checkInputs applies the input rules and reports whether both sides hold
-// results to compare.
-func checkInputs(o *Outcome, base, cur *benchset.Set) bool {
-	ok := true
+// judge runs every rule past the input rules; base is nil when there is
+// no baseline to compare with.
+func judge(o *Outcome, base, cur *benchset.Set, p Policy, alone bool) {
+	sets, baseLabel := []*benchset.Set{cur}, ""
+	if base != nil {
+		sets, baseLabel = []*benchset.Set{base, cur}, base.Label
+		checkUnitMeta(o, base.Units, cur.Units, p)
+	}
+	results, units := benchset.Combine(sets...)
+	rep, err := stats.Compare(results, units, stats.Options{Alpha: p.Alpha, Confidence: p.Confidence, Ignore: p.Ignore})
+	if err != nil {
+		o.add(Inconclusive, "compare", "inputs", "%v", err)
+		return
+	}
+	o.Report = rep
+	ix := newIndex(rep, baseLabel, cur.Label)
+	if base != nil {
+		checkCoverage(o, ix)
+	}
+	checkExpect(o, ix, p.Expect, base != nil)
+	if base != nil {
+		checkSamples(o, ix, p.Alpha)
+		checkDirections(o, ix, units, p)
+		checkGeomean(o, ix, units, p)
+	} else if alone {
+		o.note("geomean", strings.Join(p.Geomean.Units, ","), "not evaluated: one input, so only the absolute rules (limits, expect) judge it")
+	} else {
+		o.add(Inconclusive, "geomean", strings.Join(p.Geomean.Units, ","), "no baseline: a relative change cannot be judged (the geomean rule stays fail-closed)")
+	}
+	ev := evidence{ix: ix, base: base, cur: cur}
+	checkLimits(o, ev, p.Limits)
+	switch {
+	case p.Trend.Disabled:
+	case base == nil:
+		missingBaseline(o, p.Trend)
+	default:
+		checkTrend(o, ev, p.Trend)
+	}
+	if alone && len(p.Limits) == 0 && len(p.Expect) == 0 {
+		o.add(Inconclusive, "evidence", "policy", "one input and no limits or expect in the policy: nothing absolute to check; add limits: or --expect, or pass BASE")
+	}
+}
+
+// checkInputs applies the input rules and reports whether each side holds
+// results to judge. alone means no baseline was asked for.
+func checkInputs(o *Outcome, base, cur *benchset.Set, alone bool) (baseOK, curOK bool) {
+	baseOK, curOK = true, true
 	for _, side := range []struct {
 		name string
 		s    *benchset.Set
-	}{{"baseline", base}, {"current", cur}} {
+		ok   *bool
+	}{{"baseline", base, &baseOK}, {"current", cur, &curOK}} {
 		switch {
+		case side.s == nil && alone && side.name == "baseline":
+			*side.ok = false
+			continue
 		case side.s == nil:
 			o.add(Inconclusive, "input", side.name, "missing: nothing to compare against")
-			ok = false
+			*side.ok = false
 			continue
 		case len(side.s.Results) == 0:
 			o.add(Inconclusive, "input", side.name, "%s holds no benchmark results (empty or unreadable)", side.s.Source)
-			ok = false
+			*side.ok = false
 		}
 		for _, pr := range side.s.Problems {
 			o.add(Inconclusive, "input", side.name, "%s", pr)
@@ -131,21 +208,27 @@ func checkInputs(o *Outcome, base, cur *benchset.Set) bool {
 		}
 	}
 	if base != nil && cur != nil {
-		inBase := map[string]bool{}
-		for _, r := range base.Runs {
-			inBase[r.ID] = true
-		}
-		for _, r := range cur.Runs {
-			if inBase[r.ID] {
-				o.add(Inconclusive, "input", "runs", "run %s is on both sides: a run compared with itself is no evidence", r.ID)
-			}
+		checkPairing(o, base, cur)
+	}
+	return baseOK, curOK
+}
+
+// checkPairing fails closed on a run on both sides and on sides of
+// different kinds.
+func checkPairing(o *Outcome, base, cur *benchset.Set) {
+	inBase := map[string]bool{}
+	for _, r := range base.Runs {
+		inBase[r.ID] = true
+	}
+	for _, r := range cur.Runs {
+		if inBase[r.ID] {
+			o.add(Inconclusive, "input", "runs", "run %s is on both sides: a run compared with itself is no evidence", r.ID)
 		}
 	}
-	if base != nil && cur != nil && (len(base.Runs) > 0) != (len(cur.Runs) > 0) {
+	if (len(base.Runs) > 0) != (len(cur.Runs) > 0) {
 		o.add(Inconclusive, "input", "kinds", "baseline is %s, current is %s: run validity is known on one side only; compare run directories with run directories",
 			inputKind(base), inputKind(cur))
 	}
-	return ok
 }
 
 func inputKind(s *benchset.Set) string {
@@ -156,6 +239,9 @@ func inputKind(s *benchset.Set) string {
 }
 
 func checkRun(o *Outcome, side string, r benchset.Run) {
+	if !r.Complete || !r.Valid || len(r.Reasons) > 0 {
+		o.taint("a run on either side is invalid or incomplete")
+	}
 	if !r.Complete {
 		o.add(Inconclusive, "run-valid", side, "run %s (%s) is incomplete (interrupted)", r.ID, r.Dir)
 	}
@@ -189,10 +275,13 @@ type index struct {
 	byName  map[string]map[string]pair // name → tidied unit → pair
 	baseCol string
 	curCol  string
+	// unsure holds the subjects whose samples cannot reach alpha or whose
+	// exact values vary: no change in them is evidence.
+	unsure map[string]bool
 }
 
 func newIndex(rep *stats.Report, baseLabel, curLabel string) *index {
-	ix := &index{byName: map[string]map[string]pair{}, baseCol: baseLabel, curCol: curLabel}
+	ix := &index{byName: map[string]map[string]pair{}, baseCol: baseLabel, curCol: curLabel, unsure: map[string]bool{}}
 	for _, t := range rep.Tables {
 		bi, ci := colIndex(t, baseLabel), colIndex(t, curLabel)
 		for _, r := range t.Rows {

@@ -5,25 +5,32 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/sagebench/sagebench/internal/benchset"
 	"github.com/sagebench/sagebench/internal/stats"
+	"golang.org/x/perf/benchunit"
 )
 
 // evidence finds a benchmark's mean and p99 latency (ms) on either side:
-// per-request e2e_ms from requests.jsonl when the run carried it, else
-// the benchmark's own metrics (sec/op mean over runs; p99-ms, worst run).
+// per-request e2e_ms from requests.jsonl when the run carried it, then
+// the statistics a pytest-benchmark JSON declares (p99 from its per-round
+// data), else the benchmark's own metrics (sec/op mean over runs; p99-ms,
+// worst run). base is nil when there is no baseline.
 type evidence struct {
 	ix        *index
 	base, cur *benchset.Set
 }
 
-// stat is one number of evidence and where it came from.
+// stat is one number of evidence and where it came from. A stat that is
+// not ok but has a why is "not evaluable": the input lacks what the rule
+// needs, and says how to get it.
 type stat struct {
 	ok     bool
 	value  float64
 	source string // kind of evidence; both sides must agree
 	detail string
+	why    string
 }
 
 func (e evidence) set(base bool) *benchset.Set {
@@ -45,24 +52,41 @@ func (e evidence) cell(base bool, name, unit string) *stats.Cell {
 }
 
 func (e evidence) mean(base bool, name string) stat {
-	if lat := e.set(base).Latency[name]; len(lat) > 0 {
-		return stat{true, mean(lat), "requests", fmt.Sprintf("requests.jsonl e2e_ms, n=%d", len(lat))}
+	s := e.set(base)
+	if s == nil {
+		return stat{}
+	}
+	if lat := s.Latency[name]; len(lat) > 0 {
+		return stat{ok: true, value: mean(lat), source: "requests", detail: fmt.Sprintf("requests.jsonl e2e_ms, n=%d", len(lat))}
+	}
+	if sum, ok := s.Summaries[name]; ok {
+		return stat{ok: true, value: sum.MeanMs, source: "pytest", detail: fmt.Sprintf("pytest-benchmark stats.mean, rounds=%d", sum.Rounds)}
 	}
 	if c := e.cell(base, name, "sec/op"); c != nil {
-		return stat{true, mean(c.Values) * 1e3, "sec/op", fmt.Sprintf("mean time/op over %d runs", len(c.Values))}
+		return stat{ok: true, value: mean(c.Values) * 1e3, source: "sec/op", detail: fmt.Sprintf("mean time/op over %d runs", len(c.Values))}
 	}
 	if c := e.cell(base, name, "mean-ms"); c != nil {
-		return stat{true, mean(c.Values), "mean-ms", fmt.Sprintf("mean-ms over %d runs", len(c.Values))}
+		return stat{ok: true, value: mean(c.Values), source: "mean-ms", detail: fmt.Sprintf("mean-ms over %d runs", len(c.Values))}
 	}
 	return stat{}
 }
 
 func (e evidence) p99(base bool, name string) stat {
-	if lat := e.set(base).Latency[name]; len(lat) > 0 {
-		return stat{true, p99(lat), "requests", fmt.Sprintf("requests.jsonl e2e_ms, n=%d", len(lat))}
+	s := e.set(base)
+	if s == nil {
+		return stat{}
+	}
+	if lat := s.Latency[name]; len(lat) > 0 {
+		return stat{ok: true, value: p99(lat), source: "requests", detail: fmt.Sprintf("requests.jsonl e2e_ms, n=%d", len(lat))}
+	}
+	if sum, ok := s.Summaries[name]; ok {
+		if len(sum.DataMs) == 0 {
+			return stat{source: "pytest", why: "not evaluable: the pytest-benchmark JSON has no stats.data to compute a p99 from (pytest-benchmark has no p99 of its own); write it with --benchmark-json, which always includes the per-round data, or save runs with --benchmark-save-data"}
+		}
+		return stat{ok: true, value: p99(sum.DataMs), source: "pytest", detail: fmt.Sprintf("pytest-benchmark stats.data, n=%d", len(sum.DataMs))}
 	}
 	if c := e.cell(base, name, "p99-ms"); c != nil {
-		return stat{true, c.Values[len(c.Values)-1], "p99-ms", fmt.Sprintf("p99-ms, worst of %d runs", len(c.Values))}
+		return stat{ok: true, value: c.Values[len(c.Values)-1], source: "p99-ms", detail: fmt.Sprintf("p99-ms, worst of %d runs", len(c.Values))}
 	}
 	return stat{}
 }
@@ -99,10 +123,14 @@ func (e evidence) names(base, cur bool) []string {
 		use bool
 		set *benchset.Set
 	}{{base, e.base}, {cur, e.cur}} {
+		if !s.use || s.set == nil {
+			continue
+		}
 		for n := range s.set.Latency {
-			if s.use {
-				seen[n] = true
-			}
+			seen[n] = true
+		}
+		for n := range s.set.Summaries {
+			seen[n] = true
 		}
 	}
 	out := make([]string, 0, len(seen))
@@ -111,6 +139,22 @@ func (e evidence) names(base, cur bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// limitMatches reports whether a limit's benchmark (the anchored
+// expression re, written as expr) matches name in any of its spellings
+// (with or without Benchmark and -GOMAXPROCS); an expression ending in '/'
+// is also a prefix, as --expect takes it.
+func limitMatches(re *regexp.Regexp, expr, name string) bool {
+	if strings.HasSuffix(expr, "/") && expectMatches(name, expr) {
+		return true
+	}
+	for _, f := range nameForms(name) {
+		if re.MatchString(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkLimits applies the absolute limits to the current side. A limit
@@ -122,7 +166,7 @@ func checkLimits(o *Outcome, e evidence, limits []Limit) {
 		re := regexp.MustCompile("^(?:" + l.Benchmark + ")$") // checked by Validate
 		matched := 0
 		for _, n := range names {
-			if !re.MatchString(n) {
+			if !limitMatches(re, l.Benchmark, n) {
 				continue
 			}
 			matched++
@@ -141,8 +185,10 @@ func checkLimits(o *Outcome, e evidence, limits []Limit) {
 
 func limitOne(o *Outcome, rule, name string, s stat, max float64) {
 	switch {
+	case s.why != "":
+		o.add(Inconclusive, rule, name, "limit %.4g ms %s", max, s.why)
 	case !s.ok:
-		o.add(Inconclusive, rule, name, "no evidence to check the limit %.4g ms against (no requests.jsonl e2e_ms and no matching metric)", max)
+		o.add(Inconclusive, rule, name, "no evidence to check the limit %.4g ms against (no requests.jsonl e2e_ms, pytest-benchmark stats and no matching metric)", max)
 	case s.value > max:
 		o.add(Regression, rule, name, "%.4g ms > limit %.4g ms (%s)", s.value, max, s.detail)
 	default:
@@ -150,34 +196,111 @@ func limitOne(o *Outcome, rule, name string, s stat, max float64) {
 	}
 }
 
-// checkTrend applies the trend limits to every benchmark with evidence.
-func checkTrend(o *Outcome, e evidence, t TrendRule) {
-	type metric struct {
-		rule       string
-		get        func(bool, string) stat
-		pct, floor float64
+// trendMetric is one statistic the trend rule limits.
+type trendMetric struct {
+	rule  string
+	get   func(bool, string) stat
+	pct   float64
+	floor func(TrendFloor) float64
+}
+
+func (e evidence) trendMetrics(t TrendRule) []trendMetric {
+	return []trendMetric{
+		{"trend-mean", e.mean, t.MeanPct, func(f TrendFloor) float64 { return f.MeanMs }},
+		{"trend-p99", e.p99, t.P99Pct, func(f TrendFloor) float64 { return f.P99Ms }},
 	}
-	for _, m := range []metric{
-		{"trend-mean", e.mean, t.MeanPct, t.MeanFloorMs},
-		{"trend-p99", e.p99, t.P99Pct, t.P99FloorMs},
-	} {
-		ok, na := 0, 0
+}
+
+// floorUnit is the unit of a kind of evidence whose floors apply to it.
+func floorUnit(source string) string {
+	if source == "sec/op" {
+		return "sec/op"
+	}
+	return "ms"
+}
+
+// checkTrend applies the trend limits to every benchmark with evidence. A
+// metric that no benchmark has on both sides is a note, never a pass.
+func checkTrend(o *Outcome, e evidence, t TrendRule) {
+	for _, m := range e.trendMetrics(t) {
+		ok, na, judged := 0, 0, 0
 		for _, n := range e.names(true, true) {
 			b, c := m.get(true, n), m.get(false, n)
+			fl := t.Floors[floorUnit(c.source)]
+			floor := m.floor(fl)
 			switch {
+			case b.why != "" || c.why != "":
+				judged++
+				o.add(Inconclusive, m.rule, n, "%s", firstWhy(b, c))
 			case !b.ok && !c.ok:
 				na++
 			case !b.ok || !c.ok || b.source != c.source:
+				judged++
 				o.add(Inconclusive, m.rule, n, "evidence differs between sides (baseline: %s; current: %s)", orNone(b), orNone(c))
-			case trendWorse(b.value, c.value, m.pct, m.floor, t.BaselineFloorMs):
-				o.add(Regression, m.rule, n, "%.4g ms -> %.4g ms (%+.1f%%, %+.4g ms): beyond +%.4g%% and floor %.4g ms (baseline floor %.4g ms; %s)",
-					b.value, c.value, pctChange(b.value, c.value), c.value-b.value, m.pct, m.floor, t.BaselineFloorMs, c.detail)
+			case trendWorse(b.value, c.value, m.pct, floor, fl.BaselineMs) && !e.settled(n, c.source):
+				judged++
+				bs, cs := showPair(b, c)
+				o.add(Inconclusive, m.rule, n, "%s -> %s (%+.1f%%) is beyond +%.4g%%, but the time/op samples cannot show it is a change (too few samples, varying exact values or not significant at alpha); rerun with a larger count",
+					bs, cs, pctChange(b.value, c.value), m.pct)
+			case trendWorse(b.value, c.value, m.pct, floor, fl.BaselineMs):
+				judged++
+				bs, cs := showPair(b, c)
+				o.add(Regression, m.rule, n, "%s -> %s (%+.1f%%): beyond +%.4g%% and floor %.4g ms (baseline floor %.4g ms; %s)",
+					bs, cs, pctChange(b.value, c.value), m.pct, floor, fl.BaselineMs, c.detail)
 			default:
+				judged++
 				ok++
 			}
 		}
-		o.add(Pass, m.rule, "all", "%d benchmarks within +%.4g%% or floor %.4g ms; %d without this statistic on either side", ok, m.pct, m.floor, na)
+		switch {
+		case judged == 0:
+			o.note(m.rule, "all", "not evaluated: no benchmark has this statistic on both sides (%d without it)", na)
+		case ok > 0:
+			o.add(Pass, m.rule, "all", "%d benchmarks within +%.4g%% (or their unit's floor); %d without this statistic on either side", ok, m.pct, na)
+		}
 	}
+}
+
+// showPair renders a baseline and current value in the unit of their
+// evidence: milliseconds, or seconds per op scaled as the comparison
+// table shows them (99.95ns, not 9.995e-05 ms).
+func showPair(b, c stat) (string, string) {
+	if c.source != "sec/op" {
+		return fmt.Sprintf("%.4g ms", b.value), fmt.Sprintf("%.4g ms", c.value)
+	}
+	sc := benchunit.CommonScale([]float64{b.value / 1e3, c.value / 1e3}, benchunit.Decimal)
+	return sc.Format(b.value/1e3) + "s", sc.Format(c.value/1e3) + "s"
+}
+
+// settled reports whether a trend in evidence of kind source for name is
+// a change: Go benchmark time/op, a sample of noisy runs, must show a
+// significant change in samples that can reach alpha. Latency evidence
+// (per request or per round) is judged by the contract's rule alone.
+func (e evidence) settled(name, source string) bool {
+	if source != "sec/op" {
+		return true
+	}
+	p, ok := e.ix.byName[name]["sec/op"]
+	return ok && p.base != nil && p.cur != nil && !e.ix.unsure[p.subject()] && p.cur.Significant()
+}
+
+// missingBaseline is the trend rule without a baseline: skipped with a
+// note, or inconclusive, as trend.missing_baseline says.
+func missingBaseline(o *Outcome, t TrendRule) {
+	for _, rule := range []string{"trend-mean", "trend-p99"} {
+		if t.MissingBaseline == MissingFail {
+			o.add(Inconclusive, rule, "all", "no baseline to compare with (trend.missing_baseline: fail)")
+			continue
+		}
+		o.note(rule, "all", "not evaluated: no baseline (trend.missing_baseline: skip)")
+	}
+}
+
+func firstWhy(b, c stat) string {
+	if b.why != "" {
+		return "baseline " + b.why
+	}
+	return "current " + c.why
 }
 
 func orNone(s stat) string {

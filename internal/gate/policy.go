@@ -7,6 +7,8 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/sagebench/sagebench/internal/strictyaml"
 	"golang.org/x/perf/benchunit"
@@ -42,7 +44,9 @@ type GeomeanRule struct {
 }
 
 // Limit is an absolute limit for the benchmarks whose name matches the
-// anchored regular expression Benchmark. Zero means no limit.
+// anchored regular expression Benchmark, with or without the Benchmark
+// prefix and the -GOMAXPROCS suffix; one ending in '/' is also a prefix
+// (BenchmarkAggregateParallel/). Zero means no limit.
 type Limit struct {
 	Benchmark string  `yaml:"benchmark"`
 	MaxMeanMs float64 `yaml:"max_mean_ms"`
@@ -50,16 +54,39 @@ type Limit struct {
 }
 
 // TrendRule limits mean and p99 growth against the baseline. A relative
-// growth counts only when the absolute growth also exceeds its floor;
-// below BaselineFloorMs the absolute rule alone decides.
+// growth counts only when the absolute growth also exceeds the floor of
+// its evidence's unit; below that unit's baseline floor the absolute
+// floor alone decides. A unit without floors is judged by the relative
+// limits alone.
 type TrendRule struct {
-	Disabled        bool    `yaml:"disabled"`
-	MeanPct         float64 `yaml:"mean_pct"`
-	P99Pct          float64 `yaml:"p99_pct"`
-	MeanFloorMs     float64 `yaml:"mean_floor_ms"`
-	P99FloorMs      float64 `yaml:"p99_floor_ms"`
-	BaselineFloorMs float64 `yaml:"baseline_floor_ms"`
+	Disabled bool    `yaml:"disabled"`
+	MeanPct  float64 `yaml:"mean_pct"`
+	P99Pct   float64 `yaml:"p99_pct"`
+	// MissingBaseline says what the rule does when there is no baseline:
+	// "skip" (a NOTE line, the default) or "fail" (inconclusive).
+	MissingBaseline string `yaml:"missing_baseline"`
+	// Floors are keyed by the unit of the evidence: "ms" (per-request or
+	// per-round latencies: requests.jsonl, pytest-benchmark JSON, mean-ms
+	// and p99-ms metrics) or "sec/op" (Go benchmark time per op). A policy
+	// that sets floors replaces the default ones.
+	Floors map[string]TrendFloor `yaml:"floors"`
 }
+
+// TrendFloor is the absolute floors of one unit, in milliseconds.
+type TrendFloor struct {
+	MeanMs     float64 `yaml:"mean_ms"`
+	P99Ms      float64 `yaml:"p99_ms"`
+	BaselineMs float64 `yaml:"baseline_ms"`
+}
+
+// Values of TrendRule.MissingBaseline.
+const (
+	MissingSkip = "skip"
+	MissingFail = "fail"
+)
+
+// floorUnits are the evidence units a trend floor can be set for.
+var floorUnits = []string{"ms", "sec/op"}
 
 // Unit direction names accepted in Policy.Units.
 const (
@@ -68,15 +95,18 @@ const (
 )
 
 // Default is the contract: alpha 0.01, geomean time regression beyond
-// +5 %, trend mean +10 % (floor 0.05 ms) and p99 +15 % (floor 0.10 ms),
-// baseline floor 0.10 ms.
+// +5 %, trend mean +10 % and p99 +15 % against a cached baseline, skipped
+// when there is none; latencies in ms have the floors 0.05 ms (mean),
+// 0.10 ms (p99) and baseline floor 0.10 ms. Go benchmark time per op has
+// no floor: 0.05 ms is 500 times a 100 ns benchmark, so a floor there
+// would keep the rule from ever firing.
 func Default() Policy {
 	return Policy{
 		Alpha:      0.01,
 		Confidence: 0.95,
 		Geomean:    GeomeanRule{ThresholdPct: 5, Units: []string{"sec/op"}},
-		Trend: TrendRule{MeanPct: 10, P99Pct: 15, MeanFloorMs: 0.05,
-			P99FloorMs: 0.10, BaselineFloorMs: 0.10},
+		Trend: TrendRule{MeanPct: 10, P99Pct: 15, MissingBaseline: MissingSkip,
+			Floors: map[string]TrendFloor{"ms": {MeanMs: 0.05, P99Ms: 0.10, BaselineMs: 0.10}}},
 	}
 }
 
@@ -124,16 +154,7 @@ func (p Policy) Validate() error {
 			errs = append(errs, fmt.Errorf("limits[%d]: set max_mean_ms and/or max_p99_ms to a finite positive value", i))
 		}
 	}
-	t := p.Trend
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"mean_pct", t.MeanPct}, {"p99_pct", t.P99Pct}, {"mean_floor_ms", t.MeanFloorMs},
-		{"p99_floor_ms", t.P99FloorMs}, {"baseline_floor_ms", t.BaselineFloorMs}} {
-		if !finite(f.v) || f.v < 0 {
-			errs = append(errs, fmt.Errorf("trend.%s %v must be finite and >= 0", f.name, f.v))
-		}
-	}
+	errs = append(errs, p.Trend.validate()...)
 	for u, d := range p.Units {
 		if d != LowerIsBetter && d != HigherIsBetter {
 			errs = append(errs, fmt.Errorf("units[%s] = %q: want %s or %s", u, d, LowerIsBetter, HigherIsBetter))
@@ -154,4 +175,30 @@ func (p Policy) geomeanUnit(unit string) bool {
 		}
 	}
 	return false
+}
+
+func (t TrendRule) validate() []error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"mean_pct", t.MeanPct}, {"p99_pct", t.P99Pct}} {
+		if !finite(f.v) || f.v < 0 {
+			errs = append(errs, fmt.Errorf("trend.%s %v must be finite and >= 0", f.name, f.v))
+		}
+	}
+	if t.MissingBaseline != MissingSkip && t.MissingBaseline != MissingFail {
+		errs = append(errs, fmt.Errorf("trend.missing_baseline %q: want %s or %s", t.MissingBaseline, MissingSkip, MissingFail))
+	}
+	for u, f := range t.Floors {
+		if !slices.Contains(floorUnits, u) {
+			errs = append(errs, fmt.Errorf("trend.floors[%s]: unknown unit; want one of %s", u, strings.Join(floorUnits, ", ")))
+		}
+		for _, v := range []float64{f.MeanMs, f.P99Ms, f.BaselineMs} {
+			if !finite(v) || v < 0 {
+				errs = append(errs, fmt.Errorf("trend.floors[%s]: %v must be finite and >= 0", u, v))
+			}
+		}
+	}
+	return errs
 }

@@ -15,7 +15,7 @@ func TestLoadPolicy(t *testing.T) {
 		check   func(t *testing.T, p Policy)
 	}{
 		{name: "defaults kept", yaml: "alpha: 0.05\n", check: func(t *testing.T, p Policy) {
-			if p.Alpha != 0.05 || p.Geomean.ThresholdPct != 5 || p.Trend.P99Pct != 15 || p.Trend.MeanFloorMs != 0.05 || p.Trend.BaselineFloorMs != 0.10 {
+			if p.Alpha != 0.05 || p.Geomean.ThresholdPct != 5 || p.Trend.P99Pct != 15 || p.Trend.Floors["ms"].MeanMs != 0.05 || p.Trend.Floors["ms"].BaselineMs != 0.10 {
 				t.Fatalf("policy %+v", p)
 			}
 		}},
@@ -44,7 +44,14 @@ units: {tokens: higher-is-better}
 		{name: "NaN limit", yaml: "limits: [{benchmark: X, max_mean_ms: .nan}]\n", wantErr: "limits[0]"},
 		{name: "infinite limit", yaml: "limits: [{benchmark: X, max_p99_ms: .inf}]\n", wantErr: "limits[0]"},
 		{name: "NaN trend", yaml: "trend: {p99_pct: .nan}\n", wantErr: "trend.p99_pct"},
-		{name: "NaN trend floor", yaml: "trend: {mean_floor_ms: .nan}\n", wantErr: "trend.mean_floor_ms"},
+		{name: "NaN trend floor", yaml: "trend: {floors: {ms: {mean_ms: .nan}}}\n", wantErr: "trend.floors[ms]: NaN must be finite"},
+		{name: "floor of an unknown unit", yaml: "trend: {floors: {B/op: {mean_ms: 1}}}\n", wantErr: "trend.floors[B/op]: unknown unit"},
+		{name: "bad missing_baseline", yaml: "trend: {missing_baseline: ignore}\n", wantErr: `trend.missing_baseline "ignore": want skip or fail`},
+		{name: "floors replace the default floors", yaml: "trend: {missing_baseline: fail, floors: {sec/op: {mean_ms: 0.001}}}\n", check: func(t *testing.T, p Policy) {
+			if p.Trend.MissingBaseline != MissingFail || p.Trend.Floors["sec/op"].MeanMs != 0.001 || len(p.Trend.Floors) != 1 {
+				t.Fatalf("trend %+v", p.Trend)
+			}
+		}},
 		{name: "negative threshold", yaml: "geomean: {threshold_pct: -1}\n", wantErr: "threshold_pct"},
 	}
 	for _, tc := range tests {
@@ -74,7 +81,8 @@ func TestDefaultIsTheContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p.Alpha != 0.01 || p.Geomean.ThresholdPct != 5 || p.Trend.MeanPct != 10 || p.Trend.P99Pct != 15 ||
-		p.Trend.MeanFloorMs != 0.05 || p.Trend.P99FloorMs != 0.10 || p.Trend.BaselineFloorMs != 0.10 {
+		p.Trend.MissingBaseline != MissingSkip || len(p.Trend.Floors) != 1 ||
+		p.Trend.Floors["ms"] != (TrendFloor{MeanMs: 0.05, P99Ms: 0.10, BaselineMs: 0.10}) {
 		t.Fatalf("default %+v", p)
 	}
 }

@@ -67,7 +67,11 @@ func (o *Outcome) WriteJSON(w io.Writer) error {
 		Report   any       `json:"comparison,omitempty"`
 	}{Verdict: o.Verdict.String()}
 	for _, f := range o.Sorted() {
-		doc.Findings = append(doc.Findings, finding{f.Verdict.String(), f})
+		v := f.Verdict.String()
+		if f.Note {
+			v = "note" // decided nothing: never a pass
+		}
+		doc.Findings = append(doc.Findings, finding{v, f})
 	}
 	if o.Report != nil {
 		doc.Report = o.Report

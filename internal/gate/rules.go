@@ -8,6 +8,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/stats"
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchunit"
 )
 
 // checkCoverage fails closed on a benchmark present on one side only.
@@ -27,19 +28,48 @@ func checkCoverage(o *Outcome, ix *index) {
 // the first '/', without the -GOMAXPROCS suffix and the Benchmark prefix.
 func symbolOf(name string) string {
 	sym, _, _ := strings.Cut(name, "/")
-	if i := strings.LastIndexByte(sym, '-'); i > 0 && strings.Trim(sym[i+1:], "0123456789") == "" {
-		sym = sym[:i]
-	}
-	return strings.TrimPrefix(sym, "Benchmark")
+	return strings.TrimPrefix(trimProcs(sym), "Benchmark")
 }
 
-// checkExpect fails closed on an expected symbol missing on either side.
-func checkExpect(o *Outcome, ix *index, expect []string) {
+// trimProcs drops the -GOMAXPROCS suffix go test appends to a name.
+func trimProcs(name string) string {
+	if i := strings.LastIndexByte(name, '-'); i > 0 && i < len(name)-1 && strings.Trim(name[i+1:], "0123456789") == "" {
+		return name[:i]
+	}
+	return name
+}
+
+// nameForms are the spellings a benchmark name can be written in by a
+// policy or a flag: with or without the Benchmark prefix and the
+// -GOMAXPROCS suffix.
+func nameForms(name string) []string {
+	bare := strings.TrimPrefix(name, "Benchmark")
+	forms := []string{bare, "Benchmark" + bare}
+	if t := trimProcs(bare); t != bare {
+		forms = append(forms, t, "Benchmark"+t)
+	}
+	return forms
+}
+
+// expectMatches reports whether the row name satisfies an expect entry:
+// a benchmark function (Encode, BenchmarkEncode), a full name with or
+// without -N, or a prefix ending in '/' (BenchmarkAggregateParallel/).
+func expectMatches(name, want string) bool {
+	w := trimProcs(strings.TrimPrefix(want, "Benchmark"))
+	bare := trimProcs(strings.TrimPrefix(name, "Benchmark"))
+	if strings.HasSuffix(want, "/") {
+		return strings.HasPrefix(bare+"/", strings.TrimPrefix(want, "Benchmark"))
+	}
+	return symbolOf(name) == w || bare == w
+}
+
+// checkExpect fails closed on an expected benchmark missing on either
+// side (on current alone when there is no baseline).
+func checkExpect(o *Outcome, ix *index, expect []string, withBase bool) {
 	for _, sym := range expect {
-		want := strings.TrimPrefix(sym, "Benchmark")
-		inBase, inCur := false, false
+		inBase, inCur := !withBase, false
 		for _, p := range ix.pairs {
-			if symbolOf(p.row.Name) != want && p.row.Name != want {
+			if !expectMatches(p.row.Name, sym) {
 				continue
 			}
 			inBase = inBase || p.base != nil
@@ -52,6 +82,8 @@ func checkExpect(o *Outcome, ix *index, expect []string) {
 			o.add(Inconclusive, "expect", sym, "expected benchmark missing in the baseline")
 		case !inCur:
 			o.add(Inconclusive, "expect", sym, "expected benchmark missing in current")
+		case !withBase:
+			o.add(Pass, "expect", sym, "present in current")
 		default:
 			o.add(Pass, "expect", sym, "present on both sides")
 		}
@@ -62,31 +94,39 @@ func checkExpect(o *Outcome, ix *index, expect []string) {
 // alpha impossible, so a "~" would mean nothing.
 func checkSamples(o *Outcome, ix *index, alpha float64) {
 	need := MinSamples(alpha)
-	short := 0
+	short, judged := 0, 0
 	for _, p := range ix.pairs {
 		if p.base == nil || p.cur == nil {
 			continue
 		}
+		judged++
 		if p.table.Assumption == "exact" {
 			// An exact unit is summarised by one value; if its values
 			// vary, that value hides the rest.
 			if varies(p.base.Values) || varies(p.cur.Values) {
 				short++
+				ix.unsure[p.subject()] = true
+				b, c := p.base.Values, p.cur.Values
+				sc := benchunit.CommonScale([]float64{b[0], b[len(b)-1], c[0], c[len(c)-1]}, benchunit.ClassOf(p.table.Unit))
 				o.add(Inconclusive, "samples", p.subject(),
-					"declared assume=exact but the values vary (baseline %v..%v, current %v..%v)",
-					p.base.Values[0], p.base.Values[len(p.base.Values)-1], p.cur.Values[0], p.cur.Values[len(p.cur.Values)-1])
+					"declared assume=exact but the values vary (baseline %s..%s, current %s..%s)",
+					sc.Format(b[0]), sc.Format(b[len(b)-1]), sc.Format(c[0]), sc.Format(c[len(c)-1]))
 			}
 			continue
 		}
 		n1, n2 := len(p.base.Values), len(p.cur.Values)
 		if minP := MinAttainableP(n1, n2); minP > alpha {
 			short++
+			ix.unsure[p.subject()] = true
 			o.add(Inconclusive, "samples", p.subject(),
 				"n=%d+%d: smallest attainable Mann-Whitney p=%.4g > alpha %v; need >= %d samples per side",
 				n1, n2, minP, alpha, need)
 		}
 	}
-	if short == 0 && len(ix.pairs) > 0 {
+	switch {
+	case judged == 0:
+		o.note("samples", "all", "not evaluated: no benchmark is present on both sides")
+	case short == 0:
 		o.add(Pass, "samples", "all", "every benchmark can reach alpha %v (>= %d samples per side suffice)", alpha, need)
 	}
 }
@@ -108,9 +148,9 @@ func checkDirections(o *Outcome, ix *index, meta benchfmt.UnitMetadataMap, p Pol
 				"significant change %s (p=%.3g) in a unit of unknown direction; declare it under units: in the policy",
 				pr.cur.Delta, pr.cur.P)
 		case stats.Worse(dir, pr.base.Center, pr.cur.Center):
-			o.Findings = append(o.Findings, Finding{Verdict: Pass, Note: true, Rule: "change", Subject: pr.subject(),
-				Detail: fmt.Sprintf("significantly worse, %s (median %.4g -> %.4g, p=%.3g); the geomean, limit and trend rules judge it",
-					pr.cur.Delta, pr.base.Center, pr.cur.Center, pr.cur.P)})
+			sc := benchunit.CommonScale([]float64{pr.base.Center, pr.cur.Center}, benchunit.ClassOf(pr.table.Unit))
+			o.note("change", pr.subject(), "significantly worse, %s (median %s -> %s, p=%.3g); the geomean, limit and trend rules judge it",
+				pr.cur.Delta, sc.Format(pr.base.Center), sc.Format(pr.cur.Center), pr.cur.P)
 		}
 	}
 }
@@ -166,8 +206,10 @@ func geomeanTable(o *Outcome, ix *index, t *stats.Table, dir int, p Policy) {
 		return
 	}
 	reg := worsening(dir, gSig)
-	detail := fmt.Sprintf("%+.2f%% over %d benchmarks counting significant changes at alpha %v (%d worse; all changes %+.2f%%), threshold %+.2f%%",
-		(gSig-1)*100, len(all), p.Alpha, worse, (gAll-1)*100, p.Geomean.ThresholdPct)
+	// The headline is the geomean of the medians the table shows; the rule
+	// counts only the significant part of it.
+	detail := fmt.Sprintf("medians %+.2f%% over %d benchmarks (the table's geomean); counting only changes significant at alpha %v: %+.2f%% (%d worse), threshold %+.2f%%",
+		(gAll-1)*100, len(all), p.Alpha, (gSig-1)*100, worse, p.Geomean.ThresholdPct)
 	switch {
 	case dir == stats.Unknown:
 		o.add(Inconclusive, "geomean", subject, "unit has no known direction; declare it under units: in the policy")
@@ -259,6 +301,7 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 	for _, k := range sorted {
 		b, c := base[k], cur[k]
 		if b != nil && c != nil && b.Value != c.Value {
+			o.taint("the inputs' unit declarations contradict")
 			o.add(Inconclusive, "units", k.Unit+" "+k.Key, "baseline says %s, current says %s", b.Value, c.Value)
 			continue
 		}
@@ -267,6 +310,7 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 		}
 		if b == nil && stats.Direction(k.Unit, nil) == stats.Unknown {
 			// The side under test would decide which way is worse.
+			o.taint("the inputs' unit declarations contradict")
 			o.add(Inconclusive, "units", k.Unit, "current input alone declares %s better=%s; declare it under units: in the policy",
 				unitName(c), c.Value)
 			continue
@@ -282,10 +326,19 @@ func checkUnitMeta(o *Outcome, base, cur benchfmt.UnitMetadataMap, p Policy) {
 			builtin := stats.Direction(k.Unit, nil)
 			declared := stats.Direction(k.Unit, benchfmt.UnitMetadataMap{k: m})
 			if builtin != stats.Unknown && declared != builtin {
+				o.taint("the inputs' unit declarations contradict")
 				o.add(Inconclusive, "units", k.Unit, "%s input declares %s better=%s against its built-in direction; declare it under units: in the policy if that is meant",
 					side, unitName(m), m.Value)
 			}
 		}
+	}
+}
+
+// taint marks the evidence as unable to make a regression, keeping the
+// first reason.
+func (o *Outcome) taint(why string) {
+	if o.tainted == "" {
+		o.tainted = why
 	}
 }
 

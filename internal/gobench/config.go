@@ -20,8 +20,8 @@ type Config struct {
 	Bench      string      // -test.bench regexp; "." by default
 	Count      int         // interleaved rounds; 10 by default
 	Benchtime  string      // -test.benchtime; "300ms" by default
-	CPU        string      // -test.cpu list; unset by default
-	Expect     []string    // benchmark symbols that must exist on both sides
+	CPU        string      // -test.cpu list; "2" by default (the contract's)
+	Expect     []string    // benchmarks that must exist on both sides: functions, full names or prefixes ending in /
 	Report     string      // Markdown report path; "gobench-report.md" by default
 	AllowDirty bool        // compare a worktree with uncommitted changes
 	Policy     gate.Policy // the zero Policy means gate.Default()
@@ -52,6 +52,7 @@ func (c Config) withDefaults() Config {
 	def(&c.Pkg, "./...")
 	def(&c.Bench, ".")
 	def(&c.Benchtime, "300ms")
+	def(&c.CPU, "2")
 	def(&c.Report, "gobench-report.md")
 	def(&c.Go, "go")
 	def(&c.Git, "git")
@@ -91,12 +92,12 @@ func (c Config) Validate() error {
 	if _, err := time.ParseDuration(c.Benchtime); err != nil && !regexp.MustCompile(`^[0-9]+x$`).MatchString(c.Benchtime) {
 		errs = append(errs, fmt.Errorf("benchtime %q: want a duration (300ms) or a count (100x)", c.Benchtime))
 	}
-	if c.CPU != "" && !regexp.MustCompile(`^[0-9]+(,[0-9]+)*$`).MatchString(c.CPU) {
+	if !regexp.MustCompile(`^[0-9]+(,[0-9]+)*$`).MatchString(c.CPU) {
 		errs = append(errs, fmt.Errorf("cpu %q: want a comma-separated list of numbers", c.CPU))
 	}
 	for _, s := range c.Expect {
-		if !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(s) {
-			errs = append(errs, fmt.Errorf("expect %q: want a benchmark function name", s))
+		if !regexp.MustCompile(`^Benchmark[A-Za-z0-9_]*$`).MatchString(expectFunc(s)) {
+			errs = append(errs, fmt.Errorf("expect %q: want a benchmark function (BenchmarkX), a full name (BenchmarkX/sub-2) or a prefix (BenchmarkX/)", s))
 		}
 	}
 	if err := c.Policy.Validate(); err != nil {

@@ -211,3 +211,16 @@ func TestBuildFailureRemovesWorktree(t *testing.T) {
 		t.Fatalf("%d worktrees left after a build failure", n)
 	}
 }
+
+// TestDefaultsAreTheContract: benchtime 300ms, count 10, cpu 2, alpha 0.01.
+func TestDefaultsAreTheContract(t *testing.T) {
+	c := Config{BaseRef: "main"}.withDefaults()
+	if c.Benchtime != "300ms" || c.Count != 10 || c.CPU != "2" || c.Policy.Alpha != 0.01 {
+		t.Fatalf("defaults %+v", c)
+	}
+	for _, e := range []string{"BenchmarkAggregateParallel/", "BenchmarkAggregateParallel/clients512_dim8192/workersAuto-2", "BenchmarkSum"} {
+		if fn := expectFunc(e); fn != "BenchmarkAggregateParallel" && fn != "BenchmarkSum" {
+			t.Errorf("expectFunc(%q) = %q", e, fn)
+		}
+	}
+}

@@ -21,7 +21,11 @@ func (r *runner) checkSymbols(ctx context.Context) (map[string][]string, error) 
 	if len(r.cfg.Expect) == 0 {
 		return missing, nil
 	}
-	re := "^(" + strings.Join(r.cfg.Expect, "|") + ")$"
+	funcs := make([]string, len(r.cfg.Expect))
+	for i, e := range r.cfg.Expect {
+		funcs[i] = expectFunc(e)
+	}
+	re := "^(" + strings.Join(funcs, "|") + ")$"
 	for _, s := range []*side{&r.base, &r.cur} {
 		found := map[string]bool{}
 		for _, p := range s.pkgs {
@@ -34,12 +38,23 @@ func (r *runner) checkSymbols(ctx context.Context) (map[string][]string, error) 
 			}
 		}
 		for _, sym := range r.cfg.Expect {
-			if !found[sym] {
+			if !found[expectFunc(sym)] {
 				missing[s.name] = append(missing[s.name], sym)
 			}
 		}
 	}
 	return missing, nil
+}
+
+// expectFunc is the benchmark function an expect entry names: the part
+// before the first '/' of "BenchmarkAggregateParallel/" or of a full name,
+// without a -GOMAXPROCS suffix.
+func expectFunc(e string) string {
+	fn, _, _ := strings.Cut(e, "/")
+	if i := strings.LastIndexByte(fn, '-'); i > 0 && i < len(fn)-1 && strings.Trim(fn[i+1:], "0123456789") == "" {
+		fn = fn[:i]
+	}
+	return fn
 }
 
 // measure runs the binaries interleaved: for each round and package, the

@@ -15,14 +15,24 @@ func aggregateCases(fx *fixture) []Case {
 		for _, d := range aggDims {
 			for _, w := range aggWorkers {
 				cases = append(cases, Case{
-					Bench: "Aggregate",
-					Sub:   fmt.Sprintf("clients=%d/dim=%d/workers=%s", c, d, workersName(w)),
-					Run:   benchAggregate(fx, c, d, w),
+					Bench:  "Aggregate",
+					Sub:    fmt.Sprintf("clients=%d/dim=%d/workers=%s", c, d, workersName(w)),
+					Mohawk: mohawkName(c, d, w),
+					Run:    benchAggregate(fx, c, d, w),
 				})
 			}
 		}
 	}
 	return cases
+}
+
+// mohawkName is the contract's name of an aggregation case.
+func mohawkName(clients, dim, workers int) string {
+	w := fmt.Sprint(workers)
+	if workers == fedavg.Auto {
+		w = "Auto"
+	}
+	return fmt.Sprintf("BenchmarkAggregateParallel/clients%d_dim%d/workers%s", clients, dim, w)
 }
 
 func workersName(w int) string {
@@ -36,7 +46,11 @@ func benchAggregate(fx *fixture, clients, dim, workers int) func(b *testing.B) {
 	return func(b *testing.B) {
 		ups := fx.updates(clients, dim)
 		wts := weights(clients)
-		agg, err := fedavg.New(fedavg.Config{Workers: workers})
+		cfg := fedavg.Config{Workers: workers}
+		if workers == fedavg.Auto {
+			cfg.Machine = fx.machine()
+		}
+		agg, err := fedavg.New(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -56,6 +70,11 @@ func benchAggregate(fx *fixture, clients, dim, workers int) func(b *testing.B) {
 		}
 		b.StopTimer()
 		cpu.report(b)
+		if workers == fedavg.Auto {
+			// The count auto chose, so a report can judge the choice
+			// against the fixed counts' own measurements.
+			b.ReportMetric(float64(cfg.Machine.Workers(clients, dim, workers)), "workers")
+		}
 	}
 }
 

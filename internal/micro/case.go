@@ -3,6 +3,8 @@ package micro
 import (
 	"fmt"
 	"testing"
+
+	"github.com/sagebench/sagebench/internal/fedavg"
 )
 
 // Case is one named benchmark body. Its full name, as go test prints it,
@@ -10,20 +12,43 @@ import (
 type Case struct {
 	Bench string // top-level benchmark: Aggregate, MemoryFloor, Codec
 	Sub   string // key=value path, e.g. clients=32/dim=2048/workers=auto
-	Run   func(b *testing.B)
+	// Mohawk is the name the Sovereign-Mohawk benchmark contract gives
+	// this case (BenchmarkAggregateParallel/clients512_dim8192/workersAuto),
+	// "" where the contract has none.
+	Mohawk string
+	Run    func(b *testing.B)
 }
 
 // Name is the benchmark name without the -GOMAXPROCS suffix.
 func (c Case) Name() string { return "Benchmark" + c.Bench + "/" + c.Sub }
+
+// Naming schemes of Options.Names.
+const (
+	NamesSagebench = "sagebench"
+	NamesMohawk    = "mohawk"
+)
+
+// NameIn is the case's name under a naming scheme: the Mohawk contract's
+// name where it has one, else Name.
+func (c Case) NameIn(names string) string {
+	if names == NamesMohawk && c.Mohawk != "" {
+		return c.Mohawk
+	}
+	return c.Name()
+}
 
 // Suites are the names Cases accepts.
 var Suites = []string{"fedavg", "codec", "all"}
 
 // Cases returns the cases of a suite: "fedavg" (Aggregate and
 // MemoryFloor), "codec" (Codec) or "all". Cases of one call share lazily
-// built input data.
+// built input data; their workers=auto cases run with a Machine probed
+// once, on first use (fedavg.Probe).
 func Cases(suite string) ([]Case, error) {
-	fx := &fixture{}
+	return cases(suite, &fixture{resolve: func() fedavg.Machine { return resolveMachine(Options{Auto: AutoProbe}) }})
+}
+
+func cases(suite string, fx *fixture) ([]Case, error) {
 	switch suite {
 	case "fedavg":
 		return append(aggregateCases(fx), floorCases(fx)...), nil

@@ -7,5 +7,7 @@
 // cases report cpu-ns/op (process CPU time) next to ns/op, because this
 // suite is meant to be run on shared machines. Report reads such output
 // and tabulates JSON against the zero-copy codec and FedAvg against the
-// floor.
+// floor. The workers=auto cases run with a fedavg.Machine probed once per
+// CPU, kernel and GOMAXPROCS (cached in a file), and the aggregation
+// matrix can be printed under the Sovereign-Mohawk contract's names.
 package micro

@@ -1,6 +1,7 @@
 package micro
 
 import (
+	"github.com/sagebench/sagebench/internal/fedavg"
 	"math/rand/v2"
 	"sync"
 )
@@ -19,6 +20,21 @@ var (
 type fixture struct {
 	once sync.Once
 	flat []float32
+
+	// resolve gives the Machine of workers=auto, once (nil: the fallback).
+	resolve   func() fedavg.Machine
+	mOnce     sync.Once
+	mResolved fedavg.Machine
+}
+
+// machine is the Machine workers=auto cases run with, resolved on first use.
+func (f *fixture) machine() fedavg.Machine {
+	f.mOnce.Do(func() {
+		if f.resolve != nil {
+			f.mResolved = f.resolve()
+		}
+	})
+	return f.mResolved
 }
 
 func (f *fixture) data() []float32 {

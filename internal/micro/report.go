@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -17,7 +18,7 @@ import (
 var ErrNoResults = errors.New("no Codec or Aggregate results in the input")
 
 // stats collects repeated measurements of one benchmark.
-type stats struct{ ns, cpu, allocs []float64 }
+type stats struct{ ns, cpu, allocs, workers []float64 }
 
 func (s *stats) add(r *benchfmt.Result) {
 	if v, ok := r.Value("sec/op"); ok {
@@ -28,6 +29,9 @@ func (s *stats) add(r *benchfmt.Result) {
 	}
 	if v, ok := r.Value("allocs/op"); ok {
 		s.allocs = append(s.allocs, v)
+	}
+	if v, ok := r.Value("workers"); ok {
+		s.workers = append(s.workers, v)
 	}
 }
 
@@ -85,6 +89,9 @@ func readResults(in io.Reader, file string) (results, error) {
 			}
 		}
 		b := strings.TrimPrefix(string(base), "Benchmark")
+		if b == "AggregateParallel" {
+			b, keys = fromMohawk(keys)
+		}
 		if rs[b] == nil {
 			rs[b] = map[string]*stats{}
 		}
@@ -95,6 +102,29 @@ func readResults(in io.Reader, file string) (results, error) {
 		rs[b][k].add(r)
 	}
 	return rs, br.Err()
+}
+
+// mohawkShape reads the contract's sub-benchmark names clients512_dim8192
+// and workersAuto / workers2.
+var mohawkShape = regexp.MustCompile(`^clients([0-9]+)_dim([0-9]+)$`)
+
+// fromMohawk turns the parts of a Mohawk-named aggregation result
+// (AggregateParallel/clients512_dim8192/workersAuto) into sagebench's
+// (Aggregate/clients=512/dim=8192/workers=auto), so that the report
+// tabulates either. Parts it does not recognise are kept as they are.
+func fromMohawk(parts []string) (string, []string) {
+	if len(parts) != 2 {
+		return "AggregateParallel", parts
+	}
+	m := mohawkShape.FindStringSubmatch(parts[0])
+	w, ok := strings.CutPrefix(parts[1], "workers")
+	if m == nil || !ok {
+		return "AggregateParallel", parts
+	}
+	if w == "Auto" {
+		w = "auto"
+	}
+	return "Aggregate", []string{"clients=" + m[1], "dim=" + m[2], "workers=" + w}
 }
 
 // Report reads Go benchmark output and writes two markdown tables: JSON
@@ -182,10 +212,13 @@ func num(x float64) string {
 
 // aggregateTable compares, per shape, the fixed worker count with the
 // lowest median time against the memory floor at the same bytes and
-// workers (wall time and process CPU time), and auto against it.
+// workers (wall time and process CPU time), and auto against it: its own
+// runs, and the fixed runs of the count it chose (auto W; with the same
+// count, auto runs the same code as that fixed case, so this ratio is free
+// of the noise between two runs of one thing).
 func aggregateTable(w io.Writer, agg, floor map[string]*stats) int {
-	t := table{w: w, header: "| clients | dim | best W | FedAvg ns/op (mean ± sd) | floor ns/op (same W) | FedAvg ÷ floor | FedAvg ÷ floor (cpu) | auto ns/op | auto ÷ best | n |\n" +
-		"|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"}
+	t := table{w: w, header: "| clients | dim | best W | FedAvg ns/op (mean ± sd) | floor ns/op (same W) | FedAvg ÷ floor | FedAvg ÷ floor (cpu) | auto ns/op | auto ÷ best | auto W | best at auto W ÷ best | n |\n" +
+		"|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"}
 	for _, c := range aggClients {
 		for _, d := range aggDims {
 			shape := fmt.Sprintf("clients=%d/dim=%d", c, d)
@@ -210,9 +243,17 @@ func aggregateTable(w io.Writer, agg, floor map[string]*stats) int {
 			bm, bsd := meanSD(best.ns)
 			fm, fsd := meanSD(fl.ns)
 			am, asd := meanSD(auto.ns)
-			t.row("| %d | %d | %d | %s ± %s | %s ± %s | %.2f | %.2f | %s ± %s | %.3f | %d |\n",
+			aw, atw := "?", math.NaN()
+			if len(auto.workers) > 0 {
+				w := int(median(auto.workers))
+				aw = fmt.Sprint(w)
+				if st := agg[fmt.Sprintf("%s/workers=%d", shape, w)]; st != nil {
+					atw = median(st.ns) / median(best.ns)
+				}
+			}
+			t.row("| %d | %d | %d | %s ± %s | %s ± %s | %.2f | %.2f | %s ± %s | %.3f | %s | %.3f | %d |\n",
 				c, d, bestW, num(bm), num(bsd), num(fm), num(fsd), median(best.ns)/median(fl.ns),
-				median(best.cpu)/median(fl.cpu), num(am), num(asd), median(auto.ns)/median(best.ns), len(best.ns))
+				median(best.cpu)/median(fl.cpu), num(am), num(asd), median(auto.ns)/median(best.ns), aw, atw, len(best.ns))
 		}
 	}
 	return t.end()

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/fedavg"
 )
 
 // Options selects and paces a run of the benchmark cases from a binary.
@@ -26,7 +28,20 @@ type Options struct {
 	Count     int            // runs of each case; 0 means 1
 	Benchtime string         // like go test -benchtime: "1s" or "100x"; "" means 1s
 	CPU       int            // GOMAXPROCS for the run; 0 keeps the current value
-	Filter    *regexp.Regexp // matched against the full name; nil runs all
+	Filter    *regexp.Regexp // matched against the full name (in either scheme); nil runs all
+	// Names is the naming scheme of the printed names: "sagebench" (the
+	// default, also "") or "mohawk" (the FedAvg matrix under the
+	// Sovereign-Mohawk contract's names, so its cached baselines compare).
+	Names string
+	// Auto resolves workers=auto: "probe" (the default, also "") measures
+	// the machine with fedavg.Probe, "fallback" takes the constant model.
+	Auto string
+	// MachineCache is the file a probe is cached in, keyed by CPU, kernel
+	// and GOMAXPROCS; "" probes every run.
+	MachineCache string
+	// Log receives one line saying how workers=auto was resolved; nil
+	// discards it.
+	Log io.Writer
 }
 
 // Validate checks the options before anything runs.
@@ -39,6 +54,12 @@ func (o Options) Validate() error {
 	}
 	if o.CPU < 0 {
 		return fmt.Errorf("cpu %d must be >= 1 (0 keeps GOMAXPROCS)", o.CPU)
+	}
+	if o.Auto != "" && o.Auto != AutoProbe && o.Auto != AutoFallback {
+		return fmt.Errorf("auto %q: want %s or %s", o.Auto, AutoProbe, AutoFallback)
+	}
+	if o.Names != "" && o.Names != NamesSagebench && o.Names != NamesMohawk {
+		return fmt.Errorf("names %q: want %s or %s", o.Names, NamesSagebench, NamesMohawk)
 	}
 	return checkBenchtime(o.Benchtime)
 }
@@ -73,12 +94,19 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	cases, _ := Cases(o.Suite)
+	fx := &fixture{resolve: func() fedavg.Machine { return resolveMachine(o) }}
+	selected, _ := cases(o.Suite, fx)
 	if o.Filter != nil {
-		cases = filterCases(cases, o.Filter)
+		selected = filterCases(selected, o.Filter)
 	}
-	if len(cases) == 0 {
+	if len(selected) == 0 {
 		return fmt.Errorf("%w %q in suite %s", ErrNoMatch, o.Filter, o.Suite)
+	}
+	for _, c := range selected {
+		if c.Bench == "Aggregate" && strings.HasSuffix(c.Sub, "/workers=auto") {
+			fx.machine() // probe before any timing, and log it first
+			break
+		}
 	}
 	runMu.Lock()
 	defer runMu.Unlock()
@@ -90,13 +118,13 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
 	writeHeader(bw)
-	return runCases(ctx, bw, cases, max(o.Count, 1))
+	return runCases(ctx, bw, selected, max(o.Count, 1), o.Names)
 }
 
 func filterCases(cases []Case, re *regexp.Regexp) []Case {
 	var out []Case
 	for _, c := range cases {
-		if re.MatchString(c.Name()) {
+		if re.MatchString(c.Name()) || (c.Mohawk != "" && re.MatchString(c.Mohawk)) {
 			out = append(out, c)
 		}
 	}
@@ -129,14 +157,14 @@ func pace(o Options) (func(), error) {
 	}, nil
 }
 
-func runCases(ctx context.Context, w *bufio.Writer, cases []Case, count int) error {
+func runCases(ctx context.Context, w *bufio.Writer, cases []Case, count int, names string) error {
 	suffix := ""
 	if p := runtime.GOMAXPROCS(0); p != 1 {
 		suffix = fmt.Sprintf("-%d", p)
 	}
 	width := 0
 	for _, c := range cases {
-		width = max(width, len(c.Name())+len(suffix))
+		width = max(width, len(c.NameIn(names))+len(suffix))
 	}
 	for _, c := range cases {
 		for range count {
@@ -147,7 +175,7 @@ func runCases(ctx context.Context, w *bufio.Writer, cases []Case, count int) err
 			if r.N == 0 {
 				return fmt.Errorf("%s failed (run it with go test -bench for its log)", c.Name())
 			}
-			fmt.Fprintf(w, "%-*s\t%s\t%s\n", width, c.Name()+suffix, r.String(), r.MemString())
+			fmt.Fprintf(w, "%-*s\t%s\t%s\n", width, c.NameIn(names)+suffix, r.String(), r.MemString())
 			if err := w.Flush(); err != nil {
 				return err
 			}

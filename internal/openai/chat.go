@@ -77,8 +77,7 @@ type completion struct {
 var doneData = []byte("[DONE]")
 
 // Chat sends a chat completion and reads its answer (streamed or not).
-func (c *Client) Chat(ctx context.Context, req ChatRequest) Result {
-	var res Result
+func (c *Client) Chat(ctx context.Context, req ChatRequest) (res Result) { // named: done (deferred) completes it
 	body := chatBody{Model: req.Model, Messages: req.Messages, MaxTokens: req.MaxTokens, Stream: req.Stream}
 	if req.Stream && req.IncludeUsage {
 		body.StreamOptions = &streamOptions{IncludeUsage: true}
@@ -110,11 +109,11 @@ func (c *Client) readCompletion(cl *call, res *Result) {
 	}
 	var out completion
 	if err := json.Unmarshal(data, &out); err != nil {
-		c.fail(res, ClassMalformed, fmt.Errorf("decoding chat completion: %w (body starts %q)", err, sanitize(data[:min(len(data), 64)])))
+		c.fail(res, ClassMalformed, fmt.Errorf("decoding chat completion: %w (body starts %q)", err, c.excerpt(data, 64)))
 		return
 	}
 	if errFromTarget(out.Error) {
-		c.fail(res, ClassStreamError, fmt.Errorf("target reported an error: %s", sanitize(out.Error)))
+		c.fail(res, ClassStreamError, fmt.Errorf("target reported an error: %s", c.excerpt([]byte(out.Error), 200)))
 		return
 	}
 	if len(out.Choices) == 0 {
@@ -158,7 +157,7 @@ func (c *Client) readStream(cl *call, req *ChatRequest, res *Result) {
 			return
 		}
 		if ev.Name == "error" {
-			c.fail(res, ClassStreamError, fmt.Errorf("error event in stream: %s", sanitize(ev.Data)))
+			c.fail(res, ClassStreamError, fmt.Errorf("error event in stream: %s", c.excerpt([]byte(ev.Data), 200)))
 			return
 		}
 		if !c.applyChunk(ev.Data, req, res, &text) {
@@ -192,11 +191,11 @@ func decodeChunk(data []byte, ch *chunk) error {
 func (c *Client) applyChunk(data []byte, req *ChatRequest, res *Result, text *strings.Builder) bool {
 	var ch chunk
 	if err := decodeChunk(data, &ch); err != nil {
-		c.fail(res, ClassMalformed, fmt.Errorf("decoding stream chunk %d: %w (data starts %q)", len(res.Tokens), err, sanitize(data[:min(len(data), 64)])))
+		c.fail(res, ClassMalformed, fmt.Errorf("decoding stream chunk %d: %w (data starts %q)", len(res.Tokens), err, c.excerpt(data, 64)))
 		return false
 	}
 	if errFromTarget(ch.Error) {
-		c.fail(res, ClassStreamError, fmt.Errorf("target reported an error in the stream: %s", sanitize(ch.Error)))
+		c.fail(res, ClassStreamError, fmt.Errorf("target reported an error in the stream: %s", c.excerpt([]byte(ch.Error), 200)))
 		return false
 	}
 	for _, choice := range ch.Choices {

@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sagebench/sagebench/internal/protocol"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -19,15 +17,21 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/sagebench/sagebench/internal/protocol"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // Client talks to one OpenAI-compatible target. It is safe for concurrent
 // use; all calls share one connection pool.
 type Client struct {
-	cfg  Config
-	base string // BaseURL without a trailing "/" or "/v1"
-	key  string
-	http *http.Client
+	cfg      Config
+	base     string // BaseURL without a trailing "/" or "/v1"
+	key      string
+	redactor *redact.Redactor // applied to every target-originated string of an error
+	http     *http.Client
+	conns    *conns
 }
 
 // Result is the outcome of one request, with its timing. All times are
@@ -51,6 +55,11 @@ type Result struct {
 	Status  int
 	Engine  string // X-Engine-Id
 	Retries int    // X-Sagebench-Retries
+	// Server is the target's own timing of the request
+	// (protocol.HeaderServerTiming, a trailer on streams); ServerOK says
+	// the target sent a usable one.
+	Server   protocol.ServerTiming
+	ServerOK bool
 
 	PromptTokens, CompletionTokens int
 	Text                           string
@@ -79,8 +88,10 @@ func NewClient(cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("target.api_key_env names %s, but that environment variable is empty or unset; export it", cfg.APIKeyEnv)
 		}
 	}
+	c.redactor = redact.New(c.key)
+	c.conns = newConns(cfg)
 	c.http = &http.Client{
-		Transport: newTransport(cfg),
+		Transport: newTransport(cfg, c.conns),
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse // never carry the key elsewhere
 		},
@@ -88,11 +99,14 @@ func NewClient(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-func newTransport(cfg Config) *http.Transport {
-	d := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+// newTransport keeps at most MaxConns connections to the target (a
+// request beyond them waits for one, and its schedule lag shows it) and
+// dials at most DialConcurrency at once.
+func newTransport(cfg Config, cn *conns) *http.Transport {
 	return &http.Transport{
 		Proxy:                 nil, // a benchmark measures the target, not a proxy
-		DialContext:           d.DialContext,
+		DialContext:           cn.dial,
+		MaxConnsPerHost:       cfg.MaxConns,
 		TLSHandshakeTimeout:   cfg.ConnectTimeout,
 		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
 		MaxIdleConns:          cfg.MaxConns,
@@ -130,10 +144,10 @@ func (s *stamps) trace() *httptrace.ClientTrace {
 	}
 }
 
-func (s *stamps) wrote() bool {
+func (s *stamps) connected() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !s.wroteAt.IsZero()
+	return !s.sent.IsZero()
 }
 
 func (s *stamps) copyTo(res *Result) {
@@ -168,11 +182,15 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 		return nil
 	}
 	c.header(req, hdr, body != nil, stream)
+	c.conns.enter()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		phase := "connect" // nothing reached the target
-		if st.wrote() {
-			phase = "response" // the request went out and no answer came: truncated, not connect
+		c.conns.leave()
+		// Refused or unreachable is connect; once a connection was
+		// obtained, a close or reset before the answer is reset.
+		phase := "connect"
+		if st.connected() {
+			phase = "reset"
 		}
 		class := classify(cctx, err, phase)
 		cancel()
@@ -184,9 +202,9 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	res.Retries, _ = strconv.Atoi(resp.Header.Get(protocol.HeaderRetries))
 	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes}}
 	if resp.StatusCode/100 != 2 {
-		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		c.done(cl, res)
-		c.fail(res, statusClass(resp.StatusCode), &StatusError{Status: resp.StatusCode, Body: sanitize(snippet)})
+		c.fail(res, statusClass(resp.StatusCode), &StatusError{Status: resp.StatusCode, Body: c.excerpt(snippet, 200)})
 		return nil
 	}
 	return cl
@@ -215,9 +233,11 @@ func (c *Client) done(cl *call, res *Result) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(cl.resp.Body, 4<<10))
 	cl.resp.Body.Close()
 	cl.cancel()
+	c.conns.leave()
 	if res.End.IsZero() {
 		res.End = time.Now()
 	}
+	res.Server, res.ServerOK = serverTiming(cl.resp)
 }
 
 // fail records an error, with the API key scrubbed from its text.
@@ -235,14 +255,9 @@ func (c *Client) readErr(cl *call, res *Result, err error) {
 	c.fail(res, class, fmt.Errorf("reading response: %w", err))
 }
 
-// redact replaces the API key in err's text, keeping the class of error
-// reachable through errors.Is/As only when the text is clean.
-func (c *Client) redact(err error) error {
-	if err == nil || c.key == "" || !strings.Contains(err.Error(), c.key) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), c.key, "[REDACTED]"))
-}
+// redact applies the redaction rule (the API key and credential-like
+// fields masked) to err's text; see redact.Redactor.Error.
+func (c *Client) redact(err error) error { return c.redactor.Error(err) }
 
 // unwrapURL drops the *url.Error wrapper (whose text repeats the URL).
 func unwrapURL(err error) error {
@@ -253,17 +268,19 @@ func unwrapURL(err error) error {
 	return err
 }
 
-// sanitize makes a short printable one-line excerpt of a body.
-func sanitize(b []byte) string {
+// excerpt makes a short printable one-line excerpt (at most n bytes) of
+// a target's body, redacted before and after the cut (a secret straddling
+// the cut leaves no prefix behind).
+func (c *Client) excerpt(b []byte, n int) string {
 	s := strings.Map(func(r rune) rune {
 		if r == unicode.ReplacementChar || !unicode.IsPrint(r) {
 			return ' '
 		}
 		return r
-	}, string(b))
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	}, string(b[:min(len(b), n+4<<10)]))
+	s = c.redactor.String(strings.Join(strings.Fields(s), " "))
+	if len(s) > n {
+		s = c.redactor.String(strings.ToValidUTF8(s[:n], "")) + "…"
 	}
 	return s
 }

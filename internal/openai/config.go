@@ -25,9 +25,10 @@ type Config struct {
 	Timeout          time.Duration `yaml:"timeout" json:"timeout"`                       // whole request including the streamed body; 0 → DefaultTimeout
 	ConnectTimeout   time.Duration `yaml:"connect_timeout" json:"connect_timeout"`       // TCP connect (+ TLS handshake); 0 → DefaultConnectTimeout
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout" json:"first_byte_timeout"` // request written → response headers; 0 → bounded by Timeout only
-	MaxConns         int           `yaml:"max_conns" json:"max_conns"`                   // idle connections kept per host (size it to the peak in-flight load); 0 → DefaultMaxConns
+	MaxConns         int           `yaml:"max_conns" json:"max_conns"`                   // connections to the target at most (size it to the peak in-flight load; more requests wait for one); 0 → DefaultMaxConns
 	MaxResponseBytes int64         `yaml:"max_response_bytes" json:"max_response_bytes"` // 0 → DefaultMaxResponseBytes
 	MaxLineBytes     int           `yaml:"max_line_bytes" json:"max_line_bytes"`         // longest SSE line; 0 → DefaultMaxLine
+	DialConcurrency  int           `yaml:"dial_concurrency" json:"dial_concurrency"`     // connections dialed at once; 0 → DefaultDialConcurrency
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -52,8 +53,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("target.%s must be >= 0 (0 = default)", name)
 		}
 	}
-	if c.MaxConns < 0 || c.MaxResponseBytes < 0 || c.MaxLineBytes < 0 {
-		return errors.New("target.max_conns, max_response_bytes and max_line_bytes must be >= 0 (0 = default)")
+	if c.MaxConns < 0 || c.MaxResponseBytes < 0 || c.MaxLineBytes < 0 || c.DialConcurrency < 0 {
+		return errors.New("target.max_conns, max_response_bytes, max_line_bytes and dial_concurrency must be >= 0 (0 = default)")
 	}
 	return nil
 }
@@ -74,6 +75,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxLineBytes == 0 {
 		c.MaxLineBytes = DefaultMaxLine
+	}
+	if c.DialConcurrency == 0 {
+		c.DialConcurrency = DefaultDialConcurrency
 	}
 	return c
 }

@@ -100,8 +100,7 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
 }
 
 // jsonCall POSTs body as JSON and decodes the 2xx answer into out.
-func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, out any, errField func() json.RawMessage) Result {
-	var res Result
+func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, out any, errField func() json.RawMessage) (res Result) { // named: done (deferred) completes it
 	b, err := json.Marshal(body)
 	if err != nil {
 		c.fail(&res, ClassMalformed, fmt.Errorf("encoding request: %w", err))
@@ -119,11 +118,11 @@ func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.H
 		return res
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		c.fail(&res, ClassMalformed, fmt.Errorf("decoding %s response: %w (body starts %q)", path, err, sanitize(data[:min(len(data), 64)])))
+		c.fail(&res, ClassMalformed, fmt.Errorf("decoding %s response: %w (body starts %q)", path, err, c.excerpt(data, 64)))
 		return res
 	}
 	if raw := errField(); errFromTarget(raw) {
-		c.fail(&res, ClassStreamError, fmt.Errorf("target reported an error: %s", sanitize(raw)))
+		c.fail(&res, ClassStreamError, fmt.Errorf("target reported an error: %s", c.excerpt([]byte(raw), 200)))
 	}
 	return res
 }

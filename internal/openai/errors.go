@@ -12,6 +12,7 @@ import (
 // Result carries exactly one of these.
 const (
 	ClassConnect     = "connect"      // could not connect (refused, unreachable, DNS, connect timeout, TLS)
+	ClassReset       = "reset"        // connected, then the connection was closed or reset before any response header
 	ClassTimeout     = "timeout"      // Timeout or FirstByteTimeout elapsed, or a network read/write timed out
 	ClassCanceled    = "canceled"     // the caller's context was cancelled (or its own deadline passed)
 	ClassHTTP4xx     = "http_4xx"     // 4xx other than 429
@@ -24,7 +25,7 @@ const (
 )
 
 // ErrClasses lists every error class.
-var ErrClasses = []string{ClassConnect, ClassTimeout, ClassCanceled, ClassHTTP4xx, ClassHTTP429,
+var ErrClasses = []string{ClassConnect, ClassReset, ClassTimeout, ClassCanceled, ClassHTTP4xx, ClassHTTP429,
 	ClassHTTP5xx, ClassMalformed, ClassTruncated, ClassTooLarge, ClassStreamError}
 
 // errTooLarge is returned by limitedBody past MaxResponseBytes.
@@ -51,14 +52,16 @@ func statusClass(code int) string {
 	switch {
 	case code == 429:
 		return ClassHTTP429
-	case code >= 400 && code < 500:
+	case code >= 300 && code < 500: // a 3xx too: redirects are not followed
 		return ClassHTTP4xx
 	}
 	return ClassHTTP5xx
 }
 
 // classify maps a transport or read error to its class. ctx is the
-// request's context (with the client's Timeout as a cause).
+// request's context (with the client's Timeout as a cause); phase is
+// "connect" (no connection obtained), "reset" (connected, no response
+// yet) or "read" (reading a 2xx body).
 func classify(ctx context.Context, err error, phase string) string {
 	switch {
 	case errors.Is(err, errTooLarge), errors.Is(err, ErrLineTooLong):
@@ -83,8 +86,11 @@ func classify(ctx context.Context, err error, phase string) string {
 	if strings.Contains(err.Error(), "timeout awaiting response headers") {
 		return ClassTimeout
 	}
-	if phase == "connect" {
+	switch phase {
+	case "connect":
 		return ClassConnect
+	case "reset":
+		return ClassReset
 	}
 	return ClassTruncated
 }

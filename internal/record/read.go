@@ -28,9 +28,27 @@ const maxLineErrors = 20
 // timeline stays far below it).
 const maxLine = 16 << 20
 
+// maxRunBytes bounds run.json (a run's is a few kilobytes).
+const maxRunBytes = 16 << 20
+
+// readBounded reads at most limit bytes of path; a longer file (or an
+// endless one such as /dev/zero) is an error after limit+1 bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, err
+}
+
 // ReadRun reads and checks run.json at path.
 func ReadRun(path string) (*Run, error) {
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path, maxRunBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading run: %w", err)
 	}
@@ -70,37 +88,85 @@ func ReadRequests(r io.Reader, file string, each func(line int, req Request)) er
 	return readLines(r, file, decodeRequest, each)
 }
 
+// ErrCutTail marks the last line of a file that ends without a newline
+// and does not decode: the tail a crash or a full disk cut off. Readers
+// report it as a *LineError wrapping ErrCutTail and keep every line
+// before it, so a caller can tell "the run was cut short" from "the file
+// is corrupt" with errors.Is.
+var ErrCutTail = errors.New("last line cut short (the writer stopped mid-line: a crash or a full disk)")
+
+// errLineTooLong is the error of a line over maxLine; reading goes on.
+var errLineTooLong = fmt.Errorf("line longer than %d bytes (skipped)", maxLine)
+
 // readLines decodes every non-blank line of r with decode and hands the
 // good ones to each; bad ones become *LineError values (the first
-// maxLineErrors of them, then a count).
+// maxLineErrors of them, then a count). A line over maxLine is skipped
+// without being held in memory, and a cut last line is ErrCutTail.
 func readLines[T any](r io.Reader, file string, decode func([]byte) (T, error), each func(int, T)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var errs []error
 	bad, line := 0, 0
-	for sc.Scan() {
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
+	report := func(err error) {
+		bad++
+		if bad <= maxLineErrors {
+			errs = append(errs, &LineError{File: file, Line: line, Err: err})
 		}
-		v, err := decode(text)
-		if err != nil {
-			bad++
-			if bad <= maxLineErrors {
-				errs = append(errs, &LineError{File: file, Line: line, Err: err})
-			}
-			continue
-		}
-		each(line, v)
 	}
-	if err := sc.Err(); err != nil {
-		errs = append(errs, &LineError{File: file, Line: line + 1, Err: err})
+	for {
+		raw, complete, err := readLine(br)
+		if len(raw) == 0 && err != nil {
+			if err != io.EOF {
+				errs = append(errs, &LineError{File: file, Line: line + 1, Err: err})
+			}
+			break
+		}
+		line++
+		switch text := bytes.TrimSpace(raw); {
+		case errors.Is(err, errLineTooLong):
+			report(err)
+		case len(text) == 0:
+		default:
+			v, derr := decode(text)
+			switch {
+			case derr != nil && !complete:
+				report(fmt.Errorf("%w: %v", ErrCutTail, derr))
+			case derr != nil:
+				report(derr)
+			default:
+				each(line, v)
+			}
+		}
 	}
 	if bad > maxLineErrors {
 		errs = append(errs, fmt.Errorf("%s: %d more unreadable lines", file, bad-maxLineErrors))
 	}
 	return errors.Join(errs...)
+}
+
+// readLine returns the next line without its newline and whether it had
+// one. A line over maxLine is read to its end but returned as a
+// one-byte placeholder with errLineTooLong.
+func readLine(br *bufio.Reader) (line []byte, complete bool, err error) {
+	var buf []byte
+	long := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long && len(buf)+len(chunk) > maxLine+1 {
+			long, buf = true, nil
+		}
+		if !long {
+			buf = append(buf, chunk...)
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case long && (err == nil || err == io.EOF):
+			return []byte{'!'}, err == nil, errLineTooLong
+		case err == nil:
+			return buf[:len(buf)-1], true, nil
+		}
+		return buf, false, err
+	}
 }
 
 func decodeRequest(text []byte) (Request, error) {

@@ -55,6 +55,15 @@ func TestReadRunFileNamesPath(t *testing.T) {
 	}
 }
 
+func TestReadRunBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := ReadRun("/dev/zero"); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("ReadRun(/dev/zero) = %v, want a size error", err)
+	}
+}
+
 func TestReadRequestsReportsBadLines(t *testing.T) {
 	in := strings.Join([]string{
 		`{"id":"r1","kind":"request","e2e_ms":10,"ok":true}`,

@@ -1,32 +1,50 @@
 package record
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
 )
 
 // RequestWriter streams Requests to a JSON-lines file while a run goes. It
-// buffers, flushes every FlushEvery (and on Close), and is safe for
-// concurrent use. Each line is written whole, so a crash leaves at most a
-// missing tail, never a line cut by another.
+// is safe for concurrent use and line-atomic: lines are buffered whole and
+// written whole (one write of whole lines per flush, every FlushEvery or
+// every flushBytes), so the file only ever ends between lines, and a
+// failed or short write is cut back to the last whole line. The first
+// error sticks: every later Write returns it, Failed is closed so that the
+// run can stop at once (a full disk shows within one FlushEvery), and
+// Close returns it.
 type RequestWriter struct {
-	mu    sync.Mutex
-	f     *os.File
-	w     *bufio.Writer
-	n     int
-	err   error
-	shut  bool // closed: later writes are refused
-	stop  chan struct{}
-	done  chan struct{}
-	close sync.Once
+	mu     sync.Mutex
+	f      lineFile
+	buf    []byte // whole lines not yet written
+	off    int64  // bytes of whole lines in the file
+	n      int
+	err    error
+	failed chan struct{}
+	shut   bool // closed: later writes are refused
+	stop   chan struct{}
+	done   chan struct{}
+	close  sync.Once
+}
+
+// lineFile is what RequestWriter needs of its file (an *os.File).
+type lineFile interface {
+	io.Writer
+	Truncate(size int64) error
+	Sync() error
+	Close() error
+	Name() string
 }
 
 // DefaultFlushEvery is how often a RequestWriter flushes its buffer.
 const DefaultFlushEvery = time.Second
+
+// flushBytes is the buffered size that triggers a write before the tick.
+const flushBytes = 64 << 10
 
 // CreateRequestWriter creates (truncating) path and starts the periodic
 // flush. flushEvery <= 0 means DefaultFlushEvery.
@@ -35,13 +53,17 @@ func CreateRequestWriter(path string, flushEvery time.Duration) (*RequestWriter,
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", path, err)
 	}
+	return newRequestWriter(f, flushEvery), nil
+}
+
+func newRequestWriter(f lineFile, flushEvery time.Duration) *RequestWriter {
 	if flushEvery <= 0 {
 		flushEvery = DefaultFlushEvery
 	}
-	rw := &RequestWriter{f: f, w: bufio.NewWriterSize(f, 64<<10),
+	rw := &RequestWriter{f: f, buf: make([]byte, 0, 2*flushBytes), failed: make(chan struct{}),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go rw.flushLoop(flushEvery)
-	return rw, nil
+	return rw
 }
 
 func (rw *RequestWriter) flushLoop(every time.Duration) {
@@ -58,10 +80,11 @@ func (rw *RequestWriter) flushLoop(every time.Duration) {
 	}
 }
 
-// Write appends one request line. The first error sticks and is returned
-// by every later call and by Close. After Close, Write fails.
+// Write appends one request line (bounded, see Bound). The first error
+// sticks and is returned by every later call and by Close. After Close,
+// Write fails.
 func (rw *RequestWriter) Write(r Request) error {
-	line, err := json.Marshal(r)
+	line, err := json.Marshal(Bound(r))
 	if err != nil {
 		return fmt.Errorf("encoding request %s: %w", r.ID, err)
 	}
@@ -73,19 +96,29 @@ func (rw *RequestWriter) Write(r Request) error {
 	if rw.shut {
 		return fmt.Errorf("writing request %s: %s is already closed", r.ID, rw.f.Name())
 	}
-	if _, err := rw.w.Write(append(line, '\n')); err != nil {
-		rw.err = fmt.Errorf("writing %s: %w", rw.f.Name(), err)
-		return rw.err
-	}
+	rw.buf = append(append(rw.buf, line...), '\n')
 	rw.n++
+	if len(rw.buf) >= flushBytes {
+		return rw.flushLocked()
+	}
 	return nil
 }
 
-// Count returns the number of lines written so far.
+// Count returns the number of lines accepted so far.
 func (rw *RequestWriter) Count() int {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	return rw.n
+}
+
+// Failed is closed at the first write error; Err then returns it.
+func (rw *RequestWriter) Failed() <-chan struct{} { return rw.failed }
+
+// Err returns the first write error, or nil.
+func (rw *RequestWriter) Err() error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return rw.err
 }
 
 // Flush writes the buffered lines to the file.
@@ -96,13 +129,29 @@ func (rw *RequestWriter) Flush() error {
 }
 
 func (rw *RequestWriter) flushLocked() error {
-	if rw.err != nil || rw.shut {
+	if rw.err != nil || rw.shut || len(rw.buf) == 0 {
 		return rw.err
 	}
-	if err := rw.w.Flush(); err != nil {
-		rw.err = fmt.Errorf("writing %s: %w", rw.f.Name(), err)
+	n, err := rw.f.Write(rw.buf)
+	if err == nil && n < len(rw.buf) {
+		err = io.ErrShortWrite
 	}
-	return rw.err
+	if err != nil {
+		rw.err = fmt.Errorf("writing %s: %w", rw.f.Name(), err)
+		if n > 0 { // leave only whole lines behind
+			if terr := rw.f.Truncate(rw.off); terr != nil {
+				rw.err = fmt.Errorf("%w (and cutting it back to its last whole line: %v)", rw.err, terr)
+			}
+		}
+		close(rw.failed)
+		return rw.err
+	}
+	rw.off += int64(n)
+	if cap(rw.buf) > 4*flushBytes { // one huge line: do not keep its buffer
+		rw.buf = make([]byte, 0, 2*flushBytes)
+	}
+	rw.buf = rw.buf[:0]
+	return nil
 }
 
 // Close stops the periodic flush, flushes, fsyncs and closes the file. It
@@ -124,4 +173,32 @@ func (rw *RequestWriter) Close() error {
 		}
 	})
 	return err
+}
+
+// Bounds of one requests.jsonl line: whatever a target sends (2,000
+// choices per chunk, a megabyte error body), a line stays far below the
+// reader's maxLine.
+const (
+	MaxTokenNS    = 100_000 // token timestamps kept (≈ 1.2 MB of JSON)
+	MaxErrorBytes = 2048    // bytes of Error kept
+)
+
+// Bound returns r cut to the line bounds: TokenNS keeps its first
+// MaxTokenNS−1 entries and its last (TokenNSDropped counts the rest), and
+// Error its first MaxErrorBytes (on a UTF-8 boundary) plus "…".
+func Bound(r Request) Request {
+	if n := len(r.TokenNS); n > MaxTokenNS {
+		kept := make([]int64, MaxTokenNS)
+		copy(kept, r.TokenNS[:MaxTokenNS-1])
+		kept[MaxTokenNS-1] = r.TokenNS[n-1]
+		r.TokenNS, r.TokenNSDropped = kept, r.TokenNSDropped+n-MaxTokenNS
+	}
+	if len(r.Error) > MaxErrorBytes {
+		cut := MaxErrorBytes
+		for cut > 0 && r.Error[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		r.Error = r.Error[:cut] + "…"
+	}
+	return r
 }

@@ -29,6 +29,9 @@ type Run struct {
 	// Drill is a drill's report (Q5, Q7, Q8): its events with intended and
 	// actual times and outcomes, recovery per event, lost requests.
 	Drill json.RawMessage `json:"drill,omitempty"`
+	// MeasurementFloor is the harness's own error at this run's rate and
+	// mix, when the run was calibrated (--calibrate).
+	MeasurementFloor *Floor `json:"measurement_floor,omitempty"`
 }
 
 // Environment is the manifest of the machine and build that produced a run.
@@ -65,6 +68,16 @@ type Summary struct {
 	E2E             Latency            `json:"e2e"`
 	Groups          []Group            `json:"groups"`
 	Extra           map[string]float64 `json:"extra,omitempty"` // workload-specific
+	// HarnessOverhead is, over the requests whose target reported its own
+	// timing (the reference stack does), the client's time from the actual
+	// send minus the server's from receipt: network plus harness.
+	HarnessOverhead *Overhead `json:"harness_overhead,omitempty"`
+}
+
+// Overhead is the client-minus-server time of TTFT and E2E, in ms.
+type Overhead struct {
+	TTFT Latency `json:"ttft"`
+	E2E  Latency `json:"e2e"`
 }
 
 // Metric is a named value with its unit, e.g. goodput in tx/s.
@@ -121,20 +134,30 @@ type Request struct {
 	FirstToken int64   `json:"first_token_ns,omitempty"`
 	EndNS      int64   `json:"end_ns"`
 	TokenNS    []int64 `json:"token_ns,omitempty"`
-	E2EMs      float64 `json:"e2e_ms"`     // end - intended
-	ServiceMs  float64 `json:"service_ms"` // end - sent
-	LagMs      float64 `json:"lag_ms"`     // sent - intended
-	TTFTMs     float64 `json:"ttft_ms,omitempty"`
-	TPOTMs     float64 `json:"tpot_ms,omitempty"`
-	Status     int     `json:"status"`
-	OK         bool    `json:"ok"`
-	SLOMet     bool    `json:"slo_met"`
-	ErrorClass string  `json:"error_class,omitempty"`
-	Error      string  `json:"error,omitempty"`
-	Engine     string  `json:"engine,omitempty"`
-	Retries    int     `json:"retries,omitempty"`
-	PromptTok  int     `json:"prompt_tokens,omitempty"`
-	OutputTok  int     `json:"completion_tokens,omitempty"`
+	// TokenNSDropped counts token timestamps left out of TokenNS to bound
+	// the line (see Bound): TokenNS then holds the first ones and the last.
+	TokenNSDropped int     `json:"token_ns_dropped,omitempty"`
+	E2EMs          float64 `json:"e2e_ms"`     // end - intended
+	ServiceMs      float64 `json:"service_ms"` // end - sent
+	LagMs          float64 `json:"lag_ms"`     // sent - intended
+	TTFTMs         float64 `json:"ttft_ms,omitempty"`
+	TPOTMs         float64 `json:"tpot_ms,omitempty"`
+	Status         int     `json:"status"`
+	OK             bool    `json:"ok"`
+	SLOMet         bool    `json:"slo_met"`
+	ErrorClass     string  `json:"error_class,omitempty"`
+	Error          string  `json:"error,omitempty"`
+	Engine         string  `json:"engine,omitempty"`
+	Retries        int     `json:"retries,omitempty"`
+	PromptTok      int     `json:"prompt_tokens,omitempty"`
+	OutputTok      int     `json:"completion_tokens,omitempty"`
+	// ServerQueueMs, ServerTTFTMs and ServerE2EMs are the target's own
+	// account of this request (protocol.HeaderServerTiming), counted from
+	// when it received it; 0 when the target sent none. Client minus
+	// server is the network plus the harness.
+	ServerQueueMs float64 `json:"server_queue_ms,omitempty"`
+	ServerTTFTMs  float64 `json:"server_ttft_ms,omitempty"`
+	ServerE2EMs   float64 `json:"server_e2e_ms,omitempty"`
 }
 
 // Unified is one row of unified_results.jsonl/.csv, field for field the

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +30,15 @@ type Runner struct {
 	Live          bool
 	ProgressEvery time.Duration
 	Env           record.Environment // manifest for run.json
+	// Floor is the measurement floor of the experiment being run (from
+	// calibrate), recorded in every repetition's run.json and summary.md;
+	// nil when the run was not calibrated.
+	Floor *record.Floor
+	// InjectDelay slows the client path on purpose: every request waits
+	// this long after the driver releases it and before it is sent. Only
+	// the floor's own tests use it, to show a slower harness raises the
+	// floor by as much.
+	InjectDelay time.Duration
 }
 
 // ErrInterrupted is returned when ctx was cancelled during a run; the
@@ -88,6 +96,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 		return Result{}, err
 	}
 	defer closeTarget(t)
+	warmed := warm(ctx, t, r, r.Shared.Seed+int64(rep))
 	id := NewRunID(r.Spec, r.Shared.Backend, rep)
 	dir := filepath.Join(r.Shared.OutputDir, r.Spec.Section(), id)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -96,7 +105,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	run := record.Run{RunID: id, Workload: r.Spec.ID, Name: r.Spec.Name, Entry: r.Spec.Entry,
 		Backend: r.Shared.Backend, Repetition: rep, Seed: r.Shared.Seed + int64(rep),
 		RunConfig: r.RunConfig, ConfigHash: r.ConfigHash, Target: t.Description(),
-		Environment: rn.Env, StartedAt: time.Now(), InvalidReasons: []string{}}
+		Environment: rn.Env, StartedAt: time.Now(), InvalidReasons: []string{}, MeasurementFloor: rn.Floor}
 	run.Environment.LoadAvg1 = record.LoadAverage()
 	// A run.json that says "complete": false exists from the start, so a
 	// crash never leaves a directory that looks finished.
@@ -109,7 +118,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	}
 	run.EndedAt = time.Now()
 	rn.finish(&run, r, outcome, col, ctx.Err() == nil)
-	run.Notes = outcome.Notes
+	run.Notes = append(outcome.Notes, connNotes(t, warmed)...)
 	if err := writeRecords(dir, r, &run, outcome); err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
@@ -131,34 +140,24 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 		return workload.Outcome{}, nil, err
 	}
 	col := summary.NewCollector()
+	snk := newSink(col, w)
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go snk.watch(runCtx, cancel)
 	var sent atomic.Int64
-	var writeErr firstError
-	// A hit that outlives Run (it ignored its cancelled context past the
-	// drain) is dropped from both the file and the summary, so they agree.
-	var gate sync.RWMutex
-	closed := false
 	env := &workload.Env{Target: t, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
-		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(),
-		Sent: func() { sent.Add(1) },
-		Record: func(req record.Request) {
-			gate.RLock()
-			defer gate.RUnlock()
-			if !closed {
-				col.Add(req)
-				writeErr.set(w.Write(req))
+		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(), Record: snk.Record,
+		Sent: func() {
+			sent.Add(1)
+			if rn.InjectDelay > 0 {
+				time.Sleep(rn.InjectDelay)
 			}
 		}}
 	stop := rn.progress(run.StartedAt, &sent, col)
-	outcome, err := r.Workload.Run(ctx, env)
-	gate.Lock()
-	closed = true
-	gate.Unlock()
+	outcome, err := r.Workload.Run(runCtx, env)
 	stop()
-	if cerr := w.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if werr := writeErr.get(); err == nil && werr != nil {
-		err = werr
+	if serr := snk.close(); err == nil && serr != nil {
+		err = serr
 	}
 	return outcome, col, err
 }
@@ -180,27 +179,4 @@ func (rn *Runner) finish(run *record.Run, r runconfig.Resolved, o workload.Outco
 	reasons = append(reasons, applyDrill(run, o)...)
 	run.InvalidReasons = append([]string{}, reasons...)
 	run.Valid = len(reasons) == 0
-}
-
-// firstError keeps the first non-nil error set, for concurrent writers.
-type firstError struct {
-	mu  sync.Mutex
-	err error
-}
-
-func (f *firstError) set(err error) {
-	if err == nil {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err == nil {
-		f.err = err
-	}
-}
-
-func (f *firstError) get() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.err
 }

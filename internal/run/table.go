@@ -50,6 +50,14 @@ func writeTable(w io.Writer, run *record.Run, spec workload.Spec, o workload.Out
 	fmt.Fprintf(w, "schedule: target %.2f req/s, delivered %.2f req/s, lag p99 %.2f ms\n",
 		s.TargetRate, s.DeliveredRate, s.ScheduleLag.P99)
 	fmt.Fprintln(w, verdict(run))
+	if o := s.HarnessOverhead; o != nil {
+		fmt.Fprintf(w, "harness overhead (client − server time, %d requests): TTFT p50 %.3f / p99 %.3f ms, E2E p50 %.3f / p99 %.3f ms\n",
+			o.E2E.Count, o.TTFT.P50, o.TTFT.P99, o.E2E.P50, o.E2E.P99)
+	}
+	if f := run.MeasurementFloor; f != nil && !markdown {
+		fmt.Fprintf(w, "measurement floor: TTFT p99 error %.3f ms, E2E p99 error %.3f ms, rate %+.2f %% (goal %s)\n",
+			f.TTFT.P99, f.E2E.P99, f.RateErrorPct, metNot(f.GoalMet))
+	}
 	if e := run.Environment; !run.Valid && e.Cores > 0 && e.LoadAvg1 > float64(e.Cores) {
 		fmt.Fprintf(w, "hint: the load average was %.1f on %d cores when the run started; other processes may have delayed the driver\n",
 			e.LoadAvg1, e.Cores)
@@ -106,6 +114,7 @@ func writeMarkdown(w io.Writer, run *record.Run, spec workload.Spec, o workload.
 	fmt.Fprintf(w, "- complete: %v\n- config_hash: `%s`\n\n", run.Complete, run.ConfigHash)
 	fmt.Fprintf(w, "## Results (latencies in ms; E2E and TTFT from the intended send)\n\n")
 	writeTable(w, run, spec, o, true)
+	writeFloor(w, run, o)
 	fmt.Fprintf(w, "\n## Environment\n\n%s %s/%s, %s, %d cores, %d MiB, sagebench %s (%s)\n",
 		run.Environment.GoVersion, run.Environment.OS, run.Environment.Arch, run.Environment.CPUModel,
 		run.Environment.Cores, run.Environment.MemoryMiB, run.Environment.Version, run.Environment.Commit)

@@ -22,7 +22,9 @@ func steady(d time.Duration, f func(at time.Duration) (ttftMs float64, ok bool))
 }
 
 func TestCompute(t *testing.T) {
-	reqs := steady(4*time.Second, func(at time.Duration) (float64, bool) { return float64(at / time.Millisecond), at != 1500*time.Millisecond })
+	reqs := steady(4*time.Second, func(at time.Duration) (float64, bool) {
+		return float64(at / time.Millisecond), at != 1500*time.Millisecond
+	})
 	ws, err := series.Compute(reqs, series.Config{Width: time.Second, Step: time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"time"
 
 	"github.com/goccy/go-yaml"
@@ -119,7 +118,7 @@ func DefaultConfig() Config {
 // Fields absent from the file keep DefaultConfig's values, except engines,
 // which the file replaces when it lists any.
 func LoadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := strictyaml.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("reading stack config: %w", err)
 	}

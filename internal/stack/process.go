@@ -3,8 +3,11 @@ package stack
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -50,12 +53,10 @@ func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, 
 	c := &child{cmd: cmd, exited: make(chan struct{})}
 	lines := make(chan string, 1)
 	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), ListenLine); ok {
-				lines <- u
-				break
-			}
+		if u, err := scanListenLine(out); err == nil {
+			lines <- u
+		} else if opts.EngineStderr != nil {
+			fmt.Fprintf(opts.EngineStderr, "engine process %s: %v\n", ec.ID, err)
 		}
 		_, _ = io.Copy(io.Discard, out)
 	}()
@@ -71,6 +72,48 @@ func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, 
 		c.stop()
 		return nil, fmt.Errorf("engine process %s: no listening line: %w", ec.ID, ctx.Err())
 	}
+}
+
+// maxHandshakeLine bounds one line of a child's stdout while its
+// listening line is awaited.
+const maxHandshakeLine = 4 << 10
+
+// scanListenLine reads a child engine's stdout up to its listening line
+// and returns the URL it names, which must be http://127.0.0.1:PORT or
+// http://[::1]:PORT: a child that prints another address (or garbage)
+// must not make the gateway send traffic off the machine. Lines before it
+// are skipped; a line over maxHandshakeLine is an error.
+func scanListenLine(r io.Reader) (string, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 512), maxHandshakeLine)
+	for sc.Scan() {
+		raw, ok := strings.CutPrefix(sc.Text(), ListenLine)
+		if !ok {
+			continue
+		}
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil || u.Scheme != "http" || u.User != nil || u.RawQuery != "" || u.Fragment != "" ||
+			(u.Path != "" && u.Path != "/") || !loopback(u) {
+			return "", fmt.Errorf("listening line %q is not http://127.0.0.1:PORT", printableHead(raw))
+		}
+		return "http://" + u.Host, nil
+	}
+	if err := sc.Err(); err != nil {
+		return "", fmt.Errorf("reading the listening line: %w", err)
+	}
+	return "", errors.New("stdout ended without a listening line")
+}
+
+func loopback(u *url.URL) bool {
+	ip := net.ParseIP(u.Hostname())
+	port, err := strconv.Atoi(u.Port())
+	return ip != nil && ip.IsLoopback() && err == nil && port > 0 && port < 65536
+}
+
+// printableHead is the first 80 bytes of s with control bytes escaped.
+func printableHead(s string) string {
+	q := strconv.Quote(s[:min(len(s), 80)])
+	return q[1 : len(q)-1]
 }
 
 // stop asks the child to exit (SIGTERM, then SIGCONT in case a drill

@@ -38,9 +38,9 @@ func newBuilder(o Options) (*builder, error) {
 		return nil, fmt.Errorf("parsing filter %q: %w", o.Filter, err)
 	}
 	var p benchproc.ProjectionParser
-	tableBy, unitField, err := p.ParseWithUnit(".config", filter)
+	tableBy, unitField, err := p.ParseWithUnit(o.Table, filter)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("parsing table projection %q: %w", o.Table, err)
 	}
 	b := &builder{filter: filter, tableBy: tableBy, unitField: unitField, tables: map[benchproc.Key]*cellTable{}}
 	if b.rowBy, err = p.Parse(o.Row, filter); err != nil {
@@ -172,6 +172,7 @@ func compare(c, base *Cell, assume benchmath.Assumption) {
 	c.comparison = cmp
 	c.HasBase, c.P, c.N1, c.N2 = true, cmp.P, cmp.N1, cmp.N2
 	c.Delta = cmp.FormatDelta(base.Center, c.Center)
+	c.same = assume == benchmath.AssumeExact && base.Center == c.Center
 	if base.Center != 0 {
 		c.Ratio = c.Center / base.Center
 	}

@@ -15,6 +15,7 @@ import (
 type Options struct {
 	Alpha      float64 // significance level; 0 means 0.05
 	Confidence float64 // CI level; 0 means 0.95
+	Table      string  // table projection (plus the unit); "" means .config
 	Col        string  // column projection; "" means .file
 	Row        string  // row projection; "" means .fullname
 	Ignore     string  // keys whose variation is ignored
@@ -38,6 +39,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
+	}
+	if o.Table == "" {
+		o.Table = ".config"
 	}
 	if o.Col == "" {
 		o.Col = ".file"
@@ -100,13 +104,16 @@ type Cell struct {
 	Ratio    float64  `json:"ratio"` // center / base center; 0 if undefined
 	Warnings []string `json:"warnings,omitempty"`
 
+	same       bool // equal to the base in an exact unit: no change
 	sample     *benchmath.Sample
 	summary    benchmath.Summary
 	comparison benchmath.Comparison
 }
 
 // Significant reports whether the change against the base is significant.
-func (c *Cell) Significant() bool { return c.HasBase && c.Delta != "~" }
+// Equal values in an assume=exact unit are no change, whatever p
+// benchmath gives them (it reports p=0 for any exact comparison).
+func (c *Cell) Significant() bool { return c.HasBase && c.Delta != "~" && !c.same }
 
 // CIPct is benchstat's "± x%" text for the confidence interval.
 func (c *Cell) CIPct() string { return c.summary.PctRangeString() }

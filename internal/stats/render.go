@@ -202,10 +202,16 @@ func (rep *Report) writeCSV(w io.Writer) error {
 			}
 		}
 		for j, g := range t.Geomean {
-			if j == 0 || !g.HasRatio {
-				continue
+			rec := []string{configLine(t), t.Unit, "geomean", t.Columns[j], "", "", "", "", "", "", "", "", strings.Join(g.Warnings, "; ")}
+			if g.HasSummary {
+				rec[5] = f(g.Summary)
 			}
-			cw.Write([]string{configLine(t), t.Unit, "geomean", t.Columns[j], "", f(g.Summary), "", "", "", g.DeltaPct(), f(g.Ratio), "", strings.Join(g.Warnings, "; ")})
+			if j > 0 && g.HasRatio {
+				rec[9], rec[10] = g.DeltaPct(), f(g.Ratio)
+			}
+			if rec[5] != "" || rec[9] != "" {
+				cw.Write(rec)
+			}
 		}
 	}
 	cw.Flush()

@@ -2,7 +2,10 @@
 // accepts it: strict (an unknown key is an error naming it) and safe
 // (goccy/go-yaml panics on some malformed input, such as a tagged mapping
 // where a list belongs; a file is outside input, so that becomes an
-// error, never a crash).
+// error, never a crash) and bounded (a document over MaxBytes or nested
+// deeper than MaxDepth is refused before the decoder sees a byte: the
+// decoder needs gigabytes for a 100k-deep one). ReadFile reads a file
+// with the same size cap, so /dev/zero is an error, not an endless read.
 package strictyaml
 
 import (
@@ -10,18 +13,39 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 )
 
-// Unmarshal decodes data into v with yaml.Strict() and opts. A decoder
-// error is returned as the library formats it (with line and column); a
-// decoder panic is returned as a "malformed YAML" error.
+// Unmarshal decodes data into v with yaml.Strict() and opts. A document
+// over MaxBytes or MaxDepth is refused (see Check) before the decoder sees
+// it. A decoder error is returned as the library formats it (with line and
+// column); a decoder panic is returned as a "malformed YAML" error.
 func Unmarshal(data []byte, v any, opts ...yaml.DecodeOption) (err error) {
+	if err := Check(data); err != nil {
+		return err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("malformed YAML (the decoder failed: %v)", r)
 		}
 	}()
 	return yaml.UnmarshalWithOptions(data, v, append([]yaml.DecodeOption{yaml.Strict()}, opts...)...)
+}
+
+// Parse parses data into a syntax tree (for callers that walk nodes, such
+// as a config with per-section decoding), refusing a document over the
+// bounds (see Check) first: the parser alone needs 650 MB for a 20k-deep
+// document. A parser panic is returned as a "malformed YAML" error.
+func Parse(data []byte) (f *ast.File, err error) {
+	if err := Check(data); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("malformed YAML (the parser failed: %v)", r)
+		}
+	}()
+	return parser.ParseBytes(data, 0)
 }
 
 // DecodeNode decodes an already parsed node into v, strict and safe like

@@ -78,11 +78,14 @@ type Collector struct {
 	lag    *dist
 	groups map[string]*acc
 	phases map[string]*phaseAcc
+	// overTTFT and overE2E are client minus server time of the requests
+	// that carry the server's own timing.
+	overTTFT, overE2E *dist
 }
 
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector {
-	return &Collector{all: newAcc(nil), lag: newDist(),
+	return &Collector{all: newAcc(nil), lag: newDist(), overTTFT: newDist(), overE2E: newDist(),
 		groups: map[string]*acc{}, phases: map[string]*phaseAcc{}}
 }
 
@@ -96,6 +99,7 @@ func (c *Collector) Add(r record.Request) {
 		return
 	}
 	c.all.add(&r)
+	c.addOverhead(&r)
 	vals := map[string]string{LabelType: r.Type, LabelTenant: r.Tenant, LabelPriority: r.Priority, LabelPhase: r.Phase}
 	for _, set := range groupSets {
 		if g := c.groupOf(set, vals); g != nil {
@@ -108,6 +112,19 @@ func (c *Collector) Add(r record.Request) {
 		p.sent++
 		p.lastSent = max(p.lastSent, r.SentNS)
 		p.lag.add(r.LagMs)
+	}
+}
+
+// addOverhead keeps the client-minus-server times of an ok request whose
+// target reported its own timing (never below 0: the client's clock starts
+// before the server's and stops after it).
+func (c *Collector) addOverhead(r *record.Request) {
+	if !r.OK || r.ServerE2EMs <= 0 {
+		return
+	}
+	c.overE2E.add(max(r.ServiceMs-r.ServerE2EMs, 0))
+	if r.FirstToken > 0 && r.ServerTTFTMs > 0 {
+		c.overTTFT.add(max(r.TTFTMs-r.LagMs-r.ServerTTFTMs, 0))
 	}
 }
 

@@ -201,3 +201,25 @@ func TestValidityPoolsLagOverOpenLoopPhases(t *testing.T) {
 		})
 	}
 }
+
+// TestHarnessOverhead: client time from the actual send minus the
+// server's own account, over the requests that carry one.
+func TestHarnessOverhead(t *testing.T) {
+	c := NewCollector()
+	for i := range 100 {
+		c.Add(record.Request{Kind: "request", Type: "llm", OK: true, SentNS: int64(i + 1), LagMs: 1,
+			FirstToken: 1, TTFTMs: 61.5, ServiceMs: 200.25, ServerTTFTMs: 60, ServerE2EMs: 200})
+	}
+	c.Add(record.Request{Kind: "request", Type: "llm", OK: true, SentNS: 1, E2EMs: 5, ServiceMs: 5}) // no server timing
+	s, _ := c.Summarize(nil, Validity{})
+	o := s.HarnessOverhead
+	if o == nil || o.E2E.Count != 100 || o.TTFT.Count != 100 {
+		t.Fatalf("overhead %+v", o)
+	}
+	if math.Abs(o.TTFT.P50-0.5) > 0.01 || math.Abs(o.E2E.P50-0.25) > 0.01 {
+		t.Errorf("overhead p50 TTFT %v, E2E %v; want 0.5 and 0.25 ms", o.TTFT.P50, o.E2E.P50)
+	}
+	if empty, _ := NewCollector().Summarize(nil, Validity{}); empty.HarnessOverhead != nil {
+		t.Error("overhead without any server timing")
+	}
+}

@@ -82,7 +82,7 @@ func (t *Target) adminCall(ctx context.Context, method, path string, body []byte
 	}
 	resp, err := t.do(ctx, method, path, rd)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
+		return t.adminFailure(method+" "+path, err)
 	}
 	defer resp.Body.Close()
 	switch {
@@ -92,15 +92,14 @@ func (t *Target) adminCall(ctx context.Context, method, path string, body []byte
 	case resp.StatusCode == http.StatusUnauthorized, resp.StatusCode == http.StatusForbidden:
 		return fmt.Errorf("%w: the admin API refused us (%s); set target.admin_token_env", ErrEnginesUnsupported, resp.Status)
 	case resp.StatusCode/100 != 2:
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, printable(msg))
+		return &AdminError{Op: method + " " + path, Status: resp.Status, Message: t.excerpt(resp)}
 	}
 	if out == nil {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, maxAdminAnswer))
 		return nil
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAdminAnswer)).Decode(out); err != nil {
-		return fmt.Errorf("%s %s: unreadable answer: %v", method, path, err)
+		return &AdminError{Op: method + " " + path, Status: resp.Status, Message: "unreadable answer: " + t.redactor.Error(err).Error()}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/openai"
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // CheckTimeout bounds the reachability check of Open.
@@ -50,7 +51,7 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{apiKey: key, http: &http.Client{Timeout: CheckTimeout}}
+	t := &Target{apiKey: key, http: &http.Client{Timeout: CheckTimeout, CheckRedirect: noRedirect}}
 	if cfg.IsEmbedded() {
 		start := opts.Start
 		if start == nil {
@@ -69,6 +70,7 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 			return nil, err
 		}
 	}
+	t.redactor = redact.New(t.apiKey, t.admin)
 	if t.client, err = openai.NewClient(cfg.clientConfig(t.base)); err == nil {
 		err = t.Check(ctx)
 	}
@@ -120,14 +122,29 @@ func (t *Target) do(ctx context.Context, method, path string, body io.Reader) (*
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	// The admin API gets the admin token only: the API key is a
+	// credential for the inference API, not for whoever answers /admin.
 	switch {
-	case strings.HasPrefix(path, "/admin/") && t.admin != "":
-		req.Header.Set("Authorization", "Bearer "+t.admin)
+	case strings.HasPrefix(path, "/admin/"):
+		if t.admin != "" {
+			req.Header.Set("Authorization", "Bearer "+t.admin)
+		}
 	case t.apiKey != "":
 		req.Header.Set("Authorization", "Bearer "+t.apiKey)
 	}
 	return t.http.Do(req)
 }
+
+// noRedirect keeps a client that carries a credential from following a
+// redirect: the 3xx is the answer (a non-2xx, hence an error), and the
+// credential never reaches another origin, port or path.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// Redactor is the redaction rule for strings that came from this target
+// (error bodies, admin messages): it knows the API key and the admin
+// token. Apply it to anything target-originated before a record, a note,
+// a log line or the terminal.
+func (t *Target) Redactor() *redact.Redactor { return t.redactor }
 
 // adminToken reads the admin API token of a URL target.
 func (c Config) adminToken() (string, error) {

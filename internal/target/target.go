@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/openai"
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // Embedded is the value of Config.URL that selects the reference stack.
@@ -127,6 +128,7 @@ type Target struct {
 	embedded bool
 	apiKey   string
 	admin    string // admin API bearer token
+	redactor *redact.Redactor
 	http     *http.Client
 	client   *openai.Client
 	stop     func(context.Context) error

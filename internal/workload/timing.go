@@ -44,6 +44,9 @@ func (env *Env) Fill(r *record.Request, intended time.Time, res *openai.Result) 
 		}
 	}
 	r.Status, r.Engine, r.Retries = res.Status, res.Engine, res.Retries
+	if res.ServerOK {
+		r.ServerQueueMs, r.ServerTTFTMs, r.ServerE2EMs = ms(res.Server.Queue), ms(res.Server.FirstToken), ms(res.Server.End)
+	}
 	r.PromptTok, r.OutputTok = res.PromptTokens, res.CompletionTokens
 	r.OK = res.Err == nil
 	if res.Err != nil {

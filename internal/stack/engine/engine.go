@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Kind says what an engine serves.
@@ -20,6 +21,28 @@ var ErrOverloaded = errors.New("engine overloaded")
 
 // ErrClosed is returned by an engine that has been closed or killed.
 var ErrClosed = errors.New("engine closed")
+
+// ErrTooLarge is returned when a request can never fit the engine,
+// however idle (its KV reservation exceeds the whole KV budget). It is the
+// client's error and says nothing about the engine's health; an engine
+// with a bigger budget may still take the request.
+var ErrTooLarge = errors.New("request too large for the engine")
+
+// TooLargeError is ErrTooLarge with the sizes: what the request needs and
+// what the engine has, in KV-cache tokens.
+type TooLargeError struct {
+	Engine         string
+	Need, Capacity int
+	Detail         string // e.g. "prompt 9000 + max_tokens 256"
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("request needs %d KV-cache tokens (%s), engine %s has %d in all",
+		e.Need, e.Detail, e.Engine, e.Capacity)
+}
+
+// Is makes errors.Is(err, ErrTooLarge) hold.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // ChatRequest is one generation request as an engine sees it.
 type ChatRequest struct {

@@ -129,6 +129,9 @@ func (g *Gateway) startGeneration(ctx context.Context, p *pool, t *ticket, creq 
 		if ctx.Err() != nil {
 			return nil, &apiError{Status: 499, Type: "cancelled", Code: "client_closed", Message: "client closed the request"}
 		}
+		if errors.Is(err, engine.ErrTooLarge) && (attempt > 0 || !p.fitsElsewhere(t.model, a.m, err)) {
+			return nil, tooLarge(err).afterRetry(attempt)
+		}
 		if attempt > 0 {
 			return nil, engineFailed(a.m.id, err).afterRetry(attempt)
 		}
@@ -169,6 +172,7 @@ func (g *Gateway) collectChat(w http.ResponseWriter, ctx context.Context, gen *g
 		}
 	}
 	u := gen.st.Usage()
+	c.answered(w.Header(), 0)
 	writeJSON(w, http.StatusOK, chatResponse{
 		ID: creq.ID, Object: "chat.completion", Created: g.now().Unix(), Model: creq.Model,
 		Choices: []chatChoice{{Index: 0, Message: &chatMsgOut{Role: "assistant", Content: b.String()},

@@ -83,9 +83,11 @@ func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request, c *call) {
 	if res.retries > 0 {
 		w.Header().Set(protocol.HeaderRetries, "1")
 	}
+	body := appendEmbeddings(make([]byte, 0, 64+len(res.vecs)*len(res.vecs[0])*11), res, c.model, req.EncodingFormat == "base64")
 	w.Header().Set("Content-Type", "application/json")
+	c.answered(w.Header(), 0)
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(appendEmbeddings(make([]byte, 0, 64+len(res.vecs)*len(res.vecs[0])*11), res, c.model, req.EncodingFormat == "base64"))
+	_, _ = w.Write(body)
 }
 
 // appendEmbeddings writes the embeddings response without reflection: the
@@ -195,19 +197,46 @@ func (g *Gateway) runEmbed(ctx context.Context, p *pool, a assignment, inputs []
 	return &embedResult{vecs: vecs, usage: u, m: a.m}, nil
 }
 
+// embedCallBytes bounds the input text of one engine call (besides
+// MaxBatch inputs): a call then runs well within the stall timeout on any
+// engine we model.
+const embedCallBytes = 64 << 10
+
 // embedBounded calls the engine, turning a silence longer than the stall
-// timeout into errStalled.
+// timeout into errStalled. A list over MaxBatch inputs or embedCallBytes
+// is sent in several calls, each answer counting as progress: a legal but
+// large list (2,040 inputs, 1 MB) takes longer than the stall timeout in
+// all, and must neither look like a stall nor get the engine ejected.
 func (g *Gateway) embedBounded(ctx context.Context, m *entry, inputs []string) ([][]float32, engine.Usage, error) {
 	wd := newWatchdog(ctx, g.cfg.StallTimeout, m)
 	defer wd.stop()
-	vecs, u, err := m.eng.Embedder.Embed(wd.ctx, inputs)
-	if err == nil {
-		m.progressed()
+	vecs := make([][]float32, 0, len(inputs))
+	var usage engine.Usage
+	for rest := inputs; len(rest) > 0; {
+		part := rest[:embedCallSize(rest, g.cfg.MaxBatch)]
+		rest = rest[len(part):]
+		v, u, err := m.eng.Embedder.Embed(wd.ctx, part)
+		if err == nil && len(v) != len(part) {
+			err = errShortBatch
+		}
+		if err != nil {
+			return nil, engine.Usage{}, wd.explain(err)
+		}
+		wd.kick()
+		vecs = append(vecs, v...)
+		usage.PromptTokens += u.PromptTokens
 	}
-	if err == nil && len(vecs) != len(inputs) {
-		err = errShortBatch
+	return vecs, usage, nil
+}
+
+// embedCallSize is how many of inputs (at least one) go in the next call.
+func embedCallSize(inputs []string, maxInputs int) int {
+	n, size := 0, 0
+	for n < len(inputs) && n < maxInputs && (n == 0 || size+len(inputs[n]) <= embedCallBytes) {
+		size += len(inputs[n])
+		n++
 	}
-	return vecs, u, wd.explain(err)
+	return n
 }
 
 func batchResult(ctx context.Context, a assignment, n int) (*embedResult, error) {

@@ -49,6 +49,12 @@ func engineFailed(id string, err error) *apiError {
 	return &apiError{Status: http.StatusBadGateway, Type: "engine_error", Code: "engine_failed", Message: fmt.Sprintf("engine %s failed: %v", id, err)}
 }
 
+// tooLarge is the 400 of a request no engine can ever hold.
+func tooLarge(err error) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "context_length_exceeded",
+		Message: "the request can never fit an engine: " + err.Error() + "; shorten the prompt or lower max_tokens"}
+}
+
 type errorBody struct {
 	Error errorDetail `json:"error"`
 }

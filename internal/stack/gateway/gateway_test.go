@@ -43,9 +43,10 @@ func newHarness(t *testing.T, cfg Config, engines map[string]Member) *harness {
 }
 
 type reply struct {
-	status int
-	header http.Header
-	body   []byte
+	status  int
+	header  http.Header
+	trailer http.Header // known once the body was read
+	body    []byte
 }
 
 func (r reply) json(t *testing.T) map[string]any {
@@ -78,7 +79,7 @@ func (h *harness) doCtx(ctx context.Context, method, path, body string, hdr map[
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return reply{status: resp.StatusCode, header: resp.Header, body: b}
+	return reply{status: resp.StatusCode, header: resp.Header, trailer: resp.Trailer, body: b}
 }
 
 func chatBody(prompt string, maxTokens int, stream bool) string {

@@ -140,6 +140,7 @@ func (p *pool) release(m *entry, err error, speed time.Duration) {
 		m.observe(speed)
 	case errors.Is(err, engine.ErrOverloaded): // busy, not broken
 		m.failed++
+	case errors.Is(err, engine.ErrTooLarge): // the client's error
 	case !isClientGone(err):
 		m.errs++
 		m.failed++
@@ -153,6 +154,27 @@ func (p *pool) release(m *entry, err error, speed time.Duration) {
 		close(m.idle)
 	}
 	p.dispatchLocked()
+}
+
+// fitsElsewhere reports whether an active engine of model other than
+// tried may take a request that tried refused as too large (unknown
+// budgets count as "may").
+func (p *pool) fitsElsewhere(model string, tried *entry, err error) bool {
+	var te *engine.TooLargeError
+	if !errors.As(err, &te) {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range p.members {
+		if m == tried || m.model != model || m.state != stateActive || m.eng.LLM == nil {
+			continue
+		}
+		if c := m.eng.LLM.Load().KVCapacity; c == 0 || c >= te.Need {
+			return true
+		}
+	}
+	return false
 }
 
 // dispatchLocked assigns queued tickets to free engines in policy order.

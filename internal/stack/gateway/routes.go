@@ -60,6 +60,17 @@ type call struct {
 	start                        time.Time
 }
 
+// answered sets the server's own timing of the answer on h (a header, or
+// the declared trailer of a stream): first is when the first token left
+// (0: the answer left whole, now), the end is now; both from receipt.
+func (c *call) answered(h http.Header, first time.Duration) {
+	end := time.Since(c.start)
+	if first == 0 {
+		first = end
+	}
+	h.Set(protocol.HeaderServerTiming, protocol.ServerTiming{FirstToken: first, End: end}.String())
+}
+
 // open reads the request's metadata headers (defType when it names no
 // type) into c and decodes its JSON body into v. On failure it has
 // answered w and reports false.

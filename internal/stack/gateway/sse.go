@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
+	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 )
 
@@ -18,6 +20,7 @@ func (g *Gateway) streamChat(w http.ResponseWriter, ctx context.Context, gen *ge
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
+	h.Set("Trailer", protocol.HeaderServerTiming)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	enc := newChunkEncoder(creq.ID, creq.Model, g.now().Unix())
@@ -28,11 +31,13 @@ func (g *Gateway) streamChat(w http.ResponseWriter, ctx context.Context, gen *ge
 		}
 		return rc.Flush() == nil
 	}
+	var first time.Duration // when the first token left, from receipt
 	if !gen.eof {
 		if !send(enc.token(buf[:0], gen.first.Text, true)) {
 			c.status = 499
 			return nil
 		}
+		first = time.Since(c.start)
 		for {
 			tok, err := gen.st.Recv(gen.wd.ctx)
 			if isEOF(err) {
@@ -64,6 +69,7 @@ func (g *Gateway) streamChat(w http.ResponseWriter, ctx context.Context, gen *ge
 	if !send(b) {
 		c.status = 499
 	}
+	c.answered(h, first) // a trailer: sent after the last chunk
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -38,7 +37,7 @@ func Default() (*Catalog, error) {
 
 // LoadFile reads and validates a catalog file.
 func LoadFile(path string) (*Catalog, error) {
-	data, err := os.ReadFile(path)
+	data, err := strictyaml.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading profile catalog: %w", err)
 	}

@@ -129,7 +129,7 @@ func (s *stream) apply(ev openai.Event) (engine.Token, bool, error) {
 		if c.Error != nil {
 			msg = c.Error.Message
 		}
-		return engine.Token{}, false, fmt.Errorf("engine %s: %s", s.l.cfg.ID, msg)
+		return engine.Token{}, false, fmt.Errorf("engine %s: %s", s.l.cfg.ID, s.l.redactor.String(msg))
 	}
 	if u := c.Usage; u != nil {
 		s.usage = engine.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}

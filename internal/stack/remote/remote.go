@@ -10,10 +10,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/redact"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 )
 
@@ -46,10 +48,11 @@ func (c Config) validate() (string, error) {
 
 // base is what LLM and Embedder share.
 type base struct {
-	cfg     Config
-	url     string
-	client  *http.Client
-	running atomic.Int64
+	cfg      Config
+	url      string
+	client   *http.Client
+	redactor *redact.Redactor // for the engine's error messages
+	running  atomic.Int64
 }
 
 func newBase(cfg Config) (*base, error) {
@@ -67,10 +70,14 @@ func newBase(cfg Config) (*base, error) {
 			MaxIdleConns:        4 * cfg.Slots,
 			MaxIdleConnsPerHost: 4 * cfg.Slots,
 			IdleConnTimeout:     90 * time.Second,
-		}}
+		}, CheckRedirect: noRedirect}
 	}
-	return &base{cfg: cfg, url: u, client: c}, nil
+	return &base{cfg: cfg, url: u, client: c, redactor: redact.New(cfg.APIKey)}, nil
 }
+
+// noRedirect keeps the API key from following a redirect elsewhere: the
+// 3xx is the answer, an error.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 func (b *base) ID() string    { return b.cfg.ID }
 func (b *base) Model() string { return b.cfg.Model }
@@ -151,8 +158,16 @@ func (b *base) statusErr(resp *http.Response) error {
 	if json.Unmarshal(msg, &e) == nil && e.Error.Message != "" {
 		text = e.Error.Message
 	}
-	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+	text = b.redactor.String(strings.ToValidUTF8(text, "?"))
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
 		return fmt.Errorf("%w: engine %s: %s: %s", engine.ErrOverloaded, b.cfg.ID, resp.Status, text)
+	case resp.StatusCode == http.StatusBadRequest && contextLength.MatchString(text):
+		// vLLM, TGI, llama.cpp: the prompt can never fit this engine.
+		return fmt.Errorf("%w: engine %s: %s: %s", engine.ErrTooLarge, b.cfg.ID, resp.Status, text)
 	}
 	return fmt.Errorf("engine %s: %s: %s", b.cfg.ID, resp.Status, text)
 }
+
+// contextLength matches the servers' "prompt too long" 400 messages.
+var contextLength = regexp.MustCompile(`(?i)context length|context window|maximum context|too many tokens|exceeds? the (model's )?(maximum|max)`)

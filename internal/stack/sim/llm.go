@@ -89,9 +89,10 @@ func (e *LLM) Load() engine.Load {
 }
 
 // Generate admits req into the waiting queue and returns its stream. It
-// fails with engine.ErrOverloaded when the waiting queue is full or when
-// the request's KV reservation exceeds the engine's whole KV budget (a
-// bigger engine may still take it), and with engine.ErrClosed after Close.
+// fails with engine.ErrOverloaded when the waiting queue is full, with an
+// *engine.TooLargeError (engine.ErrTooLarge) when the request's KV
+// reservation exceeds the engine's whole KV budget (a bigger engine may
+// still take it), and with engine.ErrClosed after Close.
 // MaxTokens <= 0 means the profile's default_max_tokens.
 func (e *LLM) Generate(ctx context.Context, req engine.ChatRequest) (engine.Stream, error) {
 	if err := ctx.Err(); err != nil {
@@ -103,8 +104,8 @@ func (e *LLM) Generate(ctx context.Context, req engine.ChatRequest) (engine.Stre
 	r := e.newRequest(req)
 	if r.kv > e.p.KVCacheTokens {
 		e.stats.rejected.Add(1)
-		return nil, fmt.Errorf("%w: engine %s: request needs %d KV tokens (prompt %d + max_tokens %d), capacity %d",
-			engine.ErrOverloaded, e.id, r.kv, r.prompt, r.maxTokens, e.p.KVCacheTokens)
+		return nil, &engine.TooLargeError{Engine: e.id, Need: r.kv, Capacity: e.p.KVCacheTokens,
+			Detail: fmt.Sprintf("prompt %d + max_tokens %d", r.prompt, r.maxTokens)}
 	}
 	if e.queued.Add(1) > int64(e.p.MaxWaiting) {
 		e.queued.Add(-1)

@@ -135,8 +135,10 @@ func TestOverload(t *testing.T) {
 	p := testLLM()
 	r := newRig(t, p, 1)
 	_, err := r.e.Generate(context.Background(), engine.ChatRequest{Prompt: "x", MaxTokens: 2000})
-	if !errors.Is(err, engine.ErrOverloaded) || !strings.Contains(err.Error(), "KV") {
-		t.Errorf("request larger than the KV budget: %v, want ErrOverloaded naming KV", err)
+	var te *engine.TooLargeError
+	if !errors.As(err, &te) || !errors.Is(err, engine.ErrTooLarge) || errors.Is(err, engine.ErrOverloaded) ||
+		te.Capacity != p.KVCacheTokens || !strings.Contains(err.Error(), "KV") {
+		t.Errorf("request larger than the KV budget: %v, want a TooLargeError naming KV (not ErrOverloaded: no engine can ever take it)", err)
 	}
 	r.e.Pause() // nothing is admitted while paused, so the queue fills
 	for i := range p.MaxWaiting {

@@ -1,0 +1,4 @@
+package calibrate
+
+// MeasureSlowed is measure with a delay injected into the client path.
+var MeasureSlowed = measure

@@ -1,0 +1,136 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/dataflow"
+)
+
+// ClusterConfig is what `sagebench run --nodes N` asks for: N workers on
+// an embedded server with N local worker processes (URL empty), or N
+// workers joining from an existing cluster (URL set).
+type ClusterConfig struct {
+	Nodes int    // workers the run waits for; ≥ 1
+	URL   string // "" starts an embedded server and spawns Nodes workers
+	Auth  Auth
+	// Engine configures the coordinator; its Conn and RemoteOnly are set
+	// by StartCluster.
+	Engine Config
+	// JoinTimeout bounds the wait for Nodes workers at Deploy; 0 means 30s.
+	JoinTimeout time.Duration
+	// Spawn overrides how local workers start (Exe, Args, Env, Stderr);
+	// its N, URL and Run are filled in. WorkerArgs are appended to the
+	// default arguments (e.g. --target URL).
+	Spawn      SpawnConfig
+	WorkerArgs []string
+}
+
+// Cluster is a coordinator with its server and workers.
+type Cluster struct {
+	cfg      ClusterConfig
+	srv      *Server // nil for an external cluster
+	eng      *Engine
+	procs    *Procs
+	embedded bool
+}
+
+// ClusterInfo is what a run records about where it ran.
+type ClusterInfo struct {
+	Engine   string `json:"engine"`   // "jetstream"
+	Server   string `json:"server"`   // URL without credentials
+	Embedded bool   `json:"embedded"` // an embedded server this process started
+	Run      string `json:"run"`
+	Workers  int    `json:"workers"`  // workers that joined
+	Replicas int    `json:"replicas"` // stream replicas
+	Storage  string `json:"storage"`  // memory or file
+}
+
+// StartCluster starts (or connects to) the server, creates the
+// coordinator engine and, on an embedded server, spawns the workers.
+// Call Deploy next, then run the engine; Close tears everything down.
+func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
+	if cfg.Nodes < 1 {
+		return nil, fmt.Errorf("nodes %d: must be ≥ 1", cfg.Nodes)
+	}
+	if cfg.JoinTimeout <= 0 {
+		cfg.JoinTimeout = 30 * time.Second
+	}
+	c := &Cluster{cfg: cfg, embedded: cfg.URL == ""}
+	url := cfg.URL
+	if c.embedded {
+		srv, err := StartEmbedded(ctx, ServerConfig{})
+		if err != nil {
+			return nil, err
+		}
+		c.srv, url = srv, srv.URL()
+	}
+	ec := cfg.Engine
+	ec.Conn = ConnConfig{URL: url, Auth: cfg.Auth}
+	ec.RemoteOnly = true
+	eng, err := New(ec)
+	if err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	c.eng = eng
+	if c.embedded {
+		sc := cfg.Spawn
+		sc.N, sc.URL, sc.Run = cfg.Nodes, url, eng.Run()
+		if sc.Args == nil {
+			sc.Args = append([]string{"worker", "--nats-url", url, "--run", eng.Run(), "--once"}, cfg.WorkerArgs...)
+		}
+		if c.procs, err = SpawnWorkers(sc); err != nil {
+			_ = c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Engine is the coordinator: Serve, Submit, Results and CloseInput it as
+// any dataflow.Engine.
+func (c *Cluster) Engine() *Engine { return c.eng }
+
+// Deploy deploys g and waits up to JoinTimeout for Nodes workers.
+func (c *Cluster) Deploy(ctx context.Context, g dataflow.Graph) error {
+	if err := c.eng.Deploy(ctx, g); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, c.cfg.JoinTimeout)
+	defer cancel()
+	return c.eng.WaitWorkers(wctx, c.cfg.Nodes)
+}
+
+// Info says where the run ran.
+func (c *Cluster) Info() ClusterInfo {
+	ec := c.eng.cfg
+	storage := "memory"
+	if ec.FileStorage {
+		storage = "file"
+	}
+	return ClusterInfo{Engine: "jetstream", Server: c.eng.url(), Embedded: c.embedded, Run: ec.Run,
+		Workers: c.eng.workers.count(), Replicas: ec.Replicas, Storage: storage}
+}
+
+// Procs are the spawned local workers (nil on an external cluster), for
+// fault injection.
+func (c *Cluster) Procs() *Procs { return c.procs }
+
+// Close stops the spawned workers (SIGTERM, then SIGKILL after 10s), the
+// engine's connection and the embedded server.
+func (c *Cluster) Close() error {
+	var errs []error
+	if c.procs != nil {
+		errs = append(errs, c.procs.Stop(10*time.Second))
+	}
+	if c.eng != nil {
+		c.eng.Close()
+	}
+	if c.srv != nil {
+		c.srv.Shutdown()
+	}
+	return errors.Join(errs...)
+}

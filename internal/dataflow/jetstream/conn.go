@@ -1,0 +1,79 @@
+package jetstream
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Auth holds the credentials for a NATS connection. They are used to
+// connect and never written to records, logs or errors.
+type Auth struct {
+	CredsFile string // a NATS .creds file (JWT + NKey seed)
+	Token     string
+	User      string
+	Password  string
+}
+
+// ConnConfig says how to reach a NATS server.
+type ConnConfig struct {
+	URL  string // nats://host:port (comma-separated for a cluster)
+	Auth Auth
+	Name string // connection name shown by the server; optional
+	// ConnectTimeout bounds the first connection; default 3s.
+	ConnectTimeout time.Duration
+}
+
+// ConnectError is returned when the server at URL cannot be reached.
+type ConnectError struct {
+	URL string // redacted: no user info
+	Err error
+}
+
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("connecting to NATS at %s: %v", e.URL, e.Err)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// Redact returns u with any user info (user, password, token) removed.
+func Redact(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil {
+		return u
+	}
+	p.User = nil
+	return p.String()
+}
+
+// Connect dials the server. The first connection fails within
+// ConnectTimeout with a *ConnectError naming the URL; after that the
+// connection reconnects on its own, without limit.
+func Connect(c ConnConfig) (*nats.Conn, error) {
+	if c.URL == "" {
+		return nil, &ConnectError{URL: "(none)", Err: errors.New("no URL given (--nats-url)")}
+	}
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = 3 * time.Second
+	}
+	opts := []nats.Option{
+		nats.Name(c.Name), nats.Timeout(c.ConnectTimeout),
+		nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
+	}
+	switch {
+	case c.Auth.CredsFile != "":
+		opts = append(opts, nats.UserCredentials(c.Auth.CredsFile))
+	case c.Auth.Token != "":
+		opts = append(opts, nats.Token(c.Auth.Token))
+	case c.Auth.User != "":
+		opts = append(opts, nats.UserInfo(c.Auth.User, c.Auth.Password))
+	}
+	nc, err := nats.Connect(c.URL, opts...)
+	if err != nil {
+		return nil, &ConnectError{URL: Redact(c.URL), Err: err}
+	}
+	return nc, nil
+}

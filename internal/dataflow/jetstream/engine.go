@@ -1,0 +1,297 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/sagebench/sagebench/internal/dataflow"
+)
+
+// Engine runs a dataflow graph on NATS JetStream (see the package
+// documentation). It is the coordinator of one run: Deploy, Serve, then
+// discard it.
+type Engine struct {
+	cfg   Config
+	nc    *nats.Conn
+	ownNC bool
+	js    natsjs.JetStream
+	n     names
+
+	deployMu sync.Mutex
+	deployed atomic.Bool
+	served   atomic.Bool
+	graph    dataflow.Graph // resolved
+	ops      []dataflow.Operator
+	subs     []*nats.Subscription
+
+	results    chan dataflow.Record
+	closed     atomic.Bool
+	submitting atomic.Int64
+	submitted  atomic.Int64
+	credits    atomic.Uint64 // collected by the sink
+	drained    chan struct{}
+	drainOnce  sync.Once
+	stopCtx    context.Context // cancelled when Serve ends
+	stopRun    context.CancelFunc
+
+	sink    sinkStats
+	workers roster
+	local   counters
+}
+
+var _ dataflow.Engine = (*Engine)(nil)
+
+// New connects to the server and returns an engine for one run.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("jetstream engine: %w", err)
+	}
+	cfg = cfg.withDefaults()
+	e := &Engine{
+		cfg: cfg, nc: cfg.NC, n: names{run: cfg.Run},
+		results: make(chan dataflow.Record, cfg.ResultsCapacity),
+		drained: make(chan struct{}),
+	}
+	e.stopCtx, e.stopRun = context.WithCancel(context.Background())
+	if e.nc == nil {
+		if cfg.Conn.Name == "" {
+			cfg.Conn.Name = "sagebench coordinator " + cfg.Run
+		}
+		nc, err := Connect(cfg.Conn)
+		if err != nil {
+			return nil, err
+		}
+		e.nc, e.ownNC = nc, true
+	}
+	js, err := natsjs.New(e.nc)
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("jetstream engine: %w", err)
+	}
+	e.js = js
+	return e, nil
+}
+
+// Run is the run ID: it names the streams and is what workers join.
+func (e *Engine) Run() string { return e.cfg.Run }
+
+// Close releases the connection if the engine dialled it. Serve does not
+// close it, so that Stats and the stream cleanup still work after it.
+func (e *Engine) Close() {
+	for _, s := range e.subs {
+		_ = s.Unsubscribe()
+	}
+	if e.ownNC {
+		e.nc.Close()
+	}
+}
+
+// Deploy validates g, refuses (or with CleanStale deletes) streams left
+// by crashed runs, creates the run's streams and consumers and starts
+// answering workers that join.
+func (e *Engine) Deploy(ctx context.Context, g dataflow.Graph) error {
+	var ops []dataflow.Operator
+	var err error
+	if e.cfg.RemoteOnly {
+		err = g.Validate()
+	} else {
+		ops, err = buildOps(e.cfg.Registry, g)
+	}
+	if err != nil {
+		return err
+	}
+	e.deployMu.Lock()
+	defer e.deployMu.Unlock()
+	if e.deployed.Load() {
+		return dataflow.ErrDeployed
+	}
+	if err := e.checkStale(ctx); err != nil {
+		return err
+	}
+	e.graph, e.ops = resolved(g), ops
+	if err := e.createStreams(ctx); err != nil {
+		_ = e.deleteStreams(context.WithoutCancel(ctx))
+		return err
+	}
+	if err := e.listen(); err != nil {
+		_ = e.deleteStreams(context.WithoutCancel(ctx))
+		return err
+	}
+	e.deployed.Store(true)
+	return nil
+}
+
+// resolved fills the defaults of g the way the dataflow engines do.
+func resolved(g dataflow.Graph) dataflow.Graph {
+	par, qc := g.Parallelism, g.QueueCapacity
+	if par == 0 {
+		par = dataflow.DefaultParallelism
+	}
+	if qc == 0 {
+		qc = dataflow.DefaultQueueCapacity
+	}
+	out := g
+	out.Stages = make([]dataflow.StageConfig, len(g.Stages))
+	for i, s := range g.Stages {
+		if s.Parallelism == 0 {
+			s.Parallelism = par
+		}
+		if s.QueueCapacity == 0 {
+			s.QueueCapacity = qc
+		}
+		out.Stages[i] = s
+	}
+	return out
+}
+
+// buildOps validates g against reg and builds one operator per stage.
+func buildOps(reg *dataflow.Registry, g dataflow.Graph) ([]dataflow.Operator, error) {
+	if err := reg.Validate(g); err != nil {
+		return nil, err
+	}
+	ops := make([]dataflow.Operator, len(g.Stages))
+	for i, s := range g.Stages {
+		f, _ := reg.Lookup(s.Operator)
+		op, err := f(s)
+		if err != nil {
+			return nil, fmt.Errorf("building stage %q (operator %q): %w", s.Name, s.Operator, err)
+		}
+		if op == nil {
+			return nil, fmt.Errorf("building stage %q (operator %q): factory returned nil", s.Name, s.Operator)
+		}
+		ops[i] = op
+	}
+	return ops, nil
+}
+
+func (e *Engine) storage() natsjs.StorageType {
+	if e.cfg.FileStorage {
+		return natsjs.FileStorage
+	}
+	return natsjs.MemoryStorage
+}
+
+func (e *Engine) createStreams(ctx context.Context) error {
+	for i, s := range e.graph.Stages {
+		_, err := e.js.CreateStream(ctx, natsjs.StreamConfig{
+			Name: e.n.stageStream(i), Subjects: []string{e.n.stageSubject(i)},
+			Retention: natsjs.WorkQueuePolicy, MaxMsgs: int64(s.QueueCapacity), Discard: natsjs.DiscardNew,
+			Storage: e.storage(), Replicas: e.cfg.Replicas,
+		})
+		if err != nil {
+			return fmt.Errorf("stage %q: creating stream %s: %w", s.Name, e.n.stageStream(i), err)
+		}
+		_, err = e.js.CreateConsumer(ctx, e.n.stageStream(i), natsjs.ConsumerConfig{
+			Durable: e.n.stageConsumer(i), AckPolicy: natsjs.AckExplicitPolicy,
+			AckWait: e.cfg.AckWait, MaxDeliver: e.cfg.MaxDeliver + 1,
+			BackOff:       backoff(e.cfg.AckWait, e.cfg.MaxDeliver),
+			MaxAckPending: s.QueueCapacity, Replicas: e.cfg.Replicas,
+		})
+		if err != nil {
+			return fmt.Errorf("stage %q: creating consumer: %w", s.Name, err)
+		}
+	}
+	_, err := e.js.CreateStream(ctx, natsjs.StreamConfig{
+		Name: e.n.resultsStream(), Subjects: []string{e.n.resultsSubject()},
+		Retention: natsjs.WorkQueuePolicy, MaxMsgs: int64(e.cfg.ResultsCapacity), Discard: natsjs.DiscardNew,
+		Storage: e.storage(), Replicas: e.cfg.Replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("creating results stream %s: %w", e.n.resultsStream(), err)
+	}
+	_, err = e.js.CreateStream(ctx, natsjs.StreamConfig{
+		Name: e.n.deadStream(), Subjects: []string{e.n.deadSubject()},
+		Storage: e.storage(), Replicas: e.cfg.Replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("creating dead-letter stream %s: %w", e.n.deadStream(), err)
+	}
+	_, err = e.js.CreateConsumer(ctx, e.n.resultsStream(), natsjs.ConsumerConfig{
+		Durable: e.n.sinkConsumer(), AckPolicy: natsjs.AckExplicitPolicy, AckWait: e.cfg.AckWait,
+		MaxAckPending: e.cfg.ResultsCapacity, Replicas: e.cfg.Replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("creating the sink consumer: %w", err)
+	}
+	return nil
+}
+
+// deleteStreams removes every stream of this run.
+func (e *Engine) deleteStreams(ctx context.Context) error {
+	var errs []error
+	for i := range e.graph.Stages {
+		if err := e.js.DeleteStream(ctx, e.n.stageStream(i)); err != nil && !errors.Is(err, natsjs.ErrStreamNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	for _, name := range []string{e.n.resultsStream(), e.n.deadStream()} {
+		if err := e.js.DeleteStream(ctx, name); err != nil && !errors.Is(err, natsjs.ErrStreamNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Submit publishes r to the first stage with Nats-Msg-Id = r.ID, retrying
+// while the stage's stream is full (backpressure), until ctx is done.
+func (e *Engine) Submit(ctx context.Context, r dataflow.Record) error {
+	if r.ID == "" {
+		return dataflow.ErrEmptyID
+	}
+	if !e.deployed.Load() {
+		return dataflow.ErrNotDeployed
+	}
+	e.submitting.Add(1)
+	defer e.submitDone()
+	if e.closed.Load() {
+		return dataflow.ErrClosed
+	}
+	r.Delivery, r.Err = 1, nil
+	r.Hops = []dataflow.Hop{{Stage: e.graph.Stages[0].Name, Enqueued: e.cfg.Now()}}
+	m := nats.NewMsg(e.n.stageSubject(0))
+	m.Header.Set(hdrMsgID, r.ID)
+	m.Header.Set(hdrCredit, strconv.FormatUint(unit, 10))
+	m.Data = dataflow.AppendRecord(make([]byte, 0, 96+len(r.Payload)), r)
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(e.stopCtx, cancel)()
+	if _, err := publishAck(pctx, e.js, m); err != nil {
+		if ctx.Err() == nil {
+			return dataflow.ErrClosed
+		}
+		return err
+	}
+	e.submitted.Add(1)
+	return nil
+}
+
+func (e *Engine) submitDone() {
+	e.submitting.Add(-1)
+	e.checkDrained()
+}
+
+// Results returns the channel of results (see dataflow.Engine).
+func (e *Engine) Results() <-chan dataflow.Record { return e.results }
+
+// CloseInput declares the end of the input (see dataflow.Engine).
+func (e *Engine) CloseInput() {
+	e.closed.Store(true)
+	e.checkDrained()
+}
+
+// checkDrained ends the run once the input is closed and the sink holds a
+// unit of credit for every submitted record.
+func (e *Engine) checkDrained() {
+	if !e.closed.Load() || e.submitting.Load() != 0 {
+		return
+	}
+	if e.credits.Load() >= uint64(e.submitted.Load())*unit {
+		e.drainOnce.Do(func() { close(e.drained) })
+	}
+}

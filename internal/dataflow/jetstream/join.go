@@ -1,0 +1,145 @@
+package jetstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/sagebench/sagebench/internal/dataflow"
+)
+
+// joinRequest is what a worker sends to join a run.
+type joinRequest struct {
+	Worker    string   `json:"worker"`
+	Version   string   `json:"version"`
+	Operators []string `json:"operators"` // the worker's registry
+	// Graph, if set, is the graph name the worker was started for.
+	Graph string `json:"graph,omitempty"`
+}
+
+// joinReply is the coordinator's answer: the run's manifest, or a refusal.
+type joinReply struct {
+	Refused    string         `json:"refused,omitempty"`
+	Run        string         `json:"run"`
+	Version    string         `json:"version"`
+	Graph      dataflow.Graph `json:"graph"`
+	MaxDeliver int            `json:"max_deliver"`
+	Prefetch   int            `json:"prefetch"`
+	AckWait    time.Duration  `json:"ack_wait"`
+}
+
+// WorkerInfo describes a joined worker.
+type WorkerInfo struct {
+	Name    string
+	Version string
+	Joined  time.Time
+}
+
+type roster struct {
+	mu      sync.Mutex
+	workers []WorkerInfo
+}
+
+func (r *roster) add(w WorkerInfo) {
+	r.mu.Lock()
+	r.workers = append(r.workers, w)
+	r.mu.Unlock()
+}
+
+func (r *roster) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.workers)
+}
+
+// Workers returns the workers that joined, in order.
+func (e *Engine) Workers() []WorkerInfo {
+	e.workers.mu.Lock()
+	defer e.workers.mu.Unlock()
+	return slices.Clone(e.workers.workers)
+}
+
+// listen answers join requests (on the run's subject and on the shared
+// one, for workers started without --run) and liveness pings.
+func (e *Engine) listen() error {
+	for _, subj := range []string{e.n.joinSubject(), anyJoinSubject} {
+		s, err := e.nc.Subscribe(subj, e.onJoin)
+		if err != nil {
+			return fmt.Errorf("subscribing to %s: %w", subj, err)
+		}
+		e.subs = append(e.subs, s)
+	}
+	s, err := e.nc.Subscribe(e.n.pingSubject(), func(m *nats.Msg) { _ = m.Respond([]byte("ok")) })
+	if err != nil {
+		return fmt.Errorf("subscribing to %s: %w", e.n.pingSubject(), err)
+	}
+	e.subs = append(e.subs, s)
+	return e.nc.Flush()
+}
+
+func (e *Engine) onJoin(m *nats.Msg) {
+	var req joinRequest
+	rep := joinReply{Run: e.cfg.Run, Version: e.cfg.Version, Graph: e.graph, MaxDeliver: e.cfg.MaxDeliver, Prefetch: e.cfg.Prefetch, AckWait: e.cfg.AckWait}
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		rep.Refused = fmt.Sprintf("malformed join request: %v", err)
+	} else {
+		rep.Refused = e.refusal(req)
+	}
+	if e.closed.Load() && e.stopCtx.Err() != nil {
+		rep.Refused = fmt.Sprintf("run %s is over", e.cfg.Run)
+	}
+	b, _ := json.Marshal(rep)
+	_ = m.Respond(b)
+	if rep.Refused != "" {
+		e.cfg.Logf("refused worker %q: %s", req.Worker, rep.Refused)
+		return
+	}
+	e.workers.add(WorkerInfo{Name: req.Worker, Version: req.Version, Joined: time.Now()})
+	e.cfg.Logf("worker %q (sagebench %s) joined run %s", req.Worker, req.Version, e.cfg.Run)
+}
+
+// refusal says why a worker cannot join, or "".
+func (e *Engine) refusal(req joinRequest) string {
+	if req.Version != e.cfg.Version {
+		return fmt.Sprintf("worker %q runs sagebench %s but run %s runs sagebench %s; start workers of the same version",
+			req.Worker, req.Version, e.cfg.Run, e.cfg.Version)
+	}
+	if req.Graph != "" && req.Graph != e.graph.Name {
+		return fmt.Sprintf("worker %q was started for graph %q but run %s runs graph %q",
+			req.Worker, req.Graph, e.cfg.Run, e.graph.Name)
+	}
+	var missing []string
+	for _, s := range e.graph.Stages {
+		if !slices.Contains(req.Operators, s.Operator) && !slices.Contains(missing, s.Operator) {
+			missing = append(missing, s.Operator)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("worker %q lacks operators %s of graph %q (it has: %s)",
+			req.Worker, strings.Join(missing, ", "), e.graph.Name, strings.Join(req.Operators, ", "))
+	}
+	return ""
+}
+
+// WaitWorkers blocks until n workers have joined or ctx is done; the error
+// then says how many joined and where they were expected.
+func (e *Engine) WaitWorkers(ctx context.Context, n int) error {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for e.workers.count() < n {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %d workers to join run %s at %s: %d joined (%w); start them with: sagebench worker --nats-url %s --run %s",
+				n, e.cfg.Run, e.url(), e.workers.count(), ctx.Err(), e.url(), e.cfg.Run)
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+func (e *Engine) url() string { return Redact(e.nc.ConnectedUrl()) }

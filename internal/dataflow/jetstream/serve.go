@@ -1,0 +1,173 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/sagebench/sagebench/internal/dataflow"
+)
+
+// Stats counts what the run has done, as seen by the coordinator.
+type Stats struct {
+	dataflow.Stats
+	// DeadLettered counts records moved to the dead-letter subject
+	// (delivered to Results as KindDeadLetter error records).
+	DeadLettered int64
+	// StreamDuplicates counts outputs of this process's workers that a
+	// stage stream dropped by Nats-Msg-Id (republished after a redelivery).
+	StreamDuplicates int64
+	// Workers is how many worker processes joined.
+	Workers int
+}
+
+type sinkStats struct {
+	delivered, errors, duplicates, dead atomic.Int64
+}
+
+// Stats returns a snapshot of the run's counters. Redelivered and TimedOut
+// count this process's workers only.
+func (e *Engine) Stats() Stats {
+	sub := e.submitted.Load()
+	done := int64(e.credits.Load() / unit)
+	return Stats{
+		Stats: dataflow.Stats{
+			Submitted: sub, Delivered: e.sink.delivered.Load(), Errors: e.sink.errors.Load(),
+			Duplicates: e.sink.duplicates.Load(), Redelivered: e.local.redelivered.Load(),
+			TimedOut: e.local.timedOut.Load(), InFlight: max(sub-done, 0),
+		},
+		DeadLettered:     e.sink.dead.Load(),
+		StreamDuplicates: e.local.streamDuplicates.Load(),
+		Workers:          e.workers.count(),
+	}
+}
+
+// Serve runs the sink and, unless RemoteOnly, this process's workers for
+// every stage, until CloseInput has been called and every submitted
+// record's credit is back (nil), or ctx is done (ctx.Err()). Then it tells
+// joined workers the run is over, closes Results and deletes the run's
+// streams (unless KeepStreams).
+func (e *Engine) Serve(ctx context.Context) error {
+	if !e.deployed.Load() {
+		return dataflow.ErrNotDeployed
+	}
+	if !e.served.CompareAndSwap(false, true) {
+		return errors.New("jetstream engine: Serve called twice")
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	sinkErr := make(chan error, 1)
+	wg.Go(func() { sinkErr <- e.runSink(runCtx) })
+	if !e.cfg.RemoteOnly {
+		o := e.runOpts()
+		wg.Go(func() { _ = runStages(runCtx, runCtx, o, e.graph, e.ops) })
+	}
+	var err error
+	select {
+	case <-e.drained:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case err = <-sinkErr:
+	}
+	e.closed.Store(true)
+	e.stopRun()
+	cancel()
+	wg.Wait()
+	close(e.results)
+	_ = e.nc.Publish(e.n.endSubject(), nil)
+	_ = e.nc.Flush()
+	if !e.cfg.KeepStreams {
+		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer dcancel()
+		if derr := e.deleteStreams(dctx); derr != nil && err == nil {
+			err = fmt.Errorf("deleting the run's streams: %w", derr)
+		}
+	}
+	return err
+}
+
+func (e *Engine) runOpts() *runOpts {
+	return &runOpts{
+		js: e.js, n: e.n, maxDeliver: e.cfg.MaxDeliver, prefetch: e.cfg.Prefetch, ackWait: e.cfg.AckWait,
+		now: e.cfg.Now, observer: e.cfg.Observer, stats: &e.local, logf: e.cfg.Logf,
+	}
+}
+
+// runSink reads the results stream: it collects credits (once per key),
+// drops records whose ID was already delivered (counted) and sends the
+// others to Results, acking each message after that.
+func (e *Engine) runSink(ctx context.Context) error {
+	cons, err := e.js.Consumer(ctx, e.n.resultsStream(), e.n.sinkConsumer())
+	if err != nil {
+		return fmt.Errorf("sink: %w", err)
+	}
+	it, err := cons.Messages(natsjs.PullMaxMessages(64))
+	if err != nil {
+		return fmt.Errorf("sink: %w", err)
+	}
+	defer context.AfterFunc(ctx, it.Stop)()
+	s := &sink{e: e, keys: map[string]struct{}{}, ids: map[string]struct{}{}}
+	for {
+		msg, err := it.Next()
+		if ctx.Err() != nil || errors.Is(err, natsjs.ErrMsgIteratorClosed) {
+			return nil
+		}
+		if err != nil {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if !s.take(ctx, msg) {
+			return nil
+		}
+		_ = msg.Ack()
+		e.checkDrained()
+	}
+}
+
+type sink struct {
+	e    *Engine
+	keys map[string]struct{} // credit keys collected
+	ids  map[string]struct{} // record IDs delivered
+}
+
+// take handles one results message; false means the run is stopping.
+func (s *sink) take(ctx context.Context, msg natsjs.Msg) bool {
+	e, h := s.e, msg.Headers()
+	key := h.Get(hdrKey)
+	_, seenKey := s.keys[key]
+	if !seenKey {
+		s.keys[key] = struct{}{}
+		defer e.credits.Add(parseCredit(h))
+	}
+	kind := h.Get(hdrKind)
+	if kind == kindRet {
+		return true
+	}
+	rec, err := dataflow.DecodeRecord(msg.Data())
+	if err != nil {
+		e.cfg.Logf("sink: dropping an undecodable result: %v", err)
+		return true
+	}
+	if _, dup := s.ids[rec.ID]; dup {
+		e.sink.duplicates.Add(1)
+		return true
+	}
+	select {
+	case e.results <- rec:
+	case <-ctx.Done():
+		return false
+	}
+	s.ids[rec.ID] = struct{}{}
+	e.sink.delivered.Add(1)
+	if rec.Err != nil {
+		e.sink.errors.Add(1)
+	}
+	if kind == kindDead {
+		e.sink.dead.Add(1)
+	}
+	return true
+}

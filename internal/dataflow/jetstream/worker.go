@@ -1,0 +1,224 @@
+package jetstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/sagebench/sagebench/internal/dataflow"
+)
+
+// WorkerConfig configures a worker process (sagebench worker).
+type WorkerConfig struct {
+	Conn ConnConfig
+	NC   *nats.Conn // used instead of dialling Conn if set; not closed
+	// Run is the run to join; "" joins whichever coordinator answers on
+	// the shared join subject.
+	Run string
+	// Graph, if set, is the graph name this worker expects; a run of
+	// another graph refuses it.
+	Graph    string
+	Version  string // "" means "devel"
+	Registry *dataflow.Registry
+	Name     string // "" means host:pid
+	// Once: leave after one run instead of waiting for the next.
+	Once bool
+	// DrainTimeout bounds how long in-flight records may take to finish
+	// after ctx is cancelled; 0 means 30s.
+	DrainTimeout time.Duration
+	Observer     dataflow.Observer
+	Now          func() time.Time
+	Logf         func(format string, args ...any)
+}
+
+// RefusedError is returned when the coordinator refuses the worker.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return "refused at join: " + e.Reason }
+
+// Worker serves the stages of runs it joins.
+type Worker struct {
+	cfg   WorkerConfig
+	nc    *nats.Conn
+	ownNC bool
+	js    natsjs.JetStream
+	stats counters
+}
+
+// NewWorker connects to the server.
+func NewWorker(cfg WorkerConfig) (*Worker, error) {
+	if cfg.Registry == nil {
+		return nil, errors.New("worker: registry: required")
+	}
+	if cfg.Run != "" {
+		if err := validRun(cfg.Run); err != nil {
+			return nil, fmt.Errorf("worker: %w", err)
+		}
+	}
+	if cfg.Version == "" {
+		cfg.Version = "devel"
+	}
+	if cfg.Name == "" {
+		host, _ := os.Hostname()
+		cfg.Name = fmt.Sprintf("%s:%d", host, os.Getpid())
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = 30 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	w := &Worker{cfg: cfg, nc: cfg.NC}
+	if w.nc == nil {
+		if cfg.Conn.Name == "" {
+			cfg.Conn.Name = "sagebench worker " + cfg.Name
+		}
+		nc, err := Connect(cfg.Conn)
+		if err != nil {
+			return nil, err
+		}
+		w.nc, w.ownNC = nc, true
+	}
+	js, err := natsjs.New(w.nc)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	w.js = js
+	return w, nil
+}
+
+// Close closes the connection if the worker dialled it.
+func (w *Worker) Close() {
+	if w.ownNC {
+		w.nc.Close()
+	}
+}
+
+// Processed is how many records this worker has served and acked.
+func (w *Worker) Processed() int64 { return w.stats.processed.Load() }
+
+// Serve joins runs and serves their stages until ctx is cancelled (then
+// it stops pulling, lets in-flight records finish within DrainTimeout
+// and returns nil) or, with Once, until the first run ends. A refusal is
+// a *RefusedError.
+func (w *Worker) Serve(ctx context.Context) error {
+	for {
+		rep, err := w.join(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if err := w.serveRun(ctx, rep); err != nil {
+			return err
+		}
+		if w.cfg.Once || ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// join asks to join until a coordinator answers.
+func (w *Worker) join(ctx context.Context) (joinReply, error) {
+	req, _ := json.Marshal(joinRequest{Worker: w.cfg.Name, Version: w.cfg.Version, Operators: w.cfg.Registry.Names(), Graph: w.cfg.Graph})
+	subj := anyJoinSubject
+	if w.cfg.Run != "" {
+		subj = names{run: w.cfg.Run}.joinSubject()
+	}
+	w.cfg.Logf("worker %s: waiting for a run on %s", w.cfg.Name, subj)
+	for {
+		m, err := w.nc.RequestWithContext(ctx, subj, req)
+		if err == nil {
+			var rep joinReply
+			if err := json.Unmarshal(m.Data, &rep); err != nil {
+				return rep, fmt.Errorf("worker: malformed join reply: %w", err)
+			}
+			if rep.Refused != "" {
+				return rep, &RefusedError{Reason: rep.Refused}
+			}
+			return rep, nil
+		}
+		if ctx.Err() != nil {
+			return joinReply{}, ctx.Err()
+		}
+		select { // no coordinator yet
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return joinReply{}, ctx.Err()
+		}
+	}
+}
+
+// serveRun serves one run until its coordinator ends it or stops
+// answering, or ctx is cancelled (then it drains).
+func (w *Worker) serveRun(ctx context.Context, rep joinReply) error {
+	ops, err := buildOps(w.cfg.Registry, rep.Graph)
+	if err != nil {
+		return fmt.Errorf("worker: run %s: %w", rep.Run, err)
+	}
+	n := names{run: rep.Run}
+	fetch, stopFetch := context.WithCancel(context.Background())
+	hard, stopHard := context.WithCancel(context.Background())
+	defer stopHard()
+	end, err := w.nc.Subscribe(n.endSubject(), func(*nats.Msg) { stopFetch(); stopHard() })
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	defer func() { _ = end.Unsubscribe() }()
+	go w.watch(ctx, n, stopFetch, stopHard, hard)
+	w.cfg.Logf("worker %s: joined run %s (graph %q, %d stages)", w.cfg.Name, rep.Run, rep.Graph.Name, len(rep.Graph.Stages))
+	o := &runOpts{js: w.js, n: n, maxDeliver: rep.MaxDeliver, prefetch: max(rep.Prefetch, 1), ackWait: rep.AckWait, now: w.cfg.Now,
+		observer: w.cfg.Observer, stats: &w.stats, logf: w.cfg.Logf}
+	err = runStages(fetch, hard, o, rep.Graph, ops)
+	w.cfg.Logf("worker %s: left run %s after %d records", w.cfg.Name, rep.Run, w.stats.processed.Load())
+	if err != nil && hard.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// watch ends the run's work when ctx is cancelled (drain, bounded by
+// DrainTimeout) or when the coordinator stops answering pings.
+func (w *Worker) watch(ctx context.Context, n names, stopFetch, stopHard context.CancelFunc, hard context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	misses := 0
+	for {
+		select {
+		case <-hard.Done():
+			return
+		case <-ctx.Done():
+			w.cfg.Logf("worker %s: draining (up to %s)", w.cfg.Name, w.cfg.DrainTimeout)
+			stopFetch()
+			select {
+			case <-time.After(w.cfg.DrainTimeout):
+				stopHard()
+			case <-hard.Done():
+			}
+			return
+		case <-t.C:
+			if _, err := w.nc.Request(n.pingSubject(), nil, time.Second); err != nil && !strings.Contains(err.Error(), "timeout") {
+				misses++
+			} else {
+				misses = 0
+			}
+			if misses >= 3 {
+				w.cfg.Logf("worker %s: coordinator of run %s gone; leaving", w.cfg.Name, n.run)
+				stopFetch()
+				stopHard()
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package jetstream_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/dataflow"
+	"github.com/sagebench/sagebench/internal/dataflow/dataflowtest"
+	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
+)
+
+// TestLongOperatorNotRedelivered: an operator working for several ack
+// waits is kept alive by InProgress heartbeats: it is called once and its
+// record arrives with Delivery 1.
+func TestLongOperatorNotRedelivered(t *testing.T) {
+	srv := startServer(t)
+	var calls atomic.Int32
+	long := func(ctx context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
+		calls.Add(1)
+		select {
+		case <-time.After(1200 * time.Millisecond): // four ack waits
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return emit(in)
+	}
+	reg := dataflowtest.Registry(t, map[string]dataflow.OperatorFunc{"long": long})
+	eng := newEngine(t, srv, jetstream.Config{Registry: reg, AckWait: 300 * time.Millisecond})
+	if err := eng.Deploy(context.Background(), dataflowtest.Chain(2, 4, "long")); err != nil {
+		t.Fatal(err)
+	}
+	got := drive(t, eng, []string{"a"}, func(int) {})
+	if r := got["a"]; r.Err != nil || len(r.Hops) != 1 {
+		t.Fatalf("result %+v", r)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("operator called %d times, want 1 (heartbeats must prevent redelivery)", n)
+	}
+	if s := eng.Stats(); s.Redelivered != 0 || s.Duplicates != 0 {
+		t.Fatalf("stats %+v, want no redelivery", s)
+	}
+}
+
+// TestWorkerDrainsOnCancel: cancelling a worker's context (SIGTERM) stops
+// it pulling, lets the record in service finish and be acked, and Serve
+// returns nil; the record is not redelivered.
+func TestWorkerDrainsOnCancel(t *testing.T) {
+	srv := startServer(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	op := func(ctx context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
+		if calls.Add(1) == 1 {
+			close(started)
+		}
+		<-release
+		return emit(in)
+	}
+	eng := newEngine(t, srv, jetstream.Config{RemoteOnly: true, AckWait: 5 * time.Second})
+	if err := eng.Deploy(context.Background(), dataflowtest.Chain(1, 4, "op")); err != nil {
+		t.Fatal(err)
+	}
+	w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: srv.URL()}, Run: eng.Run(),
+		Registry: dataflowtest.Registry(t, map[string]dataflow.OperatorFunc{"op": op})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	wctx, stop := context.WithCancel(context.Background())
+	left := make(chan error, 1)
+	go func() { left <- w.Serve(wctx) }()
+	results := make(chan map[string]dataflow.Record, 1)
+	go func() { results <- drive(t, eng, []string{"a"}, func(int) {}) }()
+	<-started
+	stop() // SIGTERM while "a" is in service
+	close(release)
+	if err := <-left; err != nil {
+		t.Fatalf("worker Serve after cancel: %v, want nil", err)
+	}
+	got := <-results
+	if r, ok := got["a"]; !ok || r.Err != nil {
+		t.Fatalf("results %+v, want a", got)
+	}
+	if n := calls.Load(); n != 1 || w.Processed() != 1 {
+		t.Fatalf("operator called %d times, worker acked %d, want 1 and 1", n, w.Processed())
+	}
+}

@@ -1,0 +1,150 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestResetAfterWrite: a target that reads the whole request and then
+// closes (or resets) the connection without answering is reset, not
+// connect (which the docs reserve for refused/unreachable).
+func TestResetAfterWrite(t *testing.T) {
+	for _, rst := range []bool{false, true} {
+		name := map[bool]string{false: "close", true: "RST"}[rst]
+		t.Run(name, func(t *testing.T) {
+			c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err != nil {
+					return
+				}
+				if tc, ok := conn.(*net.TCPConn); ok && rst {
+					tc.SetLinger(0)
+				}
+				conn.Close()
+			}), Config{})
+			res := c.Chat(context.Background(), ChatRequest{Model: "m", Stream: true})
+			if res.ErrClass != ClassReset || res.Wrote.IsZero() {
+				t.Fatalf("class %q (err %v, wrote %v), want reset after the request was written", res.ErrClass, res.Err, res.Wrote)
+			}
+		})
+	}
+}
+
+// TestRedirectNotFollowed: a 307/302 to another port of the same host
+// must not carry the API key there; the 3xx is an http_4xx error.
+func TestRedirectNotFollowed(t *testing.T) {
+	t.Setenv("SAGEBENCH_TEST_KEY", "sk-redirect-secret")
+	var stolen atomic.Int32
+	thief := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stolen.Add(1)
+	}))
+	defer thief.Close()
+	for _, code := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, thief.URL+r.URL.Path, code)
+		}), Config{APIKeyEnv: "SAGEBENCH_TEST_KEY"})
+		res := c.Chat(context.Background(), ChatRequest{Model: "m"})
+		if res.ErrClass != ClassHTTP4xx {
+			t.Errorf("%d: class %q, want http_4xx", code, res.ErrClass)
+		}
+		if _, err := c.Models(context.Background()); err == nil {
+			t.Errorf("%d: Models followed the redirect", code)
+		}
+	}
+	if n := stolen.Load(); n != 0 {
+		t.Fatalf("the redirect target got %d requests", n)
+	}
+}
+
+// TestEchoedCredentialsMasked: credentials the client does not know
+// (another header a proxy added, a token in a JSON field) are masked too.
+func TestEchoedCredentialsMasked(t *testing.T) {
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"denied","request":{"headers":{"Authorization":"Bearer proxy-secret-777"},"api_key":"other-secret-888"}}`, http.StatusForbidden)
+	}), Config{})
+	res := c.Chat(context.Background(), ChatRequest{Model: "m"})
+	if res.Err == nil || strings.Contains(res.Err.Error(), "secret-777") || strings.Contains(res.Err.Error(), "secret-888") {
+		t.Fatalf("error %v leaks a credential", res.Err)
+	}
+}
+
+// roundTrip answers every request with one canned response.
+type roundTrip struct {
+	status int
+	ctype  string
+	body   []byte
+}
+
+func (rt roundTrip) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: rt.status, Header: http.Header{"Content-Type": {rt.ctype}},
+		Body: io.NopCloser(bytes.NewReader(rt.body)), Request: r}, nil
+}
+
+// FuzzDecodeResponses feeds one body to the non-streamed decoders (chat
+// completion, embeddings, retrieve, models): none may panic, a failure
+// has a known class and never the key, a success is well formed.
+func FuzzDecodeResponses(f *testing.F) {
+	const key = "sk-fuzz-KEY-123456"
+	for _, s := range []string{
+		`{"choices":[{"message":{"content":"hi"}}],"usage":{"prompt_tokens":1,"completion_tokens":2}}`,
+		`{"data":[{"index":0,"embedding":[0.1,0.2]},{"index":1,"embedding":[1]}]}`,
+		`{"data":[{"id":"d1","score":0.5,"text":"x"}]}`,
+		`{"data":[{"id":"m"}]}`,
+		`{"error":{"message":"Bearer ` + key + `"}}`,
+		`{"data":[{"index":1,"embedding":[1]},{"index":1,"embedding":[1]}]}`,
+		strings.Repeat("[", 10000),
+		`{"data":[` + strings.Repeat(`{"index":0,"embedding":[1e309]},`, 50) + `]}`,
+	} {
+		f.Add([]byte(s), 200)
+	}
+	f.Add([]byte("Authorization: Bearer "+key), 500)
+	f.Fuzz(func(t *testing.T, body []byte, status int) {
+		if status < 100 || status > 599 {
+			return
+		}
+		t.Setenv("SAGEBENCH_FUZZ_KEY", key)
+		c, err := NewClient(Config{BaseURL: "http://127.0.0.1:1", APIKeyEnv: "SAGEBENCH_FUZZ_KEY", MaxResponseBytes: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.http.Transport = roundTrip{status: status, ctype: "application/json", body: body}
+		ctx := context.Background()
+		for _, res := range []Result{
+			c.Chat(ctx, ChatRequest{Model: "m"}),
+			c.Embed(ctx, EmbedRequest{Model: "e", Input: []string{"a", "b"}}),
+			c.Retrieve(ctx, RetrieveRequest{Input: "q"}),
+		} {
+			checkFuzzResult(t, res, key)
+		}
+		if res := c.Embed(ctx, EmbedRequest{Model: "e", Input: []string{"a", "b"}}); res.Err == nil {
+			if len(res.Embeddings) != 2 || res.Embeddings[0] == nil || res.Embeddings[1] == nil {
+				t.Fatalf("embeddings accepted with holes: %v", res.Embeddings)
+			}
+		}
+		if _, err := c.Models(ctx); err != nil && strings.Contains(err.Error(), key) {
+			t.Fatalf("Models error leaks the key: %v", err)
+		}
+	})
+}
+
+func checkFuzzResult(t *testing.T, res Result, key string) {
+	t.Helper()
+	if res.Err == nil {
+		return
+	}
+	if !slices.Contains(ErrClasses, res.ErrClass) {
+		t.Fatalf("unknown class %q for %v", res.ErrClass, res.Err)
+	}
+	if strings.Contains(res.Err.Error(), key) {
+		t.Fatalf("error leaks the key: %v", res.Err)
+	}
+}

@@ -1,0 +1,158 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func fixedNow() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
+
+func runDir(id string) string { return filepath.Join("testdata", "runs", id) }
+
+func buildHTML(t *testing.T, dirs ...string) string {
+	t.Helper()
+	rep, err := Build(Config{Dirs: dirs, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestReportSingleValidRun(t *testing.T) {
+	html := buildHTML(t, runDir("q3-sage-r0"))
+	for _, want := range []string{
+		`data-valid="true"`, `id="cdf"`, `id="throughput"`, `id="p99"`, `id="groups"`, `id="metric1"`,
+		"E2E latency CDF, by tenant", "gateway_queue_depth", "<summary>run_config</summary>", "Content-Security-Policy",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(html, "<svg"); n != 6 {
+		t.Errorf("%d inline SVG figures, want 6 (cdf, throughput, p99, groups, 2 metrics)", n)
+	}
+	assertSelfContained(t, html)
+}
+
+// assertSelfContained fails on anything that would make the page load a
+// resource: script, external stylesheet, src or href to a URL.
+func assertSelfContained(t *testing.T, html string) {
+	t.Helper()
+	for _, bad := range []*regexp.Regexp{
+		regexp.MustCompile(`(?i)<script`), regexp.MustCompile(`(?i)<link`), regexp.MustCompile(`(?i)\ssrc=`),
+		regexp.MustCompile(`(?i)href="(https?:)?//`), regexp.MustCompile(`(?i)url\(`), regexp.MustCompile(`(?i)@import`),
+	} {
+		if loc := bad.FindStringIndex(html); loc != nil {
+			t.Errorf("page is not self-contained: %q at %d", html[loc[0]:min(len(html), loc[1]+40)], loc[0])
+		}
+	}
+}
+
+func TestReportInvalidRunRenderedWithBanner(t *testing.T) {
+	html := buildHTML(t, runDir("q3-broken"))
+	for _, want := range []string{`data-valid="false"`, "INVALID run", "the run did not complete",
+		"delivered rate 61% of target", "requests.jsonl:61"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestReportMissingRunJSON(t *testing.T) {
+	dir := t.TempDir()
+	html := buildHTML(t, dir)
+	if !strings.Contains(html, "run.json is missing or unreadable") || !strings.Contains(html, "requests.jsonl is missing") {
+		t.Error("a run directory without files must render with the reasons in the banner")
+	}
+}
+
+func TestReportComparison(t *testing.T) {
+	html := buildHTML(t, runDir("q3-sage-r0"), runDir("q3-ray-r0"), runDir("q3-broken"))
+	for _, want := range []string{`id="compare-cdf"`, `id="compare-frontier"`, `id="run2-cdf"`, "q3-broken (invalid)", "compare statistics"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	assertSelfContained(t, html)
+}
+
+func TestReportHTMLEscapesRunData(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeRun(t, dir, fakeRun{id: `<script>alert(1)</script>`, workload: "Q3", backend: `"><img src=x>`, seed: 9, n: 20, slow: 1, valid: true})
+	html := buildHTML(t, dir)
+	if strings.Contains(html, "<script>alert") || strings.Contains(html, "<img src=x>") {
+		t.Error("run data reached the page unescaped")
+	}
+}
+
+func TestWriteFigures(t *testing.T) {
+	rep, err := Build(Config{Dirs: []string{runDir("q3-sage-r0"), runDir("q3-ray-r0")}, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range Formats {
+		t.Run(format, func(t *testing.T) {
+			out := t.TempDir()
+			paths, err := rep.WriteFigures(out, format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(paths) != len(rep.AllFigures()) || len(paths) < 10 {
+				t.Fatalf("wrote %d files for %d figures", len(paths), len(rep.AllFigures()))
+			}
+			b, _ := os.ReadFile(paths[0])
+			magic := map[string]string{"svg": "<?xml", "png": "\x89PNG"}[format]
+			if !bytes.HasPrefix(b, []byte(magic)) {
+				t.Errorf("%s starts %q, want %q", paths[0], b[:min(8, len(b))], magic)
+			}
+		})
+	}
+	if _, err := rep.WriteFigures(t.TempDir(), "pdf"); err == nil {
+		t.Error("WriteFigures accepted pdf")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, c := range []Config{{}, {Dirs: []string{"testdata/does-not-exist"}}} {
+		if err := c.Validate(); err == nil {
+			t.Errorf("Validate(%+v) accepted", c)
+		}
+	}
+}
+
+// TestPageWeightBounded draws a long busy run (20k requests over 10
+// minutes, 8 tenants, 3 recorded series): the page must stay under the
+// 2 MB bound, as every figure has a bounded number of points.
+func TestPageWeightBounded(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeRun(t, dir, fakeRun{id: "big", workload: "Q2", backend: "sage", seed: 5, n: 20000, slow: 1, valid: true})
+	html := buildHTML(t, dir)
+	if len(html) > maxPageBytes {
+		t.Errorf("page weighs %d bytes, more than %d", len(html), maxPageBytes)
+	}
+	t.Logf("page weight for 20k requests: %d bytes", len(html))
+}
+
+func TestLogTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (logTicks{}).Ticks(3, 300) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "5 10 20 50 100 200" {
+		t.Errorf("labels %q, want 5 10 20 50 100 200", got)
+	}
+	if (logTicks{}).Ticks(0, 10) != nil {
+		t.Error("a range from 0 has no log ticks")
+	}
+}

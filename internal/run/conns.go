@@ -1,0 +1,42 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/sagebench/sagebench/internal/runconfig"
+	"github.com/sagebench/sagebench/internal/target"
+)
+
+// warmLatency is the latency assumed when sizing the warm-up: the
+// connections a phase needs at once are about its rate times this.
+const warmLatency = 0.05 // s
+
+// warm opens the connections the busiest phase of r is expected to need
+// at once (rate × warmLatency, at least 4, at most 256) before traffic,
+// and returns how many it opened.
+func warm(ctx context.Context, t *target.Target, r runconfig.Resolved, seed int64) int {
+	plan, err := r.Workload.Plan(seed)
+	if err != nil {
+		return 0
+	}
+	rate := 0.0
+	for _, p := range plan.Phases {
+		rate = max(rate, p.Rate)
+	}
+	n := min(max(int(math.Ceil(rate*warmLatency)), 4), 256)
+	return t.Client().Warm(ctx, n)
+}
+
+// connNotes says how the run used its connections, and whether the cap
+// on them was what held requests back.
+func connNotes(t *target.Target, warmed int) []string {
+	st := t.Client().ConnStats()
+	notes := []string{fmt.Sprintf("connections: %d dialed (%d warmed before traffic), at most %d requests in flight",
+		st.Dials, warmed, st.PeakInFlight)}
+	if st.PeakInFlight >= int64(st.MaxConns) {
+		notes = append(notes, fmt.Sprintf("the connection cap (target.max_conns %d) was reached: requests waited for a connection, and their schedule lag shows it; raise target.max_conns", st.MaxConns))
+	}
+	return notes
+}

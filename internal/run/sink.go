@@ -1,0 +1,83 @@
+package run
+
+import (
+	"context"
+	"sync"
+
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/summary"
+)
+
+// sinkQueue is how many finished requests may wait for the sink; a full
+// queue makes Record block (back-pressure on the hits, which the schedule
+// lag of later arrivals would show).
+const sinkQueue = 1 << 14
+
+// sink takes finished requests off the request goroutines: Record hands
+// one over a channel and returns; one goroutine adds it to the summary
+// and encodes it into requests.jsonl, so neither the collector nor the
+// writer is contended and no hit waits on a file write. A request
+// recorded after close (a hit that outlived the workload's Run) is
+// dropped from both, so they always agree.
+type sink struct {
+	col  *summary.Collector
+	w    *record.RequestWriter
+	recs chan record.Request
+	gate sync.RWMutex
+	shut bool
+	done chan struct{}
+	err  error // the writer's first error, set by the loop
+}
+
+func newSink(col *summary.Collector, w *record.RequestWriter) *sink {
+	s := &sink{col: col, w: w, recs: make(chan record.Request, sinkQueue), done: make(chan struct{})}
+	go s.loop()
+	return s
+}
+
+func (s *sink) loop() {
+	defer close(s.done)
+	for r := range s.recs {
+		s.col.Add(r)
+		if err := s.w.Write(r); err != nil && s.err == nil {
+			s.err = err
+		}
+	}
+}
+
+// Record is the workload's Env.Record.
+func (s *sink) Record(r record.Request) {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if !s.shut {
+		s.recs <- r
+	}
+}
+
+// close stops accepting requests, waits until every accepted one is in
+// the summary and the writer, closes the writer and returns the first
+// error of either.
+func (s *sink) close() error {
+	s.gate.Lock()
+	s.shut = true
+	close(s.recs)
+	s.gate.Unlock()
+	<-s.done
+	err := s.w.Close()
+	if s.err != nil {
+		return s.err
+	}
+	return err
+}
+
+// watch cancels the run as soon as the writer fails (a full disk shows
+// within one flush), so a run whose records cannot be written stops
+// sending instead of going on for its whole schedule.
+func (s *sink) watch(ctx context.Context, cancel context.CancelCauseFunc) {
+	select {
+	case <-s.w.Failed():
+		cancel(s.w.Err())
+	case <-ctx.Done():
+	case <-s.done:
+	}
+}
