@@ -39,6 +39,7 @@ func Drive(ctx context.Context, env *workload.Env, phase string, l Load, cfg Con
 	shapes := traffic.Shapes{LLM: l.LLM, Embedding: l.Embedding}
 	r := &Run{cfg: cfg}
 	var mu sync.Mutex
+	var kept []record.Request // hits append here, also after the drain
 	var sent atomic.Int64
 	tl := Timeline{Events: Expand(cfg.Events), Actor: ActorFor(env.Target, cfg.Hooks), Offset: env.Offset}
 	tctx, stopEvents := context.WithCancel(ctx)
@@ -57,14 +58,14 @@ func Drive(ctx context.Context, env *workload.Env, phase string, l Load, cfg Con
 		rec = shapes.Send(hctx, env, rec, mix[i], intended, l.deadline(mix[i].Type))
 		rec.SLOMet = l.sloMet(&rec)
 		mu.Lock()
-		r.Records = append(r.Records, rec)
+		kept = append(kept, rec)
 		mu.Unlock()
 		env.Record(rec)
 	})
 	stopEvents()
 	r.Events = <-events
-	mu.Lock() // a hit past the drain may still append
-	r.Records = append([]record.Request(nil), r.Records...)
+	mu.Lock() // a hit past the drain may still append to kept, not to r.Records
+	r.Records = append([]record.Request(nil), kept...)
 	mu.Unlock()
 	r.Sent = int(sent.Load())
 	r.Phase = summary.Phase{Name: phase, Start: rep.Start.Sub(env.Start), End: rep.End.Sub(env.Start),
