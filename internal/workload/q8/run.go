@@ -116,8 +116,8 @@ func countFaults(r *drill.Run) int {
 	return n
 }
 
-// sampler reads the RSS and open files of this process (the embedded
-// gateway) and the engine processes once a second.
+// sampler reads the summed RSS and open files of the engine processes
+// once a second (or a URL target's /metrics).
 type sampler struct {
 	mu            sync.Mutex
 	n             int
@@ -150,7 +150,7 @@ func (s *sampler) start(t *target.Target, ids []string) (stop func()) {
 }
 
 func (s *sampler) sample(f target.Faults, ids []string, at time.Duration) {
-	pids := []int{os.Getpid()}
+	var pids []int // the engine processes; the embedded gateway shares the harness's process and its records
 	for _, id := range ids {
 		if pid, err := f.Process(id); err == nil {
 			pids = append(pids, pid)
