@@ -41,6 +41,7 @@ type details struct {
 	KilledShare     float64            `json:"killed_share"`         // capacity share of the killed engines
 	UrgentFastShare float64            `json:"urgent_fast_share"`    // urgent LLM requests served by fast engines, before the fault
 	IdealFastShare  float64            `json:"ideal_fast_share"`     // what an ideal router would give
+	AllFastShare    float64            `json:"all_fast_share"`       // all LLM requests served by fast engines, for contrast
 	GoodputPerCap   float64            `json:"goodput_per_capacity"` // pre-fault LLM goodput ÷ summed capacity
 	PreThroughput   float64            `json:"pre_throughput"`       // mean windowed ok/s before the fault
 	PostThroughput  float64            `json:"post_throughput"`      // after recovery (raw, with the arrivals' noise)
@@ -78,12 +79,12 @@ func (q *q5) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	}
 	d.TargetMet = extra["recovery_s"] >= 0 && extra["recovery_s"] <= q.cfg.Target.Recovery.Seconds() && extra["throughput_ratio"] >= q.cfg.Target.Throughput
 	extra["sage_target_met"] = b2f(d.TargetMet)
-	extra["urgent_fast_share"], extra["ideal_fast_share"] = d.UrgentFastShare, d.IdealFastShare
+	extra["urgent_fast_share"], extra["ideal_fast_share"], extra["all_fast_share"] = d.UrgentFastShare, d.IdealFastShare, d.AllFastShare
 	extra["goodput_per_capacity"], extra["killed_share"] = d.GoodputPerCap, d.KilledShare
 	notes = append(notes, fmt.Sprintf("SAGE target (p99 back within %v, throughput ≥ %.0f %%): recovery %s, throughput %.1f %% → %s",
 		q.cfg.Target.Recovery, 100*q.cfg.Target.Throughput, recoveryText(extra["recovery_s"]), 100*extra["throughput_ratio"], met(d.TargetMet)))
-	notes = append(notes, fmt.Sprintf("routing before the fault: %.1f %% of urgent LLM requests on fast engines (ideal %.1f %%); goodput %.1f %% of the pool's capacity; killed engines carried %.1f %% of it",
-		100*d.UrgentFastShare, 100*d.IdealFastShare, 100*d.GoodputPerCap, 100*d.KilledShare))
+	notes = append(notes, fmt.Sprintf("routing before the fault: %.1f %% of urgent LLM requests on fast engines (ideal %.1f %%, all LLM requests %.1f %%); goodput %.1f %% of the pool's capacity; killed engines carried %.1f %% of it",
+		100*d.UrgentFastShare, 100*d.IdealFastShare, 100*d.AllFastShare, 100*d.GoodputPerCap, 100*d.KilledShare))
 	return r.Outcome(extra, d, notes...)
 }
 
@@ -144,13 +145,19 @@ func (q *q5) routing(r *drill.Run, d *details, killNS int64) {
 			fastCap += d.Capacity[e.ID]
 		}
 	}
-	var urgent, onFast, met int
+	var urgent, onFast, met, ok, okFast int
 	for _, rec := range r.Records {
 		if rec.IntendedNS >= killNS || rec.Type != protocol.TypeLLM {
 			continue
 		}
 		if rec.SLOMet {
 			met++
+		}
+		if rec.OK {
+			ok++
+			if fast[rec.Engine] {
+				okFast++
+			}
 		}
 		if rec.OK && isUrgent(rec) {
 			urgent++
@@ -160,6 +167,9 @@ func (q *q5) routing(r *drill.Run, d *details, killNS int64) {
 		}
 	}
 	secs := float64(killNS) / 1e9
+	if ok > 0 {
+		d.AllFastShare = float64(okFast) / float64(ok)
+	}
 	if urgent > 0 {
 		d.UrgentFastShare = float64(onFast) / float64(urgent)
 		d.IdealFastShare = math.Min(1, fastCap/(float64(urgent)/secs))
