@@ -15,7 +15,10 @@ import (
 	"github.com/sagebench/sagebench/internal/workload/q2"
 	"github.com/sagebench/sagebench/internal/workload/q3"
 	"github.com/sagebench/sagebench/internal/workload/q4"
+	"github.com/sagebench/sagebench/internal/workload/q5"
 	"github.com/sagebench/sagebench/internal/workload/q6"
+	"github.com/sagebench/sagebench/internal/workload/q7"
+	"github.com/sagebench/sagebench/internal/workload/q8"
 )
 
 // Catalog lists Q1..Q8 in order.
@@ -25,13 +28,10 @@ func Catalog() []workload.Spec {
 		q2.Spec(),
 		q3.Spec(),
 		q4.Spec(),
-		{ID: "Q5", Name: "HeteroResilience", Entry: "heterogeneity",
-			Description: "heterogeneous pool, the fast engine killed mid-run; primary: recovery time and post-recovery throughput"},
+		q5.Spec(),
 		q6.Spec(),
-		{ID: "Q7", Name: "ReconfigDrill", Entry: "reconfiguration",
-			Description: "steady load through policy switch, engine add, drain and remove; primary: requests failed by reconfiguration"},
-		{ID: "Q8", Name: "RecoverySoak", Entry: "recovery",
-			Description: "long mixed load with periodic SIGKILL/SIGSTOP/slowdown faults; primary: lost requests and availability"},
+		q7.Spec(),
+		q8.Spec(),
 	}
 }
 

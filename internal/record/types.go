@@ -26,6 +26,9 @@ type Run struct {
 	EndedAt        time.Time       `json:"ended_at"`
 	Summary        Summary         `json:"summary"`
 	Notes          []string        `json:"notes,omitempty"` // e.g. a policy the target could not switch
+	// Drill is a drill's report (Q5, Q7, Q8): its events with intended and
+	// actual times and outcomes, recovery per event, lost requests.
+	Drill json.RawMessage `json:"drill,omitempty"`
 	// MeasurementFloor is the harness's own error at this run's rate and
 	// mix, when the run was calibrated (--calibrate).
 	MeasurementFloor *Floor `json:"measurement_floor,omitempty"`

@@ -19,6 +19,9 @@ import (
 // writeRecords writes run.json, summary.md and bench.txt into dir and
 // appends the unified rows under the output root.
 func writeRecords(dir string, r runconfig.Resolved, run *record.Run, o workload.Outcome) error {
+	if err := record.WriteFiles(dir, o.Files); err != nil {
+		return err
+	}
 	if err := record.WriteJSONAtomic(filepath.Join(dir, "run.json"), run); err != nil {
 		return err
 	}

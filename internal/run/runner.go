@@ -178,6 +178,7 @@ func (rn *Runner) finish(run *record.Run, r runconfig.Resolved, o workload.Outco
 	if len(o.Phases) == 0 {
 		reasons = append(reasons, "no phase ran: "+strings.Join(o.Notes, "; "))
 	}
+	reasons = append(reasons, applyDrill(run, o)...)
 	run.InvalidReasons = append([]string{}, reasons...)
 	run.Valid = len(reasons) == 0
 }

@@ -143,3 +143,16 @@ func fit(xs, ys []float64) (slope, se float64) {
 	}
 	return slope, math.Sqrt(sse / (n - 2) / sxx)
 }
+
+// DriftOfPoints fits ys against xs (minutes) and returns the slope per
+// minute with its 95 % confidence interval (NaN with fewer than 3 points),
+// for samples that are not windows (RSS, open files).
+func DriftOfPoints(xs, ys []float64) Drift {
+	d := Drift{SlopePerMin: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN(), Points: min(len(xs), len(ys))}
+	if d.Points < 3 {
+		return d
+	}
+	slope, se := fit(xs[:d.Points], ys[:d.Points])
+	d.SlopePerMin, d.CILow, d.CIHigh = slope, slope-1.96*se, slope+1.96*se
+	return d
+}

@@ -23,9 +23,9 @@ type Drill interface {
 type built struct {
 	cfg   EngineConfig
 	eng   gateway.Member
-	drill Drill  // in-process sim engines
-	child *child // process engines
-	dim   int    // embedders with a known dimension
+	drill Drill       // in-process sim engines
+	child *procEngine // process engines
+	dim   int         // embedders with a known dimension
 }
 
 func (s *Stack) build(ctx context.Context, ec EngineConfig, seed int64) (*built, error) {
@@ -120,7 +120,7 @@ func (s *Stack) buildProcess(ctx context.Context, ec EngineConfig, seed int64) (
 		}
 		rc.Model, rc.Slots, speed, dim = p.Model, p.MaxBatch, p.BatchTime(p.MaxBatch*16), p.Dim
 	}
-	ch, err := startChild(ctx, s.opts, ec, seed)
+	ch, err := startChild(ctx, s.opts, ec, seed, "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
@@ -129,9 +129,10 @@ func (s *Stack) buildProcess(ctx context.Context, ec EngineConfig, seed int64) (
 		ch.stop()
 		return nil, err
 	}
-	b.child, b.dim = ch, dim
+	p := &procEngine{opts: s.opts, cfg: ec, seed: seed, cur: ch}
+	b.child, b.dim = p, dim
 	b.eng.Speed, b.eng.Profile = speed, ec.Profile
-	b.eng.Close = func() error { ch.stop(); return nil }
+	b.eng.Close = func() error { p.stop(); return nil }
 	return b, nil
 }
 
@@ -177,7 +178,7 @@ func (s *Stack) Process(id string) (int, error) {
 	if b.child == nil {
 		return 0, fmt.Errorf("engine %q does not run in its own process (set process: true)", id)
 	}
-	return b.child.cmd.Process.Pid, nil
+	return b.child.current().cmd.Process.Pid, nil
 }
 
 // closeEngines closes every engine the stack built, gateway or not.

@@ -1,15 +1,19 @@
 package stack
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"strings"
 	"syscall"
 
 	"github.com/sagebench/sagebench/internal/stack/gateway"
 )
 
 // Faults a drill can inject into an engine, in-process or child process
-// alike. Kill is final; Pause holds the engine (SIGSTOP for a child) until
-// Resume; Slowdown scales an in-process engine's step times.
+// alike. Kill is final until Restart (process engines); Pause holds the
+// engine (SIGSTOP for a child) until Resume; Slowdown scales an engine's
+// speed (step times in-process, a SIGSTOP/SIGCONT duty cycle for a child).
 
 // Kill makes engine id die: SIGKILL for a child process, Close for an
 // in-process engine (it then fails requests with engine.ErrClosed). The
@@ -20,12 +24,26 @@ func (s *Stack) Kill(id string) error {
 		return err
 	}
 	if b.child != nil {
-		return b.child.cmd.Process.Signal(syscall.SIGKILL)
+		b.child.stopCycle()
+		return b.child.signal(syscall.SIGKILL)
 	}
 	if b.eng.Close == nil {
 		return fmt.Errorf("engine %q is remote: kill it where it runs", id)
 	}
 	return b.eng.Close()
+}
+
+// Restart starts a killed (or running: it is killed first) process engine
+// again on its address; the gateway re-admits it on a passing health probe.
+func (s *Stack) Restart(ctx context.Context, id string) error {
+	b, err := s.built(id)
+	if err != nil {
+		return err
+	}
+	if b.child == nil {
+		return fmt.Errorf("engine %q does not run in its own process (set process: true): it cannot be restarted", id)
+	}
+	return b.child.restart(ctx)
 }
 
 // Pause stops engine id from making progress (SIGSTOP for a child).
@@ -34,13 +52,25 @@ func (s *Stack) Pause(id string) error { return s.signalOr(id, syscall.SIGSTOP, 
 // Resume undoes Pause (SIGCONT for a child).
 func (s *Stack) Resume(id string) error { return s.signalOr(id, syscall.SIGCONT, Drill.Resume) }
 
-// Slowdown multiplies an in-process engine's step times by factor (1 = normal).
+// Slowdown makes engine id factor times slower (1 = normal): an in-process
+// engine's step times are multiplied; a child process runs 1/factor of
+// each 100 ms (SIGCONT/SIGSTOP duty cycle).
 func (s *Stack) Slowdown(id string, factor float64) error {
-	d, err := s.Drill(id)
+	if factor <= 0 {
+		return fmt.Errorf("slowdown factor %v: must be > 0", factor)
+	}
+	b, err := s.built(id)
 	if err != nil {
 		return err
 	}
-	d.SetSlowdown(factor)
+	switch {
+	case b.child != nil:
+		b.child.slowdown(factor)
+	case b.drill != nil:
+		b.drill.SetSlowdown(factor)
+	default:
+		return fmt.Errorf("engine %q is remote: cannot slow it down", id)
+	}
 	return nil
 }
 
@@ -51,7 +81,8 @@ func (s *Stack) signalOr(id string, sig syscall.Signal, fn func(Drill)) error {
 	}
 	switch {
 	case b.child != nil:
-		return b.child.cmd.Process.Signal(sig)
+		b.child.stopCycle()
+		return b.child.signal(sig)
 	case b.drill != nil:
 		fn(b.drill)
 		return nil
@@ -67,4 +98,41 @@ func (s *Stack) built(id string) (*built, error) {
 		return nil, fmt.Errorf("engine %q: %w", id, gateway.ErrUnknownEngine)
 	}
 	return b, nil
+}
+
+// DropResponses makes the gateway silently drop the next n API requests
+// (/v1/…): the connection is closed without any answer, as a crashed
+// proxy would. It exists to prove a drill's lost-request detector fires.
+func (s *Stack) DropResponses(n int) {
+	if n > 0 {
+		s.drop.Add(int64(n))
+	}
+}
+
+// dropping wraps h with the DropResponses fault.
+func (s *Stack) dropping(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/") && s.takeDrop() {
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					_ = conn.Close()
+					return
+				}
+			}
+			panic(http.ErrAbortHandler) // closes the connection without a response
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Stack) takeDrop() bool {
+	for {
+		n := s.drop.Load()
+		if n <= 0 {
+			return false
+		}
+		if s.drop.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
 }

@@ -27,9 +27,9 @@ type child struct {
 // parent reads a child's URL from it.
 const ListenLine = "sagebench serve: listening on "
 
-// startChild runs the engine binary and waits (bounded by ctx and 30s) for
-// its listening line.
-func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64) (*child, error) {
+// startChild runs the engine binary listening on listen (host:port; port 0
+// picks a free one) and waits (bounded by ctx and 30s) for its listening line.
+func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, listen string) (*child, error) {
 	bin := opts.EngineBinary
 	if bin == "" {
 		var err error
@@ -38,7 +38,7 @@ func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64) 
 		}
 	}
 	cmd := exec.Command(bin, "serve", "engine", "--profile", ec.Profile, "--kind", ec.Kind,
-		"--listen", "127.0.0.1:0", "--seed", strconv.FormatInt(seed, 10), "--id", ec.ID)
+		"--listen", listen, "--seed", strconv.FormatInt(seed, 10), "--id", ec.ID)
 	cmd.Stderr = opts.EngineStderr
 	// Own process group: a terminal Ctrl-C reaches only serve, which drains
 	// and then stops its children; Pdeathsig kills them if serve dies.

@@ -12,7 +12,7 @@ import (
 func TestStopEndsAPausedChild(t *testing.T) {
 	t.Setenv("SAGEBENCH_STACK_TEST_CHILD", "1") // TestMain (stack_test.go) serves the engine
 	c, err := startChild(t.Context(), Options{EngineBinary: os.Args[0]},
-		EngineConfig{ID: "p0", Kind: "llm", Profile: "llama3.1-8b-h100"}, 1)
+		EngineConfig{ID: "p0", Kind: "llm", Profile: "llama3.1-8b-h100"}, 1, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

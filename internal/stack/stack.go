@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,6 +48,7 @@ type Stack struct {
 	engines map[string]*built
 	closed  sync.Once
 	err     error
+	drop    atomic.Int64 // API requests still to drop (DropResponses)
 }
 
 // Start builds the engines and index of cfg, binds cfg.Listen and serves.
@@ -149,7 +151,7 @@ func (s *Stack) listen() error {
 	base, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.srv = &http.Server{
-		Handler:           s.gw.Handler(),
+		Handler:           s.dropping(s.gw.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },

@@ -32,6 +32,9 @@ func EmbeddedStack(logger *slog.Logger) Starter {
 		if err != nil {
 			return "", nil, fmt.Errorf("embedded stack: %w", err)
 		}
+		if spec.Attach != nil {
+			spec.Attach(s)
+		}
 		return s.URL(), s.Close, nil
 	}
 }

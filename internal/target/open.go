@@ -61,7 +61,7 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 		if start == nil {
 			return nil, errors.New("the embedded reference stack is not in this build; use --target http://host:port")
 		}
-		base, stop, err := start(ctx, StackSpec{Path: cfg.StackConfig, YAML: opts.StackYAML, Seed: opts.Seed})
+		base, stop, err := start(ctx, StackSpec{Path: cfg.StackConfig, YAML: opts.StackYAML, Seed: opts.Seed, Attach: t.attach})
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded reference stack: %w", err)
 		}

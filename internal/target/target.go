@@ -117,6 +117,8 @@ type StackSpec struct {
 	Path string // a `sagebench serve` stack YAML (Config.StackConfig); wins over YAML
 	YAML []byte // the workload's default stack YAML; empty: the stack's defaults
 	Seed int64  // seeds the simulated engines
+	// Attach, when set, receives the started stack's drill handle.
+	Attach func(Faults)
 }
 
 // Starter starts the embedded reference stack and returns its base URL and
@@ -134,6 +136,7 @@ type Target struct {
 	http     *http.Client
 	client   *openai.Client
 	stop     func(context.Context) error
+	faults   Faults // the embedded stack's drill handle (nil for a URL target)
 }
 
 // URL is the base URL (no trailing /v1).

@@ -152,6 +152,14 @@ type Outcome struct {
 	// Sections are Markdown sections appended to summary.md and printed
 	// after the end table (a frontier table, per-tenant metrics).
 	Sections []Section
+	// Invalid are reasons this repetition is not valid or not comparable
+	// (e.g. drill events the target could not perform); the runner adds
+	// them to the run's invalid reasons.
+	Invalid []string
+	// Drill is a drill's report, written to run.json as "drill" (JSON).
+	Drill any
+	// Files are extra record files for the run directory (events.jsonl …).
+	Files []record.File
 }
 
 // Row is one configuration's unified row: the run's identity plus these

@@ -1,0 +1,126 @@
+// Package drilltest runs drills end to end in tests: Main makes the test
+// binary act as `sagebench` when a stack starts it as a process engine,
+// and Run runs `sagebench run` in-process through cli.Main and reads the
+// run directory back.
+package drilltest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/cli"
+	"github.com/sagebench/sagebench/internal/record"
+)
+
+// ChildEnv, set to 1, makes the test binary run sagebench's CLI.
+const ChildEnv = "SAGEBENCH_DRILLTEST_CLI"
+
+// Main runs the tests, or sagebench's CLI in a child the tests started.
+func Main(m *testing.M) {
+	if os.Getenv(ChildEnv) == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// Loose keeps validity out of the way: the tests check records and
+// behaviour, not the timing of a loaded shared machine.
+const Loose = "validity: {max_lag_p99_ms: 60000, min_delivered_ratio: 0.01}\n"
+
+// Result is a finished `sagebench run`.
+type Result struct {
+	Code           int
+	Stdout, Stderr string
+	Dir            string
+	Run            record.Run
+	Drill          Report
+	Events         []map[string]any
+	Windows        []map[string]any
+}
+
+// Report is the part of run.json's drill report tests look at.
+type Report struct {
+	Lost struct {
+		Sent, OK, Lost int
+		Explicit       int `json:"explicit_errors"`
+	} `json:"lost"`
+	Comparable   bool     `json:"comparable"`
+	NotPerformed []string `json:"not_performed"`
+	Recovery     []struct {
+		Action    string   `json:"action"`
+		Recovered bool     `json:"recovered"`
+		AfterMs   *float64 `json:"after_ms"`
+	} `json:"recovery"`
+	Details json.RawMessage `json:"details"`
+}
+
+// Run runs `sagebench run -e q -c <body> --output-dir <tmp> args…` with
+// process engines served by this test binary, within d.
+func Run(t *testing.T, q, body string, d time.Duration, args ...string) Result {
+	t.Helper()
+	t.Setenv(ChildEnv, "1")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "run.yaml")
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	res := Result{Code: cli.Main(ctx, append([]string{"run", "-e", q, "-c", cfg, "--output-dir", out}, args...), &stdout, &stderr)}
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	sec := strings.ToLower(q)
+	dirs, _ := filepath.Glob(filepath.Join(out, sec, sec+"-*"))
+	if len(dirs) != 1 {
+		return res
+	}
+	res.Dir = dirs[0]
+	b, err := os.ReadFile(filepath.Join(res.Dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &res.Run); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Run.Drill) > 0 {
+		if err := json.Unmarshal(res.Run.Drill, &res.Drill); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res.Events = readLines(t, filepath.Join(res.Dir, "events.jsonl"))
+	res.Windows = readLines(t, filepath.Join(res.Dir, "windows.jsonl"))
+	return res
+}
+
+func readLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}

@@ -1,0 +1,139 @@
+package drill
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/traffic"
+)
+
+// Load is the steady mixed traffic a drill runs under.
+type Load struct {
+	Schedule load.ScheduleConfig `yaml:"schedule" json:"schedule"`
+	// LLMRatio is the fraction of chat completions; the rest are embeddings.
+	LLMRatio    float64            `yaml:"llm_ratio" json:"llm_ratio"`
+	Tenants     []traffic.Weighted `yaml:"tenants" json:"tenants"`
+	Priorities  []traffic.Weighted `yaml:"priorities" json:"priorities"`
+	LLM         traffic.LLMShape   `yaml:"llm" json:"llm"`
+	Embedding   traffic.EmbedShape `yaml:"embedding" json:"embedding"`
+	SLO         SLO                `yaml:"slo" json:"slo"`
+	MaxInFlight int                `yaml:"max_in_flight" json:"max_in_flight"` // 0: unlimited
+}
+
+// SLO are the per-type objectives; TTFT and E2E count from the intended send.
+type SLO struct {
+	LLMTTFT      time.Duration `yaml:"llm_ttft" json:"llm_ttft"`
+	LLME2E       time.Duration `yaml:"llm_e2e" json:"llm_e2e"`
+	EmbeddingE2E time.Duration `yaml:"embedding_e2e" json:"embedding_e2e"`
+}
+
+// DefaultLoad is a Poisson mix of 80 % streamed chat completions and 20 %
+// embeddings at rate req/s for d, two tenants, priorities with 20 %
+// urgent (critical or high).
+func DefaultLoad(rate float64, d time.Duration) Load {
+	return Load{
+		Schedule: load.ScheduleConfig{Process: load.ProcessPoisson, Rate: rate, Duration: d},
+		LLMRatio: 0.8,
+		Tenants:  []traffic.Weighted{{Name: "tenant-a", Weight: 0.6}, {Name: "tenant-b", Weight: 0.4}},
+		Priorities: []traffic.Weighted{{Name: "critical", Weight: 0.05}, {Name: "high", Weight: 0.15},
+			{Name: "normal", Weight: 0.7}, {Name: "low", Weight: 0.1}},
+		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 64, PromptWords: 128, Stream: true},
+		Embedding: traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 2, Words: 32},
+		SLO:       SLO{LLMTTFT: time.Second, LLME2E: 10 * time.Second, EmbeddingE2E: time.Second},
+	}
+}
+
+// Validate reports the first problem, naming the key under prefix.
+func (l *Load) Validate(prefix string) error {
+	if err := l.Schedule.Validate(); err != nil {
+		return fmt.Errorf("%s.%w", prefix, err)
+	}
+	if math.IsNaN(l.LLMRatio) || l.LLMRatio < 0 || l.LLMRatio > 1 {
+		return fmt.Errorf("%s.llm_ratio %v: must be in [0,1]", prefix, l.LLMRatio)
+	}
+	if err := traffic.ValidateWeights(prefix+".tenants", l.Tenants, nil); err != nil {
+		return err
+	}
+	if err := traffic.ValidateWeights(prefix+".priorities", l.Priorities, protocol.Priorities()); err != nil {
+		return err
+	}
+	switch {
+	case l.LLMRatio > 0 && (l.LLM.Model == "" || l.LLM.MaxTokens < 1 || l.LLM.PromptWords < 1):
+		return fmt.Errorf("%s.llm: model must be set and max_tokens, prompt_words ≥ 1", prefix)
+	case l.LLMRatio < 1 && (l.Embedding.Model == "" || l.Embedding.Inputs < 1 || l.Embedding.Words < 1):
+		return fmt.Errorf("%s.embedding: model must be set and inputs, words ≥ 1", prefix)
+	case !traffic.SLOBoundOK(l.SLO.LLMTTFT) || !traffic.SLOBoundOK(l.SLO.LLME2E) || !traffic.SLOBoundOK(l.SLO.EmbeddingE2E):
+		return fmt.Errorf("%s.slo: bounds must be between 0 (no bound) and %v", prefix, protocol.MaxDeadline)
+	case l.MaxInFlight < 0:
+		return errors.New(prefix + ".max_in_flight must be ≥ 0 (0 = unlimited)")
+	}
+	return nil
+}
+
+// Span is how long the schedule runs (its duration, or count ÷ rate).
+func (l *Load) Span() time.Duration {
+	if l.Schedule.Duration > 0 {
+		return l.Schedule.Duration
+	}
+	if l.Schedule.Rate > 0 {
+		return time.Duration(float64(l.Schedule.Count) / l.Schedule.Rate * float64(time.Second))
+	}
+	return 0
+}
+
+// mixStream separates the request-mix random stream from the schedule's.
+const mixStream = 0x6472_696c_6c // "drill"
+
+// Items draws n request shapes from seed.
+func (l *Load) Items(seed int64, n int) []traffic.Item {
+	rng := rand.New(rand.NewPCG(uint64(seed), mixStream))
+	items := make([]traffic.Item, n)
+	for i := range items {
+		typ := protocol.TypeEmbedding
+		if rng.Float64() < l.LLMRatio {
+			typ = protocol.TypeLLM
+		}
+		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, l.Tenants), Priority: traffic.Pick(rng, l.Priorities), Text: rng.Uint64()}
+	}
+	return items
+}
+
+// sloMet reports whether a finished request met its type's SLO.
+func (l *Load) sloMet(r *record.Request) bool {
+	if !r.OK {
+		return false
+	}
+	if r.Type == protocol.TypeEmbedding {
+		return traffic.Within(r.E2EMs, l.SLO.EmbeddingE2E)
+	}
+	ttft := r.TTFTMs
+	if r.FirstToken == 0 {
+		ttft = r.E2EMs
+	}
+	return traffic.Within(ttft, l.SLO.LLMTTFT) && traffic.Within(r.E2EMs, l.SLO.LLME2E)
+}
+
+// deadline is the SLO deadline header of a request of type typ.
+func (l *Load) deadline(typ string) time.Duration {
+	if typ == protocol.TypeLLM {
+		return l.SLO.LLME2E
+	}
+	return l.SLO.EmbeddingE2E
+}
+
+// Mix describes the request types of n requests drawn from seed, for plans.
+func (l *Load) Mix(seed int64, n int) string {
+	llm := 0
+	for _, it := range l.Items(seed, n) {
+		if it.Type == protocol.TypeLLM {
+			llm++
+		}
+	}
+	return fmt.Sprintf("llm %d, embedding %d", llm, n-llm)
+}

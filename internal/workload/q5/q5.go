@@ -1,0 +1,130 @@
+// Package q5 is Q5 HeteroResilience: a heterogeneous pool (fast H100 and
+// slow A10G LLM engines from the profile catalog, plus an embedder), each
+// engine its own process. Before the fault it measures routing quality —
+// the share of urgent requests served by fast engines against the share
+// an ideal router would give, and goodput against the pool's capacity;
+// then the drill timeline (internal/drill) SIGKILLs a fast engine that
+// carries about a quarter of the capacity. Primary: recovery time (until
+// the windowed p99 is back within the SLO for the hold time) and
+// post-recovery throughput ÷ pre-fault throughput, reported against the
+// SAGE project's target (10 s, 90 %).
+package q5
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/drill"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/series"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// Spec is Q5's catalog entry.
+func Spec() workload.Spec {
+	return workload.Spec{
+		ID: "Q5", Name: "HeteroResilience", Entry: "heterogeneity",
+		Description: "heterogeneous pool (fast and slow engine processes); routing quality, then a fast engine SIGKILLed mid-run; primary: recovery time and post-recovery throughput ÷ pre-fault (SAGE target: 10 s, 90 %)",
+		New:         func(quick bool) workload.Workload { return &q5{cfg: Default(quick)} },
+		Primary: func(s record.Summary) record.Metric {
+			return record.Metric{Name: "recovery_time", Value: s.Extra["recovery_s"], Unit: "s"}
+		},
+	}
+}
+
+// Config configures Q5 (config section q5).
+type Config struct {
+	Load  drill.Load   `yaml:"load" json:"load"`
+	Pool  []Engine     `yaml:"pool" json:"pool"`
+	Drill drill.Config `yaml:"drill" json:"drill"`
+	// Target is the SAGE project's goal for this drill.
+	Target Goal `yaml:"target" json:"target"`
+}
+
+// Engine is one engine of the pool; Fast marks the engines urgent
+// requests should go to.
+type Engine struct {
+	ID      string `yaml:"id" json:"id"`
+	Kind    string `yaml:"kind" json:"kind"`
+	Profile string `yaml:"profile" json:"profile"`
+	Fast    bool   `yaml:"fast" json:"fast"`
+}
+
+// Goal is the recovery target: back within Recovery, throughput ratio ≥ Throughput.
+type Goal struct {
+	Recovery   time.Duration `yaml:"recovery" json:"recovery"`
+	Throughput float64       `yaml:"throughput" json:"throughput"`
+}
+
+// Default: three fast (H100) and two slow (A10G) LLM engines and a CPU
+// embedder; full scale 3 minutes at 30 req/s with the kill at 60 s; quick
+// 24 s at 10 req/s with the kill at 10 s.
+func Default(quick bool) *Config {
+	c := &Config{
+		Load: drill.DefaultLoad(30, 3*time.Minute),
+		Pool: []Engine{
+			{ID: "llm-fast-0", Kind: "llm", Profile: "llama3.1-8b-h100", Fast: true},
+			{ID: "llm-fast-1", Kind: "llm", Profile: "llama3.1-8b-h100", Fast: true},
+			{ID: "llm-fast-2", Kind: "llm", Profile: "llama3.1-8b-h100", Fast: true},
+			{ID: "llm-slow-0", Kind: "llm", Profile: "llama3.1-8b-a10g"},
+			{ID: "llm-slow-1", Kind: "llm", Profile: "llama3.1-8b-a10g"},
+			{ID: "embed-0", Kind: "embedding", Profile: "bge-small-cpu"},
+		},
+		Drill:  drill.Config{Series: series.Config{}.WithDefaults(), Recovery: drill.Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}},
+		Target: Goal{Recovery: 10 * time.Second, Throughput: 0.9},
+	}
+	kill := 60 * time.Second
+	if quick {
+		c.Load = drill.DefaultLoad(10, 24*time.Second)
+		c.Load.LLM.MaxTokens, c.Load.LLM.PromptWords = 32, 64
+		c.Drill.Recovery.Hold = time.Second
+		kill = 10 * time.Second
+	}
+	c.Drill.Events = []drill.Event{{At: kill, Action: drill.Kill, Engine: "llm-fast-0"}}
+	return c
+}
+
+// Validate reports the first problem, naming the q5 key.
+func (c *Config) Validate() error {
+	if err := c.Load.Validate("q5.load"); err != nil {
+		return err
+	}
+	fast := 0
+	for i, e := range c.Pool {
+		if e.ID == "" || e.Profile == "" || (e.Kind != "llm" && e.Kind != "embedding") {
+			return fmt.Errorf("q5.pool[%d]: id, profile and kind (llm or embedding) are required", i)
+		}
+		if e.Fast {
+			fast++
+		}
+	}
+	if fast == 0 {
+		return fmt.Errorf("q5.pool: mark at least one engine fast: true")
+	}
+	if c.Target.Recovery <= 0 || c.Target.Throughput <= 0 {
+		return fmt.Errorf("q5.target: recovery and throughput must be > 0")
+	}
+	return c.Drill.Validate("q5.drill", c.Load.Span())
+}
+
+// Override applies --rate, --total-requests, --duration and --llm-ratio.
+func (c *Config) Override(o workload.Overrides) []string {
+	o.ApplySchedule(&c.Load.Schedule)
+	if o.LLMRatio != nil {
+		c.Load.LLMRatio = *o.LLMRatio
+	}
+	return nil
+}
+
+// StackYAML is the pool, every engine a process, hybrid scheduling
+// (priority for LLM requests) and fast health probes.
+func (q *q5) StackYAML() []byte {
+	var b bytes.Buffer
+	b.WriteString("policy: hybrid\nengines:\n")
+	for _, e := range q.cfg.Pool {
+		fmt.Fprintf(&b, "  - {id: %s, kind: %s, profile: %s, process: true}\n", e.ID, e.Kind, e.Profile)
+	}
+	b.WriteString("index: {size: 0}\nhealth: {interval: 250ms, eject_after: 2}\n")
+	return b.Bytes()
+}

@@ -1,0 +1,49 @@
+package q7
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/drill"
+	"github.com/sagebench/sagebench/internal/series"
+)
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"default", func(*Config) {}, ""},
+		{"policy unnamed", func(c *Config) { c.Drill.Events[0].Policy = "" }, "q7.drill.events[0]"},
+		{"bad llm ratio", func(c *Config) { c.Load.LLMRatio = 2 }, "q7.load.llm_ratio"},
+		{"bad window", func(c *Config) { c.Drill.Series.Step = time.Hour }, "q7.drill.series.step"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Default(true)
+			tc.edit(c)
+			err := c.Validate()
+			if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("error %v; want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestExcess: the windows near an event against the steady median.
+func TestExcess(t *testing.T) {
+	q := &q7{cfg: Default(true)}
+	w := func(start time.Duration, p99 float64) series.Window {
+		return series.Window{StartNS: int64(start), EndNS: int64(start + 2*time.Second), Count: 1, TTFTP99: p99}
+	}
+	r := &drill.Run{
+		Windows: []series.Window{w(0, 100), w(2*time.Second, 110), w(4*time.Second, 100), w(10*time.Second, 400), w(16*time.Second, 90)},
+		Events:  []drill.Result{{Seq: 0, Action: drill.Drain, ActualNS: int64(11 * time.Second), Outcome: drill.OutcomeOK}},
+	}
+	steady, ex := q.excess(r)
+	if steady != 100 || len(ex) != 1 || ex[0].PeakMs != 400 || ex[0].Ratio != 4 {
+		t.Fatalf("steady %v excess %+v", steady, ex)
+	}
+}

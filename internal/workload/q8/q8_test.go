@@ -1,0 +1,81 @@
+package q8
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/drill"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// TestQuickHasEveryFault: the quick schedule has one fault of each kind
+// (kill with its restart, pause, slowdown), all inside the 27 s load.
+func TestQuickHasEveryFault(t *testing.T) {
+	c := Default(true)
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range drill.Expand(c.Events()) {
+		got = append(got, e.Action)
+	}
+	if s := strings.Join(got, ","); s != "kill,restart,pause,resume,slowdown,slowdown" {
+		t.Fatalf("quick events %s", s)
+	}
+	if c.Load.Span() > 30*time.Second {
+		t.Errorf("quick span %v > 30s", c.Load.Span())
+	}
+}
+
+// TestFullCyclesFaults: ten minutes hold ten faults (4 kills, 3 pauses,
+// 3 slowdowns), and
+// --duration lengthens the cycle with the soak.
+func TestFullCyclesFaults(t *testing.T) {
+	c := Default(false)
+	count := func() map[string]int {
+		m := map[string]int{}
+		for _, e := range c.Events() {
+			m[e.Action]++
+		}
+		return m
+	}
+	if m := count(); m[drill.Kill] != 4 || m[drill.Pause] != 3 || m[drill.Slowdown] != 3 || m[drill.Restart] != 4 {
+		t.Fatalf("10 min: %v", m)
+	}
+	d := time.Hour
+	c.Override(workload.Overrides{Duration: &d})
+	if m := count(); m[drill.Kill] < 19 {
+		t.Fatalf("1 h: %v", m)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"default", func(*Config) {}, ""},
+		{"no fault engine", func(c *Config) { c.Faults.Engine = "" }, "q8.faults"},
+		{"load too short", func(c *Config) { c.Load.Schedule.Duration = 3 * time.Second }, "no fault fits"},
+		{"bad rate", func(c *Config) { c.Load.Schedule.Rate = -1 }, "q8.load"},
+		{"explicit events win", func(c *Config) {
+			c.Faults = Faults{}
+			c.Drill.Events = []drill.Event{{At: time.Second, Action: drill.Kill, Engine: "llm-0"}}
+		}, ""},
+		{"event after the load", func(c *Config) {
+			c.Drill.Events = []drill.Event{{At: time.Minute, Action: drill.Kill, Engine: "llm-0"}}
+		}, "q8.drill.events[0]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Default(true)
+			tc.edit(c)
+			err := c.Validate()
+			if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("error %v; want %q", err, tc.want)
+			}
+		})
+	}
+}
