@@ -108,12 +108,17 @@ func (e *emitter) wait(ctx context.Context) error {
 		var ack *natsjs.PubAck
 		var err error
 		if p.fut != nil {
+			t := time.NewTimer(pubAckTimeout)
 			select {
 			case ack = <-p.fut.Ok():
 			case err = <-p.fut.Err():
+			case <-t.C: // the ack was lost (a reconnect): publish again
+				err = context.DeadlineExceeded
 			case <-ctx.Done():
+				t.Stop()
 				return ctx.Err()
 			}
+			t.Stop()
 		}
 		if p.fut == nil || err != nil {
 			if ack, err = publishAck(ctx, e.r.o.js, p.msg); err != nil {

@@ -241,11 +241,17 @@ func publishRetry(ctx context.Context, js natsjs.JetStream, m *nats.Msg) error {
 	return err
 }
 
+// pubAckTimeout bounds one publish attempt: an ack lost to a reconnect
+// must not stall the caller; the retry carries the same message ID.
+const pubAckTimeout = 2 * time.Second
+
 func publishAck(ctx context.Context, js natsjs.JetStream, m *nats.Msg) (*natsjs.PubAck, error) {
 	wait := 200 * time.Microsecond
 	for {
 		fresh := &nats.Msg{Subject: m.Subject, Header: m.Header, Data: m.Data}
-		ack, err := js.PublishMsg(ctx, fresh)
+		actx, cancel := context.WithTimeout(ctx, pubAckTimeout)
+		ack, err := js.PublishMsg(actx, fresh)
+		cancel()
 		if err == nil {
 			return ack, nil
 		}
