@@ -152,6 +152,7 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 		defer mu.Unlock()
 		fmt.Fprintf(stderr, "sagebench worker: "+format+"\n", args...)
 	}
+	conn.Logf = logf // disconnections and reconnections
 	w, err := jetstream.NewWorker(jetstream.WorkerConfig{
 		Conn: conn, Run: o.run, Graph: o.graph, Version: workerVersion(), Registry: reg,
 		Name: name, Once: o.once, DrainTimeout: o.drain, Logf: logf,
