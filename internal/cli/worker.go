@@ -147,10 +147,14 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 		return err
 	}
 	var mu sync.Mutex
+	returned := false // connection callbacks may fire after runWorker returns
+	defer func() { mu.Lock(); returned = true; mu.Unlock() }()
 	logf := func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(stderr, "sagebench worker: "+format+"\n", args...)
+		if !returned {
+			fmt.Fprintf(stderr, "sagebench worker: "+format+"\n", args...)
+		}
 	}
 	conn.Logf = logf // disconnections and reconnections
 	w, err := jetstream.NewWorker(jetstream.WorkerConfig{

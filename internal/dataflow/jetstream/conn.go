@@ -68,7 +68,11 @@ func Connect(c ConnConfig) (*nats.Conn, error) {
 	if c.Logf != nil {
 		logf := c.Logf
 		opts = append(opts,
-			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { logf("nats: disconnected: %v", err) }),
+			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+				if err != nil { // nil: closed on purpose
+					logf("nats: disconnected: %v", err)
+				}
+			}),
 			nats.ReconnectHandler(func(nc *nats.Conn) { logf("nats: reconnected to %s", Redact(nc.ConnectedUrl())) }))
 	}
 	switch {
