@@ -37,6 +37,7 @@ type workerOptions struct {
 	graph     string
 	name      string
 	target    string
+	keyEnv    string
 	once      bool
 	clean     bool
 	drain     time.Duration
@@ -73,6 +74,7 @@ docs/distributed.md.`,
 	f.StringVar(&o.graph, "graph", "", "graph name this worker expects; a run of another graph refuses it")
 	f.StringVar(&o.name, "name", "", "worker name shown to the coordinator (default $SAGEBENCH_WORKER_NAME or host:pid)")
 	f.StringVar(&o.target, "target", "", "OpenAI-compatible base URL for the Q1 operators (embed, retrieve, generate)")
+	f.StringVar(&o.keyEnv, "target-api-key-env", "", "name of the environment variable holding the target's API key")
 	f.BoolVar(&o.once, "once", false, "leave after one run instead of waiting for the next")
 	f.BoolVar(&o.clean, "clean", false, "delete streams of crashed runs on the server and exit")
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "how long in-flight records may take to finish after SIGTERM")
@@ -120,7 +122,7 @@ func workerRegistry(o workerOptions) (*dataflow.Registry, error) {
 	if o.target == "" {
 		return reg, nil
 	}
-	c, err := openai.NewClient(openai.Config{BaseURL: o.target})
+	c, err := openai.NewClient(openai.Config{BaseURL: o.target, APIKeyEnv: o.keyEnv})
 	if err != nil {
 		return nil, usageErrorf("--target: %v", err)
 	}
