@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
@@ -83,7 +84,15 @@ func (e *Engine) Run() string { return e.cfg.Run }
 
 // Close releases the connection if the engine dialled it. Serve does not
 // close it, so that Stats and the stream cleanup still work after it.
+//
+// A deployed run that was never served (e.g. its workers did not join)
+// has its streams deleted here, unless KeepStreams.
 func (e *Engine) Close() {
+	if e.deployed.Load() && !e.served.Load() && !e.cfg.KeepStreams {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = e.deleteStreams(ctx)
+		cancel()
+	}
 	for _, s := range e.subs {
 		_ = s.Unsubscribe()
 	}
@@ -115,11 +124,16 @@ func (e *Engine) Deploy(ctx context.Context, g dataflow.Graph) error {
 		return err
 	}
 	e.graph, e.ops = resolved(g), ops
+	// Answer pings before the streams exist, so that no other coordinator
+	// takes them for a crashed run's; answer joins once they exist.
+	if err := e.listen(e.n.pingSubject()); err != nil {
+		return err
+	}
 	if err := e.createStreams(ctx); err != nil {
 		_ = e.deleteStreams(context.WithoutCancel(ctx))
 		return err
 	}
-	if err := e.listen(); err != nil {
+	if err := e.listen(e.n.joinSubject(), anyJoinSubject); err != nil {
 		_ = e.deleteStreams(context.WithoutCancel(ctx))
 		return err
 	}

@@ -25,6 +25,7 @@ type joinRequest struct {
 // joinReply is the coordinator's answer: the run's manifest, or a refusal.
 type joinReply struct {
 	Refused    string         `json:"refused,omitempty"`
+	Over       bool           `json:"over,omitempty"` // the run has ended: wait for the next
 	Run        string         `json:"run"`
 	Version    string         `json:"version"`
 	Graph      dataflow.Graph `json:"graph"`
@@ -66,19 +67,18 @@ func (e *Engine) Workers() []WorkerInfo {
 
 // listen answers join requests (on the run's subject and on the shared
 // one, for workers started without --run) and liveness pings.
-func (e *Engine) listen() error {
-	for _, subj := range []string{e.n.joinSubject(), anyJoinSubject} {
-		s, err := e.nc.Subscribe(subj, e.onJoin)
+func (e *Engine) listen(subjects ...string) error {
+	for _, subj := range subjects {
+		handler := e.onJoin
+		if subj == e.n.pingSubject() {
+			handler = func(m *nats.Msg) { _ = m.Respond([]byte("ok")) }
+		}
+		s, err := e.nc.Subscribe(subj, handler)
 		if err != nil {
 			return fmt.Errorf("subscribing to %s: %w", subj, err)
 		}
 		e.subs = append(e.subs, s)
 	}
-	s, err := e.nc.Subscribe(e.n.pingSubject(), func(m *nats.Msg) { _ = m.Respond([]byte("ok")) })
-	if err != nil {
-		return fmt.Errorf("subscribing to %s: %w", e.n.pingSubject(), err)
-	}
-	e.subs = append(e.subs, s)
 	return e.nc.Flush()
 }
 
@@ -90,8 +90,8 @@ func (e *Engine) onJoin(m *nats.Msg) {
 	} else {
 		rep.Refused = e.refusal(req)
 	}
-	if e.closed.Load() && e.stopCtx.Err() != nil {
-		rep.Refused = fmt.Sprintf("run %s is over", e.cfg.Run)
+	if e.stopCtx.Err() != nil {
+		rep.Refused, rep.Over = fmt.Sprintf("run %s is over", e.cfg.Run), true
 	}
 	b, _ := json.Marshal(rep)
 	_ = m.Respond(b)

@@ -144,6 +144,14 @@ func (w *Worker) join(ctx context.Context) (joinReply, error) {
 			if err := json.Unmarshal(m.Data, &rep); err != nil {
 				return rep, fmt.Errorf("worker: malformed join reply: %w", err)
 			}
+			if rep.Over { // joined too late: wait for the next run
+				select {
+				case <-time.After(250 * time.Millisecond):
+					continue
+				case <-ctx.Done():
+					return joinReply{}, ctx.Err()
+				}
+			}
 			if rep.Refused != "" {
 				return rep, &RefusedError{Reason: rep.Refused}
 			}
