@@ -126,7 +126,7 @@ func (e *Engine) Deploy(ctx context.Context, g dataflow.Graph) error {
 	e.graph, e.ops = resolved(g), ops
 	// Answer pings before the streams exist, so that no other coordinator
 	// takes them for a crashed run's; answer joins once they exist.
-	if err := e.listen(e.n.pingSubject()); err != nil {
+	if err := e.listen(e.n.pingSubject(), e.n.clockSubject()); err != nil {
 		return err
 	}
 	if err := e.createStreams(ctx); err != nil {

@@ -129,42 +129,72 @@ func (w *Worker) Serve(ctx context.Context) error {
 	}
 }
 
-// join asks to join until a coordinator answers.
+// join asks to join until a coordinator admits or refuses the worker.
+// Without a run ID it first discovers the run on the shared subject. It
+// measures the clock offset to the coordinator before joining.
 func (w *Worker) join(ctx context.Context) (joinReply, error) {
-	req, _ := json.Marshal(joinRequest{Worker: w.cfg.Name, Version: w.cfg.Version, Operators: w.cfg.Registry.Names(), Graph: w.cfg.Graph})
-	subj := anyJoinSubject
-	if w.cfg.Run != "" {
-		subj = names{run: w.cfg.Run}.joinSubject()
+	jr := joinRequest{Worker: w.cfg.Name, Version: w.cfg.Version, Operators: w.cfg.Registry.Names(), Graph: w.cfg.Graph}
+	for {
+		run := w.cfg.Run
+		if run == "" {
+			w.cfg.Logf("worker %s: waiting for a run on %s", w.cfg.Name, anyJoinSubject)
+			jr.Discover = true
+			rep, err := w.ask(ctx, anyJoinSubject, jr)
+			if errors.Is(err, errRunOver) {
+				continue
+			}
+			if err != nil {
+				return rep, err
+			}
+			run, jr.Discover = rep.Run, false
+		} else {
+			w.cfg.Logf("worker %s: waiting for run %s", w.cfg.Name, run)
+		}
+		n := names{run: run}
+		jr.Clock = nil
+		if c, err := estimateOffset(ctx, w.nc, n.clockSubject(), 8, w.cfg.Now); err == nil {
+			jr.Clock = &c
+		}
+		rep, err := w.ask(ctx, n.joinSubject(), jr)
+		if !errors.Is(err, errRunOver) {
+			return rep, err
+		}
 	}
-	w.cfg.Logf("worker %s: waiting for a run on %s", w.cfg.Name, subj)
+}
+
+// errRunOver: the coordinator answered that its run has ended.
+var errRunOver = errors.New("run over")
+
+// ask sends a join request to subj until a coordinator answers.
+func (w *Worker) ask(ctx context.Context, subj string, jr joinRequest) (joinReply, error) {
+	req, _ := json.Marshal(jr)
 	for {
 		m, err := w.nc.RequestWithContext(ctx, subj, req)
 		if err == nil {
 			var rep joinReply
-			if err := json.Unmarshal(m.Data, &rep); err != nil {
+			switch err := json.Unmarshal(m.Data, &rep); {
+			case err != nil:
 				return rep, fmt.Errorf("worker: malformed join reply: %w", err)
-			}
-			if rep.Over { // joined too late: wait for the next run
-				select {
-				case <-time.After(250 * time.Millisecond):
-					continue
-				case <-ctx.Done():
-					return joinReply{}, ctx.Err()
-				}
-			}
-			if rep.Refused != "" {
+			case rep.Over:
+				return rep, pause(ctx, errRunOver)
+			case rep.Refused != "":
 				return rep, &RefusedError{Reason: rep.Refused}
 			}
 			return rep, nil
 		}
-		if ctx.Err() != nil {
-			return joinReply{}, ctx.Err()
+		if err := pause(ctx, nil); err != nil { // no coordinator yet
+			return joinReply{}, err
 		}
-		select { // no coordinator yet
-		case <-time.After(250 * time.Millisecond):
-		case <-ctx.Done():
-			return joinReply{}, ctx.Err()
-		}
+	}
+}
+
+// pause waits a quarter second and returns err, or ctx's error.
+func pause(ctx context.Context, err error) error {
+	select {
+	case <-time.After(250 * time.Millisecond):
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
