@@ -17,7 +17,7 @@ func TestCall(t *testing.T) {
 		timeout   time.Duration
 		op        dataflow.OperatorFunc
 		kind      dataflow.ErrorKind // "" = success
-		abandoned string // "yes", "no" or "any" (an operator returning at its deadline races the timer)
+		abandoned string             // "yes", "no" or "any" (an operator returning at its deadline races the timer)
 		emitted   int
 	}{
 		{"ok", 0, passThrough, "", "no", 1},
