@@ -134,7 +134,7 @@ func (e *Engine) runSink(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sink: %w", err)
 	}
-	it, err := cons.Messages(natsjs.PullMaxMessages(64))
+	it, err := cons.Messages(natsjs.PullMaxMessages(64), natsjs.PullExpiry(pullExpiry))
 	if err != nil {
 		return fmt.Errorf("sink: %w", err)
 	}

@@ -67,7 +67,7 @@ func runStages(fetch, hard context.Context, o *runOpts, g dataflow.Graph, ops []
 
 // fetchLoop is one worker of the stage: take a message, serve it, repeat.
 func (r *stageRunner) fetchLoop(fetch, hard context.Context, cons natsjs.Consumer) {
-	it, err := cons.Messages(natsjs.PullMaxMessages(r.o.prefetch))
+	it, err := cons.Messages(natsjs.PullMaxMessages(r.o.prefetch), natsjs.PullExpiry(pullExpiry))
 	if err != nil {
 		r.o.logf("stage %s: pulling: %v", r.cfg.Name, err)
 		return
@@ -106,6 +106,13 @@ func (r *stageRunner) fetchLoop(fetch, hard context.Context, cons natsjs.Consume
 		r.handle(hard, msg, hb, acks)
 	}
 }
+
+// pullExpiry is how long a pull request lives. The server heartbeats a
+// pull at half of it, and the client issues a new pull after two missed
+// heartbeats, so a pull lost to a server failure or a moved consumer
+// leader is replaced within pullExpiry (the default, 30 s, stalled a run
+// for that long when a cluster node died).
+const pullExpiry = 4 * time.Second
 
 // ackWindow is how many served records a worker may have waiting for
 // their publishes to be stored before it stops taking new ones.
