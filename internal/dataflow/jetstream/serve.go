@@ -142,8 +142,11 @@ func (e *Engine) runSink(ctx context.Context) error {
 	s := &sink{e: e, keys: map[string]struct{}{}, ids: map[string]struct{}{}}
 	for {
 		msg, err := it.Next()
-		if ctx.Err() != nil || errors.Is(err, natsjs.ErrMsgIteratorClosed) {
+		if ctx.Err() != nil {
 			return nil
+		}
+		if errors.Is(err, natsjs.ErrMsgIteratorClosed) {
+			return errors.New("sink: the results consumer closed before the run drained")
 		}
 		if err != nil {
 			time.Sleep(10 * time.Millisecond)
