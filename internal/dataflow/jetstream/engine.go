@@ -110,7 +110,7 @@ func (e *Engine) Deploy(ctx context.Context, g dataflow.Graph) error {
 	if e.cfg.RemoteOnly {
 		err = g.Validate()
 	} else {
-		ops, err = buildOps(e.cfg.Registry, g)
+		ops, err = e.cfg.Registry.Build(g)
 	}
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func (e *Engine) Deploy(ctx context.Context, g dataflow.Graph) error {
 	if err := e.checkStale(ctx); err != nil {
 		return err
 	}
-	e.graph, e.ops = resolved(g), ops
+	e.graph, e.ops = g.Resolved(), ops
 	// Answer pings before the streams exist, so that no other coordinator
 	// takes them for a crashed run's; answer joins once they exist.
 	if err := e.listen(e.n.pingSubject(), e.n.clockSubject()); err != nil {
@@ -139,49 +139,6 @@ func (e *Engine) Deploy(ctx context.Context, g dataflow.Graph) error {
 	}
 	e.deployed.Store(true)
 	return nil
-}
-
-// resolved fills the defaults of g the way the dataflow engines do.
-func resolved(g dataflow.Graph) dataflow.Graph {
-	par, qc := g.Parallelism, g.QueueCapacity
-	if par == 0 {
-		par = dataflow.DefaultParallelism
-	}
-	if qc == 0 {
-		qc = dataflow.DefaultQueueCapacity
-	}
-	out := g
-	out.Stages = make([]dataflow.StageConfig, len(g.Stages))
-	for i, s := range g.Stages {
-		if s.Parallelism == 0 {
-			s.Parallelism = par
-		}
-		if s.QueueCapacity == 0 {
-			s.QueueCapacity = qc
-		}
-		out.Stages[i] = s
-	}
-	return out
-}
-
-// buildOps validates g against reg and builds one operator per stage.
-func buildOps(reg *dataflow.Registry, g dataflow.Graph) ([]dataflow.Operator, error) {
-	if err := reg.Validate(g); err != nil {
-		return nil, err
-	}
-	ops := make([]dataflow.Operator, len(g.Stages))
-	for i, s := range g.Stages {
-		f, _ := reg.Lookup(s.Operator)
-		op, err := f(s)
-		if err != nil {
-			return nil, fmt.Errorf("building stage %q (operator %q): %w", s.Name, s.Operator, err)
-		}
-		if op == nil {
-			return nil, fmt.Errorf("building stage %q (operator %q): factory returned nil", s.Name, s.Operator)
-		}
-		ops[i] = op
-	}
-	return ops, nil
 }
 
 func (e *Engine) storage() natsjs.StorageType {

@@ -201,7 +201,7 @@ func pause(ctx context.Context, err error) error {
 // serveRun serves one run until its coordinator ends it or stops
 // answering, or ctx is cancelled (then it drains).
 func (w *Worker) serveRun(ctx context.Context, rep joinReply) error {
-	ops, err := buildOps(w.cfg.Registry, rep.Graph)
+	ops, err := w.cfg.Registry.Build(rep.Graph)
 	if err != nil {
 		return fmt.Errorf("worker: run %s: %w", rep.Run, err)
 	}
