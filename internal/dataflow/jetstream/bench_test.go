@@ -18,7 +18,8 @@ import (
 // an embedded server and reports end-to-end records/s and the per-hop
 // queueing latency (Started - Enqueued at each stage: the handoff through
 // JetStream). "saturated" submits from 16 goroutines as fast as the graph
-// takes them; "paced" submits on a schedule at 2,000 records/s, so the
+// takes them, "one-submitter" from one (Submit waits for the server's
+// ack: one round trip per record); "paced" submits on a schedule at 2,000 records/s, so the
 // hop latency is the transport's, not a queue's.
 func BenchmarkJetStreamNoop(b *testing.B) {
 	for _, tc := range []struct {
@@ -28,6 +29,7 @@ func BenchmarkJetStreamNoop(b *testing.B) {
 		par        int
 	}{
 		{"saturated", 16, 0, 4},
+		{"one-submitter", 1, 0, 4},
 		{"paced-2k", 1, 2000, 2},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
