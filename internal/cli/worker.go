@@ -70,7 +70,7 @@ docs/distributed.md.`,
 	f := cmd.Flags()
 	f.StringVar(&o.natsURL, "nats-url", "", "NATS server URL, e.g. nats://127.0.0.1:4222 (default $NATS_URL)")
 	f.StringVar(&o.credsFile, "nats-creds", "", "NATS .creds file (default $NATS_CREDS)")
-	f.StringVar(&o.run, "run", "", "run ID to join (default: whichever coordinator answers)")
+	f.StringVar(&o.run, "run", "", "run ID to join, leaving when it ends (default: whichever coordinator answers, run after run)")
 	f.StringVar(&o.graph, "graph", "", "graph name this worker expects; a run of another graph refuses it")
 	f.StringVar(&o.name, "name", "", "worker name shown to the coordinator (default $SAGEBENCH_WORKER_NAME or host:pid)")
 	f.StringVar(&o.target, "target", "", "OpenAI-compatible base URL for the Q1 operators (embed, retrieve, generate)")

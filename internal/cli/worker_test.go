@@ -105,6 +105,11 @@ func TestWorkerServesRun(t *testing.T) {
 	if w := eng.Workers(); len(w) != 1 || w[0].Name != "w1" {
 		t.Fatalf("workers %+v, want w1", w)
 	}
+	// A worker named for the run after it ended has nothing to do.
+	code, _, stderr := runCLI(t, ctx, "worker", "--nats-url", srv.URL(), "--run", eng.Run())
+	if code != ExitOK || !strings.Contains(stderr, "run "+eng.Run()+" is over") {
+		t.Fatalf("late worker: exit %d, stderr %s", code, stderr)
+	}
 }
 
 func serveAll(t *testing.T, ctx context.Context, eng *jetstream.Engine, n int) int {
