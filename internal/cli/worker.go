@@ -37,6 +37,7 @@ type workerOptions struct {
 	graph     string
 	name      string
 	target    string
+	keyEnv    string
 	once      bool
 	clean     bool
 	drain     time.Duration
@@ -69,10 +70,11 @@ docs/distributed.md.`,
 	f := cmd.Flags()
 	f.StringVar(&o.natsURL, "nats-url", "", "NATS server URL, e.g. nats://127.0.0.1:4222 (default $NATS_URL)")
 	f.StringVar(&o.credsFile, "nats-creds", "", "NATS .creds file (default $NATS_CREDS)")
-	f.StringVar(&o.run, "run", "", "run ID to join (default: whichever coordinator answers)")
+	f.StringVar(&o.run, "run", "", "run ID to join, leaving when it ends (default: whichever coordinator answers, run after run)")
 	f.StringVar(&o.graph, "graph", "", "graph name this worker expects; a run of another graph refuses it")
 	f.StringVar(&o.name, "name", "", "worker name shown to the coordinator (default $SAGEBENCH_WORKER_NAME or host:pid)")
 	f.StringVar(&o.target, "target", "", "OpenAI-compatible base URL for the Q1 operators (embed, retrieve, generate)")
+	f.StringVar(&o.keyEnv, "target-api-key-env", "", "name of the environment variable holding the target's API key")
 	f.BoolVar(&o.once, "once", false, "leave after one run instead of waiting for the next")
 	f.BoolVar(&o.clean, "clean", false, "delete streams of crashed runs on the server and exit")
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "how long in-flight records may take to finish after SIGTERM")
@@ -120,7 +122,7 @@ func workerRegistry(o workerOptions) (*dataflow.Registry, error) {
 	if o.target == "" {
 		return reg, nil
 	}
-	c, err := openai.NewClient(openai.Config{BaseURL: o.target})
+	c, err := openai.NewClient(openai.Config{BaseURL: o.target, APIKeyEnv: o.keyEnv})
 	if err != nil {
 		return nil, usageErrorf("--target: %v", err)
 	}
@@ -147,11 +149,16 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 		return err
 	}
 	var mu sync.Mutex
+	returned := false // connection callbacks may fire after runWorker returns
+	defer func() { mu.Lock(); returned = true; mu.Unlock() }()
 	logf := func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(stderr, "sagebench worker: "+format+"\n", args...)
+		if !returned {
+			fmt.Fprintf(stderr, "sagebench worker: "+format+"\n", args...)
+		}
 	}
+	conn.Logf = logf // disconnections and reconnections
 	w, err := jetstream.NewWorker(jetstream.WorkerConfig{
 		Conn: conn, Run: o.run, Graph: o.graph, Version: workerVersion(), Registry: reg,
 		Name: name, Once: o.once, DrainTimeout: o.drain, Logf: logf,

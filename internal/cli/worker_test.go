@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,11 @@ func TestWorkerServesRun(t *testing.T) {
 	if w := eng.Workers(); len(w) != 1 || w[0].Name != "w1" {
 		t.Fatalf("workers %+v, want w1", w)
 	}
+	// A worker named for the run after it ended has nothing to do.
+	code, _, stderr := runCLI(t, ctx, "worker", "--nats-url", srv.URL(), "--run", eng.Run())
+	if code != ExitOK || !strings.Contains(stderr, "run "+eng.Run()+" is over") {
+		t.Fatalf("late worker: exit %d, stderr %s", code, stderr)
+	}
 }
 
 func serveAll(t *testing.T, ctx context.Context, eng *jetstream.Engine, n int) int {
@@ -194,5 +200,40 @@ func TestWorkerCleanRemovesStaleStreams(t *testing.T) {
 	}
 	if err := eng.Deploy(ctx, dataflowtest.Chain(1, 4, "noop")); err != nil {
 		t.Fatalf("Deploy after --clean: %v", err)
+	}
+}
+
+// TestClusterSpawnsWorkerProcesses runs the --nodes N path end to end:
+// an embedded server, two real `sagebench worker` processes (this test
+// binary acting as sagebench, see TestMain), one run, then SIGTERM.
+func TestClusterSpawnsWorkerProcesses(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), dataflowtest.Timeout)
+	defer cancel()
+	var stderr syncBuffer
+	c, err := jetstream.StartCluster(ctx, jetstream.ClusterConfig{
+		Nodes:  2,
+		Engine: jetstream.Config{Version: workerVersion()},
+		Spawn:  jetstream.SpawnConfig{Exe: os.Args[0], Env: []string{envTestAsCLI + "=1"}, Stderr: &stderr},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Deploy(ctx, dataflowtest.Chain(2, 16, "noop", "noop")); err != nil {
+		t.Fatalf("%v\nworker stderr:\n%s", err, stderr.String())
+	}
+	if got := serveAll(t, ctx, c.Engine(), 200); got != 200 {
+		t.Fatalf("got %d results, want 200", got)
+	}
+	info := c.Info()
+	if err := c.Close(); err != nil {
+		t.Fatalf("close: %v\nworker stderr:\n%s", err, stderr.String())
+	}
+	if info.Workers != 2 || len(info.Nodes) != 2 || info.Nodes[0].Clock == nil {
+		t.Fatalf("info %+v", info)
+	}
+	for _, want := range []string{"worker-0", "worker-1", "joined run " + info.Run, "left run " + info.Run} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("worker stderr lacks %q:\n%s", want, stderr.String())
+		}
 	}
 }

@@ -86,8 +86,9 @@ func (s StageConfig) validate() error {
 	return nil
 }
 
-// resolved returns a copy of the graph with every stage's defaults filled in.
-func (g Graph) resolved() Graph {
+// Resolved returns a copy of the graph with every stage's defaults filled
+// in (parallelism, queue capacity), as the engines deploy it.
+func (g Graph) Resolved() Graph {
 	par, qc := g.Parallelism, g.QueueCapacity
 	if par == 0 {
 		par = DefaultParallelism

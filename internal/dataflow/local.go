@@ -125,7 +125,7 @@ func NewLocal(reg *Registry, opts LocalOptions) (*Local, error) {
 // Deploy validates g against the registry, builds one operator per stage
 // and allocates the stage queues.
 func (l *Local) Deploy(_ context.Context, g Graph) error {
-	ops, err := l.reg.build(g)
+	ops, err := l.reg.Build(g)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (l *Local) Deploy(_ context.Context, g Graph) error {
 	if l.deployed.Load() {
 		return ErrDeployed
 	}
-	g = g.resolved()
+	g = g.Resolved()
 	l.stages = make([]*stage, len(g.Stages))
 	for i := len(g.Stages) - 1; i >= 0; i-- {
 		s := &stage{idx: i, cfg: g.Stages[i], op: ops[i], in: make(chan Record, g.Stages[i].QueueCapacity)}

@@ -103,8 +103,9 @@ func (r *Registry) Validate(g Graph) error {
 	return nil
 }
 
-// build validates g and creates one operator per stage.
-func (r *Registry) build(g Graph) ([]Operator, error) {
+// Build validates g (Validate) and creates one operator per stage with
+// the stages' factories.
+func (r *Registry) Build(g Graph) ([]Operator, error) {
 	if err := r.Validate(g); err != nil {
 		return nil, err
 	}

@@ -18,8 +18,10 @@ import (
 // an embedded server and reports end-to-end records/s and the per-hop
 // queueing latency (Started - Enqueued at each stage: the handoff through
 // JetStream). "saturated" submits from 16 goroutines as fast as the graph
-// takes them; "paced" submits on a schedule at 2,000 records/s, so the
-// hop latency is the transport's, not a queue's.
+// takes them, "one-submitter" from one; "paced-2k" submits on a schedule
+// at 2,000 records/s, so the hop latency is the transport's, not a
+// queue's, and "paced-10k" at 10,000 records/s (the target rate) from four
+// submitters.
 func BenchmarkJetStreamNoop(b *testing.B) {
 	for _, tc := range []struct {
 		name       string
@@ -28,7 +30,9 @@ func BenchmarkJetStreamNoop(b *testing.B) {
 		par        int
 	}{
 		{"saturated", 16, 0, 4},
+		{"one-submitter", 1, 0, 4},
 		{"paced-2k", 1, 2000, 2},
+		{"paced-10k", 4, 10000, 4},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			srv := startServer(b)

@@ -39,13 +39,14 @@ type Cluster struct {
 
 // ClusterInfo is what a run records about where it ran.
 type ClusterInfo struct {
-	Engine   string `json:"engine"`   // "jetstream"
-	Server   string `json:"server"`   // URL without credentials
-	Embedded bool   `json:"embedded"` // an embedded server this process started
-	Run      string `json:"run"`
-	Workers  int    `json:"workers"`  // workers that joined
-	Replicas int    `json:"replicas"` // stream replicas
-	Storage  string `json:"storage"`  // memory or file
+	Engine   string       `json:"engine"`   // "jetstream"
+	Server   string       `json:"server"`   // URL without credentials
+	Embedded bool         `json:"embedded"` // an embedded server this process started
+	Run      string       `json:"run"`
+	Workers  int          `json:"workers"`  // workers that joined
+	Nodes    []WorkerInfo `json:"nodes"`    // who joined, with clock offsets
+	Replicas int          `json:"replicas"` // stream replicas
+	Storage  string       `json:"storage"`  // memory or file
 }
 
 // StartCluster starts (or connects to) the server, creates the
@@ -112,7 +113,7 @@ func (c *Cluster) Info() ClusterInfo {
 		storage = "file"
 	}
 	return ClusterInfo{Engine: "jetstream", Server: c.eng.url(), Embedded: c.embedded, Run: ec.Run,
-		Workers: c.eng.workers.count(), Replicas: ec.Replicas, Storage: storage}
+		Workers: c.eng.workers.count(), Nodes: c.eng.Workers(), Replicas: ec.Replicas, Storage: storage}
 }
 
 // Procs are the spawned local workers (nil on an external cluster), for

@@ -25,6 +25,8 @@ type ConnConfig struct {
 	Name string // connection name shown by the server; optional
 	// ConnectTimeout bounds the first connection; default 3s.
 	ConnectTimeout time.Duration
+	// Logf, if set, hears of disconnections and reconnections.
+	Logf func(format string, args ...any)
 }
 
 // ConnectError is returned when the server at URL cannot be reached.
@@ -62,6 +64,16 @@ func Connect(c ConnConfig) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name(c.Name), nats.Timeout(c.ConnectTimeout),
 		nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
+	}
+	if c.Logf != nil {
+		logf := c.Logf
+		opts = append(opts,
+			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+				if err != nil { // nil: closed on purpose
+					logf("nats: disconnected: %v", err)
+				}
+			}),
+			nats.ReconnectHandler(func(nc *nats.Conn) { logf("nats: reconnected to %s", Redact(nc.ConnectedUrl())) }))
 	}
 	switch {
 	case c.Auth.CredsFile != "":

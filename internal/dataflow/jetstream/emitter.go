@@ -25,6 +25,7 @@ type emitter struct {
 	n      int
 	held   *nats.Msg
 	futs   []pending
+	alive  func() // keeps the input from redelivery while outputs wait
 }
 
 type pending struct {
@@ -108,22 +109,38 @@ func (e *emitter) wait(ctx context.Context) error {
 		var ack *natsjs.PubAck
 		var err error
 		if p.fut != nil {
+			select { // an ack already in wins over a cancelled ctx
+			case ack = <-p.fut.Ok():
+				e.count(ack)
+				continue
+			default:
+			}
+			t := time.NewTimer(pubAckTimeout)
 			select {
 			case ack = <-p.fut.Ok():
 			case err = <-p.fut.Err():
+			case <-t.C: // the ack was lost (a reconnect): publish again
+				err = context.DeadlineExceeded
 			case <-ctx.Done():
+				t.Stop()
 				return ctx.Err()
 			}
+			t.Stop()
 		}
 		if p.fut == nil || err != nil {
-			if ack, err = publishAck(ctx, e.r.o.js, p.msg); err != nil {
+			if ack, err = publishAlive(ctx, e.r.o.js, p.msg, e.alive); err != nil {
 				return err
 			}
 		}
-		if ack != nil && ack.Duplicate {
-			e.r.o.stats.streamDuplicates.Add(1)
-		}
+		e.count(ack)
 	}
 	e.futs = e.futs[:0]
 	return nil
+}
+
+// count notes a publish the stream dropped as a duplicate.
+func (e *emitter) count(ack *natsjs.PubAck) {
+	if ack != nil && ack.Duplicate {
+		e.r.o.stats.streamDuplicates.Add(1)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
@@ -30,15 +31,16 @@ type Engine struct {
 	ops      []dataflow.Operator
 	subs     []*nats.Subscription
 
-	results    chan dataflow.Record
-	closed     atomic.Bool
-	submitting atomic.Int64
-	submitted  atomic.Int64
-	credits    atomic.Uint64 // collected by the sink
-	drained    chan struct{}
-	drainOnce  sync.Once
-	stopCtx    context.Context // cancelled when Serve ends
-	stopRun    context.CancelFunc
+	results     chan dataflow.Record
+	closed      atomic.Bool
+	submitting  atomic.Int64 // Submit calls under way and records not yet confirmed
+	unconfirmed chan pending // submitted, waiting for the server's ack
+	submitted   atomic.Int64
+	credits     atomic.Uint64 // collected by the sink
+	drained     chan struct{}
+	drainOnce   sync.Once
+	stopCtx     context.Context // cancelled when Serve ends
+	stopRun     context.CancelFunc
 
 	sink    sinkStats
 	workers roster
@@ -55,8 +57,9 @@ func New(cfg Config) (*Engine, error) {
 	cfg = cfg.withDefaults()
 	e := &Engine{
 		cfg: cfg, nc: cfg.NC, n: names{run: cfg.Run},
-		results: make(chan dataflow.Record, cfg.ResultsCapacity),
-		drained: make(chan struct{}),
+		results:     make(chan dataflow.Record, cfg.ResultsCapacity),
+		unconfirmed: make(chan pending, submitWindow),
+		drained:     make(chan struct{}),
 	}
 	e.stopCtx, e.stopRun = context.WithCancel(context.Background())
 	if e.nc == nil {
@@ -83,7 +86,16 @@ func (e *Engine) Run() string { return e.cfg.Run }
 
 // Close releases the connection if the engine dialled it. Serve does not
 // close it, so that Stats and the stream cleanup still work after it.
+//
+// A deployed run that was never served (e.g. its workers did not join)
+// has its streams deleted here, unless KeepStreams.
 func (e *Engine) Close() {
+	if e.deployed.Load() && !e.served.Load() && !e.cfg.KeepStreams {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = e.deleteStreams(ctx)
+		cancel()
+	}
+	e.stopRun()
 	for _, s := range e.subs {
 		_ = s.Unsubscribe()
 	}
@@ -101,7 +113,7 @@ func (e *Engine) Deploy(ctx context.Context, g dataflow.Graph) error {
 	if e.cfg.RemoteOnly {
 		err = g.Validate()
 	} else {
-		ops, err = buildOps(e.cfg.Registry, g)
+		ops, err = e.cfg.Registry.Build(g)
 	}
 	if err != nil {
 		return err
@@ -114,60 +126,23 @@ func (e *Engine) Deploy(ctx context.Context, g dataflow.Graph) error {
 	if err := e.checkStale(ctx); err != nil {
 		return err
 	}
-	e.graph, e.ops = resolved(g), ops
+	e.graph, e.ops = g.Resolved(), ops
+	// Answer pings before the streams exist, so that no other coordinator
+	// takes them for a crashed run's; answer joins once they exist.
+	if err := e.listen(e.n.pingSubject(), e.n.clockSubject()); err != nil {
+		return err
+	}
 	if err := e.createStreams(ctx); err != nil {
 		_ = e.deleteStreams(context.WithoutCancel(ctx))
 		return err
 	}
-	if err := e.listen(); err != nil {
+	if err := e.listen(e.n.joinSubject(), anyJoinSubject); err != nil {
 		_ = e.deleteStreams(context.WithoutCancel(ctx))
 		return err
 	}
 	e.deployed.Store(true)
+	go e.confirm()
 	return nil
-}
-
-// resolved fills the defaults of g the way the dataflow engines do.
-func resolved(g dataflow.Graph) dataflow.Graph {
-	par, qc := g.Parallelism, g.QueueCapacity
-	if par == 0 {
-		par = dataflow.DefaultParallelism
-	}
-	if qc == 0 {
-		qc = dataflow.DefaultQueueCapacity
-	}
-	out := g
-	out.Stages = make([]dataflow.StageConfig, len(g.Stages))
-	for i, s := range g.Stages {
-		if s.Parallelism == 0 {
-			s.Parallelism = par
-		}
-		if s.QueueCapacity == 0 {
-			s.QueueCapacity = qc
-		}
-		out.Stages[i] = s
-	}
-	return out
-}
-
-// buildOps validates g against reg and builds one operator per stage.
-func buildOps(reg *dataflow.Registry, g dataflow.Graph) ([]dataflow.Operator, error) {
-	if err := reg.Validate(g); err != nil {
-		return nil, err
-	}
-	ops := make([]dataflow.Operator, len(g.Stages))
-	for i, s := range g.Stages {
-		f, _ := reg.Lookup(s.Operator)
-		op, err := f(s)
-		if err != nil {
-			return nil, fmt.Errorf("building stage %q (operator %q): %w", s.Name, s.Operator, err)
-		}
-		if op == nil {
-			return nil, fmt.Errorf("building stage %q (operator %q): factory returned nil", s.Name, s.Operator)
-		}
-		ops[i] = op
-	}
-	return ops, nil
 }
 
 func (e *Engine) storage() natsjs.StorageType {
@@ -238,8 +213,11 @@ func (e *Engine) deleteStreams(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Submit publishes r to the first stage with Nats-Msg-Id = r.ID, retrying
-// while the stage's stream is full (backpressure), until ctx is done.
+// Submit publishes r to the first stage with Nats-Msg-Id = r.ID and
+// returns once the publish is under way: up to submitWindow records await
+// the server's ack, which a confirmer collects, publishing again any that
+// failed (a full stream) or whose ack was lost. A full window blocks
+// Submit until ctx is done: that is the backpressure.
 func (e *Engine) Submit(ctx context.Context, r dataflow.Record) error {
 	if r.ID == "" {
 		return dataflow.ErrEmptyID
@@ -247,9 +225,9 @@ func (e *Engine) Submit(ctx context.Context, r dataflow.Record) error {
 	if !e.deployed.Load() {
 		return dataflow.ErrNotDeployed
 	}
-	e.submitting.Add(1)
-	defer e.submitDone()
+	e.submitting.Add(1) // until the confirmer has it stored
 	if e.closed.Load() {
+		e.submitDone()
 		return dataflow.ErrClosed
 	}
 	r.Delivery, r.Err = 1, nil
@@ -258,17 +236,59 @@ func (e *Engine) Submit(ctx context.Context, r dataflow.Record) error {
 	m.Header.Set(hdrMsgID, r.ID)
 	m.Header.Set(hdrCredit, strconv.FormatUint(unit, 10))
 	m.Data = dataflow.AppendRecord(make([]byte, 0, 96+len(r.Payload)), r)
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(e.stopCtx, cancel)()
-	if _, err := publishAck(pctx, e.js, m); err != nil {
-		if ctx.Err() == nil {
-			return dataflow.ErrClosed
-		}
-		return err
+	fut, err := e.js.PublishMsgAsync(m)
+	if err != nil {
+		fut = nil // the confirmer publishes it again
 	}
-	e.submitted.Add(1)
-	return nil
+	select {
+	case e.unconfirmed <- pending{fut: fut, msg: m}:
+		return nil
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-e.stopCtx.Done():
+		err = dataflow.ErrClosed
+	}
+	e.submitDone()
+	return err
+}
+
+// submitWindow is how many submitted records may wait for the server's
+// ack; a full window blocks Submit (with a full first stream, that is the
+// backpressure).
+const submitWindow = 256
+
+// confirm waits, in order, for the acks of submitted records, publishing
+// again (same Nats-Msg-Id) any that failed or whose ack was lost, and
+// counts each once stored. It runs from Deploy until the run stops.
+func (e *Engine) confirm() {
+	for {
+		select {
+		case p := <-e.unconfirmed:
+			if e.confirmOne(p) {
+				e.submitted.Add(1)
+			}
+			e.submitDone()
+		case <-e.stopCtx.Done():
+			return
+		}
+	}
+}
+
+func (e *Engine) confirmOne(p pending) bool {
+	if p.fut != nil {
+		t := time.NewTimer(pubAckTimeout)
+		defer t.Stop()
+		select {
+		case <-p.fut.Ok():
+			return true
+		case <-p.fut.Err():
+		case <-t.C:
+		case <-e.stopCtx.Done():
+			return false
+		}
+	}
+	_, err := publishAck(e.stopCtx, e.js, p.msg)
+	return err == nil
 }
 
 func (e *Engine) submitDone() {

@@ -20,11 +20,17 @@ type joinRequest struct {
 	Operators []string `json:"operators"` // the worker's registry
 	// Graph, if set, is the graph name the worker was started for.
 	Graph string `json:"graph,omitempty"`
+	// Discover asks only for the run's manifest (a worker started
+	// without --run); the worker joins with a second request.
+	Discover bool `json:"discover,omitempty"`
+	// Clock is the worker's clock offset from the coordinator's.
+	Clock *ClockOffset `json:"clock,omitempty"`
 }
 
 // joinReply is the coordinator's answer: the run's manifest, or a refusal.
 type joinReply struct {
 	Refused    string         `json:"refused,omitempty"`
+	Over       bool           `json:"over,omitempty"` // the run has ended: wait for the next
 	Run        string         `json:"run"`
 	Version    string         `json:"version"`
 	Graph      dataflow.Graph `json:"graph"`
@@ -35,9 +41,10 @@ type joinReply struct {
 
 // WorkerInfo describes a joined worker.
 type WorkerInfo struct {
-	Name    string
-	Version string
-	Joined  time.Time
+	Name    string       `json:"name"`
+	Version string       `json:"version"`
+	Joined  time.Time    `json:"joined"`
+	Clock   *ClockOffset `json:"clock,omitempty"` // nil when not measured
 }
 
 type roster struct {
@@ -66,19 +73,21 @@ func (e *Engine) Workers() []WorkerInfo {
 
 // listen answers join requests (on the run's subject and on the shared
 // one, for workers started without --run) and liveness pings.
-func (e *Engine) listen() error {
-	for _, subj := range []string{e.n.joinSubject(), anyJoinSubject} {
-		s, err := e.nc.Subscribe(subj, e.onJoin)
+func (e *Engine) listen(subjects ...string) error {
+	for _, subj := range subjects {
+		handler := e.onJoin
+		switch subj {
+		case e.n.pingSubject():
+			handler = func(m *nats.Msg) { _ = m.Respond([]byte("ok")) }
+		case e.n.clockSubject():
+			handler = answerClock(e.cfg.Now)
+		}
+		s, err := e.nc.Subscribe(subj, handler)
 		if err != nil {
 			return fmt.Errorf("subscribing to %s: %w", subj, err)
 		}
 		e.subs = append(e.subs, s)
 	}
-	s, err := e.nc.Subscribe(e.n.pingSubject(), func(m *nats.Msg) { _ = m.Respond([]byte("ok")) })
-	if err != nil {
-		return fmt.Errorf("subscribing to %s: %w", e.n.pingSubject(), err)
-	}
-	e.subs = append(e.subs, s)
 	return e.nc.Flush()
 }
 
@@ -90,17 +99,24 @@ func (e *Engine) onJoin(m *nats.Msg) {
 	} else {
 		rep.Refused = e.refusal(req)
 	}
-	if e.closed.Load() && e.stopCtx.Err() != nil {
-		rep.Refused = fmt.Sprintf("run %s is over", e.cfg.Run)
+	if e.stopCtx.Err() != nil {
+		rep.Refused, rep.Over = fmt.Sprintf("run %s is over", e.cfg.Run), true
 	}
 	b, _ := json.Marshal(rep)
 	_ = m.Respond(b)
+	if req.Discover {
+		return
+	}
 	if rep.Refused != "" {
 		e.cfg.Logf("refused worker %q: %s", req.Worker, rep.Refused)
 		return
 	}
-	e.workers.add(WorkerInfo{Name: req.Worker, Version: req.Version, Joined: time.Now()})
-	e.cfg.Logf("worker %q (sagebench %s) joined run %s", req.Worker, req.Version, e.cfg.Run)
+	e.workers.add(WorkerInfo{Name: req.Worker, Version: req.Version, Joined: time.Now(), Clock: req.Clock})
+	clock := "clock offset not measured"
+	if c := req.Clock; c != nil {
+		clock = fmt.Sprintf("clock offset %s ± %s", c.Offset, c.Uncertainty)
+	}
+	e.cfg.Logf("worker %q (sagebench %s) joined run %s, %s", req.Worker, req.Version, e.cfg.Run, clock)
 }
 
 // refusal says why a worker cannot join, or "".

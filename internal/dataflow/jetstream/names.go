@@ -65,6 +65,7 @@ func (n names) sinkConsumer() string    { return "sink" }
 func (n names) joinSubject() string     { return "sagebench." + n.run + ".join" }
 func (n names) endSubject() string      { return "sagebench." + n.run + ".end" }
 func (n names) pingSubject() string     { return "sagebench." + n.run + ".ping" }
+func (n names) clockSubject() string    { return "sagebench." + n.run + ".clock" }
 func (n names) progressSubject() string { return "sagebench." + n.run + ".progress" }
 
 // anyJoinSubject is where a worker started without --run asks to join.

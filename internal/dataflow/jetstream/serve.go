@@ -58,14 +58,11 @@ func (e *Engine) Serve(ctx context.Context) error {
 	if !e.served.CompareAndSwap(false, true) {
 		return errors.New("jetstream engine: Serve called twice")
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
+	sinkCtx, stopSink := context.WithCancel(ctx)
+	var sinkDone sync.WaitGroup
 	sinkErr := make(chan error, 1)
-	wg.Go(func() { sinkErr <- e.runSink(runCtx) })
-	if !e.cfg.RemoteOnly {
-		o := e.runOpts()
-		wg.Go(func() { _ = runStages(runCtx, runCtx, o, e.graph, e.ops) })
-	}
+	sinkDone.Go(func() { sinkErr <- e.runSink(sinkCtx) })
+	stopLocal := e.serveLocal(ctx)
 	var err error
 	select {
 	case <-e.drained:
@@ -75,8 +72,9 @@ func (e *Engine) Serve(ctx context.Context) error {
 	}
 	e.closed.Store(true)
 	e.stopRun()
-	cancel()
-	wg.Wait()
+	stopSink()
+	stopLocal(err != nil)
+	sinkDone.Wait()
 	close(e.results)
 	_ = e.nc.Publish(e.n.endSubject(), nil)
 	_ = e.nc.Flush()
@@ -89,6 +87,37 @@ func (e *Engine) Serve(ctx context.Context) error {
 	}
 	return err
 }
+
+// serveLocal runs this process's workers unless RemoteOnly. The returned
+// function stops them: after a drain it lets them finish acking (and
+// report to the observer) for up to localGrace; after an abort at once.
+func (e *Engine) serveLocal(ctx context.Context) (stop func(abort bool)) {
+	if e.cfg.RemoteOnly {
+		return func(bool) {}
+	}
+	fetch, stopFetch := context.WithCancel(ctx)
+	hard, stopHard := context.WithCancel(ctx)
+	done := make(chan struct{})
+	o := e.runOpts()
+	go func() { _ = runStages(fetch, hard, o, e.graph, e.ops); close(done) }()
+	return func(abort bool) {
+		stopFetch()
+		if abort {
+			stopHard()
+		}
+		select {
+		case <-done:
+		case <-time.After(localGrace):
+			stopHard()
+			<-done
+		}
+		stopHard()
+	}
+}
+
+// localGrace bounds how long Serve waits for its own workers' last acks
+// after the run has drained.
+const localGrace = 5 * time.Second
 
 func (e *Engine) runOpts() *runOpts {
 	return &runOpts{
@@ -105,7 +134,7 @@ func (e *Engine) runSink(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sink: %w", err)
 	}
-	it, err := cons.Messages(natsjs.PullMaxMessages(64))
+	it, err := cons.Messages(natsjs.PullMaxMessages(64), natsjs.PullExpiry(pullExpiry))
 	if err != nil {
 		return fmt.Errorf("sink: %w", err)
 	}
@@ -113,8 +142,11 @@ func (e *Engine) runSink(ctx context.Context) error {
 	s := &sink{e: e, keys: map[string]struct{}{}, ids: map[string]struct{}{}}
 	for {
 		msg, err := it.Next()
-		if ctx.Err() != nil || errors.Is(err, natsjs.ErrMsgIteratorClosed) {
+		if ctx.Err() != nil {
 			return nil
+		}
+		if errors.Is(err, natsjs.ErrMsgIteratorClosed) {
+			return errors.New("sink: the results consumer closed before the run drained")
 		}
 		if err != nil {
 			time.Sleep(10 * time.Millisecond)

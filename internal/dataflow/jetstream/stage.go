@@ -67,7 +67,7 @@ func runStages(fetch, hard context.Context, o *runOpts, g dataflow.Graph, ops []
 
 // fetchLoop is one worker of the stage: take a message, serve it, repeat.
 func (r *stageRunner) fetchLoop(fetch, hard context.Context, cons natsjs.Consumer) {
-	it, err := cons.Messages(natsjs.PullMaxMessages(r.o.prefetch))
+	it, err := cons.Messages(natsjs.PullMaxMessages(r.o.prefetch), natsjs.PullExpiry(pullExpiry))
 	if err != nil {
 		r.o.logf("stage %s: pulling: %v", r.cfg.Name, err)
 		return
@@ -107,6 +107,13 @@ func (r *stageRunner) fetchLoop(fetch, hard context.Context, cons natsjs.Consume
 	}
 }
 
+// pullExpiry is how long a pull request lives. The server heartbeats a
+// pull at half of it, and the client issues a new pull after two missed
+// heartbeats, so a pull lost to a server failure or a moved consumer
+// leader is replaced within pullExpiry (the default, 30 s, stalled a run
+// for that long when a cluster node died).
+const pullExpiry = 4 * time.Second
+
 // ackWindow is how many served records a worker may have waiting for
 // their publishes to be stored before it stops taking new ones.
 const ackWindow = 32
@@ -123,7 +130,7 @@ type ackJob struct {
 // record overlaps with the round trips of the previous ones.
 func (r *stageRunner) acker(ctx context.Context, jobs <-chan ackJob) {
 	for j := range jobs {
-		if ctx.Err() != nil || j.em.wait(ctx) != nil {
+		if j.em.wait(ctx) != nil {
 			continue // not acked: the record is redelivered
 		}
 		_ = j.msg.Ack()
@@ -140,7 +147,10 @@ func (r *stageRunner) handle(ctx context.Context, msg natsjs.Msg, hb *heartbeat,
 	credit := parseCredit(msg.Headers())
 	md, merr := msg.Metadata()
 	rec, derr := dataflow.DecodeRecord(msg.Data())
-	if merr != nil || derr != nil || md.NumDelivered > uint64(r.o.maxDeliver) || len(rec.Hops) == 0 {
+	if derr == nil && len(rec.Hops) == 0 {
+		derr = errors.New("record without hops")
+	}
+	if merr != nil || derr != nil || md.NumDelivered > uint64(r.o.maxDeliver) {
 		r.deadLetter(ctx, msg, rec, credit, md, errors.Join(merr, derr))
 		return
 	}
@@ -157,7 +167,7 @@ func (r *stageRunner) handle(ctx context.Context, msg natsjs.Msg, hb *heartbeat,
 	rec.Hops[len(rec.Hops)-1].Started = started
 	hb.watch(msg)
 	defer hb.watch(nil) // the acker's wait is short unless a stream is full
-	em := &emitter{r: r, in: &rec, credit: credit}
+	em := &emitter{r: r, in: &rec, credit: credit, alive: keepAlive(msg, r.o.ackWait/3)}
 	se, abandoned := dataflow.Call(ctx, r.cfg, r.op, rec, em.emit)
 	if abandoned {
 		r.o.stats.timedOut.Add(1)
@@ -186,7 +196,9 @@ func (r *stageRunner) deadLetter(ctx context.Context, msg natsjs.Msg, rec datafl
 	rec.Err = &dataflow.StageError{Stage: r.cfg.Name, Operator: r.cfg.Operator, Kind: dataflow.KindDeadLetter, Message: why}
 	dead := nats.NewMsg(r.o.n.deadSubject())
 	dead.Data = dataflow.AppendRecord(nil, rec)
-	if _, err := r.o.js.PublishMsg(ctx, dead); err != nil {
+	dctx, cancel := context.WithTimeout(ctx, pubAckTimeout)
+	defer cancel()
+	if _, err := r.o.js.PublishMsg(dctx, dead); err != nil {
 		r.o.logf("stage %s: dead-letter copy of %q: %v", r.cfg.Name, rec.ID, err)
 	}
 	if err := r.forward(ctx, rec, credit); err != nil {
@@ -241,11 +253,27 @@ func publishRetry(ctx context.Context, js natsjs.JetStream, m *nats.Msg) error {
 	return err
 }
 
+// pubAckTimeout bounds one publish attempt: an ack lost to a reconnect
+// must not stall the caller; the retry carries the same message ID.
+const pubAckTimeout = 2 * time.Second
+
 func publishAck(ctx context.Context, js natsjs.JetStream, m *nats.Msg) (*natsjs.PubAck, error) {
+	return publishAlive(ctx, js, m, nil)
+}
+
+// publishAlive is publishAck calling alive (if not nil) between attempts,
+// so that the caller can keep its own input from being redelivered while
+// a full stream holds its output back.
+func publishAlive(ctx context.Context, js natsjs.JetStream, m *nats.Msg, alive func()) (*natsjs.PubAck, error) {
 	wait := 200 * time.Microsecond
 	for {
+		if alive != nil {
+			alive()
+		}
 		fresh := &nats.Msg{Subject: m.Subject, Header: m.Header, Data: m.Data}
-		ack, err := js.PublishMsg(ctx, fresh)
+		actx, cancel := context.WithTimeout(ctx, pubAckTimeout)
+		ack, err := js.PublishMsg(actx, fresh)
+		cancel()
 		if err == nil {
 			return ack, nil
 		}
@@ -297,3 +325,15 @@ func (h *heartbeat) watch(m natsjs.Msg) {
 }
 
 func (h *heartbeat) stop() { close(h.quit) }
+
+// keepAlive returns a function that sends InProgress on m at most once
+// per period.
+func keepAlive(m natsjs.Msg, period time.Duration) func() {
+	last := time.Now()
+	return func() {
+		if time.Since(last) >= period {
+			last = time.Now()
+			_ = m.InProgress()
+		}
+	}
+}

@@ -18,8 +18,9 @@ import (
 type WorkerConfig struct {
 	Conn ConnConfig
 	NC   *nats.Conn // used instead of dialling Conn if set; not closed
-	// Run is the run to join; "" joins whichever coordinator answers on
-	// the shared join subject.
+	// Run is the run to join (the worker leaves when it ends); "" joins
+	// whichever coordinator answers on the shared join subject, run after
+	// run.
 	Run string
 	// Graph, if set, is the graph name this worker expects; a run of
 	// another graph refuses it.
@@ -36,6 +37,9 @@ type WorkerConfig struct {
 	Now          func() time.Time
 	Logf         func(format string, args ...any)
 }
+
+// endGrace is how long a worker's last acks may take after its run ended.
+const endGrace = 2 * time.Second
 
 // RefusedError is returned when the coordinator refuses the worker.
 type RefusedError struct{ Reason string }
@@ -109,11 +113,15 @@ func (w *Worker) Processed() int64 { return w.stats.processed.Load() }
 
 // Serve joins runs and serves their stages until ctx is cancelled (then
 // it stops pulling, lets in-flight records finish within DrainTimeout
-// and returns nil) or, with Once, until the first run ends. A refusal is
-// a *RefusedError.
+// and returns nil) or, with Once or a Run ID, until that run ends. A
+// refusal is a *RefusedError.
 func (w *Worker) Serve(ctx context.Context) error {
 	for {
 		rep, err := w.join(ctx)
+		if errors.Is(err, errRunOver) {
+			w.cfg.Logf("worker %s: run %s is over", w.cfg.Name, w.cfg.Run)
+			return nil
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -123,47 +131,87 @@ func (w *Worker) Serve(ctx context.Context) error {
 		if err := w.serveRun(ctx, rep); err != nil {
 			return err
 		}
-		if w.cfg.Once || ctx.Err() != nil {
+		if w.cfg.Once || w.cfg.Run != "" || ctx.Err() != nil {
 			return nil
 		}
 	}
 }
 
-// join asks to join until a coordinator answers.
+// join asks to join until a coordinator admits or refuses the worker.
+// Without a run ID it first discovers the run on the shared subject. It
+// measures the clock offset to the coordinator before joining.
 func (w *Worker) join(ctx context.Context) (joinReply, error) {
-	req, _ := json.Marshal(joinRequest{Worker: w.cfg.Name, Version: w.cfg.Version, Operators: w.cfg.Registry.Names(), Graph: w.cfg.Graph})
-	subj := anyJoinSubject
-	if w.cfg.Run != "" {
-		subj = names{run: w.cfg.Run}.joinSubject()
+	jr := joinRequest{Worker: w.cfg.Name, Version: w.cfg.Version, Operators: w.cfg.Registry.Names(), Graph: w.cfg.Graph}
+	for logged := false; ; logged = true {
+		run := w.cfg.Run
+		if run == "" {
+			if !logged {
+				w.cfg.Logf("worker %s: waiting for a run on %s", w.cfg.Name, anyJoinSubject)
+			}
+			jr.Discover = true
+			rep, err := w.ask(ctx, anyJoinSubject, jr)
+			if errors.Is(err, errRunOver) {
+				continue
+			}
+			if err != nil {
+				return rep, err
+			}
+			run, jr.Discover = rep.Run, false
+		} else if !logged {
+			w.cfg.Logf("worker %s: waiting for run %s", w.cfg.Name, run)
+		}
+		n := names{run: run}
+		jr.Clock = nil
+		if c, err := estimateOffset(ctx, w.nc, n.clockSubject(), 8, w.cfg.Now); err == nil {
+			jr.Clock = &c
+		}
+		rep, err := w.ask(ctx, n.joinSubject(), jr)
+		if !errors.Is(err, errRunOver) || w.cfg.Run != "" {
+			return rep, err // a named run that is over will not come back
+		}
 	}
-	w.cfg.Logf("worker %s: waiting for a run on %s", w.cfg.Name, subj)
+}
+
+// errRunOver: the coordinator answered that its run has ended.
+var errRunOver = errors.New("run over")
+
+// ask sends a join request to subj until a coordinator answers.
+func (w *Worker) ask(ctx context.Context, subj string, jr joinRequest) (joinReply, error) {
+	req, _ := json.Marshal(jr)
 	for {
 		m, err := w.nc.RequestWithContext(ctx, subj, req)
 		if err == nil {
 			var rep joinReply
-			if err := json.Unmarshal(m.Data, &rep); err != nil {
+			switch err := json.Unmarshal(m.Data, &rep); {
+			case err != nil:
 				return rep, fmt.Errorf("worker: malformed join reply: %w", err)
-			}
-			if rep.Refused != "" {
+			case rep.Over:
+				return rep, pause(ctx, errRunOver)
+			case rep.Refused != "":
 				return rep, &RefusedError{Reason: rep.Refused}
 			}
 			return rep, nil
 		}
-		if ctx.Err() != nil {
-			return joinReply{}, ctx.Err()
+		if err := pause(ctx, nil); err != nil { // no coordinator yet
+			return joinReply{}, err
 		}
-		select { // no coordinator yet
-		case <-time.After(250 * time.Millisecond):
-		case <-ctx.Done():
-			return joinReply{}, ctx.Err()
-		}
+	}
+}
+
+// pause waits a quarter second and returns err, or ctx's error.
+func pause(ctx context.Context, err error) error {
+	select {
+	case <-time.After(250 * time.Millisecond):
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
 // serveRun serves one run until its coordinator ends it or stops
 // answering, or ctx is cancelled (then it drains).
 func (w *Worker) serveRun(ctx context.Context, rep joinReply) error {
-	ops, err := buildOps(w.cfg.Registry, rep.Graph)
+	ops, err := w.cfg.Registry.Build(rep.Graph)
 	if err != nil {
 		return fmt.Errorf("worker: run %s: %w", rep.Run, err)
 	}
@@ -171,7 +219,9 @@ func (w *Worker) serveRun(ctx context.Context, rep joinReply) error {
 	fetch, stopFetch := context.WithCancel(context.Background())
 	hard, stopHard := context.WithCancel(context.Background())
 	defer stopHard()
-	end, err := w.nc.Subscribe(n.endSubject(), func(*nats.Msg) { stopFetch(); stopHard() })
+	// At the end of the run, stop pulling and give the last acks a moment
+	// (their server acks may trail the end message) before abandoning.
+	end, err := w.nc.Subscribe(n.endSubject(), func(*nats.Msg) { stopFetch(); time.AfterFunc(endGrace, stopHard) })
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}

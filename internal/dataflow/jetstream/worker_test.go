@@ -86,3 +86,37 @@ func TestWorkerDrainsOnCancel(t *testing.T) {
 		t.Fatalf("operator called %d times, worker acked %d, want 1 and 1", n, w.Processed())
 	}
 }
+
+// TestWorkerDiscoversRunAndClock: a worker started without a run ID finds
+// the run, and the coordinator learns its clock offset: here the worker's
+// clock runs an hour ahead.
+func TestWorkerDiscoversRunAndClock(t *testing.T) {
+	srv := startServer(t)
+	eng := newEngine(t, srv, jetstream.Config{RemoteOnly: true})
+	if err := eng.Deploy(context.Background(), dataflowtest.Chain(1, 4, "noop")); err != nil {
+		t.Fatal(err)
+	}
+	ahead := func() time.Time { return time.Now().Add(time.Hour) }
+	w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: srv.URL()}, Once: true, Now: ahead,
+		Registry: dataflowtest.Registry(t, map[string]dataflow.OperatorFunc{"noop": dataflowtest.Noop})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	left := make(chan error, 1)
+	go func() { left <- w.Serve(context.Background()) }()
+	if got := drive(t, eng, []string{"a", "b"}, func(int) {}); len(got) != 2 {
+		t.Fatalf("got %d results, want 2", len(got))
+	}
+	if err := <-left; err != nil {
+		t.Fatal(err)
+	}
+	ws := eng.Workers()
+	if len(ws) != 1 || ws[0].Clock == nil {
+		t.Fatalf("workers %+v, want one with a clock offset", ws)
+	}
+	c := ws[0].Clock
+	if d := c.Offset - time.Hour; d < -c.Uncertainty-time.Millisecond || d > c.Uncertainty+time.Millisecond || c.Samples == 0 {
+		t.Fatalf("clock %+v, want 1h ± %s", c, c.Uncertainty)
+	}
+}
