@@ -64,10 +64,10 @@ func (l *Load) Validate(prefix string) error {
 		return err
 	}
 	switch {
-	case l.LLMRatio > 0 && (l.LLM.Model == "" || l.LLM.MaxTokens < 1 || l.LLM.PromptWords < 1):
-		return fmt.Errorf("%s.llm: model must be set and max_tokens, prompt_words ≥ 1", prefix)
-	case l.LLMRatio < 1 && (l.Embedding.Model == "" || l.Embedding.Inputs < 1 || l.Embedding.Words < 1):
-		return fmt.Errorf("%s.embedding: model must be set and inputs, words ≥ 1", prefix)
+	case l.LLMRatio > 0 && l.LLM.Validate(prefix+".llm") != nil:
+		return l.LLM.Validate(prefix + ".llm")
+	case l.LLMRatio < 1 && l.Embedding.Validate(prefix+".embedding") != nil:
+		return l.Embedding.Validate(prefix + ".embedding")
 	case !traffic.SLOBoundOK(l.SLO.LLMTTFT) || !traffic.SLOBoundOK(l.SLO.LLME2E) || !traffic.SLOBoundOK(l.SLO.EmbeddingE2E):
 		return fmt.Errorf("%s.slo: bounds must be between 0 (no bound) and %v", prefix, protocol.MaxDeadline)
 	case l.MaxInFlight < 0:

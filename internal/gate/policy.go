@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -114,7 +113,7 @@ func Default() Policy {
 // and unknown keys are errors.
 func LoadPolicy(path string) (Policy, error) {
 	p := Default()
-	b, err := os.ReadFile(path)
+	b, err := strictyaml.ReadFile(path)
 	if err != nil {
 		return p, fmt.Errorf("reading policy: %w", err)
 	}

@@ -1,6 +1,8 @@
 package runconfig
 
 import (
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -221,5 +223,28 @@ func TestConfigHashIsPinned(t *testing.T) {
 				t.Errorf("config_hash %s, want %s", r.ConfigHash, tc.want)
 			}
 		})
+	}
+}
+
+// TestHostileConfigFiles: an endless file and a document nested 100,000
+// deep are refused before any YAML parser sees them, quickly and without
+// taking the memory they would.
+func TestHostileConfigFiles(t *testing.T) {
+	s := DefaultShared()
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := LoadFile("/dev/zero", &s, env(nil)); err == nil {
+			t.Error("-c /dev/zero accepted")
+		}
+	}
+	deep := "q2:\n  schedule: " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "\n"
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	before := m.TotalAlloc
+	if _, err := ParseConfig("deep.yaml", []byte(deep), &s, env(nil)); err == nil || !strings.Contains(err.Error(), "deep.yaml") {
+		t.Errorf("100k-deep config: %v, want an error naming the file", err)
+	}
+	runtime.ReadMemStats(&m)
+	if grew := m.TotalAlloc - before; grew > 64<<20 {
+		t.Errorf("refusing a 100k-deep config allocated %d MiB", grew>>20)
 	}
 }

@@ -3,7 +3,6 @@ package runconfig
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
@@ -45,7 +44,7 @@ type fileDoc struct {
 // ${VAR} and ${VAR:-default} from lookup, and decodes its top-level keys
 // strictly over shared. Unknown keys are errors naming their path.
 func LoadFile(path string, shared *Shared, lookup LookupEnv) (*File, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := strictyaml.ReadFile(path) // bounded: -c /dev/zero is an error, not a 3 GB read
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}
@@ -59,6 +58,11 @@ func ParseConfig(name string, raw []byte, shared *Shared, lookup LookupEnv) (*Fi
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
 	f := &File{Path: name, src: []byte(src), sections: map[string]ast.Node{}}
+	// Size and nesting are bounded before any YAML parser sees the bytes
+	// (a 100k-deep document took 19.5 GB in the parser alone).
+	if err := strictyaml.Check(f.src); err != nil {
+		return nil, fmt.Errorf("config %s: %w", name, err)
+	}
 	if empty, err := isEmptyYAML(f.src); err != nil || empty {
 		return f, f.wrapErr(err) // an empty file (or only comments) changes nothing
 	}

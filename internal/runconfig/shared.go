@@ -3,6 +3,7 @@ package runconfig
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/ray"
@@ -15,6 +16,11 @@ const (
 	BackendSage = "sage"
 	BackendRay  = "ray"
 )
+
+// MaxRepeat bounds --repeat: each repetition's plan is built before any
+// traffic, so an absurd count would spend the planning time and memory
+// before a single request.
+const MaxRepeat = 10_000
 
 // DefaultDrain bounds the drain of in-flight requests after an interrupt.
 const DefaultDrain = 10 * time.Second
@@ -55,14 +61,14 @@ func DefaultShared() Shared {
 // Validate reports the first problem of s, naming the flag or key.
 func (s Shared) Validate() error {
 	switch {
-	case s.Repeat < 1:
-		return fmt.Errorf("repeat %d: must be ≥ 1", s.Repeat)
+	case s.Repeat < 1 || s.Repeat > MaxRepeat:
+		return fmt.Errorf("repeat %d: must be in [1, %d]", s.Repeat, MaxRepeat)
 	case s.Parallelism < 1:
 		return fmt.Errorf("parallelism %d: must be ≥ 1", s.Parallelism)
 	case s.Nodes < 1:
 		return fmt.Errorf("nodes %d: must be ≥ 1", s.Nodes)
-	case s.Seed < 0:
-		return fmt.Errorf("seed %d: must be ≥ 0", s.Seed)
+	case s.Seed < 0 || s.Seed > math.MaxInt64-int64(s.Repeat-1):
+		return fmt.Errorf("seed %d: must be in [0, %d] with --repeat %d (repetition r runs with seed+r)", s.Seed, math.MaxInt64-int64(s.Repeat-1), s.Repeat)
 	case s.OutputDir == "":
 		return errors.New("output_dir is empty; name a directory (default results)")
 	case s.Drain < 0:

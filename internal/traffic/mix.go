@@ -78,3 +78,22 @@ func SLOBoundOK(bound time.Duration) bool { return bound >= 0 && bound <= protoc
 func Within(ms float64, bound time.Duration) bool {
 	return bound <= 0 || ms <= float64(bound)/float64(time.Millisecond)
 }
+
+// ValidatePolicies checks a Q's list of scheduling policies under key
+// (e.g. "q2.policies"): not empty, each a policy the gateway knows, none
+// twice (a repeated policy would merge two phases into one).
+func ValidatePolicies(key string, ps []string) error {
+	known := strings.Join(protocol.Policies(), ", ")
+	if len(ps) == 0 {
+		return fmt.Errorf("%s is empty; list at least one of %s", key, known)
+	}
+	for i, p := range ps {
+		if !slices.Contains(protocol.Policies(), p) {
+			return fmt.Errorf("%s: unknown policy %q; use %s", key, p, known)
+		}
+		if slices.Contains(ps[:i], p) {
+			return fmt.Errorf("%s: %q is listed twice; list each policy once (use rounds to repeat them)", key, p)
+		}
+	}
+	return nil
+}

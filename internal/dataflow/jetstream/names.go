@@ -57,16 +57,15 @@ func (n names) stageSubject(i int) string { return "sagebench." + n.run + ".s." 
 func (n names) stageConsumer(i int) string {
 	return "stage" + strconv.Itoa(i)
 }
-func (n names) resultsStream() string   { return StreamPrefix + n.run + "_R" }
-func (n names) resultsSubject() string  { return "sagebench." + n.run + ".r" }
-func (n names) deadStream() string      { return StreamPrefix + n.run + "_D" }
-func (n names) deadSubject() string     { return "sagebench." + n.run + ".dead" }
-func (n names) sinkConsumer() string    { return "sink" }
-func (n names) joinSubject() string     { return "sagebench." + n.run + ".join" }
-func (n names) endSubject() string      { return "sagebench." + n.run + ".end" }
-func (n names) pingSubject() string     { return "sagebench." + n.run + ".ping" }
-func (n names) clockSubject() string    { return "sagebench." + n.run + ".clock" }
-func (n names) progressSubject() string { return "sagebench." + n.run + ".progress" }
+func (n names) resultsStream() string  { return StreamPrefix + n.run + "_R" }
+func (n names) resultsSubject() string { return "sagebench." + n.run + ".r" }
+func (n names) deadStream() string     { return StreamPrefix + n.run + "_D" }
+func (n names) deadSubject() string    { return "sagebench." + n.run + ".dead" }
+func (n names) sinkConsumer() string   { return "sink" }
+func (n names) joinSubject() string    { return "sagebench." + n.run + ".join" }
+func (n names) endSubject() string     { return "sagebench." + n.run + ".end" }
+func (n names) pingSubject() string    { return "sagebench." + n.run + ".ping" }
+func (n names) clockSubject() string   { return "sagebench." + n.run + ".clock" }
 
 // anyJoinSubject is where a worker started without --run asks to join.
 const anyJoinSubject = "sagebench.join"

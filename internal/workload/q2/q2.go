@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/load"
@@ -127,13 +125,8 @@ func (c *Config) Validate() error {
 	if math.IsNaN(c.LLMRatio) || c.LLMRatio < 0 || c.LLMRatio > 1 {
 		return fmt.Errorf("q2.llm_ratio %v: must be in [0,1]", c.LLMRatio)
 	}
-	if len(c.Policies) == 0 {
-		return errors.New("q2.policies is empty; list at least one of " + strings.Join(protocol.Policies(), ", "))
-	}
-	for _, p := range c.Policies {
-		if !slices.Contains(protocol.Policies(), p) {
-			return fmt.Errorf("q2.policies: unknown policy %q; use %s", p, strings.Join(protocol.Policies(), ", "))
-		}
+	if err := traffic.ValidatePolicies("q2.policies", c.Policies); err != nil {
+		return err
 	}
 	if err := traffic.ValidateWeights("q2.tenants", c.Tenants, nil); err != nil {
 		return err
@@ -152,10 +145,10 @@ func (c *Config) Validate() error {
 
 func (c *Config) validateShapes() error {
 	switch {
-	case c.LLMRatio > 0 && (c.LLM.Model == "" || c.LLM.MaxTokens < 1 || c.LLM.PromptWords < 1):
-		return errors.New("q2.llm: model must be set and max_tokens, prompt_words ≥ 1")
-	case c.LLMRatio < 1 && (c.Embedding.Model == "" || c.Embedding.Inputs < 1 || c.Embedding.Words < 1):
-		return errors.New("q2.embedding: model must be set and inputs, words ≥ 1")
+	case c.LLMRatio > 0 && c.LLM.Validate("q2.llm") != nil:
+		return c.LLM.Validate("q2.llm")
+	case c.LLMRatio < 1 && c.Embedding.Validate("q2.embedding") != nil:
+		return c.Embedding.Validate("q2.embedding")
 	case c.MaxInFlight < 0:
 		return errors.New("q2.max_in_flight must be ≥ 0 (0 = unlimited)")
 	}

@@ -95,17 +95,19 @@ func TestQ2Override(t *testing.T) {
 
 func TestQ2Validate(t *testing.T) {
 	cases := map[string]func(c *Config){
-		"q2.llm_ratio":                 func(c *Config) { c.LLMRatio = 1.5 },
-		"q2.policies: unknown policy":  func(c *Config) { c.Policies = []string{"fifo", "lottery"} },
-		"q2.policies is empty":         func(c *Config) { c.Policies = nil },
-		"q2.classes: unknown name":     func(c *Config) { c.Classes = []Class{{Priority: "urgent", Weight: 1}} },
-		"q2.rounds":                    func(c *Config) { c.Rounds = 0 },
-		"q2.stack":                     func(c *Config) { c.Stack.LLMSlots = 0 },
-		"q2.tenants: weights sum to 0": func(c *Config) { c.Tenants = []traffic.Weighted{{Name: "a", Weight: 0}} },
-		"q2.schedule.rate":             func(c *Config) { c.Schedule.Rate = 0 },
-		"q2.llm: model":                func(c *Config) { c.LLM.Model = "" },
-		"q2.classes: critical slo":     func(c *Config) { c.Classes[0].SLO.LLMTTFT = -1 },
-		"q2.classes: normal slo":       func(c *Config) { c.Classes[1].SLO.EmbeddingE2E = 25 * time.Hour },
+		"q2.llm_ratio":                          func(c *Config) { c.LLMRatio = 1.5 },
+		"q2.policies: unknown policy":           func(c *Config) { c.Policies = []string{"fifo", "lottery"} },
+		"q2.policies is empty":                  func(c *Config) { c.Policies = nil },
+		"q2.policies: \"fifo\" is listed twice": func(c *Config) { c.Policies = []string{"fifo", "fifo"} },
+		"q2.classes: unknown name":              func(c *Config) { c.Classes = []Class{{Priority: "urgent", Weight: 1}} },
+		"q2.rounds":                             func(c *Config) { c.Rounds = 0 },
+		"q2.stack":                              func(c *Config) { c.Stack.LLMSlots = 0 },
+		"q2.tenants: weights sum to 0":          func(c *Config) { c.Tenants = []traffic.Weighted{{Name: "a", Weight: 0}} },
+		"q2.schedule.rate":                      func(c *Config) { c.Schedule.Rate = 0 },
+		"q2.llm.model":                          func(c *Config) { c.LLM.Model = "" },
+		"q2.llm.prompt_words 100000000":         func(c *Config) { c.LLM.PromptWords = 100_000_000 },
+		"q2.classes: critical slo":              func(c *Config) { c.Classes[0].SLO.LLMTTFT = -1 },
+		"q2.classes: normal slo":                func(c *Config) { c.Classes[1].SLO.EmbeddingE2E = 25 * time.Hour },
 	}
 	for want, mutate := range cases {
 		c := Default(true)

@@ -117,17 +117,13 @@ func (c *Config) Validate() error {
 		return errors.New("q3.aggressor.max_concurrent must be ≥ 0 (0 = no quota)")
 	case c.Alone <= 0 || c.Contended <= 0:
 		return errors.New("q3.alone and q3.contended must be > 0")
-	case len(c.Policies) == 0:
-		return errors.New("q3.policies is empty; list at least one of " + strings.Join(protocol.Policies(), ", "))
-	case c.LLM.Model == "" || c.LLM.MaxTokens < 1 || c.LLM.PromptWords < 1:
-		return errors.New("q3.llm: model must be set and max_tokens, prompt_words ≥ 1")
+	case c.LLM.Validate("q3.llm") != nil:
+		return c.LLM.Validate("q3.llm")
 	case !traffic.SLOBoundOK(c.SLO.TTFT) || !traffic.SLOBoundOK(c.SLO.E2E):
 		return fmt.Errorf("q3.slo: bounds must be between 0 (no bound) and %v", protocol.MaxDeadline)
 	}
-	for _, p := range c.Policies {
-		if !slices.Contains(protocol.Policies(), p) {
-			return fmt.Errorf("q3.policies: unknown policy %q; use %s", p, strings.Join(protocol.Policies(), ", "))
-		}
+	if err := traffic.ValidatePolicies("q3.policies", c.Policies); err != nil {
+		return err
 	}
 	return c.Stack.Validate("q3.stack")
 }

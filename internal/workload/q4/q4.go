@@ -116,8 +116,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("q4.slo.min_success %v: must be in [0,1]", c.SLO.MinSuccess)
 	case !traffic.SLOBoundOK(c.SLO.TTFT) || !traffic.SLOBoundOK(c.SLO.E2E):
 		return fmt.Errorf("q4.slo: bounds must be between 0 (no bound) and %v", protocol.MaxDeadline)
-	case c.LLM.Model == "" || c.LLM.MaxTokens < 1 || c.LLM.PromptWords < 1:
-		return errors.New("q4.llm: model must be set and max_tokens, prompt_words ≥ 1")
+	case c.LLM.Validate("q4.llm") != nil:
+		return c.LLM.Validate("q4.llm")
 	}
 	return c.Stack.Validate("q4.stack")
 }

@@ -17,8 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/load"
@@ -100,12 +98,10 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Schedule.Process != load.ProcessOnOff:
 		return fmt.Errorf("q6.schedule.process %q: Q6 needs onoff (base rate, burst_rate, burst_length, burst_period)", c.Schedule.Process)
-	case len(c.Policies) == 0:
-		return errors.New("q6.policies is empty; list at least one of " + strings.Join(protocol.Policies(), ", "))
 	case math.IsNaN(c.HighShare) || c.HighShare < 0 || c.HighShare > 1:
 		return fmt.Errorf("q6.high_share %v: must be in [0,1]", c.HighShare)
-	case c.LLM.Model == "" || c.LLM.MaxTokens < 1 || c.LLM.PromptWords < 1:
-		return errors.New("q6.llm: model must be set and max_tokens, prompt_words ≥ 1")
+	case c.LLM.Validate("q6.llm") != nil:
+		return c.LLM.Validate("q6.llm")
 	case !traffic.SLOBoundOK(c.High.TTFT) || !traffic.SLOBoundOK(c.High.E2E) || !traffic.SLOBoundOK(c.Low.TTFT) || !traffic.SLOBoundOK(c.Low.E2E):
 		return fmt.Errorf("q6.high_slo, q6.low_slo: bounds must be between 0 (no bound) and %v", protocol.MaxDeadline)
 	case c.Hold <= 0:
@@ -113,10 +109,8 @@ func (c *Config) Validate() error {
 	case c.MaxInFlight < 0:
 		return errors.New("q6.max_in_flight must be ≥ 0 (0 = unlimited)")
 	}
-	for _, p := range c.Policies {
-		if !slices.Contains(protocol.Policies(), p) {
-			return fmt.Errorf("q6.policies: unknown policy %q; use %s", p, strings.Join(protocol.Policies(), ", "))
-		}
+	if err := traffic.ValidatePolicies("q6.policies", c.Policies); err != nil {
+		return err
 	}
 	if err := c.Series.Validate("q6.series"); err != nil {
 		return err
