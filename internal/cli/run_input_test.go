@@ -123,8 +123,7 @@ func TestRunDryRunAllListsCatalog(t *testing.T) {
 		}
 	}
 	if strings.Contains(stdout, "not implemented") {
-		t.Errorf("every Q of the catalog is built, yet the plan says one is not:
-%s", stdout)
+		t.Errorf("every Q of the catalog is built, yet the plan says one is not:\n%s", stdout)
 	}
 }
 
