@@ -169,7 +169,7 @@ func baselineError(err error) error {
 	switch {
 	case errors.Is(err, baseline.ErrNotFound):
 		return withCode(ExitInconclusive, err)
-	case errors.Is(err, baseline.ErrCorrupt), errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, baseline.ErrCorrupt), errors.Is(err, fs.ErrNotExist), errors.Is(err, baseline.ErrDestinationExists):
 		return withCode(ExitUsage, err)
 	}
 	return withCode(ExitError, err)

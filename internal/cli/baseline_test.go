@@ -29,6 +29,7 @@ func TestBaselineCommand(t *testing.T) {
 		{"no key", []string{"baseline", "save", "--dir", store, src}, ExitUsage, "", "--key"},
 		{"missing source", []string{"baseline", "save", "--dir", store, "--key", "k", filepath.Join(out, "none")}, ExitUsage, "", "no such file"},
 		{"restore without keys", []string{"baseline", "restore", "--dir", store, filepath.Join(out, "d.txt")}, ExitUsage, "", "--key"},
+		{"restore onto an existing file", []string{"baseline", "restore", "--dir", store, "--key", "gobench-main-aaa", src}, ExitUsage, "", "exists"},
 	}
 	for _, st := range steps {
 		code, stdout, stderr := invokeCLI(t, st.args...)

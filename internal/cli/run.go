@@ -128,7 +128,7 @@ func (o *runOptions) run(cmd *cobra.Command) error {
 	if err := preflight(resolved); err != nil {
 		return err
 	}
-	if err := checkOutputDir(resolved[0].Shared.OutputDir); err != nil {
+	if err := checkOutputDir(resolved[0].Shared.OutputDir, plannedRequests(resolved)); err != nil {
 		return usageErrorf("%v", err)
 	}
 	return o.execute(cmd.Context(), stdout, stderr, resolved)
@@ -249,17 +249,35 @@ func preflight(resolved []runconfig.Resolved) error {
 	return nil
 }
 
-// checkOutputDir makes sure records can be written before any traffic.
-func checkOutputDir(dir string) error {
+// checkOutputDir makes sure records of the planned size can be written
+// before any traffic: a write of that size is tried (a nearly full disk
+// fails here, not after minutes of traffic).
+func checkOutputDir(dir string, requests int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output dir %s is not usable: %v; choose another with --output-dir", dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".sagebench-write-check-*")
-	if err != nil {
-		return fmt.Errorf("output dir %s is not writable: %v; choose another with --output-dir", dir, err)
+	if err := record.CheckWritable(dir, record.RecordBytes(requests)); err != nil {
+		return fmt.Errorf("%v; free space or choose another with --output-dir", err)
 	}
-	f.Close()
-	return os.Remove(f.Name())
+	return nil
+}
+
+// plannedRequests is how many requests the resolved experiments plan in
+// their first repetition, the largest file a run will write.
+func plannedRequests(resolved []runconfig.Resolved) int {
+	most := 0
+	for _, r := range resolved {
+		p, err := r.Workload.Plan(r.Shared.Seed)
+		if err != nil {
+			continue
+		}
+		n := 0
+		for _, ph := range p.Phases {
+			n += ph.Requests
+		}
+		most = max(most, n)
+	}
+	return most
 }
 
 // execute runs every resolved experiment and maps the outcome to an exit code.

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,5 +286,48 @@ func TestRunErrCode(t *testing.T) {
 		if got := runErrCode(tc.err); got != tc.want {
 			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestRunAdminFailureIsAToolError: a target whose /admin/policy answers
+// 500 is broken, not refusing a policy: the run stops with exit 1 and the
+// target's message, instead of skipping every policy and calling the run
+// invalid.
+func TestRunAdminFailureIsAToolError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/admin/policy":
+			http.Error(w, "policy store is down", http.StatusInternalServerError)
+		default: // lists the models Q2 asks for, so the preflight passes
+			w.Write([]byte(`{"object":"list","data":[{"id":"meta-llama/Llama-3.1-8B-Instruct"},{"id":"BAAI/bge-small-en-v1.5"}]}`))
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, tinyQ2)
+	code, _, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "-c", cfg, "--target", srv.URL, "--output-dir", filepath.Join(dir, "out"))
+	if code != ExitError || !strings.Contains(stderr, "policy store is down") {
+		t.Fatalf("exit %d, stderr %q; want 1 with the target's message", code, stderr)
+	}
+}
+
+// TestRunUnknownModelExit2: a model the target does not list is a config
+// error, found before any traffic.
+func TestRunUnknownModelExit2(t *testing.T) {
+	srv := targettest.NewServer(targettest.OK)
+	srv.Models = []string{"other-llm", "other-embed"}
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results")
+	cfg := writeConfig(t, dir, tinyQ2)
+	code, _, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "-c", cfg, "--target", srv.URL, "--output-dir", out)
+	if code != ExitUsage || !strings.Contains(stderr, `"other-llm"`) || !strings.Contains(stderr, "meta-llama/Llama-3.1-8B-Instruct") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming the missing model and the listed ones", code, stderr)
+	}
+	if n := len(srv.Headers()); n != 0 {
+		t.Errorf("%d requests sent before the config error", n)
+	}
+	if _, err := os.Stat(filepath.Join(out, "q2")); err == nil {
+		t.Errorf("a run directory was written for a config error")
 	}
 }

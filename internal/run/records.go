@@ -185,7 +185,7 @@ func unifiedRow(r runconfig.Resolved, run *record.Run) record.Unified {
 			"name": run.Name, "entry": run.Entry, "repetition": run.Repetition,
 			"complete": run.Complete, "valid": run.Valid, "invalid_reasons": run.InvalidReasons,
 			"primary": s.Primary, "goodput": s.Goodput, "slo_attainment": s.SLOAttainment,
-			"target": run.Target, "load_mode": run.LoadMode, "latency_unit": "ms",
+			"target": run.Target, "load_mode": run.LoadMode, "latency_unit": "ms", "workload_hash": run.WorkloadHash,
 		},
 	}
 }

@@ -89,7 +89,7 @@ func NewRunID(spec workload.Spec, backend string, rep int) string {
 
 // runOnce does repetition rep: target up, traffic, records, target down.
 func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
-	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep)}
+	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload)}
 	if sd, ok := r.Workload.(workload.StackDefaults); ok {
 		opts.StackYAML = sd.StackYAML()
 	}
@@ -106,7 +106,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	}
 	run := record.Run{RunID: id, Workload: r.Spec.ID, Name: r.Spec.Name, Entry: r.Spec.Entry,
 		Backend: r.Shared.Backend, Repetition: rep, Seed: r.Shared.Seed + int64(rep),
-		RunConfig: r.RunConfig, ConfigHash: r.ConfigHash, Target: t.Description(),
+		RunConfig: r.RunConfig, ConfigHash: r.ConfigHash, WorkloadHash: r.WorkloadHash, Target: t.Description(),
 		Environment: rn.Env, StartedAt: time.Now(), InvalidReasons: []string{}, MeasurementFloor: rn.Floor}
 	run.Environment.LoadAvg1 = record.LoadAverage()
 	// A run.json that says "complete": false exists from the start, so a
@@ -147,7 +147,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	defer cancel(nil)
 	go snk.watch(runCtx, cancel)
 	var sent atomic.Int64
-	env := &workload.Env{Target: t, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
+	env := &workload.Env{Target: t, RunID: run.RunID, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(), Record: snk.Record,
 		Sent: func() {
 			sent.Add(1)

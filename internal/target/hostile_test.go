@@ -139,7 +139,9 @@ func TestAdminFailureIsAToolError(t *testing.T) {
 		name string
 		h    http.HandlerFunc
 	}{
-		{"503", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "engine pool down", http.StatusServiceUnavailable) }},
+		{"503", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "engine pool down", http.StatusServiceUnavailable)
+		}},
 		{"dropped", func(w http.ResponseWriter, r *http.Request) {
 			conn, _, _ := w.(http.Hijacker).Hijack()
 			conn.Close()

@@ -96,7 +96,8 @@ func LLMSLO(r *record.Request, ttft, e2e time.Duration) bool {
 	return Within(t, ttft) && Within(r.E2EMs, e2e)
 }
 
-// SwitchPolicy sets policy on t before a sub-run. A target without the
+// SwitchPolicy sets policy on t before a sub-run. A target that fails
+// (ErrTargetFailed) ends the run. A target without the
 // admin API keeps its own policy: phase is "target" and note says so (the
 // caller then runs once). A refused policy is skipped: err is set and
 // note says why.
@@ -109,5 +110,16 @@ func SwitchPolicy(ctx context.Context, t *target.Target, policy string, all []st
 		return "target", fmt.Sprintf("the target cannot switch policy (%s not applied): ran once with the target's own policy as phase \"target\" (%v)",
 			strings.Join(all, ", "), err), nil
 	}
+	var ae *target.AdminError
+	if errors.As(err, &ae) && (ae.Status == "" || strings.HasPrefix(ae.Status, "5")) {
+		// No answer or a server error: the target is broken, not refusing
+		// a policy; measuring on would compare nothing.
+		return "", "", fmt.Errorf("%w: %v", ErrTargetFailed, err)
+	}
 	return "", fmt.Sprintf("policy %s skipped: %v", policy, err), err
 }
+
+// ErrTargetFailed is returned by SwitchPolicy when the target's admin API
+// failed (no answer, 5xx) rather than refused the policy: the run stops
+// with a tool error (exit 1) naming the target's message.
+var ErrTargetFailed = errors.New("switching the scheduling policy failed")

@@ -2,6 +2,7 @@ package q2
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -97,6 +98,9 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 				return q.outcome(out, ran, kept.All(), env), nil
 			}
 			phase, note, err := q.switchPolicy(ctx, env.Target, policy)
+			if errors.Is(err, traffic.ErrTargetFailed) {
+				return out, err
+			}
 			if note != "" && round == 0 {
 				out.Notes = append(out.Notes, note)
 				fmt.Fprintln(env.Log, "q2:", note)

@@ -2,6 +2,7 @@ package q3
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -93,6 +94,9 @@ func (q *q3) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	var ran []string
 	for _, policy := range q.cfg.Policies {
 		phase, note, err := traffic.SwitchPolicy(ctx, env.Target, policy, q.cfg.Policies)
+		if errors.Is(err, traffic.ErrTargetFailed) {
+			return out, err
+		}
 		if note != "" {
 			out.Notes = append(out.Notes, note)
 		}

@@ -2,6 +2,7 @@ package q6
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -73,6 +74,9 @@ func (q *q6) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 			break
 		}
 		phase, note, err := traffic.SwitchPolicy(ctx, env.Target, policy, c.Policies)
+		if errors.Is(err, traffic.ErrTargetFailed) {
+			return out, err
+		}
 		if note != "" {
 			out.Notes = append(out.Notes, note)
 		}
