@@ -114,13 +114,16 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	if err := record.WriteJSONAtomic(filepath.Join(dir, "run.json"), run); err != nil {
 		return Result{}, err
 	}
+	stopScrape := scrape(ctx, t, dir)
 	outcome, col, err := rn.drive(ctx, r, t, &run, dir)
+	metricNotes, metricExtra := stopScrape()
 	if err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
 	run.EndedAt = time.Now()
+	outcome.Extra = mergeExtra(outcome.Extra, metricExtra)
 	rn.finish(&run, r, outcome, col, ctx.Err() == nil)
-	run.Notes = append(outcome.Notes, connNotes(t, warmed)...)
+	run.Notes = append(append(outcome.Notes, connNotes(t, warmed)...), metricNotes...)
 	if err := writeRecords(dir, r, &run, outcome); err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
