@@ -61,7 +61,8 @@ func tinyConfig(events ...drill.Event) drill.Config {
 }
 
 // TestLostDetectorFires: the stack silently drops three responses; the
-// drill counts exactly those three as lost (reset), and events.jsonl
+// drill counts exactly those three as lost (truncated: each answer
+// started and never ended), and events.jsonl
 // records the drop.
 func TestLostDetectorFires(t *testing.T) {
 	tg := openEmbedded(t)
@@ -70,8 +71,8 @@ func TestLostDetectorFires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Lost.Lost != 3 || r.Lost.ByClass["reset"] != 3 {
-		t.Fatalf("lost %+v; want 3 reset", r.Lost)
+	if r.Lost.Lost != 3 || r.Lost.ByClass["truncated"] != 3 {
+		t.Fatalf("lost %+v; want 3 truncated", r.Lost)
 	}
 	if r.Lost.Sent != len(*got) || r.Lost.OK+r.Lost.Explicit+r.Lost.Lost != r.Lost.Sent {
 		t.Errorf("accounting %+v does not add up to %d records", r.Lost, len(*got))

@@ -113,8 +113,14 @@ func (s *Stack) DropResponses(n int) {
 func (s *Stack) dropping(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/") && s.takeDrop() {
+			// The answer starts and never ends: the client has a response,
+			// so it cannot replay the request elsewhere (a connection
+			// closed before any byte may be replayed by the transport),
+			// and the request is left without its result.
 			if hj, ok := w.(http.Hijacker); ok {
-				if conn, _, err := hj.Hijack(); err == nil {
+				if conn, buf, err := hj.Hijack(); err == nil {
+					_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1024\r\n\r\n{")
+					_ = buf.Flush()
 					_ = conn.Close()
 					return
 				}
