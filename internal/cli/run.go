@@ -90,7 +90,8 @@ func (o *runOptions) bindFlags(f *pflag.FlagSet) {
 	f.StringSliceVarP(&o.experiments, "experiment", "e", nil, "experiment(s) to run: Q1..Q8, case-insensitive; repeat or comma-separate")
 	f.BoolVarP(&o.all, "all", "a", false, "run every experiment of the catalog this build implements")
 	f.StringVarP(&s.Backend, "backend", "b", s.Backend, "runtime backend: sage or ray")
-	f.IntVar(&s.Nodes, "nodes", s.Nodes, "worker nodes")
+	f.IntVar(&s.Nodes, "nodes", s.Nodes, "worker nodes: Q1's operators run on N `sagebench worker` processes over NATS JetStream")
+	f.StringVar(&s.NATSURL, "nats-url", "", "an external NATS cluster for --nodes (default: an embedded server and local workers); token in NATS_TOKEN or a creds file in NATS_CREDS")
 	f.IntVar(&s.Parallelism, "parallelism", s.Parallelism, "operator parallelism")
 	f.IntVar(&s.Repeat, "repeat", s.Repeat, "independent repetitions, each re-seeded from seed+rep")
 	f.Int64Var(&s.Seed, "seed", s.Seed, "seed: same seed → same schedule and request mix")
@@ -197,6 +198,7 @@ func (o *runOptions) applySharedFlags(f *pflag.FlagSet, s *runconfig.Shared) {
 	}
 	set("backend", func() { s.Backend = o.shared.Backend })
 	set("nodes", func() { s.Nodes = o.shared.Nodes })
+	set("nats-url", func() { s.NATSURL = o.shared.NATSURL })
 	set("parallelism", func() { s.Parallelism = o.shared.Parallelism })
 	set("repeat", func() { s.Repeat = o.shared.Repeat })
 	set("seed", func() { s.Seed = o.shared.Seed })
@@ -290,6 +292,7 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}
 	var invalid []string
 	for _, r := range resolved {
+		rn.Dataflow = distributed(r.Shared, r.Shared.Target.APIKeyEnv, log)
 		if o.calibrate {
 			floor, err := o.measureFloor(ctx, r)
 			if err != nil {

@@ -34,6 +34,9 @@ type Runner struct {
 	// calibrate), recorded in every repetition's run.json and summary.md;
 	// nil when the run was not calibrated.
 	Floor *record.Floor
+	// Dataflow, when set, is handed to the workloads to run their dataflow
+	// graphs on another engine (--nodes N); nil: in-process.
+	Dataflow workload.DataflowStarter
 	// InjectDelay slows the client path on purpose: every request waits
 	// this long after the driver releases it and before it is sent. Only
 	// the floor's own tests use it, to show a slower harness raises the
@@ -150,7 +153,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	defer cancel(nil)
 	go snk.watch(runCtx, cancel)
 	var sent atomic.Int64
-	env := &workload.Env{Target: t, RunID: run.RunID, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
+	env := &workload.Env{Target: t, RunID: run.RunID, Dataflow: rn.Dataflow, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(), Record: snk.Record,
 		Sent: func() {
 			sent.Add(1)

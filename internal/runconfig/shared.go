@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/ray"
@@ -29,8 +30,12 @@ const DefaultDrain = 10 * time.Second
 // (docs/design.md) plus the target and the validity rules. Flags and the
 // top-level keys of a config file fill it.
 type Shared struct {
-	Backend     string           `yaml:"backend" json:"backend"`
-	Nodes       int              `yaml:"nodes" json:"nodes"`
+	Backend string `yaml:"backend" json:"backend"`
+	Nodes   int    `yaml:"nodes" json:"nodes"`
+	// NATSURL is an external NATS cluster for --nodes (empty: an embedded
+	// server and local worker processes). Credentials come from the
+	// environment (NATS_TOKEN) or a creds file, never from here.
+	NATSURL     string           `yaml:"nats_url,omitempty" json:"nats_url,omitempty"`
 	Parallelism int              `yaml:"parallelism" json:"parallelism"`
 	Repeat      int              `yaml:"repeat" json:"repeat"`
 	Seed        int64            `yaml:"seed" json:"seed"`
@@ -83,8 +88,10 @@ func (s Shared) Validate() error {
 	default:
 		return fmt.Errorf("backend %q: choose sage or ray", s.Backend)
 	}
-	if s.Nodes > 1 {
-		return fmt.Errorf("nodes %d: more than one node needs the NATS engine, not in this build yet; use --nodes 1", s.Nodes)
+	if u, err := url.Parse(s.NATSURL); s.NATSURL != "" && (err != nil || u.Host == "") {
+		return fmt.Errorf("nats_url %q: want nats://host:port", s.NATSURL)
+	} else if s.NATSURL != "" && u.User != nil {
+		return errors.New("nats_url carries credentials; put a token in NATS_TOKEN or a creds file in NATS_CREDS (they are never recorded)")
 	}
 	if err := s.Target.Validate(); err != nil {
 		return err

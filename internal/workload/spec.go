@@ -19,6 +19,9 @@ type Spec struct {
 	// New returns a workload with the defaults of its full or quick scale;
 	// nil when this build does not implement the Q yet.
 	New func(quick bool) Workload
+	// Distributed says the Q's client side runs on the dataflow runtime,
+	// so --nodes N spreads it over N workers; other Qs run on one node.
+	Distributed bool
 	// Primary picks the primary metric out of a summary; nil → goodput.
 	Primary func(record.Summary) record.Metric
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/summary"
@@ -125,7 +126,16 @@ type Env struct {
 	// RunID is the run's id (run.json run_id) when the runner sets it; a
 	// workload that submits work elsewhere names it after the run.
 	RunID string
+	// Dataflow, when set, runs a Q's dataflow graph on another engine —
+	// the NATS JetStream cluster of --nodes N — instead of the in-process
+	// one; the graph's operators then run on the workers. Nil: in-process.
+	Dataflow DataflowStarter
 }
+
+// DataflowStarter starts an engine for graph g whose operators reach the
+// target at targetURL, deploys g on it and waits for its workers. stop
+// releases the engine (its workers, its server); notes say where it ran.
+type DataflowStarter func(ctx context.Context, g dataflow.Graph, targetURL string) (eng dataflow.Engine, stop func() error, notes []string, err error)
 
 // Offset returns t as nanoseconds since Env.Start (0 for a zero time).
 func (e *Env) Offset(t time.Time) int64 {

@@ -22,7 +22,7 @@ const TypeRAG = rag.RequestType
 // Spec is Q1's catalog entry.
 func Spec() workload.Spec {
 	return workload.Spec{
-		ID: "Q1", Name: "PipelineChain", Entry: "e2e_pipeline",
+		ID: "Q1", Name: "PipelineChain", Entry: "e2e_pipeline", Distributed: true,
 		Description: "RAG transaction: embed query → retrieve top-k → generate with the retrieved context; primary: goodput (tx/s meeting the end-to-end SLO)",
 		New:         func(quick bool) workload.Workload { return &q1{cfg: Default(quick)} },
 		Primary: func(s record.Summary) record.Metric {

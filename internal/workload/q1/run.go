@@ -3,6 +3,7 @@ package q1
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/corpus"
+	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/workload"
 
 	"github.com/sagebench/sagebench/internal/dataflow"
@@ -66,8 +68,32 @@ func (c *Config) deployGraph(parallelism int) dataflow.Graph {
 		if w := c.Width[s.Operator]; s.Parallelism == 0 && w > 1 {
 			g.Stages[i].Parallelism = w * g.Parallelism
 		}
+		g.Stages[i].Params = c.stageParams(s)
 	}
 	return g
+}
+
+// stageParams are s's params with the models written in, so that workers
+// of another process (--nodes), which know no q1 defaults, run the same
+// operators; a param set in the graph wins.
+func (c *Config) stageParams(s dataflow.StageConfig) map[string]string {
+	p := maps.Clone(s.Params)
+	if p == nil {
+		p = map[string]string{}
+	}
+	set := func(k, v string) {
+		if _, ok := p[k]; !ok {
+			p[k] = v
+		}
+	}
+	switch s.Operator {
+	case rag.OpEmbed:
+		set("model", c.Embedding.Model)
+	case rag.OpGenerate:
+		set("model", c.LLM.Model)
+		set("max_tokens", strconv.Itoa(c.LLM.MaxTokens))
+	}
+	return p
 }
 
 // stageParallelism is the number of workers stage s gets in g.
@@ -97,10 +123,15 @@ func (q *q1) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		return workload.Outcome{}, err
 	}
 	notes = append(notes, more...)
-	r, err := newQ1Run(q.cfg, env, client, ix, sched.Len())
+	if harness && env.Dataflow != nil {
+		return workload.Outcome{}, fmt.Errorf("q1: the target has no %s, and retrieval in the harness cannot run on --nodes workers; run with --nodes 1", protocol.PathRetrieve)
+	}
+	r, err := newQ1Run(ctx, q.cfg, env, client, ix, sched.Len())
 	if err != nil {
 		return workload.Outcome{}, err
 	}
+	defer r.stop()
+	notes = append(notes, r.notes...)
 	r.rate = sched.Rate()
 	phase, err := r.run(ctx, sched)
 	if err != nil {
@@ -146,11 +177,14 @@ type q1Run struct {
 	cfg     *Config
 	env     *workload.Env
 	graph   dataflow.Graph
-	eng     *dataflow.Local
+	eng     dataflow.Engine
 	ix      *corpus.Corpus
 	queries []corpus.Query
 
 	rate float64 // the schedule's, tx/s
+
+	stop  func() error // releases the engine (a --nodes cluster)
+	notes []string     // where the engine ran
 
 	mu      sync.Mutex
 	txns    []q1Txn // by seq
@@ -168,7 +202,18 @@ type q1Txn struct {
 	done     bool
 }
 
-func newQ1Run(cfg *Config, env *workload.Env, client rag.Client, ix *corpus.Corpus, n int) (*q1Run, error) {
+func newQ1Run(ctx context.Context, cfg *Config, env *workload.Env, client rag.Client, ix *corpus.Corpus, n int) (*q1Run, error) {
+	r := &q1Run{cfg: cfg, env: env, graph: cfg.deployGraph(env.Parallelism), ix: ix,
+		queries: ix.Queries(n, cfg.QueryWords, env.Seed), txns: make([]q1Txn, n), stop: func() error { return nil }}
+	r.stats = newQ1Stats(r.graph, env.Target.IsEmbedded(), ix, cfg.TopK)
+	if env.Dataflow != nil { // --nodes: the operators run on the workers
+		eng, stop, notes, err := env.Dataflow(ctx, r.graph, env.Target.URL())
+		if err != nil {
+			return nil, fmt.Errorf("q1: starting the distributed runtime: %w", err)
+		}
+		r.eng, r.stop, r.notes = eng, stop, notes
+		return r, nil
+	}
 	reg := dataflow.NewRegistry()
 	if err := rag.Register(reg, client, cfg.ragDefaults()); err != nil {
 		return nil, err
@@ -177,12 +222,10 @@ func newQ1Run(cfg *Config, env *workload.Env, client rag.Client, ix *corpus.Corp
 	if err != nil {
 		return nil, err
 	}
-	r := &q1Run{cfg: cfg, env: env, graph: cfg.deployGraph(env.Parallelism), eng: eng, ix: ix,
-		queries: ix.Queries(n, cfg.QueryWords, env.Seed), txns: make([]q1Txn, n)}
-	r.stats = newQ1Stats(r.graph, env.Target.IsEmbedded(), ix, cfg.TopK)
-	if err := eng.Deploy(context.Background(), r.graph); err != nil {
+	if err := eng.Deploy(ctx, r.graph); err != nil {
 		return nil, fmt.Errorf("q1.graph: %w", err)
 	}
+	r.eng = eng
 	return r, nil
 }
 

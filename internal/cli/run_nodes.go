@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sagebench/sagebench/internal/dataflow"
+	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
+	"github.com/sagebench/sagebench/internal/runconfig"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// distributed returns the dataflow starter of --nodes N / nats_url: the
+// graph runs on NATS JetStream — an embedded server and N local worker
+// processes (`sagebench worker`), or an external cluster whose N workers
+// must join — instead of in this process. Nil for one node.
+func distributed(s runconfig.Shared, apiKeyEnv string, stderr io.Writer) workload.DataflowStarter {
+	if s.Nodes <= 1 && s.NATSURL == "" {
+		return nil
+	}
+	return func(ctx context.Context, g dataflow.Graph, targetURL string) (dataflow.Engine, func() error, []string, error) {
+		args := []string{"--target", targetURL}
+		if apiKeyEnv != "" { // the key travels in the environment, never in arguments
+			args = append(args, "--target-api-key-env", apiKeyEnv)
+		}
+		c, err := jetstream.StartCluster(ctx, jetstream.ClusterConfig{Nodes: s.Nodes, URL: s.NATSURL,
+			Auth:       jetstream.Auth{Token: os.Getenv("NATS_TOKEN"), CredsFile: os.Getenv("NATS_CREDS")},
+			Engine:     jetstream.Config{Version: workerVersion()},
+			WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: stderr}})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if err := c.Deploy(ctx, g); err != nil {
+			c.Close()
+			return nil, nil, nil, err
+		}
+		return c.Engine(), c.Close, clusterNotes(c.Info()), nil
+	}
+}
+
+func clusterNotes(in jetstream.ClusterInfo) []string {
+	where := "an external cluster"
+	if in.Embedded {
+		where = "an embedded server"
+	}
+	notes := []string{fmt.Sprintf("dataflow on NATS JetStream: %s at %s, run %s, %d workers, stream replicas %d, %s storage",
+		where, in.Server, in.Run, in.Workers, in.Replicas, in.Storage)}
+	var nodes []string
+	for _, n := range in.Nodes {
+		clock := "clock offset not measured"
+		if n.Clock != nil {
+			clock = fmt.Sprintf("clock offset %v ± %v", n.Clock.Offset, n.Clock.Uncertainty)
+		}
+		nodes = append(nodes, fmt.Sprintf("%s (%s)", n.Name, clock))
+	}
+	if len(nodes) > 0 {
+		notes = append(notes, "workers: "+strings.Join(nodes, "; "))
+	}
+	return notes
+}

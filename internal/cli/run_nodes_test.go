@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunQ1OnNodes: `run -e Q1 --nodes 2` starts an embedded NATS server
+// and two real `sagebench worker` processes (this test binary acting as
+// the CLI), runs Q1's operators on them and records every transaction.
+func TestRunQ1OnNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns worker processes")
+	}
+	t.Setenv(envTestAsCLI, "1") // the spawned workers inherit it
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "validity: {max_lag_p99_ms: 1000, min_delivered_ratio: 0.5}\n")
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q1", "--quick", "--nodes", "2",
+		"--total-requests", "20", "-c", cfg, "--output-dir", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
+	}
+	if !strings.Contains(stdout, "dataflow on NATS JetStream: an embedded server") || !strings.Contains(stdout, "2 workers") {
+		t.Errorf("the run does not say where its operators ran:\n%s", stdout)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "q1", "q1-sage-0-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("run dirs %v", dirs)
+	}
+	run := readRun(t, dirs[0])
+	txns := 0
+	for _, r := range readRequests(t, dirs[0]) {
+		if r.Kind == "txn" && r.OK {
+			txns++
+		}
+	}
+	if txns != 20 || run.Summary.Requests != 20 {
+		t.Errorf("%d ok transactions, summary %d; want 20 and 20", txns, run.Summary.Requests)
+	}
+}
+
+// TestRunNodesOnlyForQ1: the other Qs run one open-loop driver; --nodes
+// there is a configuration error saying so.
+func TestRunNodesOnlyForQ1(t *testing.T) {
+	code, _, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "--nodes", "2", "--dry-run")
+	if code != ExitUsage || !strings.Contains(stderr, "Q2 runs on one node") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
