@@ -51,6 +51,7 @@ q2:
   schedule: {process: constant, rate: $1, duration: ${DUR}s, count: 0}
   llm_ratio: 0
   policies: [fifo]
+  rounds: 1
   embedding: {model: bench-embed, inputs: 1, words: 4}
 YAML
   rm -rf "$TMP/out"

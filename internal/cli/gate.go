@@ -54,7 +54,12 @@ Findings from an invalid or incomplete run are inconclusive, never a regression.
 Exit codes: 0 pass, 3 regression, 4 inconclusive, 2 usage error, 1 tool error.
 The policy (--policy FILE, YAML, strict) defaults to alpha 0.01 and a +5 %
 geomean time threshold; --alpha and --threshold override it.`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 || len(args) > 2 {
+				return usageErrorf("gate takes [BASE] CURRENT (got %d inputs): the stored baseline and the new results, or the new results alone to check absolute limits", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := o.policy(cmd)
 			if err != nil {

@@ -154,3 +154,14 @@ func TestGateRunDirectories(t *testing.T) {
 		})
 	}
 }
+
+// TestGateArgsSayWhatTheyNeed: a wrong number of inputs is one line that
+// says what gate takes, exit 2 (not cobra's "accepts between 1 and 2").
+func TestGateArgsSayWhatTheyNeed(t *testing.T) {
+	for _, args := range [][]string{{"gate"}, {"gate", "a", "b", "c"}} {
+		code, _, stderr := invokeCLI(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, "gate takes [BASE] CURRENT") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/dataflow"
+	"github.com/sagebench/sagebench/internal/dataflow/dataflowtest"
 )
 
 // The engine contract (delivery, failures, cancellation, fan-out, hops,
@@ -39,7 +40,7 @@ func TestBackpressureBoundsMemory(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := eng.Deploy(ctx, chain(par, queue, "noop", "noop", "sink")); err != nil {
+	if err := eng.Deploy(ctx, dataflowtest.Chain(par, queue, "noop", "noop", "sink")); err != nil {
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
@@ -96,10 +97,10 @@ func TestRedeliveryDedupAtSink(t *testing.T) {
 		mu.Unlock()
 		return emit(in)
 	}
-	ops := map[string]dataflow.OperatorFunc{"count": counting, "a": appendOp("a")}
-	eng, wait := newEngine(t, ops, chain(2, 8, "a", "count", "a"), dataflow.LocalOptions{Redeliver: 0.3, Seed: 7, Serialize: true})
+	ops := map[string]dataflow.OperatorFunc{"count": counting, "a": dataflowtest.AppendOp("a")}
+	eng, wait := newEngine(t, ops, dataflowtest.Chain(2, 8, "a", "count", "a"), dataflow.LocalOptions{Redeliver: 0.3, Seed: 7, Serialize: true})
 	const n = 1000
-	got := runAll(t, eng, wait, n)
+	got := dataflowtest.RunAll(t, eng, wait, n)
 	if len(got) != n {
 		t.Fatalf("got %d distinct results, want %d", len(got), n)
 	}
@@ -129,8 +130,8 @@ func TestSerializeIsolatesStages(t *testing.T) {
 		copy(out.Payload, "BAD!")
 		return nil
 	}
-	eng, wait := newEngine(t, map[string]dataflow.OperatorFunc{"scribble": scribble, "a": appendOp("a")}, chain(2, 4, "scribble", "a"), dataflow.LocalOptions{Serialize: true})
-	for id, r := range runAll(t, eng, wait, 100) {
+	eng, wait := newEngine(t, map[string]dataflow.OperatorFunc{"scribble": scribble, "a": dataflowtest.AppendOp("a")}, dataflowtest.Chain(2, 4, "scribble", "a"), dataflow.LocalOptions{Serialize: true})
+	for id, r := range dataflowtest.RunAll(t, eng, wait, 100) {
 		if string(r.Payload) != "good|a" {
 			t.Fatalf("%s: payload %q, want good|a", id, r.Payload)
 		}
@@ -165,7 +166,7 @@ func TestLocalOptionsValidate(t *testing.T) {
 func TestTimedOutEmitBlockedOnResultsIsDelivered(t *testing.T) {
 	for _, serialize := range []bool{false, true} {
 		t.Run(fmt.Sprintf("serialize=%v", serialize), func(t *testing.T) {
-			g := chain(1, 4, "emit")
+			g := dataflowtest.Chain(1, 4, "emit")
 			g.Stages[0].Timeout = 20 * time.Millisecond
 			ops := map[string]dataflow.OperatorFunc{"emit": func(_ context.Context, in dataflow.Record, emit func(dataflow.Record) error) error {
 				return emit(in)
