@@ -50,3 +50,14 @@ func TestRunNodesOnlyForQ1(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestRunNodesUnreachableNATS: an external cluster that does not answer is
+// a tool error naming its URL, within seconds.
+func TestRunNodesUnreachableNATS(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), "run", "-e", "Q1", "--quick", "--total-requests", "5",
+		"--nats-url", "nats://127.0.0.1:1", "--output-dir", filepath.Join(dir, "out"))
+	if code != ExitError || !strings.Contains(stderr, "nats://127.0.0.1:1") {
+		t.Errorf("exit %d, stderr %q; want 1 naming the URL", code, stderr)
+	}
+}

@@ -304,13 +304,6 @@ func TestQ1BadGraphExits2(t *testing.T) {
 	}
 }
 
-func TestQ1NodesNeedsNATS(t *testing.T) {
-	res := runQ1(t, q1Loose, "--nodes", "2")
-	if res.code != cli.ExitUsage || !strings.Contains(res.stderr, "NATS") {
-		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
-	}
-}
-
 func TestQ1InterruptRecordsEveryTransaction(t *testing.T) {
 	// Every retrieve hangs: when the run is interrupted, the transactions
 	// in the graph get the drain, then end as cancelled records.

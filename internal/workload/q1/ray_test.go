@@ -182,8 +182,17 @@ func TestQ1OnRayInterrupted(t *testing.T) {
 	if res.code != cli.ExitError || res.run.Complete {
 		t.Fatalf("exit %d, complete %v: want an interrupted run\nstderr:\n%s", res.code, res.run.Complete, res.stderr)
 	}
-	if jobs := f.Jobs(); len(jobs) != 1 || f.Status(jobs[0]) != ray.StatusStopped {
-		t.Fatalf("jobs %v: want the one job STOPPED", jobs)
+	jobs := f.Jobs()
+	if len(jobs) != 1 {
+		t.Fatalf("jobs %v: want one", jobs)
+	}
+	// The fake marks the job once its driver has exited; on a loaded
+	// machine that can trail the run's own return.
+	for deadline := time.Now().Add(10 * time.Second); f.Status(jobs[0]) != ray.StatusStopped && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st := f.Status(jobs[0]); st != ray.StatusStopped {
+		t.Fatalf("job %s is %s: want STOPPED", jobs[0], st)
 	}
 }
 
