@@ -39,10 +39,17 @@ class FakeTarget:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.enter(self.path, dict(self.headers))
+                left = []
+
+                def leave():  # once, before the answer's last bytes: the client
+                    if not left:  # cannot send its next request before reading them
+                        left.append(1)
+                        outer.leave(self.path)
+                self.leave = leave
                 try:
                     outer.answer(self, body)
                 finally:
-                    outer.leave(self.path)
+                    leave()
 
         self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
         self.url = "http://127.0.0.1:%d" % self.srv.server_address[1]
@@ -85,6 +92,7 @@ class FakeTarget:
         if self.truncate:
             return
         usage = {"choices": [], "usage": {"prompt_tokens": 20, "completion_tokens": self.tokens}}
+        h.leave()
         h.wfile.write(b"data: " + json.dumps(usage).encode() + b"\n\ndata: [DONE]\n\n")
 
 
@@ -93,6 +101,7 @@ def send(h, status, body):
     h.send_header("Content-Type", "application/json")
     h.send_header("Content-Length", str(len(body)))
     h.end_headers()
+    h.leave()
     h.wfile.write(body)
 
 
