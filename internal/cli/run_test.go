@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -76,20 +75,9 @@ func readRun(t *testing.T, dir string) record.Run {
 
 func readRequests(t *testing.T, dir string) []record.Request {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "requests.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []record.Request
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r record.Request
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("requests.jsonl line %d: %v", len(out)+1, err)
-		}
-		out = append(out, r)
+	if err := record.ReadRequestsFile(filepath.Join(dir, "requests.jsonl"), func(_ int, r record.Request) { out = append(out, r) }); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

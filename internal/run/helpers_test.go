@@ -1,9 +1,6 @@
 package run
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,20 +10,9 @@ import (
 
 func readRequests(t *testing.T, dir string) []record.Request {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "requests.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []record.Request
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r record.Request
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("requests.jsonl line %d: %v", len(out)+1, err)
-		}
-		out = append(out, r)
+	if err := record.ReadRequestsFile(filepath.Join(dir, "requests.jsonl"), func(_ int, r record.Request) { out = append(out, r) }); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
