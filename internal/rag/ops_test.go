@@ -10,7 +10,7 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/rag"
-	"github.com/sagebench/sagebench/internal/rag/ragtest"
+	"github.com/sagebench/sagebench/internal/target/targettest"
 )
 
 var q1Graph = dataflow.Graph{Name: "q1", Parallelism: 2, Stages: []dataflow.StageConfig{
@@ -22,7 +22,7 @@ var q1Graph = dataflow.Graph{Name: "q1", Parallelism: 2, Stages: []dataflow.Stag
 // runGraph sends n transactions through the Q1 graph against srv with the
 // distributed rules on (serialisation, redelivery) and returns the results
 // by ID.
-func runGraph(t *testing.T, srv *ragtest.Server, n int) map[string]dataflow.Record {
+func runGraph(t *testing.T, srv *targettest.Server, n int) map[string]dataflow.Record {
 	t.Helper()
 	client, err := openai.NewClient(openai.Config{BaseURL: srv.URL, Timeout: 10 * time.Second})
 	if err != nil {
@@ -64,7 +64,7 @@ func runGraph(t *testing.T, srv *ragtest.Server, n int) map[string]dataflow.Reco
 }
 
 func TestOperatorsRunTheTransaction(t *testing.T) {
-	srv, err := ragtest.NewServer(ragtest.Options{FailEvery: 4})
+	srv, err := targettest.NewRAG(targettest.RAGOptions{FailEvery: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestOperatorsRunTheTransaction(t *testing.T) {
 			t.Errorf("txn %s: vector %d, hits %d, calls %d; want 32, 3, 3", id, len(tx.Vector), len(tx.Hits), len(tx.Calls))
 		}
 		gen, ok := tx.Call("generate")
-		if !ok || len(gen.Tokens) != 4 || gen.FirstToken.IsZero() || gen.Engine != "fake-llm-0" || gen.CompletionTokens != 4 {
+		if !ok || len(gen.Tokens) != 4 || gen.FirstToken.IsZero() || gen.Engine != "fake-0" || gen.CompletionTokens != 4 {
 			t.Errorf("txn %s: generate call %+v", id, gen)
 		}
 		if len(r.Hops) != 3 {

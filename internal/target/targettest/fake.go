@@ -1,8 +1,12 @@
-// Package targettest provides a small OpenAI-compatible server for tests
-// of the harness: it streams chat completions as server-sent events,
-// answers embeddings, exposes /admin/policy, and can misbehave on demand
-// (garbage bodies, hangs, 500s) so that tests can check that a broken
-// target ends as error records. It binds 127.0.0.1 on a free port.
+// Package targettest provides the one small OpenAI-compatible server the
+// harness's tests use: it streams chat completions as server-sent events,
+// answers embeddings, exposes /admin/policy, counts the requests in flight
+// per endpoint, and can misbehave on demand (garbage bodies, hangs, 500s)
+// so that tests can check that a broken target ends as error records.
+// NewRAG adds what Q1 needs: deterministic embeddings of the synthetic
+// corpus and POST /v1/retrieve (exact search), with chosen retrieves
+// failing or hanging. NewHostile serves hostile answers. Every server
+// binds 127.0.0.1 on a free port.
 package targettest
 
 import (
@@ -38,23 +42,70 @@ type Server struct {
 	closing chan struct{}
 	once    sync.Once
 
+	rag *ragState // nil: not a RAG target
+
 	mu       sync.Mutex
 	policy   string
 	policies []string // every policy set, in order
 	headers  []http.Header
+	inFlight map[string]int // by endpoint: "chat", "embeddings", "retrieve"
+	peak     map[string]int
+	count    map[string]int
 }
 
 // NewServer starts a server; Close it when done.
 func NewServer(mode string) *Server {
-	s := &Server{Mode: mode, Tokens: 4, TokenDelay: time.Millisecond, policy: "fifo", closing: make(chan struct{})}
+	return start(newServer(mode))
+}
+
+func newServer(mode string) *Server {
+	return &Server{Mode: mode, Tokens: 4, TokenDelay: time.Millisecond, policy: "fifo", closing: make(chan struct{}),
+		inFlight: map[string]int{}, peak: map[string]int{}, count: map[string]int{}}
+}
+
+func start(s *Server) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) })
-	mux.HandleFunc("POST /v1/chat/completions", s.chat)
-	mux.HandleFunc("POST /v1/embeddings", s.embed)
+	mux.HandleFunc("POST /v1/chat/completions", s.track("chat", s.chat))
+	mux.HandleFunc("POST /v1/embeddings", s.track("embeddings", s.embed))
+	if s.rag != nil && !s.rag.opts.NoRetrieve {
+		mux.HandleFunc("POST /v1/retrieve", s.track("retrieve", s.retrieve))
+	}
 	mux.HandleFunc("/admin/policy", s.admin)
 	s.Server = httptest.NewServer(mux)
 	return s
+}
+
+// Peak returns the most requests of endpoint ("chat", "embeddings",
+// "retrieve") that were in flight at once.
+func (s *Server) Peak(endpoint string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peak[endpoint]
+}
+
+// Count returns how many requests endpoint has received.
+func (s *Server) Count(endpoint string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.count[endpoint]
+}
+
+func (s *Server) track(name string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.count[name]++
+		s.inFlight[name]++
+		s.peak[name] = max(s.peak[name], s.inFlight[name])
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.inFlight[name]--
+			s.mu.Unlock()
+		}()
+		h(w, r)
+	}
 }
 
 // Close releases hanging handlers, drops client connections and stops
@@ -178,6 +229,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	if s.misbehave(w, r) {
+		return
+	}
+	if s.rag != nil {
+		s.ragEmbed(w, r)
 		return
 	}
 	var req struct {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/sagebench/sagebench/internal/cli"
 	"github.com/sagebench/sagebench/internal/load"
-	"github.com/sagebench/sagebench/internal/rag/ragtest"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/target/targettest"
 )
 
 // q1Loose keeps validity out of the way: these tests check records and
@@ -172,7 +172,7 @@ func TestQ1EmbeddedStack(t *testing.T) {
 }
 
 func TestQ1FailingTarget(t *testing.T) {
-	srv, err := ragtest.NewServer(ragtest.Options{FailEvery: 3, HangEvery: 7})
+	srv, err := targettest.NewRAG(targettest.RAGOptions{FailEvery: 3, HangEvery: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestQ1FailingTarget(t *testing.T) {
 func TestQ1ParallelismIsTheStageConcurrency(t *testing.T) {
 	// Each embedding is held until three are in flight (or 2 s), so with
 	// --parallelism 3 the target sees exactly three at once.
-	srv, err := ragtest.NewServer(ragtest.Options{EmbedHold: 2 * time.Second, EmbedBarrier: 3})
+	srv, err := targettest.NewRAG(targettest.RAGOptions{EmbedHold: 2 * time.Second, EmbedBarrier: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ q1:
 func TestQ1BackpressureShowsAsLag(t *testing.T) {
 	// One worker, queues of one, each embedding held 40 ms: the source
 	// blocks in Submit; intended times stay the schedule's.
-	srv, err := ragtest.NewServer(ragtest.Options{EmbedHold: 40 * time.Millisecond})
+	srv, err := targettest.NewRAG(targettest.RAGOptions{EmbedHold: 40 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestQ1BadGraphExits2(t *testing.T) {
 func TestQ1InterruptRecordsEveryTransaction(t *testing.T) {
 	// Every retrieve hangs: when the run is interrupted, the transactions
 	// in the graph get the drain, then end as cancelled records.
-	srv, err := ragtest.NewServer(ragtest.Options{HangEvery: 1})
+	srv, err := targettest.NewRAG(targettest.RAGOptions{HangEvery: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestQ1RecallNotMeasurableOnAnotherCorpus(t *testing.T) {
 // harness over the corpus embedded through the target, every transaction
 // succeeds, and the records say so.
 func TestQ1HarnessRetrievalWithoutRetrieveEndpoint(t *testing.T) {
-	srv, err := ragtest.NewServer(ragtest.Options{NoRetrieve: true})
+	srv, err := targettest.NewRAG(targettest.RAGOptions{NoRetrieve: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/cli"
-	"github.com/sagebench/sagebench/internal/rag/ragtest"
 	"github.com/sagebench/sagebench/internal/ray"
 	"github.com/sagebench/sagebench/internal/ray/raytest"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/target/targettest"
 )
 
 // localDriver is a fake cluster's Exec that runs the shipped driver with
@@ -97,19 +97,19 @@ func runQ1RayCtx(t *testing.T, ctx context.Context, addr, targetURL string, args
 func TestQ1OnRayThroughTheJobsAPI(t *testing.T) {
 	tests := []struct {
 		name   string
-		opts   ragtest.Options
+		opts   targettest.RAGOptions
 		token  string
 		failed bool // some transactions fail (http_5xx at retrieve)
 	}{
-		{"healthy target", ragtest.Options{}, "", false},
-		{"secured cluster, failing retrieves", ragtest.Options{FailEvery: 3}, "cluster-token", true},
+		{"healthy target", targettest.RAGOptions{}, "", false},
+		{"secured cluster, failing retrieves", targettest.RAGOptions{FailEvery: 3}, "cluster-token", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := raytest.New(t)
 			f.Exec, f.Token = localDriver(t), tc.token
 			t.Setenv("RAY_AUTH_TOKEN", tc.token)
-			srv, err := ragtest.NewServer(tc.opts)
+			srv, err := targettest.NewRAG(tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +173,7 @@ func TestQ1OnRayInterrupted(t *testing.T) {
 		cancel() // Ctrl-C once the job runs
 		return driver(jctx, spec, files, log)
 	}
-	srv, err := ragtest.NewServer(ragtest.Options{HangEvery: 1})
+	srv, err := targettest.NewRAG(targettest.RAGOptions{HangEvery: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestQ1OnRayInterrupted(t *testing.T) {
 // TestQ1OnRayUnreachableCluster: an address nothing listens on fails the
 // run at once, naming the address.
 func TestQ1OnRayUnreachableCluster(t *testing.T) {
-	srv, err := ragtest.NewServer(ragtest.Options{})
+	srv, err := targettest.NewRAG(targettest.RAGOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
