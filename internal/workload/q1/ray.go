@@ -120,8 +120,12 @@ func (q *q1Ray) submit(ctx context.Context, c *ray.Client, env *workload.Env, pl
 	if err := c.Upload(ctx, pkg); err != nil {
 		return ray.Job{}, ray.Output{}, err
 	}
-	id, attached, err := c.Submit(ctx, jobSpec(plan.RunID, pkg.URI))
+	spec := jobSpec(plan.RunID, pkg.URI)
+	id, attached, err := c.Submit(ctx, spec)
 	if err != nil {
+		if ctx.Err() != nil { // Ctrl-C during the submission: the cluster may have the job already
+			stopOrphan(c, spec.SubmissionID)
+		}
 		return ray.Job{}, ray.Output{}, err
 	}
 	fmt.Fprintf(env.Log, "q1: ray job %s on %s (attached: %v), %d transactions\n", id, c.Address(), attached, len(plan.Arrivals))
@@ -134,6 +138,14 @@ func (q *q1Ray) submit(ctx context.Context, c *ray.Client, env *workload.Env, pl
 		return job, out, perr
 	}
 	return job, out, nil
+}
+
+// stopOrphan stops the job the run may have submitted before it was
+// interrupted (its id is deterministic), so no job outlives its run.
+func stopOrphan(c *ray.Client, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = c.Stop(ctx, id) // a job that was never created answers 404: nothing to stop
 }
 
 // rayFailure describes a job that did not deliver all its records.
