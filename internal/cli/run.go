@@ -126,10 +126,11 @@ func (o *runOptions) run(cmd *cobra.Command) error {
 	if len(resolved) == 0 {
 		return usageErrorf("none of the selected experiments is implemented in this build")
 	}
-	if err := preflight(resolved); err != nil {
+	most, err := preflight(resolved)
+	if err != nil {
 		return err
 	}
-	if err := checkOutputDir(resolved[0].Shared.OutputDir, plannedRequests(resolved)); err != nil {
+	if err := checkOutputDir(resolved[0].Shared.OutputDir, most); err != nil {
 		return usageErrorf("%v", err)
 	}
 	return o.execute(cmd.Context(), stdout, stderr, resolved)
@@ -231,24 +232,32 @@ func (o *runOptions) overrides(f *pflag.FlagSet) workload.Overrides {
 
 // preflight builds every repetition's schedule and reads the embedded
 // stack's config before any traffic: input that cannot be used is a usage
-// error, found before a target starts or a run directory exists.
-func preflight(resolved []runconfig.Resolved) error {
+// error, found before a target starts or a run directory exists. It
+// returns the most requests one repetition plans (the largest
+// requests.jsonl a run will write).
+func preflight(resolved []runconfig.Resolved) (most int, err error) {
 	for _, r := range resolved {
 		if err := r.Shared.Runnable(); err != nil {
-			return usageErrorf("%s: %v", r.Spec.ID, err)
+			return 0, usageErrorf("%s: %v", r.Spec.ID, err)
 		}
 		if tc := r.Shared.Target; tc.IsEmbedded() && tc.StackConfig != "" {
 			if _, err := stack.LoadConfig(tc.StackConfig); err != nil {
-				return usageErrorf("target.stack_config %s: %v", tc.StackConfig, err)
+				return 0, usageErrorf("target.stack_config %s: %v", tc.StackConfig, err)
 			}
 		}
 		for rep := range r.Shared.Repeat {
-			if _, err := r.Workload.Plan(r.Shared.Seed + int64(rep)); err != nil {
-				return usageErrorf("%s: %v", r.Spec.ID, err)
+			p, err := r.Workload.Plan(r.Shared.Seed + int64(rep))
+			if err != nil {
+				return 0, usageErrorf("%s: %v", r.Spec.ID, err)
 			}
+			n := 0
+			for _, ph := range p.Phases {
+				n += ph.Requests
+			}
+			most = max(most, n)
 		}
 	}
-	return nil
+	return most, nil
 }
 
 // checkOutputDir makes sure records of the planned size can be written
@@ -262,24 +271,6 @@ func checkOutputDir(dir string, requests int) error {
 		return fmt.Errorf("%v; free space or choose another with --output-dir", err)
 	}
 	return nil
-}
-
-// plannedRequests is how many requests the resolved experiments plan in
-// their first repetition, the largest file a run will write.
-func plannedRequests(resolved []runconfig.Resolved) int {
-	most := 0
-	for _, r := range resolved {
-		p, err := r.Workload.Plan(r.Shared.Seed)
-		if err != nil {
-			continue
-		}
-		n := 0
-		for _, ph := range p.Phases {
-			n += ph.Requests
-		}
-		most = max(most, n)
-	}
-	return most
 }
 
 // execute runs every resolved experiment and maps the outcome to an exit code.

@@ -110,6 +110,17 @@ type Config struct {
 	Recovery Recovery        `yaml:"recovery" json:"recovery"`
 }
 
+// DefaultConfig is the measurement every drill starts from: default
+// windows, recovery when the p99 TTFT is back under 1 s for 2 s (1 s at
+// the quick scale). The drill adds its events.
+func DefaultConfig(quick bool) Config {
+	c := Config{Series: series.Config{}.WithDefaults(), Recovery: Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}}
+	if quick {
+		c.Recovery.Hold = time.Second
+	}
+	return c
+}
+
 // Validate reports the first problem, naming the key under prefix (e.g.
 // q8.drill); span is the load's duration (0: unknown), which every event
 // must fall inside.

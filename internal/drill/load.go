@@ -11,6 +11,7 @@ import (
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/traffic"
+	"github.com/sagebench/sagebench/internal/workload"
 )
 
 // Load is the steady mixed traffic a drill runs under.
@@ -46,6 +47,23 @@ func DefaultLoad(rate float64, d time.Duration) Load {
 		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 64, PromptWords: 128, Stream: true},
 		Embedding: traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 2, Words: 32},
 		SLO:       SLO{LLMTTFT: time.Second, LLME2E: 10 * time.Second, EmbeddingE2E: time.Second},
+	}
+}
+
+// QuickLoad is DefaultLoad with the shorter prompts and outputs of a
+// drill's --quick scale.
+func QuickLoad(rate float64, d time.Duration) Load {
+	l := DefaultLoad(rate, d)
+	l.LLM.MaxTokens, l.LLM.PromptWords = 32, 64
+	return l
+}
+
+// Override applies --rate, --total-requests, --duration and --llm-ratio
+// to the load (every drill takes them the same way).
+func (l *Load) Override(o workload.Overrides) {
+	o.ApplySchedule(&l.Schedule)
+	if o.LLMRatio != nil {
+		l.LLMRatio = *o.LLMRatio
 	}
 }
 

@@ -17,7 +17,6 @@ import (
 
 	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -71,14 +70,12 @@ func Default(quick bool) *Config {
 			{ID: "llm-slow-1", Kind: "llm", Profile: "llama3.1-8b-a10g"},
 			{ID: "embed-0", Kind: "embedding", Profile: "bge-small-cpu"},
 		},
-		Drill:  drill.Config{Series: series.Config{}.WithDefaults(), Recovery: drill.Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}},
+		Drill:  drill.DefaultConfig(quick),
 		Target: Goal{Recovery: 10 * time.Second, Throughput: 0.9},
 	}
 	kill := 60 * time.Second
 	if quick {
-		c.Load = drill.DefaultLoad(10, 24*time.Second)
-		c.Load.LLM.MaxTokens, c.Load.LLM.PromptWords = 32, 64
-		c.Drill.Recovery.Hold = time.Second
+		c.Load = drill.QuickLoad(10, 24*time.Second)
 		kill = 10 * time.Second
 	}
 	c.Drill.Events = []drill.Event{{At: kill, Action: drill.Kill, Engine: "llm-fast-0"}}
@@ -110,10 +107,7 @@ func (c *Config) Validate() error {
 
 // Override applies --rate, --total-requests, --duration and --llm-ratio.
 func (c *Config) Override(o workload.Overrides) []string {
-	o.ApplySchedule(&c.Load.Schedule)
-	if o.LLMRatio != nil {
-		c.Load.LLMRatio = *o.LLMRatio
-	}
+	c.Load.Override(o)
 	return nil
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -38,12 +37,10 @@ type Config struct {
 func Default(quick bool) *Config {
 	at := []time.Duration{60 * time.Second, 120 * time.Second, 180 * time.Second, 240 * time.Second}
 	c := &Config{Load: drill.DefaultLoad(20, 5*time.Minute),
-		Drill: drill.Config{Series: series.Config{}.WithDefaults(), Recovery: drill.Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}}}
+		Drill: drill.DefaultConfig(quick)}
 	if quick {
 		at = []time.Duration{4 * time.Second, 8 * time.Second, 13 * time.Second, 17 * time.Second}
-		c.Load = drill.DefaultLoad(8, 24*time.Second)
-		c.Load.LLM.MaxTokens, c.Load.LLM.PromptWords = 32, 64
-		c.Drill.Recovery.Hold = time.Second
+		c.Load = drill.QuickLoad(8, 24*time.Second)
 	}
 	c.Drill.Events = []drill.Event{
 		{At: at[0], Action: drill.Policy, Policy: "priority"},
@@ -64,10 +61,7 @@ func (c *Config) Validate() error {
 
 // Override applies --rate, --total-requests, --duration and --llm-ratio.
 func (c *Config) Override(o workload.Overrides) []string {
-	o.ApplySchedule(&c.Load.Schedule)
-	if o.LLMRatio != nil {
-		c.Load.LLMRatio = *o.LLMRatio
-	}
+	c.Load.Override(o)
 	return nil
 }
 

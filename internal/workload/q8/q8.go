@@ -12,7 +12,6 @@ import (
 
 	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -56,14 +55,12 @@ func Default(quick bool) *Config {
 	c := &Config{
 		Load:    drill.DefaultLoad(20, 10*time.Minute),
 		Faults:  Faults{Engine: "llm-1", First: 30 * time.Second, Every: time.Minute, RestartAfter: 3 * time.Second, Pause: 5 * time.Second, SlowdownFactor: 4, SlowdownFor: 10 * time.Second},
-		Drill:   drill.Config{Series: series.Config{}.WithDefaults(), Recovery: drill.Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}},
+		Drill:   drill.DefaultConfig(quick),
 		Engines: []string{"llm-0", "llm-1", "embed-0"},
 	}
 	if quick {
-		c.Load = drill.DefaultLoad(8, 27*time.Second)
-		c.Load.LLM.MaxTokens, c.Load.LLM.PromptWords = 32, 64
+		c.Load = drill.QuickLoad(8, 27*time.Second)
 		c.Faults = Faults{Engine: "llm-1", First: 4 * time.Second, Every: 7 * time.Second, RestartAfter: 2 * time.Second, Pause: 3 * time.Second, SlowdownFactor: 4, SlowdownFor: 4 * time.Second}
-		c.Drill.Recovery.Hold = time.Second
 	}
 	return c
 }
@@ -113,10 +110,7 @@ func (c *Config) Validate() error {
 
 // Override applies --rate, --total-requests, --duration and --llm-ratio.
 func (c *Config) Override(o workload.Overrides) []string {
-	o.ApplySchedule(&c.Load.Schedule)
-	if o.LLMRatio != nil {
-		c.Load.LLMRatio = *o.LLMRatio
-	}
+	c.Load.Override(o)
 	return nil
 }
 
