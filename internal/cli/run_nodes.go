@@ -9,6 +9,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
+	"github.com/sagebench/sagebench/internal/run"
 	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -30,12 +31,12 @@ func distributed(s runconfig.Shared, apiKeyEnv string, stderr io.Writer) workloa
 			Auth:       jetstream.Auth{Token: os.Getenv("NATS_TOKEN"), CredsFile: os.Getenv("NATS_CREDS")},
 			Engine:     jetstream.Config{Version: workerVersion()},
 			WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: stderr}})
-		if err != nil {
-			return nil, nil, nil, err
+		if err != nil { // nothing ran: the run leaves no directory
+			return nil, nil, nil, &run.NotStartedError{Err: err}
 		}
 		if err := c.Deploy(ctx, g); err != nil {
 			c.Close()
-			return nil, nil, nil, err
+			return nil, nil, nil, &run.NotStartedError{Err: err}
 		}
 		return c.Engine(), c.Close, clusterNotes(c.Info()), nil
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,12 +53,23 @@ func TestRunNodesOnlyForQ1(t *testing.T) {
 }
 
 // TestRunNodesUnreachableNATS: an external cluster that does not answer is
-// a tool error naming its URL, within seconds.
+// a tool error on one line naming its URL, within seconds, and the run
+// that never started leaves no run directory behind.
 func TestRunNodesUnreachableNATS(t *testing.T) {
-	dir := t.TempDir()
+	out := filepath.Join(t.TempDir(), "out")
 	code, _, stderr := runCLI(t, context.Background(), "run", "-e", "Q1", "--quick", "--total-requests", "5",
-		"--nats-url", "nats://127.0.0.1:1", "--output-dir", filepath.Join(dir, "out"))
-	if code != ExitError || !strings.Contains(stderr, "nats://127.0.0.1:1") {
-		t.Errorf("exit %d, stderr %q; want 1 naming the URL", code, stderr)
+		"--nats-url", "nats://127.0.0.1:1", "--output-dir", out)
+	if code != ExitError || !strings.Contains(stderr, "nats://127.0.0.1:1") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("exit %d, stderr %q; want 1 and one line naming the URL", code, stderr)
+	}
+	var left []string
+	_ = filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && path != out {
+			left = append(left, path)
+		}
+		return nil
+	})
+	if len(left) != 0 {
+		t.Errorf("a run that never started left %v", left)
 	}
 }

@@ -48,6 +48,15 @@ type Runner struct {
 // records were written with "complete": false.
 var ErrInterrupted = errors.New("interrupted")
 
+// NotStartedError marks a failure before a run's traffic began, such as a
+// distributed runtime that could not start (cluster unreachable, workers
+// that never joined). Nothing was measured, so the repetition leaves no
+// run directory: runOnce removes the one it created.
+type NotStartedError struct{ Err error }
+
+func (e *NotStartedError) Error() string { return e.Err.Error() }
+func (e *NotStartedError) Unwrap() error { return e.Err }
+
 // Result is one finished repetition.
 type Result struct {
 	Dir string
@@ -120,6 +129,9 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	stopScrape := scrape(ctx, t, dir)
 	outcome, col, err := rn.drive(ctx, r, t, &run, dir)
 	metricNotes, metricExtra := stopScrape()
+	if ns := (*NotStartedError)(nil); errors.As(err, &ns) {
+		return Result{}, removeRunDir(dir, err)
+	}
 	if err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
@@ -133,6 +145,17 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	writeTable(rn.Out, &run, r.Spec, outcome, false)
 	fmt.Fprintf(rn.Out, "records: %s\n", dir)
 	return Result{Dir: dir, Run: run}, nil
+}
+
+// removeRunDir removes the directory of a run that never started, and its
+// experiment's directory when that is left empty; cause is returned, with
+// the directory named if it could not be removed.
+func removeRunDir(dir string, cause error) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("%w (and removing %s: %v)", cause, dir, err)
+	}
+	_ = os.Remove(filepath.Dir(dir)) // fails, as it should, unless empty
+	return cause
 }
 
 func closeTarget(t *target.Target) {
