@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/sagebench/sagebench/internal/dataflow"
 )
 
@@ -17,7 +19,8 @@ type ClusterConfig struct {
 	URL   string // "" starts an embedded server and spawns Nodes workers
 	Auth  Auth
 	// Engine configures the coordinator; its Conn and RemoteOnly are set
-	// by StartCluster.
+	// by StartCluster. Replicas 0 on an external cluster means 3 when the
+	// cluster has three or more servers, else 1.
 	Engine Config
 	// JoinTimeout bounds the wait for Nodes workers at Deploy; 0 means 30s.
 	JoinTimeout time.Duration
@@ -77,6 +80,9 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 		return nil, err
 	}
 	c.eng = eng
+	if !c.embedded && cfg.Engine.Replicas == 0 {
+		eng.cfg.Replicas = clusterReplicas(eng.nc)
+	}
 	if c.embedded {
 		sc := cfg.Spawn
 		sc.N, sc.URL, sc.Run = cfg.Nodes, url, eng.Run()
@@ -89,6 +95,17 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 		}
 	}
 	return c, nil
+}
+
+// clusterReplicas is the default stream replicas on an external server:
+// 3 when it is one of a cluster of three or more (the streams then survive
+// the loss of a server), else 1. The servers are the ones the connection
+// knows, given in the URL or announced by the server.
+func clusterReplicas(nc *nats.Conn) int {
+	if nc.ConnectedClusterName() == "" || len(nc.Servers()) < 3 {
+		return 1
+	}
+	return 3
 }
 
 // Engine is the coordinator: Serve, Submit, Results and CloseInput it as

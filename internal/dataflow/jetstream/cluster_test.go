@@ -67,6 +67,9 @@ func TestClusterExternalWaitsForWorkers(t *testing.T) {
 	if c.Procs() != nil {
 		t.Fatal("an external cluster spawned local workers")
 	}
+	if r := c.Info().Replicas; r != 1 {
+		t.Fatalf("stream replicas %d on a single server, want 1", r)
+	}
 }
 
 // TestNewUnreachable: an unreachable server fails New with the URL named

@@ -14,13 +14,17 @@ import (
 )
 
 // The test binary doubles as a worker process: with these variables set,
-// TestMain serves runs instead of running tests.
+// TestMain serves runs instead of running tests (and as a NATS server
+// process with envServer set, see cluster3_test.go).
 const (
 	envWorkerURL = "SAGEBENCH_JOIN_URL" // set by SpawnWorkers
 	envWorkerRun = "SAGEBENCH_JOIN_RUN"
 )
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(envServer); spec != "" {
+		os.Exit(serverMain(spec))
+	}
 	if url := os.Getenv(envWorkerURL); url != "" {
 		os.Exit(workerMain(url, os.Getenv(envWorkerRun)))
 	}
@@ -84,7 +88,13 @@ func spawn(t *testing.T, srv *jetstream.Server, eng *jetstream.Engine, n int) *j
 // drive submits ids, reads every result, and calls onResult after each.
 func drive(t *testing.T, eng *jetstream.Engine, ids []string, onResult func(n int)) map[string]dataflow.Record {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), dataflowtest.Timeout)
+	return driveWithin(t, dataflowtest.Timeout, eng, ids, onResult)
+}
+
+// driveWithin is drive with its own bound on the whole run.
+func driveWithin(t *testing.T, limit time.Duration, eng *jetstream.Engine, ids []string, onResult func(n int)) map[string]dataflow.Record {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	served := make(chan error, 1)
 	go func() { served <- eng.Serve(ctx) }()
