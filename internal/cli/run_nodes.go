@@ -38,8 +38,19 @@ func distributed(s runconfig.Shared, apiKeyEnv string, stderr io.Writer) workloa
 			c.Close()
 			return nil, nil, nil, &run.NotStartedError{Err: err}
 		}
-		return c.Engine(), c.Close, clusterNotes(c.Info()), nil
+		stop := func() error { // the engine's counts, for --verbose and bench/netns
+			fmt.Fprintln(stderr, engineCounts(c.Engine().Stats()))
+			return c.Close()
+		}
+		return c.Engine(), stop, clusterNotes(c.Info()), nil
 	}
+}
+
+// engineCounts is the one-line account of a distributed run's records:
+// what the sink delivered, the duplicates it dropped, the redeliveries.
+func engineCounts(s jetstream.Stats) string {
+	return fmt.Sprintf("sagebench: dataflow on NATS JetStream: submitted %d, delivered %d, duplicates dropped at the sink %d, redelivered %d, dead-lettered %d",
+		s.Submitted, s.Delivered, s.Duplicates, s.Redelivered, s.DeadLettered)
 }
 
 func clusterNotes(in jetstream.ClusterInfo) []string {

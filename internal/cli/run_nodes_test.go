@@ -19,13 +19,18 @@ func TestRunQ1OnNodes(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, "validity: {max_lag_p99_ms: 1000, min_delivered_ratio: 0.5}\n")
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q1", "--quick", "--nodes", "2",
-		"--total-requests", "20", "-c", cfg, "--output-dir", out)
+	var so, se syncBuffer // the workers' stderr is copied into se as the run logs there (-v)
+	code := Main(context.Background(), []string{"run", "-e", "Q1", "--quick", "--nodes", "2",
+		"--total-requests", "20", "-c", cfg, "--output-dir", out, "-v"}, &so, &se)
+	stdout, stderr := so.String(), se.String()
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
 	}
 	if !strings.Contains(stdout, "dataflow on NATS JetStream: an embedded server") || !strings.Contains(stdout, "2 workers") {
 		t.Errorf("the run does not say where its operators ran:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "dataflow on NATS JetStream: submitted 20, delivered 20, duplicates dropped at the sink 0") {
+		t.Errorf("--verbose does not give the engine's counts:\n%s", stderr)
 	}
 	dirs, _ := filepath.Glob(filepath.Join(out, "q1", "q1-sage-0-*"))
 	if len(dirs) != 1 {
