@@ -3,7 +3,6 @@ package jetstream_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"strings"
 	"sync"
@@ -15,13 +14,16 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
 )
 
-// proxy forwards TCP connections to a server; cut drops the current ones
-// (the listener stays, so a client can reconnect).
+// proxy forwards TCP connections to a server; cut drops the current ones,
+// silence stops forwarding on them without closing them (a link gone
+// dark: no RST, no FIN). The listener stays, so a client can reconnect.
 type proxy struct {
 	ln    net.Listener
 	to    string
 	mu    sync.Mutex
 	conns []net.Conn
+	dark  []*atomic.Bool
+	down  atomic.Bool // refuse new connections
 }
 
 func startProxy(t *testing.T, to string) *proxy {
@@ -44,16 +46,54 @@ func (p *proxy) accept() {
 		if err != nil {
 			return
 		}
+		if p.down.Load() {
+			c.Close()
+			continue
+		}
 		s, err := net.Dial("tcp", p.to)
 		if err != nil {
 			c.Close()
 			continue
 		}
+		dark := new(atomic.Bool)
 		p.mu.Lock()
-		p.conns = append(p.conns, c, s)
+		p.conns, p.dark = append(p.conns, c, s), append(p.dark, dark)
 		p.mu.Unlock()
-		go func() { _, _ = io.Copy(s, c); s.Close() }()
-		go func() { _, _ = io.Copy(c, s); c.Close() }()
+		go forward(s, c, dark)
+		go forward(c, s, dark)
+	}
+}
+
+// forward copies src to dst, dropping what it reads once dark is set.
+func forward(dst, src net.Conn, dark *atomic.Bool) {
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !dark.Load() {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// outage cuts the connections and refuses new ones for d, so the
+// coordinator is gone from the server for that long.
+func (p *proxy) outage(d time.Duration) {
+	p.down.Store(true)
+	p.cut()
+	time.AfterFunc(d, func() { p.down.Store(false) })
+}
+
+func (p *proxy) silence() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range p.dark {
+		d.Store(true)
 	}
 }
 
@@ -66,9 +106,26 @@ func (p *proxy) cut() {
 	p.conns = nil
 }
 
-// TestCoordinatorReconnects drops the coordinator's connection mid-run:
-// it reconnects and the run completes with every record once.
+// TestCoordinatorReconnects breaks the coordinator's connection mid-run,
+// by a reset (cut) or by a link gone dark (silence: only the client's
+// pings can tell): it reconnects and the run completes with every record
+// once.
 func TestCoordinatorReconnects(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault func(*proxy)
+	}{
+		{"cut", (*proxy).cut},
+		{"silent", (*proxy).silence},
+		// the workers hear "no responders" to their pings for 5 s and
+		// must not take the coordinator for gone
+		{"outage-5s", func(p *proxy) { p.outage(5 * time.Second) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { coordinatorFault(t, tc.fault) })
+	}
+}
+
+func coordinatorFault(t *testing.T, fault func(*proxy)) {
 	srv := startServer(t)
 	px := startProxy(t, strings.TrimPrefix(srv.URL(), "nats://"))
 	eng := newEngineURL(t, px.url(), jetstream.Config{RemoteOnly: true, AckWait: 2 * time.Second, Conn: jetstream.ConnConfig{Logf: t.Logf}})
@@ -88,14 +145,14 @@ func TestCoordinatorReconnects(t *testing.T) {
 	for i := range ids {
 		ids[i] = fmt.Sprint(i)
 	}
-	var cuts atomic.Int32
+	var faults atomic.Int32
 	got := drive(t, eng, ids, func(done int) {
-		if done == n/3 && cuts.Add(1) == 1 {
-			px.cut()
+		if done == n/3 && faults.Add(1) == 1 {
+			fault(px)
 		}
 	})
-	if len(got) != n || cuts.Load() != 1 {
-		t.Fatalf("got %d results after %d cuts, want %d after 1", len(got), cuts.Load(), n)
+	if len(got) != n || faults.Load() != 1 {
+		t.Fatalf("got %d results after %d faults, want %d after 1", len(got), faults.Load(), n)
 	}
 	for id, r := range got {
 		if r.Err != nil {

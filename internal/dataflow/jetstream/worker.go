@@ -238,6 +238,12 @@ func (w *Worker) serveRun(ctx context.Context, rep joinReply) error {
 	return nil
 }
 
+// goneAfter is how many pings a second in a row must find no coordinator
+// before a worker takes it for gone: longer than a coordinator takes to
+// reconnect to another server after its link failed (6-8 s to notice,
+// then the reconnect), shorter than a run is worth waiting for.
+const goneAfter = 15
+
 // watch ends the run's work when ctx is cancelled (drain, bounded by
 // DrainTimeout) or when the coordinator stops answering pings.
 func (w *Worker) watch(ctx context.Context, n names, stopFetch, stopHard context.CancelFunc, hard context.Context) {
@@ -263,7 +269,7 @@ func (w *Worker) watch(ctx context.Context, n names, stopFetch, stopHard context
 			} else {
 				misses = 0
 			}
-			if misses >= 3 {
+			if misses >= goneAfter {
 				w.cfg.Logf("worker %s: coordinator of run %s gone; leaving", w.cfg.Name, n.run)
 				stopFetch()
 				stopHard()
