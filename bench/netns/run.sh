@@ -168,6 +168,7 @@ jq -rs --argjson n "$REQUESTS" '
 echo "lost (never recorded, or cancelled inside the pipeline): $LOST"
 grep -h "dataflow on NATS JetStream" "$WORK/run.out" "$WORK/run.err" || true
 grep -hE "^ *[0-9.]+s +sent" "$WORK/run.out" "$WORK/run.err" | tail -4 || true
+echo "coordinator: $(grep -E 'nats: (disconnected|reconnected)' "$WORK/run.err" | tr '\n' '|')"
 echo "--- workers"
 for i in 1 2 3; do
 	echo "h$i: $(grep -E 'joined run|left run|coordinator .* gone|disconnected|reconnected' "$WORK/worker-h$i.log" | sed 's/^sagebench worker: //' | tr '\n' '|')"

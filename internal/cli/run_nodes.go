@@ -27,9 +27,12 @@ func distributed(s runconfig.Shared, apiKeyEnv string, stderr io.Writer) workloa
 		if apiKeyEnv != "" { // the key travels in the environment, never in arguments
 			args = append(args, "--target-api-key-env", apiKeyEnv)
 		}
+		logf := func(format string, args ...any) { // the coordinator's disconnections and reconnections
+			fmt.Fprintf(stderr, "sagebench: "+format+"\n", args...)
+		}
 		c, err := jetstream.StartCluster(ctx, jetstream.ClusterConfig{Nodes: s.Nodes, URL: s.NATSURL,
 			Auth:       jetstream.Auth{Token: os.Getenv("NATS_TOKEN"), CredsFile: os.Getenv("NATS_CREDS")},
-			Engine:     jetstream.Config{Version: workerVersion()},
+			Engine:     jetstream.Config{Version: workerVersion(), Conn: jetstream.ConnConfig{Logf: logf}},
 			WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: stderr}})
 		if err != nil { // nothing ran: the run leaves no directory
 			return nil, nil, nil, &run.NotStartedError{Err: err}

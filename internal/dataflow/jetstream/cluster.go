@@ -18,8 +18,8 @@ type ClusterConfig struct {
 	Nodes int    // workers the run waits for; ≥ 1
 	URL   string // "" starts an embedded server and spawns Nodes workers
 	Auth  Auth
-	// Engine configures the coordinator; its Conn and RemoteOnly are set
-	// by StartCluster. Replicas 0 on an external cluster means 3 when the
+	// Engine configures the coordinator; its Conn (but for ConnectTimeout
+	// and Logf) and RemoteOnly are set by StartCluster. Replicas 0 on an external cluster means 3 when the
 	// cluster has three or more servers, else 1.
 	Engine Config
 	// JoinTimeout bounds the wait for Nodes workers at Deploy; 0 means 30s.
@@ -72,7 +72,7 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 		c.srv, url = srv, srv.URL()
 	}
 	ec := cfg.Engine
-	ec.Conn = ConnConfig{URL: url, Auth: cfg.Auth}
+	ec.Conn = ConnConfig{URL: url, Auth: cfg.Auth, ConnectTimeout: ec.Conn.ConnectTimeout, Logf: ec.Conn.Logf}
 	ec.RemoteOnly = true
 	eng, err := New(ec)
 	if err != nil {

@@ -187,13 +187,15 @@ func TestServerProcessKilledInCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*dataflowtest.Timeout)
 	defer cancel()
 	c, err := jetstream.StartCluster(ctx, jetstream.ClusterConfig{Nodes: 1, URL: strings.Split(url, ",")[0],
-		Engine: jetstream.Config{FileStorage: true, AckWait: 2 * time.Second}})
+		Engine: jetstream.Config{FileStorage: true, AckWait: 2 * time.Second, Conn: jetstream.ConnConfig{ConnectTimeout: dataflowtest.Timeout / 3, Logf: t.Logf}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	eng := c.Engine()
-	w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: url}, Run: eng.Run(),
+	// (three race-instrumented servers on a loaded machine can take longer
+	// than the default 3 s to answer a new connection)
+	w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: url, ConnectTimeout: dataflowtest.Timeout / 3}, Run: eng.Run(),
 		Registry: dataflowtest.Registry(t, faultOps()), Once: true})
 	if err != nil {
 		t.Fatal(err)
