@@ -19,8 +19,9 @@ type ClusterConfig struct {
 	URL   string // "" starts an embedded server and spawns Nodes workers
 	Auth  Auth
 	// Engine configures the coordinator; its Conn (but for ConnectTimeout
-	// and Logf) and RemoteOnly are set by StartCluster. Replicas 0 on an external cluster means 3 when the
-	// cluster has three or more servers, else 1.
+	// and Logf) and RemoteOnly are set by StartCluster. Replicas 0 on an
+	// external cluster means 3 when the cluster has three or more servers,
+	// else 1.
 	Engine Config
 	// JoinTimeout bounds the wait for Nodes workers at Deploy; 0 means 30s.
 	JoinTimeout time.Duration
