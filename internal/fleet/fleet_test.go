@@ -1,0 +1,141 @@
+package fleet_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/dataflow"
+	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
+	"github.com/sagebench/sagebench/internal/fleet"
+	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/target/targettest"
+	"github.com/sagebench/sagebench/internal/traffic"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// startFleet starts an embedded server, opens a run without a graph and
+// has n in-process workers join it with the load service against
+// targetURL; it returns the coordinator.
+func startFleet(t *testing.T, n int, targetURL string) *fleet.Coordinator {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	srv, err := jetstream.StartEmbedded(ctx, jetstream.ServerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	eng, err := jetstream.New(jetstream.Config{Conn: jetstream.ConnConfig{URL: srv.URL()}, RemoteOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wctx, stopWorkers := context.WithCancel(context.Background())
+	t.Cleanup(func() { eng.Close(); stopWorkers(); wg.Wait() }) // Close ends the run: the workers leave
+	opener := func(ctx context.Context) (*target.Target, error) {
+		return target.Open(ctx, target.Config{URL: targetURL}, target.Options{})
+	}
+	for i := range n {
+		w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: srv.URL()}, Run: eng.Run(),
+			Registry: dataflow.NewRegistry(), Name: "node-" + string(rune('a'+i)), Service: fleet.NodeConfig{Target: opener}.Service()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Close)
+		wg.Go(func() {
+			if err := w.Serve(wctx); err != nil {
+				t.Errorf("worker: %v", err)
+			}
+		})
+	}
+	if err := eng.WaitWorkers(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	c, err := fleet.New(ctx, fleet.Config{NC: eng.Conn(), Run: eng.Run(), Nodes: fleet.NodesOf(eng.Workers()), Lead: 100 * time.Millisecond, Tail: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
+
+// TestPhaseOnFleet: a small open-loop phase sent by two nodes against
+// the fake target comes back whole: every planned ID once, with its
+// intended time on the global schedule, a send lag, the node that sent
+// it, and the coordinator's SLO verdict.
+func TestPhaseOnFleet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded NATS server")
+	}
+	fake := targettest.NewServer(targettest.OK)
+	defer fake.Close()
+	c := startFleet(t, 2, fake.URL)
+	sched, err := load.NewSchedule(load.ScheduleConfig{Process: load.ProcessConstant, Rate: 100, Count: 40}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := make([]traffic.Item, sched.Len())
+	for i := range items {
+		items[i] = traffic.Item{Type: protocol.TypeLLM, Tenant: "t", Priority: protocol.PriorityNormal, Text: uint64(i)}
+	}
+	var mu sync.Mutex
+	got := map[string]record.Request{}
+	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c,
+		Record: func(r record.Request) { mu.Lock(); got[r.ID] = r; mu.Unlock() }}
+	ph := traffic.Phase{Name: "fl", Schedule: sched, Items: items,
+		Shapes:   traffic.Shapes{LLM: traffic.LLMShape{Model: "m", MaxTokens: 4, PromptWords: 8, Stream: true}},
+		Deadline: func(traffic.Item) time.Duration { return time.Second },
+		SLOMet:   func(r *record.Request) bool { return r.E2EMs < 5000 }}
+	sp := ph.Run(context.Background(), env, 100)
+	if sp.Interrupted || sp.Scheduled != 40 || sp.Start <= 0 || sp.End < sp.Start+sched.Offsets[39] {
+		t.Fatalf("phase %+v", sp)
+	}
+	if len(got) != 40 {
+		t.Fatalf("%d records, want 40", len(got))
+	}
+	nodes := map[string]int{}
+	for i := range 40 {
+		r, ok := got[fmt.Sprintf("fl-%05d", 100+i)]
+		if !ok {
+			t.Fatalf("record of seq %d missing", 100+i)
+		}
+		nodes[r.Node]++
+		want := sp.Start + sched.Offsets[i]
+		// The node starts when its clock reaches the published instant
+		// (± the offset's uncertainty, µs here); a wrong base or start
+		// would be off by the lead or more.
+		if d := time.Duration(r.IntendedNS) - want; d < -50*time.Millisecond || d > 50*time.Millisecond {
+			t.Errorf("%s intended at %v, want %v on the global schedule", r.ID, time.Duration(r.IntendedNS), want)
+		}
+		if !r.OK || !r.SLOMet || r.LagMs < 0 || r.Seq != 100+i || r.Phase != "fl" || r.Kind != "request" {
+			t.Errorf("record %+v", r)
+		}
+	}
+	if nodes["node-a"] != 20 || nodes["node-b"] != 20 {
+		t.Errorf("records per node %v, want 20 each (i mod 2)", nodes)
+	}
+	if fake.Count("chat") != 40 {
+		t.Errorf("the target saw %d chats, want 40", fake.Count("chat"))
+	}
+	notes := strings.Join(c.Notes(), "\n")
+	for _, want := range []string{"load generated by 2 nodes", "i mod N", "load node node-a: clock offset", "20/20 requests back over 1 phases"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+}

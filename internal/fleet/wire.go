@@ -1,0 +1,48 @@
+package fleet
+
+import (
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// Operations of the coordinator's requests to a node.
+const (
+	opPlan  = "plan"  // one part of the node's shard
+	opStart = "start" // the start instant; the node replies once it holds every part
+	opStop  = "stop"  // interrupt the phase (no reply)
+)
+
+// request is a coordinator → node message on the node's service subject.
+type request struct {
+	Op      string             `json:"op"`
+	Key     string             `json:"key"`               // the phase's key: its record subject's last token
+	Subject string             `json:"subject,omitempty"` // plan: where the records go
+	Part    int                `json:"part,omitempty"`
+	Parts   int                `json:"parts,omitempty"`
+	Plan    *workload.LoadPlan `json:"plan,omitempty"`     // plan: this part's requests
+	StartNS int64              `json:"start_ns,omitempty"` // start: the phase's start, node clock (Unix ns)
+	BaseNS  int64              `json:"base_ns,omitempty"`  // start: what record offsets count from, node clock
+}
+
+// reply is a node's answer; Error is empty on success.
+type reply struct {
+	Error string `json:"error,omitempty"`
+}
+
+// doneMsg is a node's last message of a phase on the record subject.
+type doneMsg struct {
+	Node        string `json:"node"`
+	Records     int    `json:"records"` // records it published
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// Headers of the messages on a record subject.
+const (
+	hdrMsgID = "Nats-Msg-Id"
+	hdrKind  = "Sb-Kind" // "done" on a node's done message; absent on records
+	kindDone = "done"
+)
+
+// maxPart bounds the requests of one plan message (~200 bytes each,
+// far below NATS's default 1 MiB payload).
+const maxPart = 512
