@@ -39,7 +39,7 @@ type WorkerConfig struct {
 	// (Engine.Open) admits only workers that have one.
 	Service Service
 	Now     func() time.Time
-	Logf         func(format string, args ...any)
+	Logf    func(format string, args ...any)
 }
 
 // endGrace is how long a worker's last acks may take after its run ended.
