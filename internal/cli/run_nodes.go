@@ -2,34 +2,48 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
+	"github.com/sagebench/sagebench/internal/fleet"
+	"github.com/sagebench/sagebench/internal/run"
 	"github.com/sagebench/sagebench/internal/runconfig"
+	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
 )
+
+// onNodes reports whether the run spreads over worker nodes.
+func onNodes(s runconfig.Shared) bool { return s.Nodes > 1 || s.NATSURL != "" }
+
+// clusterConfig is the cluster of --nodes N / nats_url whose workers
+// reach the target at targetURL.
+func clusterConfig(s runconfig.Shared, targetURL string, stderr io.Writer) jetstream.ClusterConfig {
+	args := []string{"--target", targetURL}
+	if k := s.Target.APIKeyEnv; k != "" { // the key travels in the environment, never in arguments
+		args = append(args, "--target-api-key-env", k)
+	}
+	return jetstream.ClusterConfig{Nodes: s.Nodes, URL: s.NATSURL,
+		Auth:       jetstream.Auth{Token: os.Getenv("NATS_TOKEN"), CredsFile: os.Getenv("NATS_CREDS")},
+		Engine:     jetstream.Config{Version: workerVersion()},
+		WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: stderr}}
+}
 
 // distributed returns the dataflow starter of --nodes N / nats_url: the
 // graph runs on NATS JetStream — an embedded server and N local worker
 // processes (`sagebench worker`), or an external cluster whose N workers
 // must join — instead of in this process. Nil for one node.
-func distributed(s runconfig.Shared, apiKeyEnv string, stderr io.Writer) workload.DataflowStarter {
-	if s.Nodes <= 1 && s.NATSURL == "" {
+func distributed(s runconfig.Shared, stderr io.Writer) workload.DataflowStarter {
+	if !onNodes(s) {
 		return nil
 	}
 	return func(ctx context.Context, g dataflow.Graph, targetURL string) (dataflow.Engine, func() error, []string, error) {
-		args := []string{"--target", targetURL}
-		if apiKeyEnv != "" { // the key travels in the environment, never in arguments
-			args = append(args, "--target-api-key-env", apiKeyEnv)
-		}
-		c, err := jetstream.StartCluster(ctx, jetstream.ClusterConfig{Nodes: s.Nodes, URL: s.NATSURL,
-			Auth:       jetstream.Auth{Token: os.Getenv("NATS_TOKEN"), CredsFile: os.Getenv("NATS_CREDS")},
-			Engine:     jetstream.Config{Version: workerVersion()},
-			WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: stderr}})
+		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr))
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -37,17 +51,53 @@ func distributed(s runconfig.Shared, apiKeyEnv string, stderr io.Writer) workloa
 			c.Close()
 			return nil, nil, nil, err
 		}
-		return c.Engine(), c.Close, clusterNotes(c.Info()), nil
+		return c.Engine(), c.Close, clusterNotes("dataflow", c.Info()), nil
 	}
 }
 
-func clusterNotes(in jetstream.ClusterInfo) []string {
+// loadFleet returns the load-node starter of --nodes N / nats_url for a
+// Q whose load can be sharded: the same cluster as distributed, opened
+// without a graph; its workers send the phases' shards (internal/fleet).
+// Nil for one node or another Q.
+func loadFleet(spec workload.Spec, s runconfig.Shared, stderr io.Writer) run.FleetStarter {
+	if !onNodes(s) || !spec.ShardedLoad {
+		return nil
+	}
+	tail := s.Target.Timeout
+	if tail == 0 {
+		tail = target.DefaultTimeout
+	}
+	return func(ctx context.Context, targetURL string) (workload.LoadFleet, func() ([]string, error), error) {
+		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr))
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := c.Open(ctx); err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		eng := c.Engine()
+		f, err := fleet.New(ctx, fleet.Config{NC: eng.Conn(), Run: eng.Run(), Nodes: fleet.NodesOf(eng.Workers()),
+			Tail: tail + 5*time.Second, Logf: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		notes := clusterNotes("load", c.Info())
+		return f, func() ([]string, error) {
+			notes = append(notes, f.Notes()...)
+			return notes, errors.Join(f.Close(), c.Close())
+		}, nil
+	}
+}
+
+func clusterNotes(what string, in jetstream.ClusterInfo) []string {
 	where := "an external cluster"
 	if in.Embedded {
 		where = "an embedded server"
 	}
-	notes := []string{fmt.Sprintf("dataflow on NATS JetStream: %s at %s, run %s, %d workers, stream replicas %d, %s storage",
-		where, in.Server, in.Run, in.Workers, in.Replicas, in.Storage)}
+	notes := []string{fmt.Sprintf("%s on NATS JetStream: %s at %s, run %s, %d workers, stream replicas %d, %s storage",
+		what, where, in.Server, in.Run, in.Workers, in.Replicas, in.Storage)}
 	var nodes []string
 	for _, n := range in.Nodes {
 		clock := "clock offset not measured"

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,6 +40,69 @@ func TestRunQ1OnNodes(t *testing.T) {
 	}
 	if txns != 20 || run.Summary.Requests != 20 {
 		t.Errorf("%d ok transactions, summary %d; want 20 and 20", txns, run.Summary.Requests)
+	}
+}
+
+// TestRunQ4OnNodes: `run -e Q4 --nodes 2` (quick, with shorter probes)
+// sends every probe from two real worker processes: each request's
+// record names the node that sent it, the two share the load, the
+// frontier is found and the notes say where the load ran, how it was
+// sharded and each node's clock offset.
+func TestRunQ4OnNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns worker processes")
+	}
+	t.Setenv(envTestAsCLI, "1")
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "validity: {max_lag_p99_ms: 1000, min_delivered_ratio: 0.5}\n"+
+		"q4: {probe: 500ms, max_probes: 3, max_driver_lag: 60s, start_rate: 8}\n")
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q4", "--quick", "--nodes", "2",
+		"-c", cfg, "--output-dir", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "q4", "q4-sage-0-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("run dirs %v", dirs)
+	}
+	run := readRun(t, dirs[0])
+	notes := strings.Join(run.Notes, "\n")
+	for _, want := range []string{"load on NATS JetStream: an embedded server", "2 workers", "i mod N",
+		"load node worker-0: clock offset", "load node worker-1: clock offset"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	var rc struct{ Nodes int }
+	if err := json.Unmarshal(run.RunConfig, &rc); err != nil || rc.Nodes != 2 {
+		t.Errorf("run_config does not record nodes 2 (%v): %s", err, run.RunConfig)
+	}
+	nodes := map[string]int{}
+	perProbe := map[string]int{} // worker-0's records minus worker-1's
+	ids := map[string]bool{}
+	for _, r := range readRequests(t, dirs[0]) {
+		nodes[r.Node]++
+		if r.Node == "worker-0" {
+			perProbe[r.Phase]++
+		} else {
+			perProbe[r.Phase]--
+		}
+		if ids[r.ID] {
+			t.Errorf("record %s twice", r.ID)
+		}
+		ids[r.ID] = true
+	}
+	if nodes["worker-0"] == 0 || nodes["worker-1"] == 0 || len(nodes) != 2 {
+		t.Errorf("records per node %v; want both workers and no other sender", nodes)
+	}
+	for phase, d := range perProbe {
+		if d < -1 || d > 1 {
+			t.Errorf("probe %s: the workers' shares differ by %d; i mod 2 splits them within 1", phase, d)
+		}
+	}
+	if !(run.Summary.Extra["engines=1.max_rate"] > 0) {
+		t.Errorf("no frontier at 1 engine: %v\n%s", run.Summary.Extra, stdout)
 	}
 }
 
