@@ -86,7 +86,7 @@ func loadFleet(spec workload.Spec, s runconfig.Shared, stderr io.Writer) run.Fle
 		notes := clusterNotes("load", c.Info())
 		return f, func() ([]string, error) {
 			notes = append(notes, f.Notes()...)
-			return notes, errors.Join(f.Close(), c.Close())
+			return notes, errors.Join(f.Err(), f.Close(), c.Close())
 		}, nil
 	}
 }

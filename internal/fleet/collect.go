@@ -38,9 +38,14 @@ func (c *Coordinator) collect(ctx context.Context, key string, plan workload.Loa
 
 // take handles one message of the record subject.
 func (c *Coordinator) take(m natsjs.Msg, t *tally, emit func(record.Request)) {
-	if m.Headers().Get(hdrKind) == kindDone {
+	c.takeData(m.Headers().Get(hdrKind), m.Data(), t, emit)
+}
+
+// takeData handles a message of kind (kindDone or "": a record).
+func (c *Coordinator) takeData(kind string, data []byte, t *tally, emit func(record.Request)) {
+	if kind == kindDone {
 		var d doneMsg
-		if err := json.Unmarshal(m.Data(), &d); err != nil {
+		if err := json.Unmarshal(data, &d); err != nil {
 			c.cfg.Logf("fleet: dropping a malformed done message: %v", err)
 			return
 		}
@@ -50,7 +55,7 @@ func (c *Coordinator) take(m natsjs.Msg, t *tally, emit func(record.Request)) {
 		return
 	}
 	var rec record.Request
-	if err := json.Unmarshal(m.Data(), &rec); err != nil {
+	if err := json.Unmarshal(data, &rec); err != nil {
 		t.stray++
 		c.cfg.Logf("fleet: dropping an undecodable record: %v", err)
 		return

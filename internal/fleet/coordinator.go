@@ -83,6 +83,7 @@ type Coordinator struct {
 	phases int
 	totals []nodeTotal
 	notes  []string
+	err    error // the first phase the fleet failed to run
 }
 
 type nodeTotal struct {
@@ -141,8 +142,24 @@ func (c *Coordinator) names() []string {
 	return out
 }
 
-// RunLoad runs one phase on the fleet (see workload.LoadFleet).
+// RunLoad runs one phase on the fleet (see workload.LoadFleet). Once a
+// phase failed (a node refused its shard or did not answer), every later
+// call fails with the same error: Err reports it.
 func (c *Coordinator) RunLoad(ctx context.Context, plan workload.LoadPlan, emit func(record.Request)) (workload.LoadReport, error) {
+	if c.err != nil {
+		return workload.LoadReport{}, c.err
+	}
+	rep, err := c.runLoad(ctx, plan, emit)
+	if err != nil && ctx.Err() == nil {
+		c.err = err
+	}
+	return rep, err
+}
+
+// Err is the error that stopped the fleet, nil when every phase ran.
+func (c *Coordinator) Err() error { return c.err }
+
+func (c *Coordinator) runLoad(ctx context.Context, plan workload.LoadPlan, emit func(record.Request)) (workload.LoadReport, error) {
 	c.phases++
 	key := strconv.Itoa(c.phases)
 	subject := c.prefix + key
@@ -193,6 +210,9 @@ func (c *Coordinator) consume(ctx context.Context, subject string) (<-chan natsj
 func (c *Coordinator) distribute(ctx context.Context, key, subject string, shards []workload.LoadPlan) error {
 	for k, s := range shards {
 		parts := max((len(s.Requests)+maxPart-1)/maxPart, 1)
+		if parts > maxParts {
+			return fmt.Errorf("fleet: phase %s: %d requests for %s exceed what a node takes (%d)", s.Phase, len(s.Requests), c.cfg.Nodes[k].Name, maxParts*maxPart)
+		}
 		for p := range parts {
 			part := s
 			part.Requests = s.Requests[p*maxPart : min((p+1)*maxPart, len(s.Requests))]

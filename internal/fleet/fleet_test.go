@@ -26,6 +26,14 @@ import (
 // targetURL; it returns the coordinator.
 func startFleet(t *testing.T, n int, targetURL string) *fleet.Coordinator {
 	t.Helper()
+	return startFleetWith(t, n, func(ctx context.Context) (*target.Target, error) {
+		return target.Open(ctx, target.Config{URL: targetURL}, target.Options{})
+	})
+}
+
+// startFleetWith is startFleet with the nodes' target opener (nil: none).
+func startFleetWith(t *testing.T, n int, opener func(context.Context) (*target.Target, error)) *fleet.Coordinator {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	srv, err := jetstream.StartEmbedded(ctx, jetstream.ServerConfig{})
@@ -43,9 +51,6 @@ func startFleet(t *testing.T, n int, targetURL string) *fleet.Coordinator {
 	var wg sync.WaitGroup
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	t.Cleanup(func() { eng.Close(); stopWorkers(); wg.Wait() }) // Close ends the run: the workers leave
-	opener := func(ctx context.Context) (*target.Target, error) {
-		return target.Open(ctx, target.Config{URL: targetURL}, target.Options{})
-	}
 	for i := range n {
 		w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: srv.URL()}, Run: eng.Run(),
 			Registry: dataflow.NewRegistry(), Name: "node-" + string(rune('a'+i)), Service: fleet.NodeConfig{Target: opener}.Service()})
@@ -137,5 +142,44 @@ func TestPhaseOnFleet(t *testing.T) {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
+	}
+}
+
+// tinyPhase is a phase of n chats at 100 req/s.
+func tinyPhase(t *testing.T, name string, n int) traffic.Phase {
+	t.Helper()
+	sched, err := load.NewSchedule(load.ScheduleConfig{Process: load.ProcessConstant, Rate: 100, Count: n}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := make([]traffic.Item, n)
+	for i := range items {
+		items[i] = traffic.Item{Type: protocol.TypeLLM, Tenant: "t", Priority: protocol.PriorityNormal, Text: uint64(i)}
+	}
+	return traffic.Phase{Name: name, Schedule: sched, Items: items,
+		Shapes: traffic.Shapes{LLM: traffic.LLMShape{Model: "m", MaxTokens: 4, PromptWords: 8, Stream: true}}}
+}
+
+// TestFleetNodeWithoutTarget: a node that cannot open a target refuses
+// its shard; the phase is cut short, the fleet's error names the node
+// and the fix, and later phases fail at once with the same error (the
+// runner then exits 1 instead of measuring with a broken fleet).
+func TestFleetNodeWithoutTarget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded NATS server")
+	}
+	c := startFleetWith(t, 1, nil)
+	var recs int
+	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c, Record: func(record.Request) { recs++ }}
+	sp := tinyPhase(t, "a", 3).Run(context.Background(), env, 0)
+	if !sp.Interrupted || recs != 0 {
+		t.Errorf("phase %+v with %d records; want interrupted, none", sp, recs)
+	}
+	first := c.Err()
+	if first == nil || !strings.Contains(first.Error(), "node-a") || !strings.Contains(first.Error(), "--target") {
+		t.Fatalf("fleet error %v; want it to name node-a and --target", first)
+	}
+	if _, err := c.RunLoad(context.Background(), workload.LoadPlan{Phase: "b"}, func(record.Request) {}); err != first {
+		t.Errorf("a later phase: %v, want the first error again", err)
 	}
 }

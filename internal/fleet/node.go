@@ -83,8 +83,17 @@ type shard struct {
 }
 
 func (n *node) handle(ctx context.Context, m *nats.Msg) {
+	if rep, ok := n.answer(ctx, m.Data); ok {
+		b, _ := json.Marshal(rep)
+		_ = m.Respond(b)
+	}
+}
+
+// answer carries out one coordinator request; ok is false for a stop,
+// which has no reply.
+func (n *node) answer(ctx context.Context, data []byte) (rep reply, ok bool) {
 	var req request
-	err := json.Unmarshal(m.Data, &req)
+	err := json.Unmarshal(data, &req)
 	if err == nil {
 		switch req.Op {
 		case opPlan:
@@ -93,22 +102,20 @@ func (n *node) handle(ctx context.Context, m *nats.Msg) {
 			err = n.start(ctx, req)
 		case opStop:
 			n.stop(req.Key)
-			return
+			return rep, false
 		default:
 			err = fmt.Errorf("unknown operation %q", req.Op)
 		}
 	}
-	rep := reply{}
 	if err != nil {
 		rep.Error = fmt.Sprintf("node %s: %v", n.run.Worker, err)
 	}
-	b, _ := json.Marshal(rep)
-	_ = m.Respond(b)
+	return rep, true
 }
 
 // plan stores one part of a shard (a part sent again replaces itself).
 func (n *node) plan(req request) error {
-	if req.Plan == nil || req.Parts < 1 || req.Part < 0 || req.Part >= req.Parts || req.Subject == "" {
+	if req.Plan == nil || req.Parts < 1 || req.Parts > maxParts || req.Part < 0 || req.Part >= req.Parts || req.Subject == "" {
 		return errors.New("malformed plan part")
 	}
 	n.mu.Lock()

@@ -12,12 +12,14 @@ import (
 const ShardRule = "request i of a phase goes to node i mod N (each node sends 1/N of the rate over the whole span)"
 
 // Shard splits plan into n shards by request index: request i goes to
-// shard i mod n. Each shard keeps the plan's phase, span, drain and spec;
-// its requests keep their IDs, sequence numbers and offsets.
+// shard i mod n. Each shard keeps the plan's phase, span, drain and spec,
+// and gets ⌈MaxInFlight ÷ n⌉ of a bound on requests in flight; its
+// requests keep their IDs, sequence numbers and offsets.
 func Shard(plan workload.LoadPlan, n int) []workload.LoadPlan {
 	out := make([]workload.LoadPlan, n)
 	for k := range out {
 		out[k] = plan
+		out[k].MaxInFlight = (plan.MaxInFlight + n - 1) / n
 		out[k].Requests = make([]workload.PlannedRequest, 0, len(plan.Requests)/n+1)
 	}
 	for i, r := range plan.Requests {

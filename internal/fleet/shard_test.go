@@ -10,7 +10,7 @@ import (
 )
 
 func planOf(n int) workload.LoadPlan {
-	p := workload.LoadPlan{Phase: "p", Span: time.Second, Spec: []byte(`{}`)}
+	p := workload.LoadPlan{Phase: "p", Span: time.Second, Spec: []byte(`{}`), MaxInFlight: 5}
 	for i := range n {
 		p.Requests = append(p.Requests, workload.PlannedRequest{ID: fmt.Sprintf("p-%05d", i), Seq: i, Offset: time.Duration(i) * time.Millisecond})
 	}
@@ -38,7 +38,7 @@ func TestShard(t *testing.T) {
 			}
 			seen := map[string]int{}
 			for k, s := range shards {
-				if s.Phase != plan.Phase || s.Span != plan.Span || string(s.Spec) != "{}" {
+				if s.Phase != plan.Phase || s.Span != plan.Span || string(s.Spec) != "{}" || s.MaxInFlight != (5+tc.n-1)/tc.n {
 					t.Errorf("shard %d lost the plan's shared fields: %+v", k, s)
 				}
 				for j, r := range s.Requests {

@@ -46,3 +46,6 @@ const (
 // maxPart bounds the requests of one plan message (~200 bytes each,
 // far below NATS's default 1 MiB payload).
 const maxPart = 512
+
+// maxParts bounds the parts of one shard a node accepts (33M requests).
+const maxParts = 1 << 16

@@ -14,18 +14,17 @@ import (
 
 // shardSpec is what every request of a phase shares, as LoadPlan.Spec.
 type shardSpec struct {
-	Shapes      Shapes `json:"shapes"`
-	MaxInFlight int    `json:"max_in_flight,omitempty"`
+	Shapes Shapes `json:"shapes"`
 }
 
 // Plan materialises the phase for a LoadFleet: request i has ID
 // "<phase>-<seq0+i>", its intended offset, item and deadline.
 func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
-	spec, err := json.Marshal(shardSpec{Shapes: p.Shapes, MaxInFlight: p.MaxInFlight})
+	spec, err := json.Marshal(shardSpec{Shapes: p.Shapes})
 	if err != nil {
 		return workload.LoadPlan{}, fmt.Errorf("phase %s: encoding its shapes: %w", p.Name, err)
 	}
-	plan := workload.LoadPlan{Phase: p.Name, Base: env.Start, Span: p.Schedule.Span(), Drain: env.Drain, Spec: spec,
+	plan := workload.LoadPlan{Phase: p.Name, Base: env.Start, Span: p.Schedule.Span(), Drain: env.Drain, Spec: spec, MaxInFlight: p.MaxInFlight,
 		Requests: make([]workload.PlannedRequest, len(p.Items))}
 	for i, it := range p.Items {
 		item, err := json.Marshal(it)
@@ -90,7 +89,7 @@ func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan) (
 		}
 		sched.Offsets[i] = r.Offset
 	}
-	d := &load.Driver{MaxInFlight: spec.MaxInFlight, Drain: plan.Drain}
+	d := &load.Driver{MaxInFlight: plan.MaxInFlight, Drain: plan.Drain}
 	if plan.Drain == 0 {
 		d.Drain = -1
 	}

@@ -30,6 +30,9 @@ type LoadPlan struct {
 	Base     time.Time        `json:"-"`
 	Span     time.Duration    `json:"span_ns"`  // the schedule's length
 	Drain    time.Duration    `json:"drain_ns"` // Env.Drain
+	// MaxInFlight bounds the phase's requests in flight (0: unbounded);
+	// a shard of n gets its share, ⌈MaxInFlight ÷ n⌉.
+	MaxInFlight int `json:"max_in_flight,omitempty"`
 	Spec     json.RawMessage  `json:"spec"`
 	Requests []PlannedRequest `json:"requests"`
 }
