@@ -27,14 +27,14 @@ type LoadPlan struct {
 	Phase string `json:"phase"`
 	// Base is what the records' offsets count from (Env.Start), in this
 	// process's clock; each node gets it in its own.
-	Base     time.Time        `json:"-"`
-	Span     time.Duration    `json:"span_ns"`  // the schedule's length
-	Drain    time.Duration    `json:"drain_ns"` // Env.Drain
+	Base  time.Time     `json:"-"`
+	Span  time.Duration `json:"span_ns"`  // the schedule's length
+	Drain time.Duration `json:"drain_ns"` // Env.Drain
 	// MaxInFlight bounds the phase's requests in flight (0: unbounded);
 	// a shard of n gets its share, ⌈MaxInFlight ÷ n⌉.
-	MaxInFlight int `json:"max_in_flight,omitempty"`
-	Spec     json.RawMessage  `json:"spec"`
-	Requests []PlannedRequest `json:"requests"`
+	MaxInFlight int              `json:"max_in_flight,omitempty"`
+	Spec        json.RawMessage  `json:"spec"`
+	Requests    []PlannedRequest `json:"requests"`
 }
 
 // PlannedRequest is one request of a LoadPlan.
