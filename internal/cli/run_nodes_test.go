@@ -69,6 +69,7 @@ func TestRunQ4OnNodes(t *testing.T) {
 	run := readRun(t, dirs[0])
 	notes := strings.Join(run.Notes, "\n")
 	for _, want := range []string{"load on NATS JetStream: an embedded server", "2 workers", "i mod N",
+		"connections of this process (the load nodes sent",
 		"load node worker-0: clock offset", "load node worker-1: clock offset"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)

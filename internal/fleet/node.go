@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"time"
 
@@ -216,13 +217,24 @@ func (n *node) closeTarget() {
 	}
 }
 
-// runShard waits for the start instant, sends the shard, makes sure
+// warmConns is how many connections a shard needs open before its start,
+// sized like the run's own warm-up: its rate × 50 ms, 4 to 256.
+func warmConns(plan workload.LoadPlan) int {
+	rate := 0.0
+	if plan.Span > 0 {
+		rate = float64(len(plan.Requests)) / plan.Span.Seconds()
+	}
+	return min(max(int(math.Ceil(rate*0.05)), 4), 256)
+}
+
+// runShard warms the shard's connections, waits for the start instant, sends the shard, makes sure
 // every record is stored and publishes the done message.
 func (n *node) runShard(ctx context.Context, req request, subject string, plan workload.LoadPlan, tgt *target.Target) {
 	pub := &publisher{js: n.js, subject: subject, node: n.run.Worker}
 	env := &workload.Env{Target: tgt, Start: time.Unix(0, req.BaseNS), Drain: plan.Drain, Log: io.Discard,
 		Record: pub.add, Sent: func() {}}
 	done := doneMsg{Node: n.run.Worker}
+	tgt.Client().Warm(ctx, warmConns(plan))
 	if err := n.cfg.Clock.SleepUntil(ctx, time.Unix(0, req.StartNS)); err != nil {
 		done.Interrupted = true
 	} else {

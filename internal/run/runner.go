@@ -135,7 +135,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	run.EndedAt = time.Now()
 	outcome.Extra = mergeExtra(outcome.Extra, metricExtra)
 	rn.finish(&run, r, outcome, col, ctx.Err() == nil)
-	run.Notes = append(append(outcome.Notes, connNotes(t, warmed)...), metricNotes...)
+	run.Notes = append(append(outcome.Notes, connNotes(t, warmed, rn.Fleet != nil)...), metricNotes...)
 	if err := writeRecords(dir, r, &run, outcome); err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
