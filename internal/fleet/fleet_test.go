@@ -183,3 +183,38 @@ func TestFleetNodeWithoutTarget(t *testing.T) {
 		t.Errorf("a later phase: %v, want the first error again", err)
 	}
 }
+
+// TestPhaseOnFleetInterrupted: cancelling the run mid-phase stops every
+// node (they drain like a local driver); the phase is interrupted, the
+// records of the requests the nodes sent all come back, and the ones
+// never sent are not counted missing.
+func TestPhaseOnFleetInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded NATS server")
+	}
+	fake := targettest.NewServer(targettest.OK)
+	defer fake.Close()
+	c := startFleet(t, 2, fake.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var recs int
+	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c, Drain: time.Second,
+		Record: func(record.Request) {
+			if recs++; recs == 10 {
+				cancel() // a tenth of the way into a 4 s phase
+			}
+		}}
+	sp := tinyPhase(t, "cut", 400).Run(ctx, env, 0)
+	if !sp.Interrupted || recs < 10 || recs >= 400 {
+		t.Fatalf("phase %+v with %d records; want interrupted after 10", sp, recs)
+	}
+	rep, err := c.RunLoad(context.Background(), workload.LoadPlan{Phase: "next", Spec: []byte(`{"shapes":{}}`)}, func(record.Request) {})
+	if err != nil || rep.Missing != 0 || rep.Interrupted {
+		t.Errorf("an empty phase after the interrupted one: %+v, %v", rep, err)
+	}
+	for _, n := range c.Notes() {
+		if strings.Contains(n, "never came back") {
+			t.Errorf("unsent requests noted as lost: %s", n)
+		}
+	}
+}

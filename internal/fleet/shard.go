@@ -91,8 +91,22 @@ func (t *tally) complete() bool {
 	return true
 }
 
-// missing is how many planned records did not come back.
-func (t *tally) missing() int { return len(t.owner) - len(t.got) }
+// missing is how many records did not come back: those a node said it
+// published, and the whole unreturned share of a node that never said it
+// was done. Requests a node did not send because the phase was
+// interrupted are not missing (a local driver has no record of them
+// either).
+func (t *tally) missing() int {
+	m := 0
+	for _, n := range t.nodes {
+		if n.done {
+			m += max(n.sent-n.delivered, 0)
+		} else {
+			m += n.scheduled - n.delivered
+		}
+	}
+	return m
+}
 
 // interrupted reports whether a node cut its shard short or never said
 // it was done.
@@ -123,8 +137,8 @@ func (t *tally) problems(names []string) []string {
 			out = append(out, fmt.Sprintf("%s never said it was done (%d/%d records back)", names[k], n.delivered, n.scheduled))
 		case n.err != "":
 			out = append(out, fmt.Sprintf("%s: %s", names[k], n.err))
-		case n.delivered < n.scheduled:
-			out = append(out, fmt.Sprintf("%s: %d/%d records back", names[k], n.delivered, n.scheduled))
+		case n.delivered < n.sent:
+			out = append(out, fmt.Sprintf("%s: %d of the %d records it sent came back", names[k], n.delivered, n.sent))
 		}
 	}
 	return out

@@ -95,14 +95,28 @@ func TestTally(t *testing.T) {
 	if !tl.complete() {
 		t.Fatal("not complete with every node done and its records in")
 	}
-	if tl.missing() != 1 || !tl.interrupted() {
-		t.Errorf("missing %d, interrupted %v; want 1 (p-00004) and true", tl.missing(), tl.interrupted())
+	if tl.missing() != 0 || !tl.interrupted() {
+		t.Errorf("missing %d, interrupted %v; want 0 (p-00004 was never sent) and true", tl.missing(), tl.interrupted())
 	}
 	got := tl.report([]string{"a", "b"})
 	if got[0].Scheduled != 3 || got[0].Delivered != 2 || got[1].Delivered != 3 || got[0].LagP99Ms != 1 {
 		t.Errorf("per-node report %+v", got)
 	}
-	if p := tl.problems([]string{"a", "b"}); len(p) != 1 || p[0] != "a: 2/3 records back" {
+	if p := tl.problems([]string{"a", "b"}); len(p) != 0 {
+		t.Errorf("problems %q, want none (a was interrupted, and sent 2)", p)
+	}
+	// A node that says it sent 3 but 2 came back, and one that never said
+	// it was done: both count as missing, and are named.
+	tl = newTally(Shard(planOf(6), 2))
+	for _, id := range []string{"p-00000", "p-00002", "p-00001"} {
+		rec := record.Request{ID: id}
+		tl.take(&rec)
+	}
+	tl.finish(0, doneMsg{Node: "a", Records: 3})
+	if tl.missing() != 1+2 || tl.complete() {
+		t.Errorf("missing %d, complete %v; want 3 and false", tl.missing(), tl.complete())
+	}
+	if p := tl.problems([]string{"a", "b"}); len(p) != 2 || p[0] != "a: 2 of the 3 records it sent came back" || p[1] != "b never said it was done (1/3 records back)" {
 		t.Errorf("problems %q", p)
 	}
 }

@@ -51,7 +51,7 @@ type LoadReport struct {
 	Start       time.Time // the published start instant (this process's clock)
 	End         time.Time // when the last record arrived or the wait ended
 	Delivered   int       // records handed to emit
-	Missing     int       // planned requests whose record never came back
+	Missing     int       // records a node sent that never came back (a node that never said it was done: its whole unreturned share)
 	Duplicates  int       // records received again and dropped
 	Interrupted bool      // ctx was cancelled or a node cut its shard short
 	Nodes       []NodeLoad
