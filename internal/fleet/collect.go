@@ -12,19 +12,24 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
-// collect hands the phase's records to emit until every node is done and
-// its records are in, or the bound (span + Tail after the start; drain +
-// stopMargin after an interrupt) has passed. It reports whether ctx
-// interrupted the phase.
+// collect hands the phase's records to emit until every node is done (or
+// gone: it stopped answering pings) and its records are in, or the bound
+// (span + Tail after the start; drain + stopMargin after an interrupt)
+// has passed. It reports whether ctx interrupted the phase.
 func (c *Coordinator) collect(ctx context.Context, key string, plan workload.LoadPlan, start time.Time,
 	t *tally, msgs <-chan natsjs.Msg, emit func(record.Request)) (interrupted bool) {
 	bound := time.NewTimer(time.Until(start.Add(plan.Span + c.cfg.Tail)))
 	defer bound.Stop()
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	gone := c.watch(wctx)
 	done := ctx.Done()
 	for !t.complete() {
 		select {
 		case m := <-msgs:
 			c.take(m, t, emit)
+		case k := <-gone:
+			t.nodes[k].gone = true
 		case <-done:
 			done, interrupted = nil, true
 			c.stopAll(key)
@@ -34,6 +39,46 @@ func (c *Coordinator) collect(ctx context.Context, key string, plan workload.Loa
 		}
 	}
 	return interrupted
+}
+
+// pingEvery is how often the coordinator asks the nodes whether they are
+// there during a phase; missedPings in a row make a node gone.
+const (
+	pingEvery   = time.Second
+	missedPings = 3
+)
+
+// watch pings every node each pingEvery until ctx is done and sends the
+// index of one that missed missedPings in a row (once).
+func (c *Coordinator) watch(ctx context.Context) <-chan int {
+	gone := make(chan int, len(c.cfg.Nodes))
+	ping, _ := json.Marshal(request{Op: opPing})
+	go func() {
+		misses := make([]int, len(c.cfg.Nodes))
+		t := time.NewTicker(pingEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			for k, n := range c.cfg.Nodes {
+				if misses[k] >= missedPings {
+					continue
+				}
+				if _, err := c.cfg.NC.Request(n.Subject, ping, pingEvery/2); err != nil {
+					misses[k]++
+				} else {
+					misses[k] = 0
+				}
+				if misses[k] == missedPings {
+					gone <- k
+				}
+			}
+		}
+	}()
+	return gone
 }
 
 // take handles one message of the record subject.

@@ -184,6 +184,9 @@ func (c *Coordinator) runLoad(ctx context.Context, plan workload.LoadPlan, emit 
 	rep.End = time.Now()
 	c.purge(subject)
 	c.account(plan.Phase, t, &rep)
+	if name := t.lost(c.names()); name != "" {
+		return rep, fmt.Errorf("fleet: phase %s: node %s stopped answering mid-phase; %d of its records are missing", plan.Phase, name, rep.Missing)
+	}
 	return rep, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
 	"github.com/sagebench/sagebench/internal/fleet"
@@ -26,13 +27,15 @@ import (
 // targetURL; it returns the coordinator.
 func startFleet(t *testing.T, n int, targetURL string) *fleet.Coordinator {
 	t.Helper()
-	return startFleetWith(t, n, func(ctx context.Context) (*target.Target, error) {
+	c, _ := startFleetWith(t, n, func(ctx context.Context) (*target.Target, error) {
 		return target.Open(ctx, target.Config{URL: targetURL}, target.Options{})
 	})
+	return c
 }
 
-// startFleetWith is startFleet with the nodes' target opener (nil: none).
-func startFleetWith(t *testing.T, n int, opener func(context.Context) (*target.Target, error)) *fleet.Coordinator {
+// startFleetWith is startFleet with the nodes' target opener (nil: none);
+// it also returns each worker's NATS connection.
+func startFleetWith(t *testing.T, n int, opener func(context.Context) (*target.Target, error)) (*fleet.Coordinator, []*nats.Conn) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
@@ -51,8 +54,15 @@ func startFleetWith(t *testing.T, n int, opener func(context.Context) (*target.T
 	var wg sync.WaitGroup
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	t.Cleanup(func() { eng.Close(); stopWorkers(); wg.Wait() }) // Close ends the run: the workers leave
+	var conns []*nats.Conn
 	for i := range n {
-		w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: srv.URL()}, Run: eng.Run(),
+		nc, err := nats.Connect(srv.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		conns = append(conns, nc)
+		w, err := jetstream.NewWorker(jetstream.WorkerConfig{NC: nc, Run: eng.Run(),
 			Registry: dataflow.NewRegistry(), Name: "node-" + string(rune('a'+i)), Service: fleet.NodeConfig{Target: opener}.Service()})
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +86,7 @@ func startFleetWith(t *testing.T, n int, opener func(context.Context) (*target.T
 			t.Error(err)
 		}
 	})
-	return c
+	return c, conns
 }
 
 // TestPhaseOnFleet: a small open-loop phase sent by two nodes against
@@ -168,7 +178,7 @@ func TestFleetNodeWithoutTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded NATS server")
 	}
-	c := startFleetWith(t, 1, nil)
+	c, _ := startFleetWith(t, 1, nil)
 	var recs int
 	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c, Record: func(record.Request) { recs++ }}
 	sp := tinyPhase(t, "a", 3).Run(context.Background(), env, 0)
@@ -216,5 +226,41 @@ func TestPhaseOnFleetInterrupted(t *testing.T) {
 		if strings.Contains(n, "never came back") {
 			t.Errorf("unsent requests noted as lost: %s", n)
 		}
+	}
+}
+
+// TestFleetNodeLost: a node whose connection dies mid-phase stops
+// answering pings; the coordinator stops waiting for it within seconds
+// (not the phase's bound of a minute), keeps every record of the other
+// node, counts the lost node's unreturned share missing and fails the
+// fleet naming the node.
+func TestFleetNodeLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded NATS server")
+	}
+	fake := targettest.NewServer(targettest.OK)
+	defer fake.Close()
+	c, conns := startFleetWith(t, 2, func(ctx context.Context) (*target.Target, error) {
+		return target.Open(ctx, target.Config{URL: fake.URL}, target.Options{})
+	})
+	nodes := map[string]int{}
+	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c, Drain: time.Second,
+		Record: func(r record.Request) {
+			if nodes[r.Node]++; nodes[r.Node] == 5 && r.Node == "node-b" {
+				conns[1].Close() // node-b's link is cut
+			}
+		}}
+	sp := tinyPhase(t, "lost", 200).Run(context.Background(), env, 0)
+	err := c.Err() // "stopped answering" comes from the pings, not from the phase's bound
+
+	if !sp.Interrupted || err == nil || !strings.Contains(err.Error(), "node node-b stopped answering") {
+		t.Fatalf("phase %+v, fleet error %v; want interrupted and node-b named", sp, err)
+	}
+	if nodes["node-a"] != 100 || nodes["node-b"] >= 100 {
+		t.Errorf("records per node %v; want all 100 of node-a, fewer of node-b", nodes)
+	}
+	notes := strings.Join(c.Notes(), "\n")
+	if !strings.Contains(notes, "never came back (node-b stopped answering mid-phase") {
+		t.Errorf("notes do not name the lost node:\n%s", notes)
 	}
 }

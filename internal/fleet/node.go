@@ -104,6 +104,7 @@ func (n *node) answer(ctx context.Context, data []byte) (rep reply, ok bool) {
 		case opStop:
 			n.stop(req.Key)
 			return rep, false
+		case opPing:
 		default:
 			err = fmt.Errorf("unknown operation %q", req.Op)
 		}

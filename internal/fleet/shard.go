@@ -45,6 +45,7 @@ type nodeTally struct {
 	sent                 int // records the node says it published
 	interrupted          bool
 	err                  string
+	gone                 bool // stopped answering pings before it was done
 }
 
 func newTally(shards []workload.LoadPlan) *tally {
@@ -84,6 +85,9 @@ func (t *tally) finish(k int, d doneMsg) {
 // complete reports whether every node is done and its records are in.
 func (t *tally) complete() bool {
 	for _, n := range t.nodes {
+		if n.gone && !n.done {
+			continue
+		}
 		if !n.done || n.delivered < min(n.sent, n.scheduled) {
 			return false
 		}
@@ -106,6 +110,16 @@ func (t *tally) missing() int {
 		}
 	}
 	return m
+}
+
+// lost names the first node that stopped answering mid-phase, or "".
+func (t *tally) lost(names []string) string {
+	for k, n := range t.nodes {
+		if n.gone && !n.done {
+			return names[k]
+		}
+	}
+	return ""
 }
 
 // interrupted reports whether a node cut its shard short or never said
@@ -133,6 +147,8 @@ func (t *tally) problems(names []string) []string {
 	var out []string
 	for k, n := range t.nodes {
 		switch {
+		case n.gone && !n.done:
+			out = append(out, fmt.Sprintf("%s stopped answering mid-phase (%d/%d records back)", names[k], n.delivered, n.scheduled))
 		case !n.done:
 			out = append(out, fmt.Sprintf("%s never said it was done (%d/%d records back)", names[k], n.delivered, n.scheduled))
 		case n.err != "":

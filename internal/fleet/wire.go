@@ -9,6 +9,7 @@ const (
 	opPlan  = "plan"  // one part of the node's shard
 	opStart = "start" // the start instant; the node replies once it holds every part
 	opStop  = "stop"  // interrupt the phase (no reply)
+	opPing  = "ping"  // are you there? (an empty reply)
 )
 
 // request is a coordinator → node message on the node's service subject.
