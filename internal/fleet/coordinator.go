@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -72,14 +73,16 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Coordinator runs phases on the fleet (a workload.LoadFleet). Its
-// RunLoad calls must not overlap.
+// Coordinator runs phases on the fleet (a workload.LoadFleet); phases
+// may overlap (each has its own record subject).
 type Coordinator struct {
 	cfg    Config
 	js     natsjs.JetStream
 	stream string
 	prefix string // record subjects: prefix + phase key
 	byName map[string]int
+
+	mu     sync.Mutex
 	phases int
 	totals []nodeTotal
 	notes  []string
@@ -146,22 +149,32 @@ func (c *Coordinator) names() []string {
 // phase failed (a node refused its shard or did not answer), every later
 // call fails with the same error: Err reports it.
 func (c *Coordinator) RunLoad(ctx context.Context, plan workload.LoadPlan, emit func(record.Request)) (workload.LoadReport, error) {
-	if c.err != nil {
-		return workload.LoadReport{}, c.err
+	if err := c.Err(); err != nil {
+		return workload.LoadReport{}, err
 	}
 	rep, err := c.runLoad(ctx, plan, emit)
 	if err != nil && ctx.Err() == nil {
-		c.err = err
+		c.mu.Lock()
+		if c.err == nil {
+			c.err = err
+		}
+		c.mu.Unlock()
 	}
 	return rep, err
 }
 
 // Err is the error that stopped the fleet, nil when every phase ran.
-func (c *Coordinator) Err() error { return c.err }
+func (c *Coordinator) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
 
 func (c *Coordinator) runLoad(ctx context.Context, plan workload.LoadPlan, emit func(record.Request)) (workload.LoadReport, error) {
+	c.mu.Lock()
 	c.phases++
 	key := strconv.Itoa(c.phases)
+	c.mu.Unlock()
 	subject := c.prefix + key
 	shards := Shard(plan, len(c.cfg.Nodes))
 	t := newTally(shards)

@@ -264,3 +264,30 @@ func TestFleetNodeLost(t *testing.T) {
 		t.Errorf("notes do not name the lost node:\n%s", notes)
 	}
 }
+
+// TestOverlappingPhasesOnFleet: two phases sent at the same time (two
+// streams of one Q) each get exactly their own records back.
+func TestOverlappingPhasesOnFleet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded NATS server")
+	}
+	fake := targettest.NewServer(targettest.OK)
+	defer fake.Close()
+	c := startFleet(t, 2, fake.URL)
+	var mu sync.Mutex
+	byPhase := map[string]int{}
+	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c,
+		Record: func(r record.Request) { mu.Lock(); byPhase[r.Phase]++; mu.Unlock() }}
+	var wg sync.WaitGroup
+	for i, name := range []string{"x", "y"} {
+		wg.Go(func() {
+			if sp := tinyPhase(t, name, 20).Run(context.Background(), env, 100*i); sp.Interrupted {
+				t.Errorf("phase %s interrupted", name)
+			}
+		})
+	}
+	wg.Wait()
+	if byPhase["x"] != 20 || byPhase["y"] != 20 || len(byPhase) != 2 {
+		t.Errorf("records per phase %v, want 20 each", byPhase)
+	}
+}
