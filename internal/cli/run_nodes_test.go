@@ -107,12 +107,19 @@ func TestRunQ4OnNodes(t *testing.T) {
 	}
 }
 
-// TestRunNodesOnlyForQ1: the other Qs run one open-loop driver; --nodes
-// there is a configuration error saying so.
+// TestRunNodesOnlyForQ1: Qs that run an open-loop driver of their own
+// refuse --nodes as a configuration error saying so; Q4 full takes
+// --nodes 1, 2 and 4.
 func TestRunNodesOnlyForQ1(t *testing.T) {
 	code, _, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "--nodes", "2", "--dry-run")
 	if code != ExitUsage || !strings.Contains(stderr, "Q2 runs on one node") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	for _, n := range []string{"1", "2", "4"} {
+		code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q4", "--nodes", n, "--dry-run")
+		if code != ExitOK || !strings.Contains(stdout, "nodes: "+n) {
+			t.Errorf("Q4 --nodes %s --dry-run: exit %d\nstdout: %s\nstderr: %s", n, code, stdout, stderr)
+		}
 	}
 }
 
