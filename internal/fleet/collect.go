@@ -133,6 +133,7 @@ func (c *Coordinator) account(phase string, t *tally, rep *workload.LoadReport) 
 		tot.scheduled += n.scheduled
 		tot.delivered += n.delivered
 		tot.lags = append(tot.lags, n.lags...)
+		tot.maxStartLate = max(tot.maxStartLate, n.startLate)
 		parts = append(parts, fmt.Sprintf("%s %d/%d lag p99 %.2f ms", names[k], n.delivered, n.scheduled, rep.Nodes[k].LagP99Ms))
 	}
 	c.cfg.Logf("fleet: phase %s: %s; %d duplicates dropped", phase, strings.Join(parts, ", "), t.dups)
@@ -155,8 +156,8 @@ func (c *Coordinator) Notes() []string {
 		if n.Clock != nil {
 			clock = fmt.Sprintf("clock offset %v ± %v", n.Clock.Offset, n.Clock.Uncertainty)
 		}
-		notes = append(notes, fmt.Sprintf("load node %s: %s; %d/%d requests back over %d phases; send lag p50 %.2f ms, p99 %.2f ms",
-			n.Name, clock, tot.delivered, tot.scheduled, c.phases, quantile(tot.lags, 0.5), quantile(tot.lags, 0.99)))
+		notes = append(notes, fmt.Sprintf("load node %s: %s; %d/%d requests back over %d phases; send lag p50 %.2f ms, p99 %.2f ms; its driver started at most %v after the start instant",
+			n.Name, clock, tot.delivered, tot.scheduled, c.phases, quantile(tot.lags, 0.5), quantile(tot.lags, 0.99), tot.maxStartLate))
 	}
 	return append(notes, c.notes...)
 }

@@ -92,6 +92,7 @@ type Coordinator struct {
 type nodeTotal struct {
 	scheduled, delivered int
 	lags                 []float64
+	maxStartLate         time.Duration
 }
 
 var _ workload.LoadFleet = (*Coordinator)(nil)

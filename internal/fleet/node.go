@@ -241,6 +241,9 @@ func (n *node) runShard(ctx context.Context, req request, subject string, plan w
 	} else {
 		rep, err := n.cfg.Send(ctx, env, plan)
 		done.Interrupted = rep.Interrupted
+		if !rep.Start.IsZero() {
+			done.StartLate = rep.Start.Sub(time.Unix(0, req.StartNS))
+		}
 		if err != nil {
 			done.Error = err.Error()
 		}

@@ -3,6 +3,7 @@ package fleet
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -46,6 +47,7 @@ type nodeTally struct {
 	interrupted          bool
 	err                  string
 	gone                 bool // stopped answering pings before it was done
+	startLate            time.Duration
 }
 
 func newTally(shards []workload.LoadPlan) *tally {
@@ -79,7 +81,7 @@ func (t *tally) take(rec *record.Request) bool {
 // finish notes node k's done message.
 func (t *tally) finish(k int, d doneMsg) {
 	n := &t.nodes[k]
-	n.done, n.sent, n.interrupted, n.err = true, d.Records, d.Interrupted, d.Error
+	n.done, n.sent, n.interrupted, n.err, n.startLate = true, d.Records, d.Interrupted, d.Error, d.StartLate
 }
 
 // complete reports whether every node is done and its records are in.

@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"time"
+
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -35,6 +37,9 @@ type doneMsg struct {
 	Records     int    `json:"records"` // records it published
 	Interrupted bool   `json:"interrupted,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// StartLate is how long after the published start instant (its own
+	// clock) the node's driver started.
+	StartLate time.Duration `json:"start_late_ns,omitempty"`
 }
 
 // Headers of the messages on a record subject.
