@@ -19,9 +19,9 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
-// Sender sends one shard from this node, each record to env.Record
-// (traffic.SendShard).
-type Sender func(ctx context.Context, env *workload.Env, plan workload.LoadPlan) (load.Report, error)
+// Sender sends one shard from this node, request i intended at start +
+// its offset, each record to env.Record (traffic.SendShard).
+type Sender func(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error)
 
 // NodeConfig configures a node: a worker's side of the fleet.
 type NodeConfig struct {
@@ -98,7 +98,7 @@ func (n *node) answer(ctx context.Context, data []byte) (rep reply, ok bool) {
 	if err == nil {
 		switch req.Op {
 		case opPlan:
-			err = n.plan(req)
+			err = n.plan(ctx, req)
 		case opStart:
 			err = n.start(ctx, req)
 		case opStop:
@@ -116,10 +116,30 @@ func (n *node) answer(ctx context.Context, data []byte) (rep reply, ok bool) {
 }
 
 // plan stores one part of a shard (a part sent again replaces itself).
-func (n *node) plan(req request) error {
+// Once the shard is whole, the node opens its target and warms the
+// connections the shard needs, before it acknowledges the last part: the
+// coordinator publishes the start instant only after that.
+func (n *node) plan(ctx context.Context, req request) error {
 	if req.Plan == nil || req.Parts < 1 || req.Parts > maxParts || req.Part < 0 || req.Part >= req.Parts || req.Subject == "" {
 		return errors.New("malformed plan part")
 	}
+	if !n.store(req) {
+		return fmt.Errorf("phase %s: part %d of %d does not fit the shard", req.Key, req.Part, req.Parts)
+	}
+	plan, _, err := n.assemble(req.Key)
+	if err != nil {
+		return nil // more parts to come
+	}
+	tgt, err := n.target(ctx)
+	if err != nil {
+		return err
+	}
+	tgt.Client().Warm(ctx, warmConns(plan))
+	return nil
+}
+
+// store keeps a part of a shard (a part sent again replaces itself).
+func (n *node) store(req request) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	s := n.shards[req.Key]
@@ -128,10 +148,10 @@ func (n *node) plan(req request) error {
 		n.shards[req.Key] = s
 	}
 	if len(s.parts) != req.Parts || s.cancel != nil {
-		return fmt.Errorf("phase %s: part %d of %d does not fit the shard", req.Key, req.Part, req.Parts)
+		return false
 	}
 	s.parts[req.Part] = req.Plan
-	return nil
+	return true
 }
 
 // start checks the shard is whole and runs it from req's start instant.
@@ -228,21 +248,21 @@ func warmConns(plan workload.LoadPlan) int {
 	return min(max(int(math.Ceil(rate*0.05)), 4), 256)
 }
 
-// runShard warms the shard's connections, waits for the start instant, sends the shard, makes sure
+// runShard waits for the start instant, sends the shard, makes sure
 // every record is stored and publishes the done message.
 func (n *node) runShard(ctx context.Context, req request, subject string, plan workload.LoadPlan, tgt *target.Target) {
 	pub := &publisher{js: n.js, subject: subject, node: n.run.Worker}
 	env := &workload.Env{Target: tgt, Start: time.Unix(0, req.BaseNS), Drain: plan.Drain, Log: io.Discard,
 		Record: pub.add, Sent: func() {}}
 	done := doneMsg{Node: n.run.Worker}
-	tgt.Client().Warm(ctx, warmConns(plan))
-	if err := n.cfg.Clock.SleepUntil(ctx, time.Unix(0, req.StartNS)); err != nil {
+	start := time.Unix(0, req.StartNS)
+	if err := n.cfg.Clock.SleepUntil(ctx, start); err != nil {
 		done.Interrupted = true
 	} else {
-		rep, err := n.cfg.Send(ctx, env, plan)
+		rep, err := n.cfg.Send(ctx, env, plan, start)
 		done.Interrupted = rep.Interrupted
 		if !rep.Start.IsZero() {
-			done.StartLate = rep.Start.Sub(time.Unix(0, req.StartNS))
+			done.StartLate = rep.Start.Sub(start)
 		}
 		if err != nil {
 			done.Error = err.Error()

@@ -73,10 +73,12 @@ func (p Phase) runOnFleet(ctx context.Context, env *workload.Env, seq0 int) summ
 }
 
 // SendShard sends a shard of a phase planned by Phase.Plan from this
-// process (a fleet node): each request at its offset from the moment it
-// is called, through Shapes.Send, each record to env.Record with the
-// plan's ID and Seq. SLOMet is left to the coordinator.
-func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan) (load.Report, error) {
+// process (a fleet node), called at start: each request through
+// Shapes.Send at start + its offset (its intended time, from which its
+// lag and latencies count, so a driver that began late shows it), each
+// record to env.Record with the plan's ID and Seq. SLOMet is left to the
+// coordinator.
+func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error) {
 	var spec shardSpec
 	if err := json.Unmarshal(plan.Spec, &spec); err != nil {
 		return load.Report{}, fmt.Errorf("phase %s: decoding its shapes: %w", plan.Phase, err)
@@ -93,11 +95,11 @@ func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan) (
 	if plan.Drain == 0 {
 		d.Drain = -1
 	}
-	rep := d.Run(ctx, sched, func(hctx context.Context, i int, intended time.Time) {
+	rep := d.Run(ctx, sched, func(hctx context.Context, i int, _ time.Time) {
 		env.Sent()
 		r := plan.Requests[i]
 		rec := record.Request{ID: r.ID, Seq: r.Seq, Kind: "request", Phase: plan.Phase}
-		env.Record(spec.Shapes.Send(hctx, env, rec, items[i], intended, r.Deadline))
+		env.Record(spec.Shapes.Send(hctx, env, rec, items[i], start.Add(r.Offset), r.Deadline))
 	})
 	return rep, nil
 }
