@@ -78,7 +78,7 @@ func loadFleet(spec workload.Spec, s runconfig.Shared, stderr io.Writer) run.Fle
 		}
 		eng := c.Engine()
 		f, err := fleet.New(ctx, fleet.Config{NC: eng.Conn(), Run: eng.Run(), Nodes: fleet.NodesOf(eng.Workers()),
-			Tail: tail + 5*time.Second, Logf: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }})
+			Tail: tail + 5*time.Second, Client: fleet.SettingsOf(s.Target), Logf: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }})
 		if err != nil {
 			c.Close()
 			return nil, nil, err

@@ -124,8 +124,8 @@ func (o workerOptions) loadService(logf func(string, ...any)) jetstream.Service 
 	if o.target == "" {
 		return nil
 	}
-	open := func(ctx context.Context) (*target.Target, error) {
-		return target.Open(ctx, target.Config{URL: o.target, APIKeyEnv: o.keyEnv}, target.Options{})
+	open := func(ctx context.Context, s fleet.ClientSettings) (*target.Target, error) {
+		return target.Open(ctx, s.Apply(target.Config{URL: o.target, APIKeyEnv: o.keyEnv}), target.Options{})
 	}
 	return fleet.NodeConfig{Target: open, Logf: logf}.Service()
 }

@@ -48,6 +48,9 @@ type Config struct {
 	Nodes []Node
 	Lead  time.Duration // 0: DefaultLead
 	Tail  time.Duration // 0: DefaultTail
+	// Client is what the nodes' target clients apply (the run's
+	// target.timeout, max_conns …); zero values are the client's defaults.
+	Client ClientSettings
 	// Log receives one line per phase (per-node counts and lags); nil
 	// discards them.
 	Logf func(format string, args ...any)
@@ -233,7 +236,7 @@ func (c *Coordinator) distribute(ctx context.Context, key, subject string, shard
 		for p := range parts {
 			part := s
 			part.Requests = s.Requests[p*maxPart : min((p+1)*maxPart, len(s.Requests))]
-			req := request{Op: opPlan, Key: key, Subject: subject, Part: p, Parts: parts, Plan: &part}
+			req := request{Op: opPlan, Key: key, Subject: subject, Part: p, Parts: parts, Plan: &part, Client: &c.cfg.Client}
 			if err := c.ask(ctx, c.cfg.Nodes[k], req); err != nil {
 				return fmt.Errorf("fleet: phase %s: handing its shard to %s: %w", s.Phase, c.cfg.Nodes[k].Name, err)
 			}

@@ -27,15 +27,21 @@ import (
 // targetURL; it returns the coordinator.
 func startFleet(t *testing.T, n int, targetURL string) *fleet.Coordinator {
 	t.Helper()
-	c, _ := startFleetWith(t, n, func(ctx context.Context) (*target.Target, error) {
-		return target.Open(ctx, target.Config{URL: targetURL}, target.Options{})
+	c, _ := startFleetWith(t, n, func(ctx context.Context, s fleet.ClientSettings) (*target.Target, error) {
+		if s != testClient {
+			t.Errorf("a node opened its target with %+v, not the run's client settings %+v", s, testClient)
+		}
+		return target.Open(ctx, s.Apply(target.Config{URL: targetURL}), target.Options{})
 	})
 	return c
 }
 
+// testClient are the run's target client settings in these tests.
+var testClient = fleet.ClientSettings{Timeout: 20 * time.Second, FirstByteTimeout: 10 * time.Second, MaxConns: 32, MaxBytesInFlight: 1 << 24}
+
 // startFleetWith is startFleet with the nodes' target opener (nil: none);
 // it also returns each worker's NATS connection.
-func startFleetWith(t *testing.T, n int, opener func(context.Context) (*target.Target, error)) (*fleet.Coordinator, []*nats.Conn) {
+func startFleetWith(t *testing.T, n int, opener func(context.Context, fleet.ClientSettings) (*target.Target, error)) (*fleet.Coordinator, []*nats.Conn) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
@@ -77,7 +83,7 @@ func startFleetWith(t *testing.T, n int, opener func(context.Context) (*target.T
 	if err := eng.WaitWorkers(ctx, n); err != nil {
 		t.Fatal(err)
 	}
-	c, err := fleet.New(ctx, fleet.Config{NC: eng.Conn(), Run: eng.Run(), Nodes: fleet.NodesOf(eng.Workers()), Lead: 100 * time.Millisecond, Tail: 10 * time.Second})
+	c, err := fleet.New(ctx, fleet.Config{NC: eng.Conn(), Run: eng.Run(), Nodes: fleet.NodesOf(eng.Workers()), Lead: 100 * time.Millisecond, Tail: 10 * time.Second, Client: testClient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,8 +246,8 @@ func TestFleetNodeLost(t *testing.T) {
 	}
 	fake := targettest.NewServer(targettest.OK)
 	defer fake.Close()
-	c, conns := startFleetWith(t, 2, func(ctx context.Context) (*target.Target, error) {
-		return target.Open(ctx, target.Config{URL: fake.URL}, target.Options{})
+	c, conns := startFleetWith(t, 2, func(ctx context.Context, s fleet.ClientSettings) (*target.Target, error) {
+		return target.Open(ctx, s.Apply(target.Config{URL: fake.URL}), target.Options{})
 	})
 	nodes := map[string]int{}
 	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c, Drain: time.Second,

@@ -26,8 +26,9 @@ type Sender func(ctx context.Context, env *workload.Env, plan workload.LoadPlan,
 // NodeConfig configures a node: a worker's side of the fleet.
 type NodeConfig struct {
 	// Target opens the node's target the first time a shard needs it (the
-	// worker's --target); nil refuses every shard.
-	Target func(ctx context.Context) (*target.Target, error)
+	// worker's --target), with the run's client settings applied to cfg;
+	// nil refuses every shard.
+	Target func(ctx context.Context, s ClientSettings) (*target.Target, error)
 	// Send sends a shard; nil means traffic.SendShard.
 	Send Sender
 	// Clock paces the start instant; nil means load.PreciseClock{}.
@@ -130,7 +131,11 @@ func (n *node) plan(ctx context.Context, req request) error {
 	if err != nil {
 		return nil // more parts to come
 	}
-	tgt, err := n.target(ctx)
+	var s ClientSettings
+	if req.Client != nil {
+		s = *req.Client
+	}
+	tgt, err := n.target(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -160,7 +165,7 @@ func (n *node) start(ctx context.Context, req request) error {
 	if err != nil {
 		return err
 	}
-	tgt, err := n.target(ctx)
+	tgt, err := n.target(ctx, ClientSettings{}) // opened when the shard was whole
 	if err != nil {
 		return err
 	}
@@ -211,8 +216,9 @@ func (n *node) stop(key string) {
 	}
 }
 
-// target opens the node's target once.
-func (n *node) target(ctx context.Context) (*target.Target, error) {
+// target opens the node's target once, with the settings of the first
+// shard that needs it.
+func (n *node) target(ctx context.Context, s ClientSettings) (*target.Target, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.tgt != nil {
@@ -221,7 +227,7 @@ func (n *node) target(ctx context.Context) (*target.Target, error) {
 	if n.cfg.Target == nil {
 		return nil, errors.New("this worker has no target; start it with --target URL")
 	}
-	t, err := n.cfg.Target(ctx)
+	t, err := n.cfg.Target(ctx, s)
 	if err != nil {
 		return nil, err
 	}

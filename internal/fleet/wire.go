@@ -3,6 +3,7 @@ package fleet
 import (
 	"time"
 
+	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -22,8 +23,31 @@ type request struct {
 	Part    int                `json:"part,omitempty"`
 	Parts   int                `json:"parts,omitempty"`
 	Plan    *workload.LoadPlan `json:"plan,omitempty"`     // plan: this part's requests
+	Client  *ClientSettings    `json:"client,omitempty"`   // plan: how the node's target client is set up
 	StartNS int64              `json:"start_ns,omitempty"` // start: the phase's start, node clock (Unix ns)
 	BaseNS  int64              `json:"base_ns,omitempty"`  // start: what record offsets count from, node clock
+}
+
+// ClientSettings are the run's target client settings a node applies
+// to its own client (target.Config's timeouts and bounds; the URL and the
+// API key's variable are the node's own --target and
+// --target-api-key-env).
+type ClientSettings struct {
+	Timeout          time.Duration `json:"timeout_ns,omitempty"`
+	FirstByteTimeout time.Duration `json:"first_byte_timeout_ns,omitempty"`
+	MaxConns         int           `json:"max_conns,omitempty"`
+	MaxBytesInFlight int64         `json:"max_bytes_in_flight,omitempty"`
+}
+
+// Apply sets s on c.
+func (s ClientSettings) Apply(c target.Config) target.Config {
+	c.Timeout, c.FirstByteTimeout, c.MaxConns, c.MaxBytesInFlight = s.Timeout, s.FirstByteTimeout, s.MaxConns, s.MaxBytesInFlight
+	return c
+}
+
+// SettingsOf are the client settings of c.
+func SettingsOf(c target.Config) ClientSettings {
+	return ClientSettings{Timeout: c.Timeout, FirstByteTimeout: c.FirstByteTimeout, MaxConns: c.MaxConns, MaxBytesInFlight: c.MaxBytesInFlight}
 }
 
 // reply is a node's answer; Error is empty on success.
