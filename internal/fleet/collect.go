@@ -3,10 +3,12 @@ package fleet
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -42,19 +44,22 @@ func (c *Coordinator) collect(ctx context.Context, key string, plan workload.Loa
 }
 
 // pingEvery is how often the coordinator asks the nodes whether they are
-// there during a phase; missedPings in a row make a node gone.
+// there during a phase. A node is gone after missedPings in a row found
+// nobody listening on its subject (its connection closed: a killed
+// process), or after slowPings in a row without an answer (a hung or
+// unreachable host; a busy one answers within seconds).
 const (
 	pingEvery   = time.Second
 	missedPings = 3
+	slowPings   = 10
 )
 
 // watch pings every node each pingEvery until ctx is done and sends the
-// index of one that missed missedPings in a row (once).
+// index of one that is gone (once).
 func (c *Coordinator) watch(ctx context.Context) <-chan int {
 	gone := make(chan int, len(c.cfg.Nodes))
-	ping, _ := json.Marshal(request{Op: opPing})
 	go func() {
-		misses := make([]int, len(c.cfg.Nodes))
+		misses, slow := make([]int, len(c.cfg.Nodes)), make([]int, len(c.cfg.Nodes))
 		t := time.NewTicker(pingEvery)
 		defer t.Stop()
 		for {
@@ -63,22 +68,33 @@ func (c *Coordinator) watch(ctx context.Context) <-chan int {
 				return
 			case <-t.C:
 			}
-			for k, n := range c.cfg.Nodes {
-				if misses[k] >= missedPings {
-					continue
+			for k := range c.cfg.Nodes {
+				if misses[k] < 0 {
+					continue // reported
 				}
-				if _, err := c.cfg.NC.Request(n.Subject, ping, pingEvery/2); err != nil {
-					misses[k]++
-				} else {
-					misses[k] = 0
-				}
-				if misses[k] == missedPings {
+				misses[k], slow[k] = c.ping(k, misses[k], slow[k])
+				if misses[k] >= missedPings || slow[k] >= slowPings {
+					misses[k] = -1
 					gone <- k
 				}
 			}
 		}
 	}()
 	return gone
+}
+
+// ping asks node k once and returns its counts of pings in a row that
+// found nobody listening and that went unanswered.
+func (c *Coordinator) ping(k, misses, slow int) (int, int) {
+	b, _ := json.Marshal(request{Op: opPing})
+	_, err := c.cfg.NC.Request(c.cfg.Nodes[k].Subject, b, pingEvery)
+	switch {
+	case err == nil:
+		return 0, 0
+	case errors.Is(err, nats.ErrNoResponders):
+		return misses + 1, 0
+	}
+	return 0, slow + 1
 }
 
 // take handles one message of the record subject.
