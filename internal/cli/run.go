@@ -90,7 +90,7 @@ func (o *runOptions) bindFlags(f *pflag.FlagSet) {
 	f.StringSliceVarP(&o.experiments, "experiment", "e", nil, "experiment(s) to run: Q1..Q8, case-insensitive; repeat or comma-separate")
 	f.BoolVarP(&o.all, "all", "a", false, "run every experiment of the catalog this build implements")
 	f.StringVarP(&s.Backend, "backend", "b", s.Backend, "runtime backend: sage or ray")
-	f.IntVar(&s.Nodes, "nodes", s.Nodes, "worker nodes: Q1's operators run on N `sagebench worker` processes over NATS JetStream")
+	f.IntVar(&s.Nodes, "nodes", s.Nodes, "worker nodes: Q1's operators, or the load of Q3, Q4 and Q6, run on N `sagebench worker` processes over NATS JetStream")
 	f.StringVar(&s.NATSURL, "nats-url", "", "an external NATS cluster for --nodes (default: an embedded server and local workers); token in NATS_TOKEN or a creds file in NATS_CREDS")
 	f.IntVar(&s.Parallelism, "parallelism", s.Parallelism, "operator parallelism")
 	f.IntVar(&s.Repeat, "repeat", s.Repeat, "independent repetitions, each re-seeded from seed+rep")
@@ -283,7 +283,8 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}
 	var invalid []string
 	for _, r := range resolved {
-		rn.Dataflow = distributed(r.Shared, r.Shared.Target.APIKeyEnv, log)
+		rn.Dataflow = distributed(r.Shared, log)
+		rn.Fleet = loadFleet(r.Spec, r.Shared, log)
 		if o.calibrate {
 			floor, err := o.measureFloor(ctx, r)
 			if err != nil {

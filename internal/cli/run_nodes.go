@@ -2,38 +2,51 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
+	"github.com/sagebench/sagebench/internal/fleet"
 	"github.com/sagebench/sagebench/internal/run"
 	"github.com/sagebench/sagebench/internal/runconfig"
+	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
 )
+
+// onNodes reports whether the run spreads over worker nodes.
+func onNodes(s runconfig.Shared) bool { return s.Nodes > 1 || s.NATSURL != "" }
+
+// clusterConfig is the cluster of --nodes N / nats_url whose workers
+// reach the target at targetURL.
+func clusterConfig(s runconfig.Shared, targetURL string, stderr io.Writer) jetstream.ClusterConfig {
+	args := []string{"--target", targetURL}
+	if k := s.Target.APIKeyEnv; k != "" { // the key travels in the environment, never in arguments
+		args = append(args, "--target-api-key-env", k)
+	}
+	logf := func(format string, args ...any) { // the coordinator's disconnections and reconnections
+		fmt.Fprintf(stderr, "sagebench: "+format+"\n", args...)
+	}
+	return jetstream.ClusterConfig{Nodes: s.Nodes, URL: s.NATSURL,
+		Auth:       jetstream.Auth{Token: os.Getenv("NATS_TOKEN"), CredsFile: os.Getenv("NATS_CREDS")},
+		Engine:     jetstream.Config{Version: workerVersion(), Conn: jetstream.ConnConfig{Logf: logf}},
+		WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: stderr}}
+}
 
 // distributed returns the dataflow starter of --nodes N / nats_url: the
 // graph runs on NATS JetStream — an embedded server and N local worker
 // processes (`sagebench worker`), or an external cluster whose N workers
 // must join — instead of in this process. Nil for one node.
-func distributed(s runconfig.Shared, apiKeyEnv string, stderr io.Writer) workload.DataflowStarter {
-	if s.Nodes <= 1 && s.NATSURL == "" {
+func distributed(s runconfig.Shared, stderr io.Writer) workload.DataflowStarter {
+	if !onNodes(s) {
 		return nil
 	}
 	return func(ctx context.Context, g dataflow.Graph, targetURL string) (dataflow.Engine, func() error, []string, error) {
-		args := []string{"--target", targetURL}
-		if apiKeyEnv != "" { // the key travels in the environment, never in arguments
-			args = append(args, "--target-api-key-env", apiKeyEnv)
-		}
-		logf := func(format string, args ...any) { // the coordinator's disconnections and reconnections
-			fmt.Fprintf(stderr, "sagebench: "+format+"\n", args...)
-		}
-		c, err := jetstream.StartCluster(ctx, jetstream.ClusterConfig{Nodes: s.Nodes, URL: s.NATSURL,
-			Auth:       jetstream.Auth{Token: os.Getenv("NATS_TOKEN"), CredsFile: os.Getenv("NATS_CREDS")},
-			Engine:     jetstream.Config{Version: workerVersion(), Conn: jetstream.ConnConfig{Logf: logf}},
-			WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: stderr}})
+		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr))
 		if err != nil { // nothing ran: the run leaves no directory
 			return nil, nil, nil, &run.NotStartedError{Err: err}
 		}
@@ -45,7 +58,7 @@ func distributed(s runconfig.Shared, apiKeyEnv string, stderr io.Writer) workloa
 			fmt.Fprintln(stderr, engineCounts(c.Engine().Stats()))
 			return c.Close()
 		}
-		return c.Engine(), stop, clusterNotes(c.Info()), nil
+		return c.Engine(), stop, clusterNotes("dataflow", c.Info()), nil
 	}
 }
 
@@ -56,13 +69,49 @@ func engineCounts(s jetstream.Stats) string {
 		s.Submitted, s.Delivered, s.Duplicates, s.Redelivered, s.DeadLettered)
 }
 
-func clusterNotes(in jetstream.ClusterInfo) []string {
+// loadFleet returns the load-node starter of --nodes N / nats_url for a
+// Q whose load can be sharded: the same cluster as distributed, opened
+// without a graph; its workers send the phases' shards (internal/fleet).
+// Nil for one node or another Q.
+func loadFleet(spec workload.Spec, s runconfig.Shared, stderr io.Writer) run.FleetStarter {
+	if !onNodes(s) || !spec.ShardedLoad {
+		return nil
+	}
+	tail := s.Target.Timeout
+	if tail == 0 {
+		tail = target.DefaultTimeout
+	}
+	return func(ctx context.Context, targetURL string) (workload.LoadFleet, func() ([]string, error), error) {
+		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr))
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := c.Open(ctx); err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		eng := c.Engine()
+		f, err := fleet.New(ctx, fleet.Config{NC: eng.Conn(), Run: eng.Run(), Nodes: fleet.NodesOf(eng.Workers()),
+			Tail: tail + 5*time.Second, Client: fleet.SettingsOf(s.Target), Logf: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		notes := clusterNotes("load", c.Info())
+		return f, func() ([]string, error) {
+			notes = append(notes, f.Notes()...)
+			return notes, errors.Join(f.Err(), f.Close(), c.Close())
+		}, nil
+	}
+}
+
+func clusterNotes(what string, in jetstream.ClusterInfo) []string {
 	where := "an external cluster"
 	if in.Embedded {
 		where = "an embedded server"
 	}
-	notes := []string{fmt.Sprintf("dataflow on NATS JetStream: %s at %s, run %s, %d workers, stream replicas %d, %s storage",
-		where, in.Server, in.Run, in.Workers, in.Replicas, in.Storage)}
+	notes := []string{fmt.Sprintf("%s on NATS JetStream: %s at %s, run %s, %d workers, stream replicas %d, %s storage",
+		what, where, in.Server, in.Run, in.Workers, in.Replicas, in.Storage)}
 	var nodes []string
 	for _, n := range in.Nodes {
 		clock := "clock offset not measured"

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -48,12 +49,83 @@ func TestRunQ1OnNodes(t *testing.T) {
 	}
 }
 
-// TestRunNodesOnlyForQ1: the other Qs run one open-loop driver; --nodes
-// there is a configuration error saying so.
+// TestRunQ4OnNodes: `run -e Q4 --nodes 2` (quick, with shorter probes)
+// sends every probe from two real worker processes: each request's
+// record names the node that sent it, the two share the load, the
+// frontier is found and the notes say where the load ran, how it was
+// sharded and each node's clock offset.
+func TestRunQ4OnNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns worker processes")
+	}
+	t.Setenv(envTestAsCLI, "1")
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "validity: {max_lag_p99_ms: 1000, min_delivered_ratio: 0.5}\n"+
+		"q4: {probe: 500ms, max_probes: 3, max_driver_lag: 60s, start_rate: 8}\n")
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q4", "--quick", "--nodes", "2",
+		"-c", cfg, "--output-dir", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "q4", "q4-sage-0-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("run dirs %v", dirs)
+	}
+	run := readRun(t, dirs[0])
+	notes := strings.Join(run.Notes, "\n")
+	for _, want := range []string{"load on NATS JetStream: an embedded server", "2 workers", "i mod N",
+		"connections of this process (the load nodes sent",
+		"load node worker-0: clock offset", "load node worker-1: clock offset"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	var rc struct{ Nodes int }
+	if err := json.Unmarshal(run.RunConfig, &rc); err != nil || rc.Nodes != 2 {
+		t.Errorf("run_config does not record nodes 2 (%v): %s", err, run.RunConfig)
+	}
+	nodes := map[string]int{}
+	perProbe := map[string]int{} // worker-0's records minus worker-1's
+	ids := map[string]bool{}
+	for _, r := range readRequests(t, dirs[0]) {
+		nodes[r.Node]++
+		if r.Node == "worker-0" {
+			perProbe[r.Phase]++
+		} else {
+			perProbe[r.Phase]--
+		}
+		if ids[r.ID] {
+			t.Errorf("record %s twice", r.ID)
+		}
+		ids[r.ID] = true
+	}
+	if nodes["worker-0"] == 0 || nodes["worker-1"] == 0 || len(nodes) != 2 {
+		t.Errorf("records per node %v; want both workers and no other sender", nodes)
+	}
+	for phase, d := range perProbe {
+		if d < -1 || d > 1 {
+			t.Errorf("probe %s: the workers' shares differ by %d; i mod 2 splits them within 1", phase, d)
+		}
+	}
+	if !(run.Summary.Extra["engines=1.max_rate"] > 0) {
+		t.Errorf("no frontier at 1 engine: %v\n%s", run.Summary.Extra, stdout)
+	}
+}
+
+// TestRunNodesOnlyForQ1: Qs that run an open-loop driver of their own
+// refuse --nodes as a configuration error saying so; Q4 full takes
+// --nodes 1, 2 and 4.
 func TestRunNodesOnlyForQ1(t *testing.T) {
 	code, _, stderr := runCLI(t, context.Background(), "run", "-e", "Q2", "--nodes", "2", "--dry-run")
 	if code != ExitUsage || !strings.Contains(stderr, "Q2 runs on one node") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	for _, n := range []string{"1", "2", "4"} {
+		code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q4", "--nodes", n, "--dry-run")
+		if code != ExitOK || !strings.Contains(stdout, "nodes: "+n) {
+			t.Errorf("Q4 --nodes %s --dry-run: exit %d\nstdout: %s\nstderr: %s", n, code, stdout, stderr)
+		}
 	}
 }
 
@@ -61,20 +133,27 @@ func TestRunNodesOnlyForQ1(t *testing.T) {
 // a tool error on one line naming its URL, within seconds, and the run
 // that never started leaves no run directory behind.
 func TestRunNodesUnreachableNATS(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "out")
-	code, _, stderr := runCLI(t, context.Background(), "run", "-e", "Q1", "--quick", "--total-requests", "5",
-		"--nats-url", "nats://127.0.0.1:1", "--output-dir", out)
-	if code != ExitError || !strings.Contains(stderr, "nats://127.0.0.1:1") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-		t.Errorf("exit %d, stderr %q; want 1 and one line naming the URL", code, stderr)
-	}
-	var left []string
-	_ = filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && path != out {
-			left = append(left, path)
-		}
-		return nil
-	})
-	if len(left) != 0 {
-		t.Errorf("a run that never started left %v", left)
+	for q, flags := range map[string][]string{
+		"Q1": {"--total-requests", "5"}, // operators on workers
+		"Q4": {"--duration", "1s"},      // load on nodes
+	} {
+		t.Run(q, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "-e", q, "--quick", "--nats-url", "nats://127.0.0.1:1", "--output-dir", out}, flags...)
+			code, _, stderr := runCLI(t, context.Background(), args...)
+			if code != ExitError || !strings.Contains(stderr, "nats://127.0.0.1:1") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Errorf("exit %d, stderr %q; want 1 and one line naming the URL", code, stderr)
+			}
+			var left []string
+			_ = filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && path != out {
+					left = append(left, path)
+				}
+				return nil
+			})
+			if len(left) != 0 {
+				t.Errorf("a run that never started left %v", left)
+			}
+		})
 	}
 }

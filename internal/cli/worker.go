@@ -12,9 +12,11 @@ import (
 
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
+	"github.com/sagebench/sagebench/internal/fleet"
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/target"
 	"github.com/spf13/cobra"
 )
 
@@ -52,7 +54,11 @@ func newWorkerCmd() *cobra.Command {
 		Long: `worker connects to a NATS server with JetStream, joins the run a coordinator
 (sagebench run --nodes N) announces, and serves that run's stages with the
 operators it has registered: noop always, and the Q1 operators (embed,
-retrieve, generate) when --target names an OpenAI-compatible endpoint. A
+retrieve, generate) when --target names an OpenAI-compatible endpoint. With
+--target it also sends the load shards of runs whose load is spread over
+the workers (Q3, Q4, Q6 with --nodes N): each shard at its intended times
+against the start instant the coordinator publishes, the records back to
+the coordinator. A
 coordinator of another sagebench version, or a graph needing operators the
 worker lacks, refuses it at join with both sides named.
 
@@ -111,6 +117,19 @@ func workerVersion() string {
 	return v + "+" + commit
 }
 
+// loadService is the worker's side of the load fleet: with --target it
+// sends the load shards of runs that need them (internal/fleet); nil
+// without.
+func (o workerOptions) loadService(logf func(string, ...any)) jetstream.Service {
+	if o.target == "" {
+		return nil
+	}
+	open := func(ctx context.Context, s fleet.ClientSettings) (*target.Target, error) {
+		return target.Open(ctx, s.Apply(target.Config{URL: o.target, APIKeyEnv: o.keyEnv}), target.Options{})
+	}
+	return fleet.NodeConfig{Target: open, Logf: logf}.Service()
+}
+
 // workerRegistry builds the operators a worker serves.
 func workerRegistry(o workerOptions) (*dataflow.Registry, error) {
 	reg := dataflow.NewRegistry()
@@ -161,7 +180,7 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 	conn.Logf = logf // disconnections and reconnections
 	w, err := jetstream.NewWorker(jetstream.WorkerConfig{
 		Conn: conn, Run: o.run, Graph: o.graph, Version: workerVersion(), Registry: reg,
-		Name: name, Once: o.once, DrainTimeout: o.drain, Logf: logf,
+		Name: name, Once: o.once, DrainTimeout: o.drain, Logf: logf, Service: o.loadService(logf),
 	})
 	if err != nil {
 		return err

@@ -172,6 +172,9 @@ type Request struct {
 	// Note says something to know about an ok request (a stream that
 	// ended after its finish_reason without [DONE], say).
 	Note string `json:"note,omitempty"`
+	// Node is the load-generating node that sent the request (a worker
+	// of --nodes N); empty when the run's own process sent it.
+	Node string `json:"node,omitempty"`
 }
 
 // Unified is one row of unified_results.jsonl/.csv, field for field the

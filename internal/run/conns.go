@@ -30,11 +30,16 @@ func warm(ctx context.Context, t *target.Target, r runconfig.Resolved, seed int6
 }
 
 // connNotes says how the run used its connections, and whether the cap
-// on them was what held requests back.
-func connNotes(t *target.Target, warmed int) []string {
+// on them was what held requests back. With a fleet, the nodes sent the
+// load with connections of their own.
+func connNotes(t *target.Target, warmed int, fleet bool) []string {
 	st := t.Client().ConnStats()
-	notes := []string{fmt.Sprintf("connections: %d dialed (%d warmed before traffic), at most %d requests in flight",
-		st.Dials, warmed, st.PeakInFlight)}
+	whose := ""
+	if fleet {
+		whose = " of this process (the load nodes sent the workload's requests on their own)"
+	}
+	notes := []string{fmt.Sprintf("connections%s: %d dialed (%d warmed before traffic), at most %d requests in flight",
+		whose, st.Dials, warmed, st.PeakInFlight)}
 	if st.PeakInFlight >= int64(st.MaxConns) {
 		notes = append(notes, fmt.Sprintf("the connection cap (target.max_conns %d) was reached: requests waited for a connection, and their schedule lag shows it; raise target.max_conns", st.MaxConns))
 	}

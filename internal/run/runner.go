@@ -37,12 +37,21 @@ type Runner struct {
 	// Dataflow, when set, is handed to the workloads to run their dataflow
 	// graphs on another engine (--nodes N); nil: in-process.
 	Dataflow workload.DataflowStarter
+	// Fleet, when set, starts the nodes that send the workload's
+	// open-loop phases (--nodes N for a Q whose load can be sharded);
+	// nil: this process sends.
+	Fleet FleetStarter
 	// InjectDelay slows the client path on purpose: every request waits
 	// this long after the driver releases it and before it is sent. Only
 	// the floor's own tests use it, to show a slower harness raises the
 	// floor by as much.
 	InjectDelay time.Duration
 }
+
+// FleetStarter starts the load-generating nodes of a repetition against
+// the target at targetURL. finish stops them and returns the notes for
+// the records (where the load ran, each node's clock offset and share).
+type FleetStarter func(ctx context.Context, targetURL string) (f workload.LoadFleet, finish func() (notes []string, err error), err error)
 
 // ErrInterrupted is returned when ctx was cancelled during a run; the
 // records were written with "complete": false.
@@ -138,7 +147,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	run.EndedAt = time.Now()
 	outcome.Extra = mergeExtra(outcome.Extra, metricExtra)
 	rn.finish(&run, r, outcome, col, ctx.Err() == nil)
-	run.Notes = append(append(outcome.Notes, connNotes(t, warmed)...), metricNotes...)
+	run.Notes = append(append(outcome.Notes, connNotes(t, warmed, rn.Fleet != nil)...), metricNotes...)
 	if err := writeRecords(dir, r, &run, outcome); err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
@@ -165,19 +174,35 @@ func closeTarget(t *target.Target) {
 }
 
 // drive runs the workload with requests streamed to requests.jsonl.
-func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Target, run *record.Run, dir string) (workload.Outcome, *summary.Collector, error) {
+func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Target, run *record.Run, dir string) (outcome workload.Outcome, col *summary.Collector, err error) {
+	var fleet workload.LoadFleet
+	if rn.Fleet != nil {
+		f, finish, err := rn.Fleet(ctx, t.URL())
+		if err != nil {
+			// nothing was sent: the run leaves no directory
+			return workload.Outcome{}, nil, &NotStartedError{Err: fmt.Errorf("%s: starting the load nodes: %w", r.Spec.ID, err)}
+		}
+		fleet = f
+		defer func() {
+			notes, ferr := finish()
+			outcome.Notes = append(outcome.Notes, notes...)
+			if err == nil && ferr != nil {
+				err = fmt.Errorf("%s: stopping the load nodes: %w", r.Spec.ID, ferr)
+			}
+		}()
+	}
 	w, err := record.CreateRequestWriter(filepath.Join(dir, "requests.jsonl"), 0)
 	if err != nil {
 		return workload.Outcome{}, nil, err
 	}
-	col := summary.NewCollector()
+	col = summary.NewCollector()
 	snk := newSink(col, w)
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go snk.watch(runCtx, cancel)
 	var sent atomic.Int64
 	env := &workload.Env{Target: t, RunID: run.RunID, Dataflow: rn.Dataflow, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
-		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(), Record: snk.Record,
+		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(), Record: snk.Record, Load: fleet,
 		Sent: func() {
 			sent.Add(1)
 			if rn.InjectDelay > 0 {
@@ -185,7 +210,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 			}
 		}}
 	stop := rn.progress(run.StartedAt, &sent, col)
-	outcome, err := r.Workload.Run(runCtx, env)
+	outcome, err = r.Workload.Run(runCtx, env)
 	stop()
 	if serr := snk.close(); err == nil && serr != nil {
 		err = serr

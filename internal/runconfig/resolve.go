@@ -50,8 +50,8 @@ func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (
 	if err := shared.Validate(); err != nil {
 		return r, nil, err
 	}
-	if (shared.Nodes > 1 || shared.NATSURL != "") && !spec.Distributed {
-		return r, nil, fmt.Errorf("nodes %d: %s runs on one node (its load is one open-loop driver); --nodes and nats_url apply to Q1, whose operators run on the workers", shared.Nodes, spec.ID)
+	if (shared.Nodes > 1 || shared.NATSURL != "") && !spec.Distributed && !spec.ShardedLoad {
+		return r, nil, fmt.Errorf("nodes %d: %s runs on one node (its load is one open-loop driver that cannot be sharded); --nodes and nats_url apply to Q1 (operators on the workers) and Q3, Q4, Q6 (load sent from the workers)", shared.Nodes, spec.ID)
 	}
 	wl := spec.New(shared.Quick)
 	if err := f.Decode(spec, wl.Config()); err != nil {

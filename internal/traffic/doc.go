@@ -7,5 +7,7 @@
 //
 // A Q draws its Items from its seed up front, so the same seed gives the
 // same requests whatever the target or policy; the schedule decides when
-// each is sent.
+// each is sent. Phase.Run sends a phase from this process, or, when the
+// run has load nodes (workload.Env.Load, --nodes N), materialises it
+// (Phase.Plan) for the nodes, which send their shards with SendShard.
 package traffic

@@ -65,7 +65,11 @@ type Phase struct {
 
 // Run drives the phase, records every request through env (IDs
 // "<phase>-<seq>", Seq from seq0) and returns its timing.
+// With env.Load set, the phase's load is sent from the fleet's nodes.
 func (p Phase) Run(ctx context.Context, env *workload.Env, seq0 int) summary.Phase {
+	if env.Load != nil {
+		return p.runOnFleet(ctx, env, seq0)
+	}
 	d := &load.Driver{MaxInFlight: p.MaxInFlight, Drain: env.Drain}
 	if env.Drain == 0 {
 		d.Drain = -1

@@ -22,6 +22,10 @@ type Spec struct {
 	// Distributed says the Q's client side runs on the dataflow runtime,
 	// so --nodes N spreads it over N workers; other Qs run on one node.
 	Distributed bool
+	// ShardedLoad says the Q's load goes through traffic.Phase only, so
+	// --nodes N sends it from N workers (internal/fleet), the schedule
+	// sharded by request index.
+	ShardedLoad bool
 	// Primary picks the primary metric out of a summary; nil → goodput.
 	Primary func(record.Summary) record.Metric
 }

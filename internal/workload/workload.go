@@ -130,6 +130,10 @@ type Env struct {
 	// the NATS JetStream cluster of --nodes N — instead of the in-process
 	// one; the graph's operators then run on the workers. Nil: in-process.
 	Dataflow DataflowStarter
+	// Load, when set, sends the open-loop phases of traffic.Phase from
+	// the nodes of --nodes N (sharded by request index) instead of this
+	// process; the records come back here. Nil: this process sends.
+	Load LoadFleet
 }
 
 // DataflowStarter starts an engine for graph g whose operators reach the

@@ -40,6 +40,13 @@
 //   - Serve then publishes sagebench.<run>.end (workers leave), closes
 //     Results and deletes the run's streams.
 //
+// A run may also be opened without a graph (Engine.Open, Cluster.Open):
+// it checks versions at join like any run, but admits only workers that
+// offer a Service (WorkerConfig.Service, advertised at join with its own
+// subject, WorkerInfo.Service); they serve it until the coordinator ends
+// the run at Close. internal/fleet uses this to have the workers send the
+// load shards of a phase.
+//
 // StartEmbedded runs a JetStream server in-process (127.0.0.1, a free
 // port, a temporary store removed at Shutdown); StartCluster combines it
 // with SpawnWorkers for `sagebench run --nodes N`, or waits for N workers

@@ -26,6 +26,7 @@ type Engine struct {
 
 	deployMu sync.Mutex
 	deployed atomic.Bool
+	opened   atomic.Bool // Open: a run without a graph
 	served   atomic.Bool
 	graph    dataflow.Graph // resolved
 	ops      []dataflow.Operator
@@ -95,6 +96,7 @@ func (e *Engine) Close() {
 		_ = e.deleteStreams(ctx)
 		cancel()
 	}
+	e.end()
 	e.stopRun()
 	for _, s := range e.subs {
 		_ = s.Unsubscribe()
@@ -120,7 +122,7 @@ func (e *Engine) Deploy(ctx context.Context, g dataflow.Graph) error {
 	}
 	e.deployMu.Lock()
 	defer e.deployMu.Unlock()
-	if e.deployed.Load() {
+	if e.deployed.Load() || e.opened.Load() {
 		return dataflow.ErrDeployed
 	}
 	if err := e.checkStale(ctx); err != nil {

@@ -25,6 +25,9 @@ type joinRequest struct {
 	Discover bool `json:"discover,omitempty"`
 	// Clock is the worker's clock offset from the coordinator's.
 	Clock *ClockOffset `json:"clock,omitempty"`
+	// Service is the subject of the worker's Service in this run ("":
+	// it has none).
+	Service string `json:"service,omitempty"`
 }
 
 // joinReply is the coordinator's answer: the run's manifest, or a refusal.
@@ -45,6 +48,8 @@ type WorkerInfo struct {
 	Version string       `json:"version"`
 	Joined  time.Time    `json:"joined"`
 	Clock   *ClockOffset `json:"clock,omitempty"` // nil when not measured
+	// Service is where the worker's Service listens ("": none).
+	Service string `json:"service,omitempty"`
 }
 
 type roster struct {
@@ -111,7 +116,7 @@ func (e *Engine) onJoin(m *nats.Msg) {
 		e.cfg.Logf("refused worker %q: %s", req.Worker, rep.Refused)
 		return
 	}
-	e.workers.add(WorkerInfo{Name: req.Worker, Version: req.Version, Joined: time.Now(), Clock: req.Clock})
+	e.workers.add(WorkerInfo{Name: req.Worker, Version: req.Version, Joined: time.Now(), Clock: req.Clock, Service: req.Service})
 	clock := "clock offset not measured"
 	if c := req.Clock; c != nil {
 		clock = fmt.Sprintf("clock offset %s ± %s", c.Offset, c.Uncertainty)
@@ -124,6 +129,9 @@ func (e *Engine) refusal(req joinRequest) string {
 	if req.Version != e.cfg.Version {
 		return fmt.Sprintf("worker %q runs sagebench %s but run %s runs sagebench %s; start workers of the same version",
 			req.Worker, req.Version, e.cfg.Run, e.cfg.Version)
+	}
+	if e.opened.Load() && req.Service == "" {
+		return fmt.Sprintf("worker %q serves no load shards, which run %s needs; start it with --target URL", req.Worker, e.cfg.Run)
 	}
 	if req.Graph != "" && req.Graph != e.graph.Name {
 		return fmt.Sprintf("worker %q was started for graph %q but run %s runs graph %q",

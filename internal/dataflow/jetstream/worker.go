@@ -34,8 +34,12 @@ type WorkerConfig struct {
 	// after ctx is cancelled; 0 means 30s.
 	DrainTimeout time.Duration
 	Observer     dataflow.Observer
-	Now          func() time.Time
-	Logf         func(format string, args ...any)
+	// Service, if set, is served for the length of every run the worker
+	// joins, besides the graph's stages; a run opened without a graph
+	// (Engine.Open) admits only workers that have one.
+	Service Service
+	Now     func() time.Time
+	Logf    func(format string, args ...any)
 }
 
 // endGrace is how long a worker's last acks may take after its run ended.
@@ -53,6 +57,7 @@ type Worker struct {
 	ownNC bool
 	js    natsjs.JetStream
 	stats counters
+	token string // names this worker's service subject
 }
 
 // NewWorker connects to the server.
@@ -81,7 +86,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	w := &Worker{cfg: cfg, nc: cfg.NC}
+	w := &Worker{cfg: cfg, nc: cfg.NC, token: NewRunID()}
 	if w.nc == nil {
 		if cfg.Conn.Name == "" {
 			cfg.Conn.Name = "sagebench worker " + cfg.Name
@@ -117,7 +122,7 @@ func (w *Worker) Processed() int64 { return w.stats.processed.Load() }
 // refusal is a *RefusedError.
 func (w *Worker) Serve(ctx context.Context) error {
 	for {
-		rep, err := w.join(ctx)
+		rep, clock, err := w.join(ctx)
 		if errors.Is(err, errRunOver) {
 			w.cfg.Logf("worker %s: run %s is over", w.cfg.Name, w.cfg.Run)
 			return nil
@@ -128,7 +133,7 @@ func (w *Worker) Serve(ctx context.Context) error {
 			}
 			return err
 		}
-		if err := w.serveRun(ctx, rep); err != nil {
+		if err := w.serveRun(ctx, rep, clock); err != nil {
 			return err
 		}
 		if w.cfg.Once || w.cfg.Run != "" || ctx.Err() != nil {
@@ -140,7 +145,7 @@ func (w *Worker) Serve(ctx context.Context) error {
 // join asks to join until a coordinator admits or refuses the worker.
 // Without a run ID it first discovers the run on the shared subject. It
 // measures the clock offset to the coordinator before joining.
-func (w *Worker) join(ctx context.Context) (joinReply, error) {
+func (w *Worker) join(ctx context.Context) (joinReply, *ClockOffset, error) {
 	jr := joinRequest{Worker: w.cfg.Name, Version: w.cfg.Version, Operators: w.cfg.Registry.Names(), Graph: w.cfg.Graph}
 	for logged := false; ; logged = true {
 		run := w.cfg.Run
@@ -154,7 +159,7 @@ func (w *Worker) join(ctx context.Context) (joinReply, error) {
 				continue
 			}
 			if err != nil {
-				return rep, err
+				return rep, nil, err
 			}
 			run, jr.Discover = rep.Run, false
 		} else if !logged {
@@ -165,9 +170,12 @@ func (w *Worker) join(ctx context.Context) (joinReply, error) {
 		if c, err := estimateOffset(ctx, w.nc, n.clockSubject(), 8, w.cfg.Now); err == nil {
 			jr.Clock = &c
 		}
+		if w.cfg.Service != nil {
+			jr.Service = n.serviceSubject(w.token)
+		}
 		rep, err := w.ask(ctx, n.joinSubject(), jr)
 		if !errors.Is(err, errRunOver) || w.cfg.Run != "" {
-			return rep, err // a named run that is over will not come back
+			return rep, jr.Clock, err // a named run that is over will not come back
 		}
 	}
 }
@@ -210,10 +218,13 @@ func pause(ctx context.Context, err error) error {
 
 // serveRun serves one run until its coordinator ends it or stops
 // answering, or ctx is cancelled (then it drains).
-func (w *Worker) serveRun(ctx context.Context, rep joinReply) error {
-	ops, err := w.cfg.Registry.Build(rep.Graph)
-	if err != nil {
-		return fmt.Errorf("worker: run %s: %w", rep.Run, err)
+func (w *Worker) serveRun(ctx context.Context, rep joinReply, clock *ClockOffset) error {
+	var ops []dataflow.Operator
+	var err error
+	if len(rep.Graph.Stages) > 0 {
+		if ops, err = w.cfg.Registry.Build(rep.Graph); err != nil {
+			return fmt.Errorf("worker: run %s: %w", rep.Run, err)
+		}
 	}
 	n := names{run: rep.Run}
 	fetch, stopFetch := context.WithCancel(context.Background())
@@ -230,7 +241,14 @@ func (w *Worker) serveRun(ctx context.Context, rep joinReply) error {
 	w.cfg.Logf("worker %s: joined run %s (graph %q, %d stages)", w.cfg.Name, rep.Run, rep.Graph.Name, len(rep.Graph.Stages))
 	o := &runOpts{js: w.js, n: n, maxDeliver: rep.MaxDeliver, prefetch: max(rep.Prefetch, 1), ackWait: rep.AckWait, now: w.cfg.Now,
 		observer: w.cfg.Observer, stats: &w.stats, logf: w.cfg.Logf}
+	svc := w.startService(fetch, hard, n, clock)
 	err = runStages(fetch, hard, o, rep.Graph, ops)
+	if len(rep.Graph.Stages) == 0 { // a service run: it lasts until the coordinator ends it
+		<-fetch.Done()
+	}
+	if serr := svc(); err == nil {
+		err = serr
+	}
 	w.cfg.Logf("worker %s: left run %s after %d records", w.cfg.Name, rep.Run, w.stats.processed.Load())
 	if err != nil && hard.Err() == nil {
 		return err
@@ -275,6 +293,29 @@ func (w *Worker) watch(ctx context.Context, n names, stopFetch, stopHard context
 				stopHard()
 				return
 			}
+		}
+	}
+}
+
+// startService runs the worker's Service for run n until fetch is done;
+// the returned function waits for it (at most until hard is done) and
+// returns its error.
+func (w *Worker) startService(fetch, hard context.Context, n names, clock *ClockOffset) func() error {
+	if w.cfg.Service == nil {
+		return func() error { return nil }
+	}
+	done := make(chan error, 1)
+	run := ServiceRun{NC: w.nc, Run: n.run, Worker: w.cfg.Name, Subject: n.serviceSubject(w.token), Clock: clock}
+	go func() { done <- w.cfg.Service(fetch, run) }()
+	return func() error {
+		select {
+		case err := <-done:
+			if err != nil {
+				return fmt.Errorf("worker: run %s: service: %w", n.run, err)
+			}
+			return nil
+		case <-hard.Done():
+			return nil
 		}
 	}
 }

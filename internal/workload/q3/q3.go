@@ -29,7 +29,7 @@ import (
 // Spec is Q3's catalog entry.
 func Spec() workload.Spec {
 	return workload.Spec{
-		ID: "Q3", Name: "NoisyNeighbor", Entry: "isolation", PhaseLabel: "phase",
+		ID: "Q3", Name: "NoisyNeighbor", Entry: "isolation", PhaseLabel: "phase", ShardedLoad: true,
 		Description: "an interactive victim tenant alone, then beside an aggressor whose batch load ramps past capacity, under fifo and fair_share with quotas; primary: interference ratio (victim p99 TTFT contended ÷ alone)",
 		New:         func(quick bool) workload.Workload { return &q3{cfg: Default(quick)} },
 		Primary: func(s record.Summary) record.Metric {

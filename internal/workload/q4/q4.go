@@ -27,7 +27,7 @@ import (
 // Spec is Q4's catalog entry.
 func Spec() workload.Spec {
 	return workload.Spec{
-		ID: "Q4", Name: "ScaleFrontier", Entry: "scalability", PhaseLabel: "probe",
+		ID: "Q4", Name: "ScaleFrontier", Entry: "scalability", PhaseLabel: "probe", ShardedLoad: true,
 		Description: "highest arrival rate meeting the SLO (p99 TTFT and E2E, ≥ 99 % success) for n = 1, 2, 4 engines, by exponential ramp and bisection of short open-loop probes; primary: scaling efficiency rate(n) ÷ (n · rate(1))",
 		New:         func(quick bool) workload.Workload { return &q4{cfg: Default(quick)} },
 		Primary: func(s record.Summary) record.Metric {

@@ -30,7 +30,7 @@ import (
 // Spec is Q6's catalog entry.
 func Spec() workload.Spec {
 	return workload.Spec{
-		ID: "Q6", Name: "BurstTown", Entry: "burst_priority", PhaseLabel: "policy",
+		ID: "Q6", Name: "BurstTown", Entry: "burst_priority", PhaseLabel: "policy", ShardedLoad: true,
 		Description: "base load with periodic bursts far above capacity, 20 % high priority, once per policy (fifo, priority, slo_aware); primary: high-priority SLO attainment inside bursts",
 		New:         func(quick bool) workload.Workload { return &q6{cfg: Default(quick)} },
 		Primary:     primary,

@@ -1,0 +1,293 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
+	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/traffic"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// Sender sends one shard from this node, request i intended at start +
+// its offset, each record to env.Record (traffic.SendShard).
+type Sender func(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error)
+
+// NodeConfig configures a node: a worker's side of the fleet.
+type NodeConfig struct {
+	// Target opens the node's target the first time a shard needs it (the
+	// worker's --target), with the run's client settings applied to cfg;
+	// nil refuses every shard.
+	Target func(ctx context.Context, s ClientSettings) (*target.Target, error)
+	// Send sends a shard; nil means traffic.SendShard.
+	Send Sender
+	// Clock paces the start instant; nil means load.PreciseClock{}.
+	Clock load.Clock
+	Logf  func(format string, args ...any)
+}
+
+// Service returns the jetstream.Service that serves the load shards of
+// each run the worker joins.
+func (c NodeConfig) Service() jetstream.Service {
+	if c.Send == nil {
+		c.Send = traffic.SendShard
+	}
+	if c.Clock == nil {
+		c.Clock = load.PreciseClock{}
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	return func(ctx context.Context, r jetstream.ServiceRun) error {
+		js, err := natsjs.New(r.NC, natsjs.WithPublishAsyncMaxPending(8192))
+		if err != nil {
+			return err
+		}
+		n := &node{cfg: c, run: r, js: js, shards: map[string]*shard{}}
+		sub, err := r.NC.Subscribe(r.Subject, func(m *nats.Msg) { n.handle(ctx, m) })
+		if err != nil {
+			return fmt.Errorf("load service: subscribing to %s: %w", r.Subject, err)
+		}
+		<-ctx.Done()
+		_ = sub.Unsubscribe()
+		n.wg.Wait() // phases under way drain (their ctx is ctx)
+		n.closeTarget()
+		return nil
+	}
+}
+
+// node serves the shards of one run.
+type node struct {
+	cfg    NodeConfig
+	run    jetstream.ServiceRun
+	js     natsjs.JetStream
+	mu     sync.Mutex
+	shards map[string]*shard
+	tgt    *target.Target
+	wg     sync.WaitGroup
+}
+
+// shard is a phase's shard as its parts arrive, then while it runs.
+type shard struct {
+	subject string
+	parts   []*workload.LoadPlan
+	cancel  context.CancelFunc
+}
+
+func (n *node) handle(ctx context.Context, m *nats.Msg) {
+	if rep, ok := n.answer(ctx, m.Data); ok {
+		b, _ := json.Marshal(rep)
+		_ = m.Respond(b)
+	}
+}
+
+// answer carries out one coordinator request; ok is false for a stop,
+// which has no reply.
+func (n *node) answer(ctx context.Context, data []byte) (rep reply, ok bool) {
+	var req request
+	err := json.Unmarshal(data, &req)
+	if err == nil {
+		switch req.Op {
+		case opPlan:
+			err = n.plan(ctx, req)
+		case opStart:
+			err = n.start(ctx, req)
+		case opStop:
+			n.stop(req.Key)
+			return rep, false
+		case opPing:
+		default:
+			err = fmt.Errorf("unknown operation %q", req.Op)
+		}
+	}
+	if err != nil {
+		rep.Error = fmt.Sprintf("node %s: %v", n.run.Worker, err)
+	}
+	return rep, true
+}
+
+// plan stores one part of a shard (a part sent again replaces itself).
+// Once the shard is whole, the node opens its target and warms the
+// connections the shard needs, before it acknowledges the last part: the
+// coordinator publishes the start instant only after that.
+func (n *node) plan(ctx context.Context, req request) error {
+	if req.Plan == nil || req.Parts < 1 || req.Parts > maxParts || req.Part < 0 || req.Part >= req.Parts || req.Subject == "" {
+		return errors.New("malformed plan part")
+	}
+	if !n.store(req) {
+		return fmt.Errorf("phase %s: part %d of %d does not fit the shard", req.Key, req.Part, req.Parts)
+	}
+	plan, _, err := n.assemble(req.Key)
+	if err != nil {
+		return nil // more parts to come
+	}
+	var s ClientSettings
+	if req.Client != nil {
+		s = *req.Client
+	}
+	tgt, err := n.target(ctx, s)
+	if err != nil {
+		return err
+	}
+	tgt.Client().Warm(ctx, warmConns(plan))
+	return nil
+}
+
+// store keeps a part of a shard (a part sent again replaces itself).
+func (n *node) store(req request) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s := n.shards[req.Key]
+	if s == nil {
+		s = &shard{subject: req.Subject, parts: make([]*workload.LoadPlan, req.Parts)}
+		n.shards[req.Key] = s
+	}
+	if len(s.parts) != req.Parts || s.cancel != nil {
+		return false
+	}
+	s.parts[req.Part] = req.Plan
+	return true
+}
+
+// start checks the shard is whole and runs it from req's start instant.
+func (n *node) start(ctx context.Context, req request) error {
+	plan, s, err := n.assemble(req.Key)
+	if err != nil {
+		return err
+	}
+	tgt, err := n.target(ctx, ClientSettings{}) // opened when the shard was whole
+	if err != nil {
+		return err
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	n.mu.Lock()
+	s.cancel = cancel
+	n.mu.Unlock()
+	n.wg.Go(func() {
+		defer cancel()
+		n.runShard(pctx, req, s.subject, plan, tgt)
+		n.mu.Lock()
+		delete(n.shards, req.Key)
+		n.mu.Unlock()
+	})
+	return nil
+}
+
+// assemble joins the parts of a shard; every part must be there.
+func (n *node) assemble(key string) (workload.LoadPlan, *shard, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s := n.shards[key]
+	if s == nil {
+		return workload.LoadPlan{}, nil, fmt.Errorf("phase %s: no plan received", key)
+	}
+	if s.cancel != nil {
+		return workload.LoadPlan{}, nil, fmt.Errorf("phase %s: already started", key)
+	}
+	var plan workload.LoadPlan
+	for i, p := range s.parts {
+		if p == nil {
+			return plan, nil, fmt.Errorf("phase %s: part %d of %d missing", key, i, len(s.parts))
+		}
+		if i == 0 {
+			plan = *p
+			plan.Requests = nil
+		}
+		plan.Requests = append(plan.Requests, p.Requests...)
+	}
+	return plan, s, nil
+}
+
+func (n *node) stop(key string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if s := n.shards[key]; s != nil && s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// target opens the node's target once, with the settings of the first
+// shard that needs it.
+func (n *node) target(ctx context.Context, s ClientSettings) (*target.Target, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.tgt != nil {
+		return n.tgt, nil
+	}
+	if n.cfg.Target == nil {
+		return nil, errors.New("this worker has no target; start it with --target URL")
+	}
+	t, err := n.cfg.Target(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	n.tgt = t
+	return t, nil
+}
+
+func (n *node) closeTarget() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.tgt != nil {
+		n.tgt.Close(context.Background())
+		n.tgt = nil
+	}
+}
+
+// warmConns is how many connections a shard needs open before its start,
+// sized like the run's own warm-up: its rate × 50 ms, 4 to 256.
+func warmConns(plan workload.LoadPlan) int {
+	rate := 0.0
+	if plan.Span > 0 {
+		rate = float64(len(plan.Requests)) / plan.Span.Seconds()
+	}
+	return min(max(int(math.Ceil(rate*0.05)), 4), 256)
+}
+
+// runShard waits for the start instant, sends the shard, makes sure
+// every record is stored and publishes the done message.
+func (n *node) runShard(ctx context.Context, req request, subject string, plan workload.LoadPlan, tgt *target.Target) {
+	pub := &publisher{js: n.js, subject: subject, node: n.run.Worker}
+	env := &workload.Env{Target: tgt, Start: time.Unix(0, req.BaseNS), Drain: plan.Drain, Log: io.Discard,
+		Record: pub.add, Sent: func() {}}
+	done := doneMsg{Node: n.run.Worker}
+	start := time.Unix(0, req.StartNS)
+	if err := n.cfg.Clock.SleepUntil(ctx, start); err != nil {
+		done.Interrupted = true
+	} else {
+		rep, err := n.cfg.Send(ctx, env, plan, start)
+		done.Interrupted = rep.Interrupted
+		if !rep.Start.IsZero() {
+			done.StartLate = rep.Start.Sub(start)
+		}
+		if err != nil {
+			done.Error = err.Error()
+		}
+		n.cfg.Logf("phase %s: sent %d of %d requests, dispatch lag p99 %v", plan.Phase, rep.Dispatched, len(plan.Requests), rep.DispatchLag.P99)
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	count, err := pub.flush(fctx)
+	if err != nil && done.Error == "" {
+		done.Error = err.Error()
+	}
+	done.Records = count
+	b, _ := json.Marshal(done)
+	m := nats.NewMsg(subject)
+	m.Header.Set(hdrKind, kindDone)
+	m.Header.Set(hdrMsgID, "done."+req.Key+"."+n.run.Worker)
+	m.Data = b
+	if err := publishSync(fctx, n.js, m); err != nil {
+		n.cfg.Logf("phase %s: publishing done: %v", plan.Phase, err)
+	}
+}

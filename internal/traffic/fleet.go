@@ -1,0 +1,105 @@
+package traffic
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/summary"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// shardSpec is what every request of a phase shares, as LoadPlan.Spec.
+type shardSpec struct {
+	Shapes Shapes `json:"shapes"`
+}
+
+// Plan materialises the phase for a LoadFleet: request i has ID
+// "<phase>-<seq0+i>", its intended offset, item and deadline.
+func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
+	spec, err := json.Marshal(shardSpec{Shapes: p.Shapes})
+	if err != nil {
+		return workload.LoadPlan{}, fmt.Errorf("phase %s: encoding its shapes: %w", p.Name, err)
+	}
+	plan := workload.LoadPlan{Phase: p.Name, Base: env.Start, Span: p.Schedule.Span(), Drain: env.Drain, Spec: spec, MaxInFlight: p.MaxInFlight,
+		Requests: make([]workload.PlannedRequest, len(p.Items))}
+	for i, it := range p.Items {
+		item, err := json.Marshal(it)
+		if err != nil {
+			return workload.LoadPlan{}, fmt.Errorf("phase %s: encoding request %d: %w", p.Name, i, err)
+		}
+		r := workload.PlannedRequest{ID: requestID(p.Name, seq0+i), Seq: seq0 + i, Offset: p.Schedule.Offsets[i], Item: item}
+		if p.Deadline != nil {
+			r.Deadline = p.Deadline(it)
+		}
+		plan.Requests[i] = r
+	}
+	return plan, nil
+}
+
+func requestID(phase string, seq int) string { return fmt.Sprintf("%s-%05d", phase, seq) }
+
+// runOnFleet sends the phase from env.Load's nodes and records what
+// comes back: SLOMet is judged here, where the phase's SLO is.
+func (p Phase) runOnFleet(ctx context.Context, env *workload.Env, seq0 int) summary.Phase {
+	sp := summary.Phase{Name: p.Name, Scheduled: p.Schedule.Len(), ScheduleSpan: p.Schedule.Span()}
+	plan, err := p.Plan(env, seq0)
+	if err == nil {
+		var lastEnd int64
+		var rep workload.LoadReport
+		rep, err = env.Load.RunLoad(ctx, plan, func(rec record.Request) {
+			env.Sent()
+			rec.SLOMet = rec.OK && (p.SLOMet == nil || p.SLOMet(&rec))
+			lastEnd = max(lastEnd, rec.EndNS)
+			env.Record(rec)
+		})
+		if rep.Start.IsZero() { // failed before it started
+			rep.Start, rep.End = time.Now(), time.Now()
+		}
+		sp.Start, sp.End = rep.Start.Sub(env.Start), time.Duration(lastEnd)
+		if lastEnd == 0 {
+			sp.End = rep.End.Sub(env.Start)
+		}
+		sp.Interrupted = rep.Interrupted
+	}
+	if err != nil {
+		fmt.Fprintf(env.Log, "phase %s: the load fleet failed: %v\n", p.Name, err)
+		sp.Interrupted = true
+	}
+	return sp
+}
+
+// SendShard sends a shard of a phase planned by Phase.Plan from this
+// process (a fleet node), called at start: each request through
+// Shapes.Send at start + its offset (its intended time, from which its
+// lag and latencies count, so a driver that began late shows it), each
+// record to env.Record with the plan's ID and Seq. SLOMet is left to the
+// coordinator.
+func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error) {
+	var spec shardSpec
+	if err := json.Unmarshal(plan.Spec, &spec); err != nil {
+		return load.Report{}, fmt.Errorf("phase %s: decoding its shapes: %w", plan.Phase, err)
+	}
+	items := make([]Item, len(plan.Requests))
+	sched := load.Schedule{Offsets: make([]time.Duration, len(plan.Requests)), Length: plan.Span}
+	for i, r := range plan.Requests {
+		if err := json.Unmarshal(r.Item, &items[i]); err != nil {
+			return load.Report{}, fmt.Errorf("phase %s: request %s: %w", plan.Phase, r.ID, err)
+		}
+		sched.Offsets[i] = r.Offset
+	}
+	d := &load.Driver{MaxInFlight: plan.MaxInFlight, Drain: plan.Drain}
+	if plan.Drain == 0 {
+		d.Drain = -1
+	}
+	rep := d.Run(ctx, sched, func(hctx context.Context, i int, _ time.Time) {
+		env.Sent()
+		r := plan.Requests[i]
+		rec := record.Request{ID: r.ID, Seq: r.Seq, Kind: "request", Phase: plan.Phase}
+		env.Record(spec.Shapes.Send(hctx, env, rec, items[i], start.Add(r.Offset), r.Deadline))
+	})
+	return rep, nil
+}

@@ -1,0 +1,66 @@
+package workload
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/record"
+)
+
+// LoadFleet sends the load of open-loop phases from other nodes (the
+// workers of `sagebench run --nodes N`) instead of this process. RunLoad
+// shards plan across the nodes, has each send its shard at the intended
+// times against a start instant it publishes, and hands every record
+// that comes back to emit (once per ID, from one goroutine) before it
+// returns. It returns when every record is back, or when the phase's
+// bound has passed with some missing (counted in the report), or after
+// ctx was cancelled and the nodes drained.
+type LoadFleet interface {
+	RunLoad(ctx context.Context, plan LoadPlan, emit func(record.Request)) (LoadReport, error)
+}
+
+// LoadPlan is one phase materialised: every request with its identity,
+// intended offset from the phase's start and its drawn item, and what
+// the requests share (Spec, opaque to the fleet: the sender decodes it).
+type LoadPlan struct {
+	Phase string `json:"phase"`
+	// Base is what the records' offsets count from (Env.Start), in this
+	// process's clock; each node gets it in its own.
+	Base  time.Time     `json:"-"`
+	Span  time.Duration `json:"span_ns"`  // the schedule's length
+	Drain time.Duration `json:"drain_ns"` // Env.Drain
+	// MaxInFlight bounds the phase's requests in flight (0: unbounded);
+	// a shard of n gets its share, ⌈MaxInFlight ÷ n⌉.
+	MaxInFlight int              `json:"max_in_flight,omitempty"`
+	Spec        json.RawMessage  `json:"spec"`
+	Requests    []PlannedRequest `json:"requests"`
+}
+
+// PlannedRequest is one request of a LoadPlan.
+type PlannedRequest struct {
+	ID       string          `json:"id"`
+	Seq      int             `json:"seq"`
+	Offset   time.Duration   `json:"at_ns"` // intended send, from the phase's start
+	Deadline time.Duration   `json:"deadline_ns,omitempty"`
+	Item     json.RawMessage `json:"item"`
+}
+
+// LoadReport is what RunLoad says of a phase besides its records.
+type LoadReport struct {
+	Start       time.Time // the published start instant (this process's clock)
+	End         time.Time // when the last record arrived or the wait ended
+	Delivered   int       // records handed to emit
+	Missing     int       // records a node sent that never came back (a node that never said it was done: its whole unreturned share)
+	Duplicates  int       // records received again and dropped
+	Interrupted bool      // ctx was cancelled or a node cut its shard short
+	Nodes       []NodeLoad
+}
+
+// NodeLoad is one node's part of a phase.
+type NodeLoad struct {
+	Node      string
+	Scheduled int
+	Delivered int
+	LagP99Ms  float64 // send lag (sent − intended) p99 of its records
+}
