@@ -11,7 +11,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
-	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -26,21 +25,8 @@ import (
 func BenchmarkRecordReturn(b *testing.B) {
 	const n = 10_000
 	ctx := context.Background()
-	srv, err := jetstream.StartEmbedded(ctx, jetstream.ServerConfig{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Shutdown()
-	cnc, err := nats.Connect(srv.URL())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cnc.Close()
-	nnc, err := nats.Connect(srv.URL()) // the node's own connection
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nnc.Close()
+	ncs := embeddedConns(b, ctx, 2)
+	cnc, nnc := ncs[0], ncs[1] // the coordinator's and the node's own connection
 	c, err := New(ctx, Config{NC: cnc, Run: "bench", Nodes: []Node{{Name: "w", Subject: "x"}}, Tail: time.Minute})
 	if err != nil {
 		b.Fatal(err)

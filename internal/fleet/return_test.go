@@ -23,16 +23,7 @@ func TestRecordReturnDedup(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	srv, err := jetstream.StartEmbedded(ctx, jetstream.ServerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
-	nc, err := nats.Connect(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := embeddedConns(t, ctx, 1)[0]
 	c, err := New(ctx, Config{NC: nc, Run: "dedup", Nodes: []Node{{Name: "w", Subject: "unused"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -82,4 +73,23 @@ func TestRecordReturnDedup(t *testing.T) {
 	if len(emitted) != 3 || tl.dups != 1 || tl.missing() != 0 || !tl.complete() {
 		t.Errorf("emitted %v, %d duplicates, %d missing; want the 3 records once and 1 duplicate", emitted, tl.dups, tl.missing())
 	}
+}
+
+// embeddedConns starts an embedded JetStream server for tb and returns n
+// connections to it; the cleanup closes them and shuts the server down.
+func embeddedConns(tb testing.TB, ctx context.Context, n int) []*nats.Conn {
+	tb.Helper()
+	srv, err := jetstream.StartEmbedded(ctx, jetstream.ServerConfig{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(srv.Shutdown)
+	ncs := make([]*nats.Conn, n)
+	for i := range ncs {
+		if ncs[i], err = nats.Connect(srv.URL()); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(ncs[i].Close)
+	}
+	return ncs
 }
