@@ -1,0 +1,409 @@
+package remote
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// embedBody is what the gateway reads of an embeddings response.
+type embedBody struct {
+	data   []embedItem
+	tokens int // usage.prompt_tokens
+}
+
+type embedItem struct {
+	index int
+	vec   []float32
+}
+
+// decodeEmbeddings parses an OpenAI embeddings response in one pass and
+// without reflection: data[].index, data[].embedding (a list of numbers)
+// and usage.prompt_tokens; other fields are skipped. The vectors are
+// decoded into vals (reused scratch, returned grown) and then copied into
+// one slab, so the whole answer costs two allocations. It never accepts
+// what encoding/json would refuse or read differently: keys match
+// case-insensitively as there, and a repeated key it acts on is an error.
+// Like json.Decoder, it reads the first JSON value and ignores the rest.
+func decodeEmbeddings(b []byte, vals []float32) (embedBody, []float32, error) {
+	d := &embedDecoder{s: scanner{b: b}, vals: vals[:0]}
+	err := d.body()
+	if err != nil {
+		return embedBody{}, d.vals, fmt.Errorf("at byte %d: %w", d.s.i, err)
+	}
+	slab := make([]float32, len(d.vals))
+	copy(slab, d.vals)
+	for i, r := range d.ranges {
+		if r[0] >= 0 {
+			d.out.data[i].vec = slab[r[0]:r[1]:r[1]]
+		}
+	}
+	return d.out, d.vals, nil
+}
+
+type embedDecoder struct {
+	s      scanner
+	out    embedBody
+	vals   []float32
+	ranges [][2]int // each item's vector in vals
+}
+
+// body reads {"data":[...],"usage":{...},...}.
+func (d *embedDecoder) body() error {
+	var seenData, seenUsage, seenTokens bool
+	return d.s.object(func(key []byte) error {
+		switch {
+		case keyIs(key, "data"):
+			if seenData {
+				return errors.New(`repeated key "data"`)
+			}
+			seenData = true
+			return d.s.array(d.item)
+		case keyIs(key, "usage"):
+			if seenUsage {
+				return errors.New(`repeated key "usage"`)
+			}
+			seenUsage = true
+			return d.s.object(func(key []byte) error {
+				if !keyIs(key, "prompt_tokens") {
+					return d.s.skip()
+				}
+				if seenTokens {
+					return errors.New(`repeated key "prompt_tokens"`)
+				}
+				seenTokens = true
+				n, err := d.s.int()
+				d.out.tokens = n
+				return err
+			})
+		}
+		return d.s.skip()
+	})
+}
+
+// item reads one {"index":N,"embedding":[...],...}; null is refused.
+func (d *embedDecoder) item() error {
+	var seenIndex, seenVec, null bool
+	it := embedItem{}
+	start := len(d.vals)
+	err := d.s.object(func(key []byte) error {
+		switch {
+		case keyIs(key, "index"):
+			if seenIndex {
+				return errors.New(`repeated key "index"`)
+			}
+			seenIndex = true
+			var err error
+			it.index, err = d.s.int()
+			return err
+		case keyIs(key, "embedding"):
+			if seenVec {
+				return errors.New(`repeated key "embedding"`)
+			}
+			seenVec, null = true, d.s.peek() == 'n'
+			return d.s.array(func() error {
+				f, err := d.s.float32()
+				d.vals = append(d.vals, f)
+				return err
+			})
+		}
+		return d.s.skip()
+	})
+	if err == nil && !seenVec {
+		err = errors.New("data item without embedding")
+	}
+	d.out.data = append(d.out.data, it)
+	r := [2]int{start, len(d.vals)}
+	if null { // as encoding/json reads it: no vector
+		r = [2]int{-1, -1}
+	}
+	d.ranges = append(d.ranges, r)
+	return err
+}
+
+// keyIs matches an object key the way encoding/json matches field names.
+func keyIs(key []byte, name string) bool {
+	return bytes.EqualFold(key, []byte(name))
+}
+
+// scanner is a cursor over JSON text.
+type scanner struct {
+	b []byte
+	i int
+}
+
+var errSyntax = errors.New("malformed JSON")
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek skips white space and returns the next byte (0 at the end).
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) lit(word string) error {
+	if !bytes.HasPrefix(s.b[s.i:], []byte(word)) {
+		return errSyntax
+	}
+	s.i += len(word)
+	return nil
+}
+
+// object reads {"key": value, ...} calling field for each key, which must
+// consume the value; null reads as an empty object.
+func (s *scanner) object(field func(key []byte) error) error {
+	switch s.peek() {
+	case 'n':
+		return s.lit("null")
+	case '{':
+		s.i++
+	default:
+		return errors.New("want an object")
+	}
+	if s.peek() == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		if s.peek() != '"' {
+			return errSyntax
+		}
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		if s.peek() != ':' {
+			return errSyntax
+		}
+		s.i++
+		if err := field(key); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// array reads [value, ...] calling elem for each; null reads as empty.
+func (s *scanner) array(elem func() error) error {
+	switch s.peek() {
+	case 'n':
+		return s.lit("null")
+	case '[':
+		s.i++
+	default:
+		return errors.New("want a list")
+	}
+	if s.peek() == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// key reads a string; one with escapes is unquoted by encoding/json.
+func (s *scanner) key() ([]byte, error) {
+	start := s.i
+	escaped, err := s.str()
+	if err != nil {
+		return nil, err
+	}
+	if !escaped {
+		return s.b[start+1 : s.i-1], nil
+	}
+	var k string
+	if err := json.Unmarshal(s.b[start:s.i], &k); err != nil {
+		return nil, errSyntax
+	}
+	return []byte(k), nil
+}
+
+// str skips a string (at its opening quote), validating its escapes, and
+// reports whether it held any.
+func (s *scanner) str() (escaped bool, err error) {
+	s.i++
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return escaped, nil
+		case c < 0x20:
+			return escaped, errSyntax
+		case c == '\\':
+			escaped = true
+			if err := s.escape(); err != nil {
+				return escaped, err
+			}
+			continue
+		}
+		s.i++
+	}
+	return escaped, errSyntax
+}
+
+func (s *scanner) escape() error {
+	if s.i+1 >= len(s.b) {
+		return errSyntax
+	}
+	switch s.b[s.i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		s.i += 2
+		return nil
+	case 'u':
+		if s.i+6 > len(s.b) {
+			return errSyntax
+		}
+		for _, h := range s.b[s.i+2 : s.i+6] {
+			if !isHex(h) {
+				return errSyntax
+			}
+		}
+		s.i += 6
+		return nil
+	}
+	return errSyntax
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// maxDepth bounds the nesting of skipped values.
+const maxDepth = 1000
+
+// skip reads any one value.
+func (s *scanner) skip() error { return s.skipDepth(0) }
+
+func (s *scanner) skipDepth(depth int) error {
+	if depth > maxDepth {
+		return errors.New("nested too deeply")
+	}
+	switch c := s.peek(); {
+	case c == '{':
+		return s.object(func([]byte) error { return s.skipDepth(depth + 1) })
+	case c == '[':
+		return s.array(func() error { return s.skipDepth(depth + 1) })
+	case c == '"':
+		_, err := s.str()
+		return err
+	case c == 't':
+		return s.lit("true")
+	case c == 'f':
+		return s.lit("false")
+	case c == 'n':
+		return s.lit("null")
+	}
+	_, _, err := s.number()
+	return err
+}
+
+// number reads a JSON number and reports whether it is an integer
+// (no fraction, no exponent).
+func (s *scanner) number() (text []byte, integer bool, err error) {
+	s.ws()
+	start := s.i
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	switch {
+	case s.i < len(s.b) && s.b[s.i] == '0':
+		s.i++
+	case s.i < len(s.b) && s.b[s.i] >= '1' && s.b[s.i] <= '9':
+		s.digits()
+	default:
+		return nil, false, errSyntax
+	}
+	integer = true
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return nil, false, errSyntax
+		}
+		integer = false
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return nil, false, errSyntax
+		}
+		integer = false
+	}
+	return s.b[start:s.i], integer, nil
+}
+
+func (s *scanner) digits() int {
+	n := 0
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+		n++
+	}
+	return n
+}
+
+// int reads a JSON integer that fits an int.
+func (s *scanner) int() (int, error) {
+	text, integer, err := s.number()
+	if err != nil {
+		return 0, err
+	}
+	if !integer {
+		return 0, fmt.Errorf("number %s: want an integer", text)
+	}
+	n, err := strconv.Atoi(string(text))
+	if err != nil {
+		return 0, fmt.Errorf("number %s: out of range", text)
+	}
+	return n, nil
+}
+
+// float32 reads a JSON number that fits a float32.
+func (s *scanner) float32() (float32, error) {
+	text, _, err := s.number()
+	if err != nil {
+		return 0, err
+	}
+	f, err := strconv.ParseFloat(string(text), 32)
+	if err != nil {
+		return 0, fmt.Errorf("number %s: out of float32 range", text)
+	}
+	return float32(f), nil
+}
