@@ -17,6 +17,7 @@ type embedBody struct {
 type embedItem struct {
 	index int
 	vec   []float32
+	raw   []byte // the vector's JSON text (decodeEmbeddingsRaw)
 }
 
 // decodeEmbeddings parses an OpenAI embeddings response in one pass and
@@ -29,8 +30,7 @@ type embedItem struct {
 // Like json.Decoder, it reads the first JSON value and ignores the rest.
 func decodeEmbeddings(b []byte, vals []float32) (embedBody, []float32, error) {
 	d := &embedDecoder{s: scanner{b: b}, vals: vals[:0]}
-	err := d.body()
-	if err != nil {
+	if err := d.body(); err != nil {
 		return embedBody{}, d.vals, fmt.Errorf("at byte %d: %w", d.s.i, err)
 	}
 	slab := make([]float32, len(d.vals))
@@ -43,11 +43,35 @@ func decodeEmbeddings(b []byte, vals []float32) (embedBody, []float32, error) {
 	return d.out, d.vals, nil
 }
 
+// decodeEmbeddingsRaw is decodeEmbeddings keeping each vector as its JSON
+// text (copied out of b into one slab) instead of parsing its numbers: it
+// checks their grammar and float32 range only, so it accepts exactly what
+// decodeEmbeddings does.
+func decodeEmbeddingsRaw(b []byte) (embedBody, error) {
+	d := &embedDecoder{s: scanner{b: b}, raw: true}
+	if err := d.body(); err != nil {
+		return embedBody{}, fmt.Errorf("at byte %d: %w", d.s.i, err)
+	}
+	n := 0
+	for _, r := range d.ranges {
+		n += max(r[1]-r[0], 0)
+	}
+	slab := make([]byte, 0, n)
+	for i, r := range d.ranges {
+		if r[0] >= 0 {
+			slab = append(slab, b[r[0]:r[1]]...)
+			d.out.data[i].raw = slab[len(slab)-(r[1]-r[0]) : len(slab) : len(slab)]
+		}
+	}
+	return d.out, nil
+}
+
 type embedDecoder struct {
 	s      scanner
+	raw    bool // keep vectors as text: ranges index s.b
 	out    embedBody
 	vals   []float32
-	ranges [][2]int // each item's vector in vals
+	ranges [][2]int // each item's vector in vals (or s.b when raw)
 }
 
 // body reads {"data":[...],"usage":{...},...}.
@@ -88,6 +112,7 @@ func (d *embedDecoder) item() error {
 	var seenIndex, seenVec, null bool
 	it := embedItem{}
 	start := len(d.vals)
+	end := -1
 	err := d.s.object(func(key []byte) error {
 		switch {
 		case keyIs(key, "index"):
@@ -103,6 +128,12 @@ func (d *embedDecoder) item() error {
 				return errors.New(`repeated key "embedding"`)
 			}
 			seenVec, null = true, d.s.peek() == 'n'
+			if d.raw {
+				start = d.s.i
+				err := d.s.array(d.s.checkFloat32)
+				end = d.s.i
+				return err
+			}
 			return d.s.array(func() error {
 				f, err := d.s.float32()
 				d.vals = append(d.vals, f)
@@ -116,6 +147,9 @@ func (d *embedDecoder) item() error {
 	}
 	d.out.data = append(d.out.data, it)
 	r := [2]int{start, len(d.vals)}
+	if d.raw {
+		r = [2]int{start, end}
+	}
 	if null { // as encoding/json reads it: no vector
 		r = [2]int{-1, -1}
 	}
@@ -329,33 +363,40 @@ func (s *scanner) skipDepth(depth int) error {
 	case c == 'n':
 		return s.lit("null")
 	}
-	_, _, err := s.number()
+	_, err := s.number()
 	return err
 }
 
-// number reads a JSON number and reports whether it is an integer
-// (no fraction, no exponent).
-func (s *scanner) number() (text []byte, integer bool, err error) {
+// num is a JSON number's text and shape.
+type num struct {
+	text      []byte
+	frac, exp bool // has a fraction, an exponent
+	intDigits int  // digits before the point
+}
+
+// number reads a JSON number.
+func (s *scanner) number() (num, error) {
 	s.ws()
 	start := s.i
+	var n num
 	if s.i < len(s.b) && s.b[s.i] == '-' {
 		s.i++
 	}
 	switch {
 	case s.i < len(s.b) && s.b[s.i] == '0':
 		s.i++
+		n.intDigits = 1
 	case s.i < len(s.b) && s.b[s.i] >= '1' && s.b[s.i] <= '9':
-		s.digits()
+		n.intDigits = s.digits()
 	default:
-		return nil, false, errSyntax
+		return n, errSyntax
 	}
-	integer = true
 	if s.i < len(s.b) && s.b[s.i] == '.' {
 		s.i++
 		if s.digits() == 0 {
-			return nil, false, errSyntax
+			return n, errSyntax
 		}
-		integer = false
+		n.frac = true
 	}
 	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
 		s.i++
@@ -363,11 +404,12 @@ func (s *scanner) number() (text []byte, integer bool, err error) {
 			s.i++
 		}
 		if s.digits() == 0 {
-			return nil, false, errSyntax
+			return n, errSyntax
 		}
-		integer = false
+		n.exp = true
 	}
-	return s.b[start:s.i], integer, nil
+	n.text = s.b[start:s.i]
+	return n, nil
 }
 
 func (s *scanner) digits() int {
@@ -381,29 +423,43 @@ func (s *scanner) digits() int {
 
 // int reads a JSON integer that fits an int.
 func (s *scanner) int() (int, error) {
-	text, integer, err := s.number()
+	n, err := s.number()
 	if err != nil {
 		return 0, err
 	}
-	if !integer {
-		return 0, fmt.Errorf("number %s: want an integer", text)
+	if n.frac || n.exp {
+		return 0, fmt.Errorf("number %s: want an integer", n.text)
 	}
-	n, err := strconv.Atoi(string(text))
+	i, err := strconv.Atoi(string(n.text))
 	if err != nil {
-		return 0, fmt.Errorf("number %s: out of range", text)
+		return 0, fmt.Errorf("number %s: out of range", n.text)
 	}
-	return n, nil
+	return i, nil
+}
+
+// checkFloat32 reads a JSON number and checks that it fits a float32,
+// parsing it only when its text leaves that in doubt (an exponent, or 39
+// or more integer digits): below 1e38 in plain notation it always fits.
+func (s *scanner) checkFloat32() error {
+	n, err := s.number()
+	if err != nil || !n.exp && n.intDigits < 39 {
+		return err
+	}
+	if _, err := strconv.ParseFloat(string(n.text), 32); err != nil {
+		return fmt.Errorf("number %s: out of float32 range", n.text)
+	}
+	return nil
 }
 
 // float32 reads a JSON number that fits a float32.
 func (s *scanner) float32() (float32, error) {
-	text, _, err := s.number()
+	n, err := s.number()
 	if err != nil {
 		return 0, err
 	}
-	f, err := strconv.ParseFloat(string(text), 32)
+	f, err := strconv.ParseFloat(string(n.text), 32)
 	if err != nil {
-		return 0, fmt.Errorf("number %s: out of float32 range", text)
+		return 0, fmt.Errorf("number %s: out of float32 range", n.text)
 	}
 	return float32(f), nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -28,12 +29,12 @@ func TestDecodeEmbeddings(t *testing.T) {
 		fails      bool
 	}{
 		{"openai shape", `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5,-1e-3,2]}],"model":"m","usage":{"prompt_tokens":7,"total_tokens":7}}`,
-			[]embedItem{{0, []float32{0.5, -1e-3, 2}}}, 7, false},
+			[]embedItem{{0, []float32{0.5, -1e-3, 2}, nil}}, 7, false},
 		{"fields in any order, unknown ones skipped", ` { "usage" : {"total_tokens":3,"prompt_tokens":3}, "x":[{"a":"\"]}"},null,true,-0.5e+2], "data" : [ {"embedding":[1],"index":1,"extra":{}} , {"index":0,"embedding":[]} ] } trailing`,
-			[]embedItem{{1, []float32{1}}, {0, []float32{}}}, 3, false},
-		{"keys match case-insensitively", `{"DATA":[{"Index":0,"Embedding":[1]}],"Usage":{"Prompt_Tokens":1}}`, []embedItem{{0, []float32{1}}}, 1, false},
-		{"escaped key", `{"d\u0061ta":[{"index":0,"embedding":[1]}]}`, []embedItem{{0, []float32{1}}}, 0, false},
-		{"null embedding is no vector", `{"data":[{"index":0,"embedding":null}]}`, []embedItem{{0, nil}}, 0, false},
+			[]embedItem{{1, []float32{1}, nil}, {0, []float32{}, nil}}, 3, false},
+		{"keys match case-insensitively", `{"DATA":[{"Index":0,"Embedding":[1]}],"Usage":{"Prompt_Tokens":1}}`, []embedItem{{0, []float32{1}, nil}}, 1, false},
+		{"escaped key", `{"d\u0061ta":[{"index":0,"embedding":[1]}]}`, []embedItem{{0, []float32{1}, nil}}, 0, false},
+		{"null embedding is no vector", `{"data":[{"index":0,"embedding":null}]}`, []embedItem{{0, nil, nil}}, 0, false},
 		{"null body", `null`, nil, 0, false},
 		{"repeated data", `{"data":[],"data":[]}`, nil, 0, true},
 		{"repeated index", `{"data":[{"index":0,"index":1,"embedding":[1]}]}`, nil, 0, true},
@@ -41,6 +42,8 @@ func TestDecodeEmbeddings(t *testing.T) {
 		{"fractional index", `{"data":[{"index":1.5,"embedding":[1]}]}`, nil, 0, true},
 		{"string number", `{"data":[{"index":0,"embedding":["1"]}]}`, nil, 0, true},
 		{"beyond float32", `{"data":[{"index":0,"embedding":[1e39]}]}`, nil, 0, true},
+		{"beyond float32 in plain notation", `{"data":[{"index":0,"embedding":[-` + strings.Repeat("9", 39) + `.5]}]}`, nil, 0, true},
+		{"just below the float32 limit", `{"data":[{"index":0,"embedding":[3.4028234e38, ` + strings.Repeat("9", 38) + `]}]}`, []embedItem{{0, []float32{3.4028234e38, 1e38}, nil}}, 0, false},
 		{"leading zero", `{"data":[{"index":0,"embedding":[01]}]}`, nil, 0, true},
 		{"cut short", `{"data":[{"index":0,"embedding":[1,`, nil, 0, true},
 		{"control byte in a string", "{\"x\":\"a\x01\"}", nil, 0, true},
@@ -48,12 +51,14 @@ func TestDecodeEmbeddings(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, _, err := decodeEmbeddings([]byte(tc.body), nil)
-			if (err != nil) != tc.fails {
-				t.Fatalf("err = %v, want failure %v", err, tc.fails)
+			raw, rerr := decodeEmbeddingsRaw([]byte(tc.body))
+			if (err != nil) != tc.fails || (rerr != nil) != tc.fails {
+				t.Fatalf("err = %v, as text %v, want failure %v", err, rerr, tc.fails)
 			}
 			if tc.fails {
 				return
 			}
+			checkRaw(t, got, raw)
 			if got.tokens != tc.tokens || len(got.data) != len(tc.want) {
 				t.Fatalf("got %+v, want %v (tokens %d)", got, tc.want, tc.tokens)
 			}
@@ -64,6 +69,24 @@ func TestDecodeEmbeddings(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkRaw: each vector's text reads as the parsed vector.
+func checkRaw(t *testing.T, parsed, raw embedBody) {
+	t.Helper()
+	if len(raw.data) != len(parsed.data) || raw.tokens != parsed.tokens {
+		t.Fatalf("as text %+v, parsed %+v", raw, parsed)
+	}
+	for i, r := range raw.data {
+		p := parsed.data[i]
+		if r.index != p.index || (r.raw == nil) != (p.vec == nil) {
+			t.Fatalf("item %d as text %+v, parsed %+v", i, r, p)
+		}
+		var v []float32
+		if r.raw != nil && (json.Unmarshal(r.raw, &v) != nil || !equalBits(v, p.vec)) {
+			t.Fatalf("item %d text %q reads as %v, parsed %v", i, r.raw, v, p.vec)
+		}
 	}
 }
 
@@ -95,9 +118,14 @@ func FuzzDecodeEmbeddings(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, _, err := decodeEmbeddings(b, nil)
+		raw, rerr := decodeEmbeddingsRaw(b)
+		if (err == nil) != (rerr == nil) {
+			t.Fatalf("parsed: %v; as text: %v: %q", err, rerr, b)
+		}
 		if err != nil {
 			return
 		}
+		checkRaw(t, got, raw)
 		var want oracleBody
 		if err := json.NewDecoder(bytes.NewReader(b)).Decode(&want); err != nil {
 			t.Fatalf("accepted what encoding/json refuses (%v): %q", err, b)
@@ -132,6 +160,14 @@ func BenchmarkDecodeEmbeddings(b *testing.B) {
 		for b.Loop() {
 			var err error
 			if _, vals, err = decodeEmbeddings(body.Bytes(), vals); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("text", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := decodeEmbeddingsRaw(body.Bytes()); err != nil {
 				b.Fatal(err)
 			}
 		}

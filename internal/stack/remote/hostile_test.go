@@ -59,6 +59,15 @@ func FuzzRemoteDecoding(f *testing.F) {
 		case err == nil && (len(vecs) != 2 || vecs[0] == nil || vecs[1] == nil):
 			t.Fatalf("embeddings accepted with holes: %v", vecs)
 		}
+		raw, _, rerr := emb.EmbedJSON(context.Background(), []string{"a", "b"})
+		switch {
+		case (rerr == nil) != (err == nil):
+			t.Fatalf("Embed: %v; EmbedJSON: %v", err, rerr)
+		case rerr != nil && strings.Contains(rerr.Error(), key):
+			t.Fatalf("EmbedJSON error leaks the key: %v", rerr)
+		case rerr == nil && (len(raw) != 2 || raw[0] == nil || raw[1] == nil):
+			t.Fatalf("EmbedJSON accepted holes: %q", raw)
+		}
 		llm, err := NewLLM(cfg)
 		if err != nil {
 			t.Fatal(err)
