@@ -1,0 +1,55 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/stack/engine"
+)
+
+// textFake is an embedder that hands over its vectors as JSON text (like
+// a remote engine); Embed is never called by the gateway for it.
+type textFake struct {
+	fakeEmbedder
+	text string // every vector's text
+}
+
+func (f *textFake) Embed(context.Context, []string) ([][]float32, engine.Usage, error) {
+	panic("the gateway parsed vectors it could have written as text")
+}
+
+func (f *textFake) EmbedJSON(_ context.Context, inputs []string) ([][]byte, engine.Usage, error) {
+	out := make([][]byte, len(inputs))
+	for i := range out {
+		out[i] = []byte(f.text)
+	}
+	return out, engine.Usage{PromptTokens: len(inputs)}, nil
+}
+
+// TestTextVectors: vectors an engine hands over as JSON text are written
+// as they are; base64 answers and index searches parse them; text that
+// does not parse is the engine's failure (502), not a broken answer.
+func TestTextVectors(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, path, body string
+		status                 int
+		want                   string
+	}{
+		{"written as is", "[0.25,1e-7,-3]", "/v1/embeddings", `{"input":["a","b"]}`, 200,
+			`"data":[{"object":"embedding","index":0,"embedding":[0.25,1e-7,-3]},{"object":"embedding","index":1,"embedding":[0.25,1e-7,-3]}]`},
+		{"base64 parses them", "[2,0]", "/v1/embeddings", `{"input":"a","encoding_format":"base64"}`, 200, `"embedding":"AAAAQAAAAAA="`},
+		{"search parses them", "[1,0]", "/v1/retrieve", `{"input":"a","top_k":1}`, 200, `"text":"a"`},
+		{"unparsable text for base64", "[1,", "/v1/embeddings", `{"input":"a","encoding_format":"base64"}`, 502, "engine_failed"},
+		{"unparsable text for search", "[1,", "/v1/retrieve", `{"input":"a"}`, 502, "engine_failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			emb := &textFake{fakeEmbedder: fakeEmbedder{id: "emb", model: "m-emb", slots: 8}, text: tc.text}
+			h := newHarness(t, Config{Retriever: fuzzIndex{}}, map[string]Member{"emb": {Embedder: emb}})
+			r := h.do("POST", tc.path, tc.body, nil)
+			if r.status != tc.status || !strings.Contains(string(r.body), tc.want) {
+				t.Errorf("%d %s, want %d with %s", r.status, r.body, tc.status, tc.want)
+			}
+		})
+	}
+}
