@@ -91,6 +91,7 @@ func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body))) // one write, not chunks
 	c.answered(w.Header(), 0)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,6 +50,9 @@ func TestTextVectors(t *testing.T) {
 			r := h.do("POST", tc.path, tc.body, nil)
 			if r.status != tc.status || !strings.Contains(string(r.body), tc.want) {
 				t.Errorf("%d %s, want %d with %s", r.status, r.body, tc.status, tc.want)
+			}
+			if cl := r.header.Get("Content-Length"); tc.path == "/v1/embeddings" && r.status == 200 && cl != strconv.Itoa(len(r.body)) {
+				t.Errorf("Content-Length %q for %d bytes: want it set (one write, not chunks)", cl, len(r.body))
 			}
 		})
 	}
