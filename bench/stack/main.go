@@ -81,6 +81,7 @@ func streams(args []string) error {
 	defer cancel()
 	var wg sync.WaitGroup
 	cpu0, _ := cpuTime(*pid)
+	writes0, _ := metric(c, *url, "sagebench_gateway_stream_writes_total")
 	start := time.Now()
 	for i := 0; i < *conc; i++ {
 		wg.Add(1)
@@ -112,6 +113,9 @@ func streams(args []string) error {
 	<-ctx.Done()
 	el := time.Since(start)
 	wg.Wait()
+	if writes1, err := metric(c, *url, "sagebench_gateway_stream_writes_total"); err == nil {
+		fmt.Printf("streams: server_writes=%.0f tokens_per_write=%.3f\n", writes1-writes0, float64(tokens.Load())/max(writes1-writes0, 1))
+	}
 	if *pid > 0 {
 		cpu1, err := cpuTime(*pid)
 		if err != nil {

@@ -167,6 +167,9 @@ func TestStreamFlushesPerInstant(t *testing.T) {
 			}
 			<-done
 			checkFlushes(t, rec, tc.want, tc.errEv)
+			if got := counterValue(t, g, "sagebench_gateway_stream_writes_total"); int(got) != len(tc.want) {
+				t.Errorf("sagebench_gateway_stream_writes_total %v, want %d", got, len(tc.want))
+			}
 		})
 	}
 }
@@ -213,4 +216,20 @@ func checkFlushes(t *testing.T, rec *flushRecorder, want []int, errEv bool) {
 	if !ok || st.FirstToken <= 0 || st.FirstToken > st.End {
 		t.Errorf("server timing trailer %q (%+v)", rec.header.Get(protocol.HeaderServerTiming), st)
 	}
+}
+
+// counterValue reads an unlabelled counter from the gateway's registry.
+func counterValue(t *testing.T, g *Gateway, name string) float64 {
+	t.Helper()
+	mfs, err := g.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("counter %s not registered", name)
+	return 0
 }

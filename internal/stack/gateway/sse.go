@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 )
@@ -40,7 +41,7 @@ func (g *Gateway) streamChat(w http.ResponseWriter, ctx context.Context, gen *ge
 	h.Set("Trailer", protocol.HeaderServerTiming)
 	w.WriteHeader(http.StatusOK)
 	s := &sseWriter{w: w, rc: http.NewResponseController(w), start: c.start, buf: make([]byte, 0, 1024),
-		enc: newChunkEncoder(creq.ID, creq.Model, g.now().Unix())}
+		enc: newChunkEncoder(creq.ID, creq.Model, g.now().Unix()), writes: g.met.sseWrites}
 	end := error(io.EOF)
 	if !gen.eof {
 		s.token(gen.first.Text, true)
@@ -114,6 +115,7 @@ type sseWriter struct {
 	rc     *http.ResponseController
 	enc    *chunkEncoder
 	buf    []byte
+	writes prometheus.Counter
 	start  time.Time
 	first  time.Duration // when the first token left, from receipt; 0 before
 	tokens bool          // buf holds a token
@@ -135,6 +137,7 @@ func (s *sseWriter) flush() bool {
 			s.failed = true
 			return false
 		}
+		s.writes.Inc()
 	}
 	if s.tokens && s.first == 0 {
 		s.first = time.Since(s.start)
