@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -106,7 +105,7 @@ func (s *sseWriter) relay(gen *generation) error {
 }
 
 // errClientGone ends a stream whose client stopped reading.
-var errClientGone = errors.New("client stopped reading the stream")
+const errClientGone = gatewayError("client stopped reading the stream")
 
 // sseWriter holds the encoded events not yet written and when the first
 // token left.
