@@ -58,13 +58,15 @@ func (l *LLM) Generate(ctx context.Context, req engine.ChatRequest) (engine.Stre
 		l.running.Add(-1)
 		return nil, err
 	}
-	return &stream{l: l, body: resp.Body, sse: openai.NewSSEReader(resp.Body, 0), cancel: cancel}, nil
+	gate := &eventGate{r: resp.Body}
+	return &stream{l: l, body: resp.Body, gate: gate, sse: openai.NewSSEReader(gate, 0), cancel: cancel}, nil
 }
 
 // stream reads one completion's SSE events.
 type stream struct {
 	l      *LLM
 	body   io.ReadCloser
+	gate   *eventGate // between body and sse: shows what is ready
 	sse    *openai.SSEReader
 	cancel context.CancelFunc
 	usage  engine.Usage
@@ -98,25 +100,45 @@ func (s *stream) Recv(ctx context.Context) (engine.Token, error) {
 		if err := ctx.Err(); err != nil {
 			return engine.Token{}, err
 		}
-		ev, err := s.sse.Next()
-		if err != nil {
-			s.err = s.endErr(err)
-			break
-		}
-		if string(ev.Data) == "[DONE]" {
-			s.err = io.EOF
-			break
-		}
-		tok, ok, err := s.apply(ev)
-		if err != nil {
-			s.err = err
-			break
-		}
-		if ok {
+		if tok, ok := s.next(); ok {
 			return tok, nil
 		}
 	}
 	return engine.Token{}, s.err
+}
+
+// TryRecv is Recv without waiting: it reads only events that have already
+// arrived whole, and reports ok false when the next token (or the end)
+// would need the network. The gateway drains what is ready with it to
+// write tokens that arrived together in one flush.
+func (s *stream) TryRecv() (engine.Token, bool, error) {
+	for s.err == nil && s.gate.ready() {
+		if tok, ok := s.next(); ok {
+			return tok, true, nil
+		}
+	}
+	if s.err != nil {
+		return engine.Token{}, true, s.err
+	}
+	return engine.Token{}, false, nil
+}
+
+// next reads one event: a token (ok), or nothing, setting s.err at the end.
+func (s *stream) next() (engine.Token, bool) {
+	ev, err := s.sse.Next()
+	if err != nil {
+		s.err = s.endErr(err)
+		return engine.Token{}, false
+	}
+	if string(ev.Data) == "[DONE]" {
+		s.err = io.EOF
+		return engine.Token{}, false
+	}
+	tok, ok, err := s.apply(ev)
+	if err != nil {
+		s.err = err
+	}
+	return tok, ok
 }
 
 func (s *stream) apply(ev openai.Event) (engine.Token, bool, error) {
