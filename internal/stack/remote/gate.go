@@ -19,8 +19,9 @@ type eventGate struct {
 	err error // the body's error, after the buffer drains
 }
 
-// gateRead is how much the gate reads from the body at once.
-const gateRead = 16 << 10
+// gateRead is how much the gate reads from the body at once: some twenty
+// token events; a longer event passes in pieces (and is never ready).
+const gateRead = 4 << 10
 
 func (g *eventGate) Read(p []byte) (int, error) {
 	if g.off == len(g.buf) {
