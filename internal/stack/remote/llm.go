@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,22 +74,33 @@ type stream struct {
 	once   sync.Once
 }
 
+// chunk is what the gateway reads of a chat.completion.chunk (decodeChunk).
 type chunk struct {
-	Choices []struct {
-		Delta struct {
-			Content string `json:"content"`
-		} `json:"delta"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens        int `json:"prompt_tokens"`
-		CompletionTokens    int `json:"completion_tokens"`
-		PromptTokensDetails *struct {
-			CachedTokens int `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	} `json:"usage"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
+	Choices []chunkChoice `json:"choices"`
+	Usage   *chunkUsage   `json:"usage"`
+	Error   *chunkError   `json:"error"`
+}
+
+type chunkChoice struct {
+	Delta chunkDelta `json:"delta"`
+}
+
+type chunkDelta struct {
+	Content string `json:"content"`
+}
+
+type chunkUsage struct {
+	PromptTokens        int           `json:"prompt_tokens"`
+	CompletionTokens    int           `json:"completion_tokens"`
+	PromptTokensDetails *chunkDetails `json:"prompt_tokens_details"`
+}
+
+type chunkDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+type chunkError struct {
+	Message string `json:"message"`
 }
 
 // Recv returns the next non-empty content delta. ctx is checked between
@@ -142,8 +152,8 @@ func (s *stream) next() (engine.Token, bool) {
 }
 
 func (s *stream) apply(ev openai.Event) (engine.Token, bool, error) {
-	var c chunk
-	if err := json.Unmarshal(ev.Data, &c); err != nil {
+	c, err := decodeChunk(ev.Data)
+	if err != nil {
 		return engine.Token{}, false, fmt.Errorf("engine %s: malformed stream chunk: %v", s.l.cfg.ID, err)
 	}
 	if c.Error != nil || ev.Name == "error" {
