@@ -1,10 +1,8 @@
 package remote
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 )
 
 // decodeChunk parses one chat.completion.chunk in one pass without
@@ -164,30 +162,4 @@ func intField(s *scanner, seen *seenKeys, bit seenKeys, name string, v *int) err
 	n, err := s.int()
 	*v = n
 	return err
-}
-
-// string reads a JSON string (null reads as ""); one with escapes or
-// invalid UTF-8 is unquoted by encoding/json, for the same text.
-func (s *scanner) string() (string, error) {
-	switch s.peek() {
-	case 'n':
-		return "", s.lit("null")
-	case '"':
-	default:
-		return "", errors.New("want a string")
-	}
-	start := s.i
-	escaped, err := s.str()
-	if err != nil {
-		return "", err
-	}
-	raw := s.b[start+1 : s.i-1]
-	if !escaped && utf8.Valid(raw) {
-		return string(raw), nil
-	}
-	var out string
-	if err := json.Unmarshal(s.b[start:s.i], &out); err != nil {
-		return "", errSyntax
-	}
-	return out, nil
 }
