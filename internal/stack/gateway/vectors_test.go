@@ -9,23 +9,31 @@ import (
 	"github.com/sagebench/sagebench/internal/stack/engine"
 )
 
-// textFake is an embedder that hands over its vectors as JSON text (like
-// a remote engine); Embed is never called by the gateway for it.
+// textFake is a fakeEmbedder that hands over its vectors as JSON text
+// (like a remote engine): text when set, else the fake's vectors written
+// out. The gateway never calls its Embed.
 type textFake struct {
-	fakeEmbedder
-	text string // every vector's text
+	*fakeEmbedder
+	text string
 }
 
 func (f *textFake) Embed(context.Context, []string) ([][]float32, engine.Usage, error) {
 	panic("the gateway parsed vectors it could have written as text")
 }
 
-func (f *textFake) EmbedJSON(_ context.Context, inputs []string) ([][]byte, engine.Usage, error) {
-	out := make([][]byte, len(inputs))
-	for i := range out {
-		out[i] = []byte(f.text)
+func (f *textFake) EmbedJSON(ctx context.Context, inputs []string) ([][]byte, engine.Usage, error) {
+	vecs, u, err := f.fakeEmbedder.Embed(ctx, inputs)
+	if err != nil {
+		return nil, u, err
 	}
-	return out, engine.Usage{PromptTokens: len(inputs)}, nil
+	out := make([][]byte, len(vecs))
+	for i, v := range vecs {
+		out[i] = appendFloats(nil, v)
+		if f.text != "" {
+			out[i] = []byte(f.text)
+		}
+	}
+	return out, u, nil
 }
 
 // TestTextVectors: vectors an engine hands over as JSON text are written
@@ -45,7 +53,7 @@ func TestTextVectors(t *testing.T) {
 		{"unparsable text for search", "[1,", "/v1/retrieve", `{"input":"a"}`, 502, "engine_failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			emb := &textFake{fakeEmbedder: fakeEmbedder{id: "emb", model: "m-emb", slots: 8}, text: tc.text}
+			emb := &textFake{fakeEmbedder: &fakeEmbedder{id: "emb", model: "m-emb", slots: 8}, text: tc.text}
 			h := newHarness(t, Config{Retriever: fuzzIndex{}}, map[string]Member{"emb": {Embedder: emb}})
 			r := h.do("POST", tc.path, tc.body, nil)
 			if r.status != tc.status || !strings.Contains(string(r.body), tc.want) {
