@@ -65,3 +65,28 @@ func TestTextVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestTextVectorsOfSplitCalls: a list sent in several engine calls keeps
+// its order when the engine hands over text.
+func TestTextVectorsOfSplitCalls(t *testing.T) {
+	emb := &textFake{fakeEmbedder: &fakeEmbedder{id: "emb", model: "m-emb", slots: 8}}
+	h := newHarness(t, Config{MaxBatch: 2}, map[string]Member{"emb": {Embedder: emb}})
+	r := h.do("POST", "/v1/embeddings", `{"input":["a","bb","ccc","dddd","eeeee"]}`, nil)
+	var got struct {
+		Data []struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		} `json:"data"`
+	}
+	if err := jsonUnmarshal(r.body, &got); err != nil || r.status != 200 || len(got.Data) != 5 {
+		t.Fatalf("%d %s (%v)", r.status, r.body, err)
+	}
+	for i, d := range got.Data {
+		if d.Index != i || d.Embedding[0] != float32(i+1) {
+			t.Errorf("vector %d = %+v, want the one of input %d", i, d, i)
+		}
+	}
+	if calls := emb.callSizes(); len(calls) != 3 {
+		t.Errorf("engine calls %v, want three (MaxBatch 2)", calls)
+	}
+}
