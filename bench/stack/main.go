@@ -5,11 +5,15 @@
 //	    C concurrent streaming chat completions, each client looping;
 //	    prints tokens/s, peak streams and the server's RSS per stream
 //	    (from its /metrics, idle vs under load).
-//	stackload overhead -direct URL -gateway URL -rate 2000 -d 10s
+//	stackload overhead -direct URL -gateway URL [-proxy URL] -rate 2000 -d 10s [-cpu name=PID,...]
 //	    embedding requests on an open-loop schedule at RATE/s in total,
-//	    alternating between an engine called directly and the gateway in
-//	    front of it; prints
-//	    p50/p99 of each and the difference.
+//	    rotating between an engine called directly, the gateway in front
+//	    of it and (optionally) a trivial reverse proxy in front of it;
+//	    prints p50/p99 of each, the difference from direct, and the CPU
+//	    each named process spent per request it served.
+//	stackload proxy -to URL [-listen 127.0.0.1:0]
+//	    a trivial Go reverse proxy (net/http/httputil) in front of URL: the
+//	    floor of one more loopback HTTP hop, for the overhead comparison.
 package main
 
 import (
@@ -22,7 +26,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +44,8 @@ func main() {
 		err = streams(os.Args[2:])
 	case "overhead":
 		err = overhead(os.Args[2:])
+	case "proxy":
+		err = proxy(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}
@@ -61,6 +66,7 @@ func streams(args []string) error {
 	conc := fs.Int("c", 1000, "concurrent streams")
 	dur := fs.Duration("d", 10*time.Second, "load duration (bounded)")
 	maxTok := fs.Int("max-tokens", 64, "max_tokens per request")
+	pid := fs.Int("pid", 0, "the server's process id: report its CPU per streamed token")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -74,6 +80,8 @@ func streams(args []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), *dur)
 	defer cancel()
 	var wg sync.WaitGroup
+	cpu0, _ := cpuTime(*pid)
+	writes0, _ := metric(c, *url, "sagebench_gateway_stream_writes_total")
 	start := time.Now()
 	for i := 0; i < *conc; i++ {
 		wg.Add(1)
@@ -105,6 +113,17 @@ func streams(args []string) error {
 	<-ctx.Done()
 	el := time.Since(start)
 	wg.Wait()
+	if writes1, err := metric(c, *url, "sagebench_gateway_stream_writes_total"); err == nil {
+		fmt.Printf("streams: server_writes=%.0f tokens_per_write=%.3f\n", writes1-writes0, float64(tokens.Load())/max(writes1-writes0, 1))
+	}
+	if *pid > 0 {
+		cpu1, err := cpuTime(*pid)
+		if err != nil {
+			return err
+		}
+		d := cpu1 - cpu0
+		fmt.Printf("streams: server_cpu=%.2fs per_token_us=%.2f\n", d.Seconds(), float64(d.Nanoseconds())/1e3/float64(max(tokens.Load(), 1)))
+	}
 	fmt.Printf("streams: concurrency=%d peak_open=%d duration=%v completed=%d failed=%d tokens=%d\n",
 		*conc, peak.Load(), el.Round(time.Millisecond), done.Load(), failed.Load(), tokens.Load())
 	fmt.Printf("streams: tokens_per_s=%.0f\n", float64(tokens.Load())/el.Seconds())
@@ -158,76 +177,4 @@ func metric(c *http.Client, url, name string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("%s not in /metrics", name)
-}
-
-func overhead(args []string) error {
-	fs := flag.NewFlagSet("overhead", flag.ContinueOnError)
-	direct := fs.String("direct", "", "engine base URL (called directly)")
-	gw := fs.String("gateway", "", "gateway base URL (in front of the same engine)")
-	rate := fs.Int("rate", 2000, "requests per second in total, alternating between the two paths")
-	dur := fs.Duration("d", 10*time.Second, "duration (bounded)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *direct == "" || *gw == "" || *dur > 2*time.Minute || *rate <= 0 {
-		return errors.New("-direct and -gateway required; -d at most 2m; -rate > 0")
-	}
-	c := client(4096)
-	body := []byte(`{"input":"what is the capital of france"}`)
-	n := int(float64(*rate) * dur.Seconds())
-	lat := [2][]time.Duration{}
-	var failed [2]atomic.Int64
-	var firstErr [2]atomic.Value
-	var mu sync.Mutex
-	interval := time.Second / time.Duration(*rate)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		time.Sleep(time.Until(start.Add(time.Duration(i) * interval)))
-		p := i % 2 // alternate paths: side by side under the same conditions
-		u := [2]string{*direct, *gw}[p]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t0 := time.Now()
-			resp, err := c.Post(u+"/v1/embeddings", "application/json", bytes.NewReader(body))
-			if err == nil {
-				var b []byte
-				b, err = io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err == nil && resp.StatusCode != 200 {
-					err = fmt.Errorf("status %d: %.200s", resp.StatusCode, b)
-				}
-			}
-			d := time.Since(t0)
-			mu.Lock()
-			lat[p] = append(lat[p], d)
-			mu.Unlock()
-			if err != nil {
-				failed[p].Add(1)
-				firstErr[p].CompareAndSwap(nil, err.Error())
-			}
-		}()
-	}
-	wg.Wait()
-	el := time.Since(start)
-	p50d, p99d := pct(lat[0], 0.50), pct(lat[0], 0.99)
-	p50g, p99g := pct(lat[1], 0.50), pct(lat[1], 0.99)
-	fmt.Printf("overhead: total_rate=%d/s requests=%d duration=%v failed_direct=%d failed_gateway=%d\n",
-		*rate, n, el.Round(time.Millisecond), failed[0].Load(), failed[1].Load())
-	for p, name := range []string{"direct", "gateway"} {
-		if e := firstErr[p].Load(); e != nil {
-			fmt.Printf("overhead: first %s error: %v\n", name, e)
-		}
-	}
-	fmt.Printf("overhead: direct  p50=%v p99=%v\n", p50d, p99d)
-	fmt.Printf("overhead: gateway p50=%v p99=%v\n", p50g, p99g)
-	fmt.Printf("overhead: added   p50=%v p99=%v\n", p50g-p50d, p99g-p99d)
-	return nil
-}
-
-func pct(d []time.Duration, q float64) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[int(q*float64(len(s)-1))].Round(time.Microsecond)
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/stack/remote"
 )
 
 // instantEmbedder answers at once: what remains is the gateway's cost.
@@ -173,4 +175,40 @@ func BenchmarkEmbeddingSideBySide(b *testing.B) {
 	b.ReportMetric(float64(gp99.Microseconds()), "gateway-p99-us")
 	b.ReportMetric(float64((gp50 - dp50).Microseconds()), "added-p50-us")
 	b.ReportMetric(float64((gp99 - dp99).Microseconds()), "added-p99-us")
+}
+
+// BenchmarkEmbeddingHop measures the gateway's own cost on the process
+// engine path in one process: a client calling an engine (a gateway over
+// an instant 1024-dimension embedder, as `serve engine` runs it) over
+// loopback HTTP, and the same client calling a gateway in front of that
+// engine through a remote client. gateway minus engine is the front
+// gateway's CPU and allocations per request, one more hop included.
+func BenchmarkEmbeddingHop(b *testing.B) {
+	eng := benchGateway(b, map[string]Member{"emb": {Embedder: &fakeEmbedder{id: "emb", model: "m-emb", slots: 256, dim: 1024}}})
+	re, err := remote.NewEmbedder(remote.Config{ID: "emb", URL: eng.URL, Model: "m-emb", Slots: 256})
+	if err != nil {
+		b.Fatal(err)
+	}
+	front := benchGateway(b, map[string]Member{"emb": {Embedder: re}})
+	body := []byte(`{"model":"m-emb","input":"what is the capital of france"}`)
+	for _, tc := range []struct {
+		name string
+		srv  *httptest.Server
+	}{{"engine", eng}, {"gateway", front}} {
+		b.Run(tc.name, func(b *testing.B) {
+			c := tc.srv.Client()
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := c.Post(tc.srv.URL+"/v1/embeddings", "application/json", bytes.NewReader(body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					b.Fatalf("status %d", resp.StatusCode)
+				}
+			}
+		})
+	}
 }

@@ -343,11 +343,26 @@ func TestMidStreamFailureIsAnSSEError(t *testing.T) {
 	}
 }
 
+// TestHybridBatchesEmbeddingsByModel: under hybrid, queued embedding
+// requests run as one engine call and each gets its own slice back, from
+// an engine handing over parsed vectors or JSON text alike.
 func TestHybridBatchesEmbeddingsByModel(t *testing.T) {
-	emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 1}
-	hold := make(chan struct{})
-	emb.hold = hold
-	h := newHarness(t, Config{Policy: sched.Hybrid, MaxBatch: 8}, map[string]Member{"emb": {Embedder: emb}})
+	for _, text := range []bool{false, true} {
+		t.Run(map[bool]string{false: "parsed vectors", true: "vectors as text"}[text], func(t *testing.T) {
+			emb := &fakeEmbedder{id: "emb", model: "m-emb", slots: 1}
+			hold := make(chan struct{})
+			emb.hold = hold
+			m := Member{Embedder: emb}
+			if text {
+				m = Member{Embedder: &textFake{fakeEmbedder: emb}}
+			}
+			h := newHarness(t, Config{Policy: sched.Hybrid, MaxBatch: 8}, map[string]Member{"emb": m})
+			hybridBatch(t, h, emb, hold)
+		})
+	}
+}
+
+func hybridBatch(t *testing.T, h *harness, emb *fakeEmbedder, hold chan struct{}) {
 	var wg sync.WaitGroup
 	for i := 0; i < 5; i++ {
 		wg.Add(1)

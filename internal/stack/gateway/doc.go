@@ -9,7 +9,10 @@
 //
 // Pipeline: HTTP → decode/validate → quota → pool queue (policy) → router →
 // engine.LLM/Embedder → SSE or JSON response, with Prometheus metrics on an
-// own registry and an admin API under /admin/.
+// own registry and an admin API under /admin/. A stream is written at the
+// engine's token boundaries: the tokens it has ready go out in one write
+// and flush. Vectors a remote engine hands over as JSON text are written
+// as they are.
 //
 // Words: an engine handed to the gateway is a Member (the engine.LLM or
 // engine.Embedder plus what the gateway knows of it); inside a pool it has

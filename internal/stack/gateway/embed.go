@@ -18,7 +18,7 @@ import (
 // (hybrid policy). The dispatcher starts it; each request reads its slice.
 type batch struct {
 	done  chan struct{}
-	vecs  [][]float32
+	vecs  vectors
 	usage engine.Usage
 	err   error
 }
@@ -54,7 +54,7 @@ const errShortBatch = gatewayError("engine returned a different number of vector
 
 // embedResult is the outcome of an embedding request.
 type embedResult struct {
-	vecs    [][]float32
+	vecs    vectors
 	usage   engine.Usage
 	m       *entry
 	retries int
@@ -85,28 +85,43 @@ func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request, c *call) {
 	if res.retries > 0 {
 		w.Header().Set(protocol.HeaderRetries, "1")
 	}
-	body := appendEmbeddings(make([]byte, 0, 64+len(res.vecs)*len(res.vecs[0])*11), res, c.model, req.EncodingFormat == "base64")
+	body, err := appendEmbeddings(make([]byte, 0, 256+res.vecs.size()), res, c.model, req.EncodingFormat == "base64")
+	if err != nil {
+		c.fail(w, engineFailed(res.m.id, err))
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body))) // one write, not chunks
 	c.answered(w.Header(), 0)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }
 
 // appendEmbeddings writes the embeddings response without reflection: the
-// vectors dominate its size and encoding/json's cost.
-func appendEmbeddings(b []byte, res *embedResult, model string, b64 bool) []byte {
+// vectors dominate its size and encoding/json's cost. Vectors an engine
+// handed over as JSON text are written as they are.
+func appendEmbeddings(b []byte, res *embedResult, model string, b64 bool) ([]byte, error) {
 	b = append(b, `{"object":"list","data":[`...)
-	for i, v := range res.vecs {
+	for i := range res.vecs.len() {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, `{"object":"embedding","index":`...)
 		b = strconv.AppendInt(b, int64(i), 10)
 		b = append(b, `,"embedding":`...)
-		if b64 {
-			b = appendJSONString(b, encodeBase64(v))
-		} else {
-			b = appendFloats(b, v)
+		switch {
+		case res.vecs.text != nil && !b64:
+			b = append(b, res.vecs.text[i]...)
+		default:
+			v, err := res.vecs.floats(i)
+			if err != nil {
+				return nil, err
+			}
+			if b64 {
+				b = appendJSONString(b, encodeBase64(v))
+			} else {
+				b = appendFloats(b, v)
+			}
 		}
 		b = append(b, '}')
 	}
@@ -116,7 +131,7 @@ func appendEmbeddings(b []byte, res *embedResult, model string, b64 bool) []byte
 	b = strconv.AppendInt(b, int64(res.usage.PromptTokens), 10)
 	b = append(b, `,"total_tokens":`...)
 	b = strconv.AppendInt(b, int64(res.usage.PromptTokens), 10)
-	return append(b, "}}\n"...)
+	return append(b, "}}\n"...), nil
 }
 
 // appendFloats writes v as a JSON array; non-finite values (which JSON
@@ -209,23 +224,23 @@ const embedCallBytes = 64 << 10
 // is sent in several calls, each answer counting as progress: a legal but
 // large list (2,040 inputs, 1 MB) takes longer than the stall timeout in
 // all, and must neither look like a stall nor get the engine ejected.
-func (g *Gateway) embedBounded(ctx context.Context, m *entry, inputs []string) ([][]float32, engine.Usage, error) {
+func (g *Gateway) embedBounded(ctx context.Context, m *entry, inputs []string) (vectors, engine.Usage, error) {
 	wd := newWatchdog(ctx, g.cfg.StallTimeout, m)
 	defer wd.stop()
-	vecs := make([][]float32, 0, len(inputs))
+	var vecs vectors
 	var usage engine.Usage
 	for rest := inputs; len(rest) > 0; {
 		part := rest[:embedCallSize(rest, g.cfg.MaxBatch)]
 		rest = rest[len(part):]
-		v, u, err := m.eng.Embedder.Embed(wd.ctx, part)
-		if err == nil && len(v) != len(part) {
+		v, u, err := embedCall(wd.ctx, m.eng.Embedder, part)
+		if err == nil && v.len() != len(part) {
 			err = errShortBatch
 		}
 		if err != nil {
-			return nil, engine.Usage{}, wd.explain(err)
+			return vectors{}, engine.Usage{}, wd.explain(err)
 		}
 		wd.kick()
-		vecs = append(vecs, v...)
+		vecs = vecs.append(v)
 		usage.PromptTokens += u.PromptTokens
 	}
 	return vecs, usage, nil
@@ -250,9 +265,9 @@ func batchResult(ctx context.Context, a assignment, n int) (*embedResult, error)
 	if a.batch.err != nil {
 		return nil, a.batch.err
 	}
-	total := len(a.batch.vecs)
+	total := a.batch.vecs.len()
 	u := engine.Usage{PromptTokens: a.batch.usage.PromptTokens * n / max(total, 1)} // the batch's tokens, shared by input count
-	return &embedResult{vecs: a.batch.vecs[a.off : a.off+n], usage: u, m: a.m}, nil
+	return &embedResult{vecs: a.batch.vecs.slice(a.off, a.off+n), usage: u, m: a.m}, nil
 }
 
 // Retriever is the vector index behind /v1/retrieve.
@@ -320,7 +335,11 @@ func (g *Gateway) retrieveQuery(ctx context.Context, md meta, req *retrieveReque
 		if aerr != nil {
 			return 0, nil, aerr
 		}
-		req.Embedding = res.vecs[0]
+		v, err := res.vecs.floats(0)
+		if err != nil {
+			return 0, nil, engineFailed(res.m.id, err)
+		}
+		req.Embedding = v
 	case len(req.Embedding) == 0:
 		return 0, nil, badRequest("invalid_value", "field embedding or input: one is required")
 	}

@@ -64,17 +64,6 @@ type entry struct {
 	progress   atomic.Int64 // unix ns of the engine's last token or result
 }
 
-// progressed records that the engine produced something now.
-func (m *entry) progressed() { m.progress.Store(time.Now().UnixNano()) }
-
-// lastProgress is when the engine last produced something (zero: never).
-func (m *entry) lastProgress() time.Time {
-	if ns := m.progress.Load(); ns != 0 {
-		return time.Unix(0, ns)
-	}
-	return time.Time{}
-}
-
 func (m *entry) load() engine.Load {
 	if m.eng.LLM != nil {
 		return m.eng.LLM.Load()

@@ -21,6 +21,7 @@ type metrics struct {
 	tokens    *prometheus.CounterVec
 	retries   *prometheus.CounterVec
 	ejections *prometheus.CounterVec
+	sseWrites prometheus.Counter
 	tenants   tenantLabels
 }
 
@@ -50,9 +51,12 @@ func newMetrics(g *Gateway) (*metrics, error) {
 		ejections: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sagebench_gateway_engine_ejections_total", Help: "Engines taken out of routing after failures.",
 		}, []string{"engine"}),
+		sseWrites: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sagebench_gateway_stream_writes_total", Help: "Writes (one flush each) of streamed chat completions: tokens due at the same instant share one.",
+		}),
 		tenants: tenantLabels{max: g.cfg.MaxTenantLabels, seen: map[string]struct{}{}},
 	}
-	cs := []prometheus.Collector{m.requests, m.duration, m.ttft, m.queueWait, m.tokens, m.retries, m.ejections, &poolCollector{g: g}}
+	cs := []prometheus.Collector{m.requests, m.duration, m.ttft, m.queueWait, m.tokens, m.retries, m.ejections, m.sseWrites, &poolCollector{g: g}}
 	for _, c := range cs {
 		if err := g.cfg.Registry.Register(c); err != nil {
 			return nil, fmt.Errorf("registering gateway metrics (one registry per gateway): %w", err)

@@ -13,8 +13,9 @@ const errStalled = gatewayError("engine stalled")
 
 // watchdog cancels a stream's context when its engine goes quiet for too
 // long (a hung or SIGSTOPped engine), so the request is retried or ends
-// with an explicit error instead of hanging. One timer per stream, reset
-// on every token. Quiet means the engine as a whole made no progress: a
+// with an explicit error instead of hanging. One timer per stream; a token
+// only stamps the time (no timer reset per token), and the timer, when it
+// fires, re-arms itself from the last progress. Quiet means the engine as a whole made no progress: a
 // request waiting inside an engine that keeps serving others (its batch or
 // KV cache is full) is queued, not stalled.
 type watchdog struct {
@@ -23,7 +24,8 @@ type watchdog struct {
 	mu      sync.Mutex // guards t while it is being created
 	t       *time.Timer
 	d       time.Duration
-	m       *entry // whose progress counts; nil: only this stream's
+	m       *entry       // whose progress counts; nil: only this stream's
+	last    atomic.Int64 // unix ns of this stream's last progress (or its start)
 	fired   atomic.Bool
 	stopped atomic.Bool
 }
@@ -31,6 +33,7 @@ type watchdog struct {
 func newWatchdog(parent context.Context, d time.Duration, m *entry) *watchdog {
 	ctx, cancel := context.WithCancel(parent)
 	w := &watchdog{ctx: ctx, cancel: cancel, d: d, m: m}
+	w.last.Store(time.Now().UnixNano())
 	w.mu.Lock()
 	w.t = time.AfterFunc(d, w.expire)
 	w.mu.Unlock()
@@ -41,13 +44,15 @@ func (w *watchdog) expire() {
 	if w.stopped.Load() {
 		return
 	}
+	last := w.last.Load()
 	if w.m != nil {
-		if quiet := time.Since(w.m.lastProgress()); quiet < w.d {
-			w.mu.Lock()
-			w.t.Reset(w.d - quiet)
-			w.mu.Unlock()
-			return
-		}
+		last = max(last, w.m.progress.Load())
+	}
+	if quiet := time.Since(time.Unix(0, last)); quiet < w.d {
+		w.mu.Lock()
+		w.t.Reset(w.d - quiet)
+		w.mu.Unlock()
+		return
 	}
 	w.fired.Store(true)
 	w.cancel()
@@ -55,10 +60,11 @@ func (w *watchdog) expire() {
 
 // kick restarts the quiet period after progress.
 func (w *watchdog) kick() {
+	now := time.Now().UnixNano()
+	w.last.Store(now)
 	if w.m != nil {
-		w.m.progressed()
+		w.m.progress.Store(now)
 	}
-	w.t.Reset(w.d)
 }
 
 func (w *watchdog) stop() {

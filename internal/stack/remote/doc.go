@@ -7,5 +7,7 @@
 //
 // Pipeline: engine.ChatRequest → POST /v1/chat/completions (stream, with
 // usage) → SSE events (internal/openai's reader) → engine.Token;
-// inputs → POST /v1/embeddings → vectors; GET /health for probes.
+// inputs → POST /v1/embeddings → vectors (decoded in one pass without
+// reflection, or kept as each vector's JSON text for a gateway that
+// writes them as they are); GET /health for probes.
 package remote

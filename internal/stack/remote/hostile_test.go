@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -37,6 +38,7 @@ func FuzzRemoteDecoding(f *testing.F) {
 		"event: error\ndata: {\"error\":{\"message\":\"Bearer " + key + "\"}}\n\n",
 		`{"data":[{"index":-1,"embedding":[1]}]}`,
 		"data: " + strings.Repeat("[", 10000) + "\n\n",
+		"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n: ping\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\r\n\r\ndata: [DONE]\n\n",
 	} {
 		f.Add(200, []byte(s))
 	}
@@ -59,6 +61,15 @@ func FuzzRemoteDecoding(f *testing.F) {
 		case err == nil && (len(vecs) != 2 || vecs[0] == nil || vecs[1] == nil):
 			t.Fatalf("embeddings accepted with holes: %v", vecs)
 		}
+		raw, _, rerr := emb.EmbedJSON(context.Background(), []string{"a", "b"})
+		switch {
+		case (rerr == nil) != (err == nil):
+			t.Fatalf("Embed: %v; EmbedJSON: %v", err, rerr)
+		case rerr != nil && strings.Contains(rerr.Error(), key):
+			t.Fatalf("EmbedJSON error leaks the key: %v", rerr)
+		case rerr == nil && (len(raw) != 2 || raw[0] == nil || raw[1] == nil):
+			t.Fatalf("EmbedJSON accepted holes: %q", raw)
+		}
 		llm, err := NewLLM(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +87,42 @@ func FuzzRemoteDecoding(f *testing.F) {
 		if err != nil && strings.Contains(err.Error(), key) {
 			t.Fatalf("stream error leaks the key: %v", err)
 		}
+		recvOnly, errA := drainStream(t, llm, len(body), false)
+		withTry, errB := drainStream(t, llm, len(body), true)
+		if strings.Join(recvOnly, "\x00") != strings.Join(withTry, "\x00") || fmt.Sprint(errA) != fmt.Sprint(errB) {
+			t.Fatalf("Recv read %q (%v); with TryRecv %q (%v)", recvOnly, errA, withTry, errB)
+		}
 	})
+}
+
+// drainStream reads one completion to its end with Recv, or draining
+// TryRecv before each Recv; it returns the tokens and the final error.
+func drainStream(t *testing.T, llm *LLM, limit int, try bool) ([]string, error) {
+	st, err := llm.Generate(context.Background(), engine.ChatRequest{Model: "m", Prompt: "x", MaxTokens: 4})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	var got []string
+	for len(got) <= limit+1 {
+		for try {
+			tok, ok, err := st.(*stream).TryRecv()
+			if !ok {
+				break
+			}
+			if err != nil {
+				return got, err
+			}
+			got = append(got, tok.Text)
+		}
+		tok, err := st.Recv(context.Background())
+		if err != nil {
+			return got, err
+		}
+		got = append(got, tok.Text)
+	}
+	t.Fatalf("more tokens than bytes: an endless stream")
+	return nil, nil
 }
 
 // TestRemoteNoRedirect: the API key never follows a redirect.

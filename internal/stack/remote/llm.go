@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,13 +57,15 @@ func (l *LLM) Generate(ctx context.Context, req engine.ChatRequest) (engine.Stre
 		l.running.Add(-1)
 		return nil, err
 	}
-	return &stream{l: l, body: resp.Body, sse: openai.NewSSEReader(resp.Body, 0), cancel: cancel}, nil
+	gate := &eventGate{r: resp.Body}
+	return &stream{l: l, body: resp.Body, gate: gate, sse: openai.NewSSEReader(gate, 0), cancel: cancel}, nil
 }
 
 // stream reads one completion's SSE events.
 type stream struct {
 	l      *LLM
 	body   io.ReadCloser
+	gate   *eventGate // between body and sse: shows what is ready
 	sse    *openai.SSEReader
 	cancel context.CancelFunc
 	usage  engine.Usage
@@ -73,22 +74,33 @@ type stream struct {
 	once   sync.Once
 }
 
+// chunk is what the gateway reads of a chat.completion.chunk (decodeChunk).
 type chunk struct {
-	Choices []struct {
-		Delta struct {
-			Content string `json:"content"`
-		} `json:"delta"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens        int `json:"prompt_tokens"`
-		CompletionTokens    int `json:"completion_tokens"`
-		PromptTokensDetails *struct {
-			CachedTokens int `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	} `json:"usage"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
+	Choices []chunkChoice `json:"choices"`
+	Usage   *chunkUsage   `json:"usage"`
+	Error   *chunkError   `json:"error"`
+}
+
+type chunkChoice struct {
+	Delta chunkDelta `json:"delta"`
+}
+
+type chunkDelta struct {
+	Content string `json:"content"`
+}
+
+type chunkUsage struct {
+	PromptTokens        int           `json:"prompt_tokens"`
+	CompletionTokens    int           `json:"completion_tokens"`
+	PromptTokensDetails *chunkDetails `json:"prompt_tokens_details"`
+}
+
+type chunkDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+type chunkError struct {
+	Message string `json:"message"`
 }
 
 // Recv returns the next non-empty content delta. ctx is checked between
@@ -98,30 +110,50 @@ func (s *stream) Recv(ctx context.Context) (engine.Token, error) {
 		if err := ctx.Err(); err != nil {
 			return engine.Token{}, err
 		}
-		ev, err := s.sse.Next()
-		if err != nil {
-			s.err = s.endErr(err)
-			break
-		}
-		if string(ev.Data) == "[DONE]" {
-			s.err = io.EOF
-			break
-		}
-		tok, ok, err := s.apply(ev)
-		if err != nil {
-			s.err = err
-			break
-		}
-		if ok {
+		if tok, ok := s.next(); ok {
 			return tok, nil
 		}
 	}
 	return engine.Token{}, s.err
 }
 
+// TryRecv is Recv without waiting: it reads only events that have already
+// arrived whole, and reports ok false when the next token (or the end)
+// would need the network. The gateway drains what is ready with it to
+// write tokens that arrived together in one flush.
+func (s *stream) TryRecv() (engine.Token, bool, error) {
+	for s.err == nil && s.gate.ready() {
+		if tok, ok := s.next(); ok {
+			return tok, true, nil
+		}
+	}
+	if s.err != nil {
+		return engine.Token{}, true, s.err
+	}
+	return engine.Token{}, false, nil
+}
+
+// next reads one event: a token (ok), or nothing, setting s.err at the end.
+func (s *stream) next() (engine.Token, bool) {
+	ev, err := s.sse.Next()
+	if err != nil {
+		s.err = s.endErr(err)
+		return engine.Token{}, false
+	}
+	if string(ev.Data) == "[DONE]" {
+		s.err = io.EOF
+		return engine.Token{}, false
+	}
+	tok, ok, err := s.apply(ev)
+	if err != nil {
+		s.err = err
+	}
+	return tok, ok
+}
+
 func (s *stream) apply(ev openai.Event) (engine.Token, bool, error) {
-	var c chunk
-	if err := json.Unmarshal(ev.Data, &c); err != nil {
+	c, err := decodeChunk(ev.Data)
+	if err != nil {
 		return engine.Token{}, false, fmt.Errorf("engine %s: malformed stream chunk: %v", s.l.cfg.ID, err)
 	}
 	if c.Error != nil || ev.Name == "error" {

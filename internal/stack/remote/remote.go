@@ -70,6 +70,7 @@ func newBase(cfg Config) (*base, error) {
 			MaxIdleConns:        4 * cfg.Slots,
 			MaxIdleConnsPerHost: 4 * cfg.Slots,
 			IdleConnTimeout:     90 * time.Second,
+			ReadBufferSize:      64 << 10, // an embeddings answer in one read
 		}, CheckRedirect: noRedirect}
 	}
 	return &base{cfg: cfg, url: u, client: c, redactor: redact.New(cfg.APIKey)}, nil

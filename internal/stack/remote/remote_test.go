@@ -151,11 +151,18 @@ func TestEmbedderAndHealth(t *testing.T) {
 	if err != nil || vecs[0][0] != 1 || vecs[1][0] != 3 || u.PromptTokens != 5 {
 		t.Fatalf("vecs %v usage %+v err %v", vecs, u, err)
 	}
+	raw, u, err := e.EmbedJSON(t.Context(), []string{"a", "b"})
+	if err != nil || string(raw[0]) != "[1,2]" || string(raw[1]) != "[3,4]" || u.PromptTokens != 5 {
+		t.Fatalf("EmbedJSON %q usage %+v err %v", raw, u, err)
+	}
 	if err := e.Health(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := e.Embed(t.Context(), []string{"a", "b", "c"}); err == nil {
 		t.Fatal("a response missing an input was accepted")
+	}
+	if _, _, err := e.EmbedJSON(t.Context(), []string{"a", "b", "c"}); err == nil {
+		t.Fatal("EmbedJSON accepted a response missing an input")
 	}
 }
 

@@ -383,3 +383,37 @@ func TestLateLoopRestartsFromNow(t *testing.T) {
 		t.Errorf("next step ends at %v, want %v (now + 11 ms, no catch-up burst)", next.Sub(t0), want.Sub(t0))
 	}
 }
+
+// TestTryRecvHandsOverOnlyWhatIsReady: TryRecv never waits; it returns
+// the tokens produced so far in order (the same texts Recv gives), then
+// reports "not ready" until the next step, and the end once it is due.
+func TestTryRecvHandsOverOnlyWhatIsReady(t *testing.T) {
+	r := newRig(t, testLLM(), 1)
+	a := r.gen(words("a", 10), 3)
+	if _, ok, _ := a.s.TryRecv(); ok {
+		t.Fatal("TryRecv before the first step: ok, want not ready")
+	}
+	r.advance(ms(12)) // prefill step: the first token
+	r.advance(ms(22)) // two decode steps: the last two tokens and the end
+	var got []string
+	for {
+		tok, ok, err := a.s.TryRecv()
+		if !ok {
+			t.Fatalf("TryRecv after the last step: not ready, want the end (tokens so far %q)", got)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("end %v, want io.EOF", err)
+			}
+			break
+		}
+		if tok.Index != len(got) {
+			t.Errorf("token index %d, want %d", tok.Index, len(got))
+		}
+		got = append(got, tok.Text)
+	}
+	want := []string{tokenText(a.s.seed, 0), tokenText(a.s.seed, 1), tokenText(a.s.seed, 2)}
+	if !slices.Equal(got, want) {
+		t.Errorf("tokens %q, want %q", got, want)
+	}
+}

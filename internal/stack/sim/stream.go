@@ -62,22 +62,9 @@ func (s *stream) setCached(n int) {
 // already produced are delivered before a failure is reported.
 func (s *stream) Recv(ctx context.Context) (engine.Token, error) {
 	for {
-		s.mu.Lock()
-		switch {
-		case s.closed:
-			s.mu.Unlock()
-			return engine.Token{}, errStreamClosed
-		case s.next < s.produced:
-			i := s.next
-			s.next++
-			s.mu.Unlock()
-			return engine.Token{Index: i, Text: tokenText(s.seed, i)}, nil
-		case s.err != nil:
-			err := s.err
-			s.mu.Unlock()
-			return engine.Token{}, err
+		if tok, ok, err := s.TryRecv(); ok {
+			return tok, err
 		}
-		s.mu.Unlock()
 		select {
 		case <-s.notify:
 		case <-ctx.Done():
@@ -86,6 +73,30 @@ func (s *stream) Recv(ctx context.Context) (engine.Token, error) {
 			s.finish(engine.ErrClosed)
 		}
 	}
+}
+
+// TryRecv is Recv without waiting: ok is false when nothing is ready yet
+// (Recv would block). A token already produced, or the stream's end
+// (io.EOF, a failure), is returned with ok true. The gateway drains what
+// is ready with it to write tokens of the same instant in one flush.
+func (s *stream) TryRecv() (engine.Token, bool, error) {
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return engine.Token{}, true, errStreamClosed
+	case s.next < s.produced:
+		i := s.next
+		s.next++
+		s.mu.Unlock()
+		return engine.Token{Index: i, Text: tokenText(s.seed, i)}, true, nil
+	case s.err != nil:
+		err := s.err
+		s.mu.Unlock()
+		return engine.Token{}, true, err
+	}
+	s.mu.Unlock()
+	return engine.Token{}, false, nil
 }
 
 // Usage counts the prompt, the tokens produced so far (all of them after
