@@ -40,10 +40,23 @@ func embeddingRecord() Request {
 // requests.jsonl line (the sink does it once per request).
 func BenchmarkRequestEncode(b *testing.B) {
 	r := embeddingRecord()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := json.Marshal(Bound(r)); err != nil {
-			b.Fatal(err)
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(Bound(r)); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("append", func(b *testing.B) {
+		var buf []byte
+		b.ReportAllocs()
+		for b.Loop() {
+			br := Bound(r)
+			var err error
+			if buf, err = AppendRequest(buf[:0], &br); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
