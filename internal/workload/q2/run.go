@@ -151,7 +151,7 @@ func (q *q2) send(ctx context.Context, env *workload.Env, phase string, seq int,
 	if it.Type == protocol.TypeLLM {
 		deadline = slo.LLME2E
 	}
-	rec := record.Request{ID: fmt.Sprintf("%s-%05d", phase, seq), Seq: seq, Kind: "request", Phase: phase}
+	rec := record.Request{ID: traffic.RequestID(phase, seq), Seq: seq, Kind: "request", Phase: phase}
 	rec = traffic.Shapes{LLM: c.LLM, Embedding: c.Embedding}.Send(ctx, env, rec, it, intended, deadline)
 	rec.SLOMet = rec.OK && sloMet(&rec, slo)
 	return rec
