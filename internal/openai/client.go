@@ -245,6 +245,7 @@ type call struct {
 	budget *atomic.Int64 // the client's bytes held (nil: no budget)
 	limit  int64         // the client's MaxBytesInFlight
 	held   int64         // bytes this call charged
+	eof    bool          // the body was read to its end: nothing left to drain
 }
 
 // send performs method path with body and fills the timing and header
@@ -282,7 +283,9 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	if v := resp.Header.Get(protocol.HeaderRetries); v != "" {
 		res.Retries, _ = strconv.Atoi(v)
 	}
-	res.QueueWait, res.QueueKnown = protocol.ParseQueueWait(resp.Header.Get(protocol.HeaderQueueWait))
+	if v := resp.Header.Get(protocol.HeaderQueueWait); v != "" {
+		res.QueueWait, res.QueueKnown = protocol.ParseQueueWait(v)
+	}
 	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes},
 		budget: &c.held, limit: c.cfg.MaxBytesInFlight}
 	if resp.StatusCode/100 != 2 {
@@ -348,7 +351,9 @@ func markReplayable(req *http.Request) {
 // done drains a little of the body (so that the connection can be
 // reused), closes it and releases the call's context.
 func (c *Client) done(cl *call, res *Result) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(cl.resp.Body, 4<<10))
+	if !cl.eof {
+		_, _ = io.Copy(io.Discard, io.LimitReader(cl.resp.Body, 4<<10))
+	}
 	cl.resp.Body.Close()
 	cl.cancel()
 	cl.release()
