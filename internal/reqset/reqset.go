@@ -22,6 +22,15 @@ func (s *Set) Add(r record.Request) {
 	s.mu.Unlock()
 }
 
+// Grow makes room for n more records, so that a run that knows its
+// schedule does not copy every record kept so far each time the set
+// outgrows its array.
+func (s *Set) Grow(n int) {
+	s.mu.Lock()
+	s.rs = slices.Grow(s.rs, n)
+	s.mu.Unlock()
+}
+
 // All returns a copy of the records kept so far.
 func (s *Set) All() []record.Request {
 	s.mu.Lock()

@@ -89,3 +89,24 @@ func TestDepth(t *testing.T) {
 		t.Error("zero step must give nothing")
 	}
 }
+
+// TestSetGrow: after Grow(n), n records are added without a new array,
+// and All returns every record in order.
+func TestSetGrow(t *testing.T) {
+	var s reqset.Set
+	s.Add(record.Request{Seq: -1})
+	s.Grow(100)
+	seq := 0
+	if allocs := testing.AllocsPerRun(1, func() {
+		for range 50 {
+			s.Add(record.Request{Seq: seq})
+			seq++
+		}
+	}); allocs != 0 {
+		t.Errorf("%v allocations adding within the grown capacity, want 0", allocs)
+	}
+	all := s.All()
+	if len(all) != 101 || all[0].Seq != -1 || all[100].Seq != 99 {
+		t.Errorf("All: %d records, first %d, last %d", len(all), all[0].Seq, all[len(all)-1].Seq)
+	}
+}

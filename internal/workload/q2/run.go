@@ -113,6 +113,7 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 				name = phaseName(policy, round, q.cfg.Rounds)
 			}
 			fmt.Fprintf(env.Log, "q2: sub-run %s: %d requests over %s\n", name, sched.Len(), sched.Span())
+			kept.Grow(sched.Len())
 			ph := q.runPhase(ctx, &inner, name, seq, sched, mix)
 			seq += sched.Len()
 			out.Phases = append(out.Phases, ph)
