@@ -82,9 +82,14 @@ func Measure(rs []record.Request) Stats {
 		}
 	}
 	s.E2EMean = mean(e2e)
-	s.E2EP50, s.E2EP95, s.E2EP99 = Quantile(e2e, 0.5), Quantile(e2e, 0.95), Quantile(e2e, 0.99)
-	s.TTFTP50, s.TTFTP99 = Quantile(ttft, 0.5), Quantile(ttft, 0.99)
-	s.QueueP50, s.QueueP99 = Quantile(queue, 0.5), Quantile(queue, 0.99)
+	// The slices are Measure's own: sorted once, in place, for all their
+	// quantiles.
+	slices.Sort(e2e)
+	slices.Sort(ttft)
+	slices.Sort(queue)
+	s.E2EP50, s.E2EP95, s.E2EP99 = nearestRank(e2e, 0.5), nearestRank(e2e, 0.95), nearestRank(e2e, 0.99)
+	s.TTFTP50, s.TTFTP99 = nearestRank(ttft, 0.5), nearestRank(ttft, 0.99)
+	s.QueueP50, s.QueueP99 = nearestRank(queue, 0.5), nearestRank(queue, 0.99)
 	if s.N > 0 {
 		s.SuccessRate, s.SLOAttainment = float64(s.OK)/float64(s.N), float64(s.Met)/float64(s.N)
 	}
@@ -107,8 +112,16 @@ func Quantile(xs []float64, q float64) float64 {
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	k := int(math.Ceil(q*float64(len(s)))) - 1
-	return s[min(max(k, 0), len(s)-1)]
+	return nearestRank(s, q)
+}
+
+// nearestRank is the nearest-rank q-quantile of sorted (NaN for none).
+func nearestRank(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	k := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(k, 0), len(sorted)-1)]
 }
 
 func mean(xs []float64) float64 {
