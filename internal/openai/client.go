@@ -314,7 +314,11 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 }
 
 func (c *Client) header(req *http.Request, hdr http.Header, hasBody, stream bool) {
-	h := make(http.Header, len(hdr)+5)
+	n := len(hdr) + 3 // Content-Type, Accept, Idempotency-Key: ≤ 8 keys fit a map's first group
+	if c.hdrs.auth != nil {
+		n++
+	}
+	h := make(http.Header, n)
 	for k, v := range hdr {
 		h[k] = v
 	}
