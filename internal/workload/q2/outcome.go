@@ -28,10 +28,7 @@ func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, 
 		env.Parallelism))
 	out.Extra = map[string]float64{}
 	out.Bench = []record.BenchLine{}
-	byPhase := map[string][]record.Request{}
-	for _, r := range rs {
-		byPhase[r.Phase] = append(byPhase[r.Phase], r)
-	}
+	byPhase := splitByPhase(rs)
 	for _, p := range ran {
 		out.Bench = append(out.Bench, q.phaseBench(p, byPhase[p.Name])...)
 	}
@@ -43,6 +40,23 @@ func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, 
 	out.Sections = append(out.Sections, workload.Section{Title: "Policies (pooled over rounds; queue from X-Sagebench-Queue-Us)", Body: table.String()},
 		workload.Section{Title: "LLM queue depth over time (mean per second, first round)", Body: depthTable(ran, byPhase)})
 	return out
+}
+
+// splitByPhase groups rs by phase, each group in an array of its exact
+// size (a run's records are copied once, not again at every growth).
+func splitByPhase(rs []record.Request) map[string][]record.Request {
+	n := map[string]int{}
+	for i := range rs {
+		n[rs[i].Phase]++
+	}
+	byPhase := make(map[string][]record.Request, len(n))
+	for p, k := range n {
+		byPhase[p] = make([]record.Request, 0, k)
+	}
+	for i := range rs {
+		byPhase[rs[i].Phase] = append(byPhase[rs[i].Phase], rs[i])
+	}
+	return byPhase
 }
 
 // depthTable gives each policy's first sub-run's LLM queue depth per
