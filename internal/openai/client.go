@@ -241,7 +241,8 @@ type call struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	resp   *http.Response
-	body   io.Reader     // size-limited
+	body   io.Reader // size-limited: &lim, or a test's reader
+	lim    limitedBody
 	budget *atomic.Int64 // the client's bytes held (nil: no budget)
 	limit  int64         // the client's MaxBytesInFlight
 	held   int64         // bytes this call charged
@@ -286,8 +287,9 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	if v := resp.Header.Get(protocol.HeaderQueueWait); v != "" {
 		res.QueueWait, res.QueueKnown = protocol.ParseQueueWait(v)
 	}
-	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes},
+	cl := &call{ctx: cctx, cancel: cancel, resp: resp, lim: limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes},
 		budget: &c.held, limit: c.cfg.MaxBytesInFlight}
+	cl.body = &cl.lim
 	if resp.StatusCode/100 != 2 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		c.done(cl, res)
