@@ -39,8 +39,19 @@ func (s *Set) All() []record.Request {
 }
 
 // Where returns the records of rs that keep says to keep.
+// The result is a new array of the exact size (records are large: a run's
+// are copied once, not again at every growth); nil when none is kept.
 func Where(rs []record.Request, keep func(*record.Request) bool) []record.Request {
-	var out []record.Request
+	n := 0
+	for i := range rs {
+		if keep(&rs[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]record.Request, 0, n)
 	for i := range rs {
 		if keep(&rs[i]) {
 			out = append(out, rs[i])
