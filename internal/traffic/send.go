@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/openai"
@@ -82,10 +83,13 @@ func RequestID(phase string, seq int) string {
 	}
 	var digits [20]byte
 	d := strconv.AppendInt(digits[:0], int64(seq), 10)
-	b := make([]byte, 0, len(phase)+1+max(len(d), 5))
-	b = append(append(b, phase...), '-')
+	var b strings.Builder // one allocation: the ID itself
+	b.Grow(len(phase) + 1 + max(len(d), 5))
+	b.WriteString(phase)
+	b.WriteByte('-')
 	for range 5 - len(d) {
-		b = append(b, '0')
+		b.WriteByte('0')
 	}
-	return string(append(b, d...))
+	b.Write(d)
+	return b.String()
 }
