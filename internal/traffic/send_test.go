@@ -54,3 +54,25 @@ func TestRequestID(t *testing.T) {
 		}
 	}
 }
+
+// TestWordsUnchanged pins Words' output (a request's text is part of the
+// workload: the same seed must send the same words) and its cost.
+func TestWordsUnchanged(t *testing.T) {
+	tests := []struct {
+		seed uint64
+		n    int
+		want string
+	}{
+		{0, 4, "from batch priority engine"},
+		{42, 1, "token"},
+		{7, 12, "policy and priority in priority deadline router fair benchmark system be objective"},
+	}
+	for _, tc := range tests {
+		if got := Words(tc.seed, tc.n); got != tc.want {
+			t.Errorf("Words(%d, %d) = %q, want %q", tc.seed, tc.n, got, tc.want)
+		}
+	}
+	if a := testing.AllocsPerRun(100, func() { Words(1, 4) }); a > 2 {
+		t.Errorf("Words allocates %v times, want 2 (the source, the text)", a)
+	}
+}

@@ -32,12 +32,13 @@ const mixStream = 0x5132_6d69_78 // "Q2mix"
 func drawMix(c *Config, seed int64, n int) []traffic.Item {
 	rng := rand.New(rand.NewPCG(uint64(seed), mixStream))
 	items := make([]traffic.Item, n)
+	prios := c.priorities()
 	for i := range items {
 		typ := protocol.TypeEmbedding
 		if rng.Float64() < c.LLMRatio {
 			typ = protocol.TypeLLM
 		}
-		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, c.Tenants), Priority: traffic.Pick(rng, c.priorities()), Text: rng.Uint64()}
+		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, c.Tenants), Priority: traffic.Pick(rng, prios), Text: rng.Uint64()}
 	}
 	return items
 }
