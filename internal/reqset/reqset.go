@@ -38,6 +38,15 @@ func (s *Set) All() []record.Request {
 	return slices.Clone(s.rs)
 }
 
+// View returns the records kept so far without copying them (a run's
+// records are large): later Adds go past its end and never change it.
+// It is for reading only.
+func (s *Set) View() []record.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clip(s.rs)
+}
+
 // Where returns the records of rs that keep says to keep.
 // The result is a new array of the exact size (records are large: a run's
 // are copied once, not again at every growth); nil when none is kept.

@@ -110,3 +110,20 @@ func TestSetGrow(t *testing.T) {
 		t.Errorf("All: %d records, first %d, last %d", len(all), all[0].Seq, all[len(all)-1].Seq)
 	}
 }
+
+// TestSetView: a view is the records so far, and Adds after it (even
+// within the grown capacity) leave it as it was.
+func TestSetView(t *testing.T) {
+	var s reqset.Set
+	s.Grow(10)
+	s.Add(record.Request{Seq: 1})
+	v := s.View()
+	s.Add(record.Request{Seq: 2})
+	if len(v) != 1 || v[0].Seq != 1 {
+		t.Fatalf("view %v", v)
+	}
+	v = append(v, record.Request{Seq: 9}) // a careless append copies, never overwrites the set
+	if all := s.All(); len(all) != 2 || all[1].Seq != 2 {
+		t.Errorf("set %v after appending to a view", all)
+	}
+}

@@ -96,7 +96,7 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		mix := drawMix(q.cfg, roundSeed(env.Seed, round), sched.Len())
 		for _, policy := range q.cfg.Policies {
 			if ctx.Err() != nil {
-				return q.outcome(out, ran, kept.All(), env), nil
+				return q.outcome(out, ran, kept.View(), env), nil
 			}
 			phase, note, err := q.switchPolicy(ctx, env.Target, policy)
 			if errors.Is(err, traffic.ErrTargetFailed) {
@@ -120,11 +120,11 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 			out.Phases = append(out.Phases, ph)
 			ran = append(ran, ranPhase{Phase: ph, policy: phase, round: round})
 			if phase != policy { // the target kept its own policy: one sub-run is all
-				return q.outcome(out, ran, kept.All(), env), nil
+				return q.outcome(out, ran, kept.View(), env), nil
 			}
 		}
 	}
-	return q.outcome(out, ran, kept.All(), env), nil
+	return q.outcome(out, ran, kept.View(), env), nil
 }
 
 // switchPolicy sets policy on the target (traffic.SwitchPolicy).
