@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -220,5 +221,77 @@ func TestPreciseClockCancel(t *testing.T) {
 		if err := c.SleepUntil(context.Background(), target); err != nil || time.Now().Before(target) {
 			t.Fatalf("%+v: SleepUntil returned early or with %v", c, err)
 		}
+	}
+}
+
+// approxClock is a fakeClock that records which wait each arrival got.
+type approxClock struct {
+	*fakeClock
+	mu     sync.Mutex
+	approx []time.Time // intended times waited for with SleepApprox
+}
+
+func (a *approxClock) SleepApprox(ctx context.Context, t time.Time) error {
+	a.mu.Lock()
+	a.approx = append(a.approx, t)
+	a.mu.Unlock()
+	return a.fakeClock.SleepUntil(ctx, t)
+}
+
+// TestFineGapChoosesTheWait: arrivals closer than FineGap to the previous
+// one are waited for with SleepApprox, the first and the others with
+// SleepUntil; FineGap < 0 never approximates.
+func TestFineGapChoosesTheWait(t *testing.T) {
+	ms := time.Millisecond
+	s := Schedule{Offsets: []time.Duration{0, ms / 5, 2 * ms / 5, 3 * ms, 3*ms + 999*time.Microsecond, 10 * ms}, Length: 20 * ms}
+	tests := []struct {
+		name    string
+		fineGap time.Duration
+		want    []int // arrivals waited for approximately
+	}{
+		{"default 1 ms", 0, []int{1, 2, 4}},
+		{"5 ms", 5 * ms, []int{1, 2, 3, 4}},
+		{"never", -1, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := &approxClock{fakeClock: newFakeClock()}
+			d := &Driver{Clock: clk, FineGap: tc.fineGap, Workers: 1}
+			rep := d.Run(context.Background(), s, func(context.Context, int, time.Time) {})
+			var got []int
+			for _, at := range clk.approx {
+				for i, off := range s.Offsets {
+					if rep.Start.Add(off).Equal(at) {
+						got = append(got, i)
+					}
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("approximate waits for arrivals %v, want %v", got, tc.want)
+			}
+			if rep.Completed != s.Len() {
+				t.Errorf("completed %d of %d", rep.Completed, s.Len())
+			}
+		})
+	}
+}
+
+// TestSleepApproxNeverEarly: the runtime-timer wait returns at or after
+// its time, and at once for a time already past or a cancelled context.
+func TestSleepApproxNeverEarly(t *testing.T) {
+	c := PreciseClock{}
+	for _, d := range []time.Duration{-time.Millisecond, 0, 50 * time.Microsecond, 2 * time.Millisecond} {
+		at := time.Now().Add(d)
+		if err := c.SleepApprox(context.Background(), at); err != nil {
+			t.Fatal(err)
+		}
+		if now := time.Now(); now.Before(at) {
+			t.Errorf("SleepApprox(%v) returned %v early", d, at.Sub(now))
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.SleepApprox(ctx, time.Now().Add(time.Hour)); err != context.Canceled {
+		t.Errorf("cancelled: %v", err)
 	}
 }

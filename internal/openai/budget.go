@@ -53,6 +53,7 @@ func (cl *call) readAll() ([]byte, error) {
 		n, err := cl.body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if errors.Is(err, io.EOF) {
+			cl.eof = true
 			return b, nil
 		}
 		if err != nil {

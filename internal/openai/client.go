@@ -31,9 +31,14 @@ type Client struct {
 	base     string // BaseURL without a trailing "/" or "/v1"
 	key      string
 	redactor *redact.Redactor // applied to every target-originated string of an error
-	http     *http.Client
-	conns    *conns
-	held     atomic.Int64 // bytes of response bodies held by calls in flight (see call.charge)
+	// rt is the transport every request goes through directly (not an
+	// http.Client: redirects are never followed anyway, and Client.Do
+	// would copy every request's header for them).
+	rt    http.RoundTripper   // an *http.Transport (tests substitute their own)
+	urls  map[string]*url.URL // parsed once per API path; read-only, shared by the requests
+	hdrs  fixedHeaders
+	conns *conns
+	held  atomic.Int64 // bytes of response bodies held by calls in flight (see call.charge)
 }
 
 // Result is the outcome of one request, with its timing. All times are
@@ -43,8 +48,6 @@ type Client struct {
 //   - Sent: a connection was obtained and the request is about to be
 //     written (httptrace GotConn); equals Start when no connection was
 //     obtained. Sent − intended is the schedule lag a record reports.
-//   - Wrote: the request was fully written (httptrace WroteRequest); zero
-//     if the answer came before the request was fully written.
 //   - FirstByte: the first byte of the response arrived.
 //   - FirstToken: the first non-empty delta of any kind (answer or
 //     reasoning) was parsed (streamed chats only; zero otherwise).
@@ -55,7 +58,7 @@ type Client struct {
 //     is the latest token and TokensDropped counts the ones left out.
 //   - End: the body was read to its end (or the request failed).
 type Result struct {
-	Start, Sent, Wrote, FirstByte, FirstToken, FirstAnswerToken, End time.Time
+	Start, Sent, FirstByte, FirstToken, FirstAnswerToken, End time.Time
 
 	Tokens []time.Time
 	// TokenCount is the number of deltas timed (answer and reasoning),
@@ -126,13 +129,34 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	c.redactor = redact.New(c.key)
 	c.conns = newConns(cfg)
-	c.http = &http.Client{
-		Transport: newTransport(cfg, c.conns),
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse // never carry the key elsewhere
-		},
+	c.rt = newTransport(cfg, c.conns)
+	c.urls = map[string]*url.URL{}
+	for _, p := range apiPaths {
+		u, err := url.Parse(c.base + p)
+		if err != nil {
+			return nil, fmt.Errorf("target URL %q: %w", c.redactor.String(cfg.BaseURL), err)
+		}
+		c.urls[p] = u
 	}
+	c.hdrs = newFixedHeaders(c.key)
 	return c, nil
+}
+
+// apiPaths are the paths the client calls; their URLs are parsed once.
+var apiPaths = [...]string{"/v1/models", "/v1/embeddings", "/v1/chat/completions", "/v1/retrieve"}
+
+// fixedHeaders are the header values every request shares (never
+// modified: the transport only reads a request's header).
+type fixedHeaders struct {
+	json, sse, auth []string
+}
+
+func newFixedHeaders(key string) fixedHeaders {
+	h := fixedHeaders{json: []string{"application/json"}, sse: []string{"text/event-stream"}}
+	if key != "" {
+		h.auth = []string{"Bearer " + key}
+	}
+	return h
 }
 
 // newTransport keeps at most MaxConns connections to the target (a
@@ -150,40 +174,51 @@ func newTransport(cfg Config, cn *conns) *http.Transport {
 		IdleConnTimeout:       90 * time.Second,
 		ResponseHeaderTimeout: cfg.FirstByteTimeout,
 		DisableCompression:    true,
-		ReadBufferSize:        32 << 10,
-		WriteBufferSize:       16 << 10,
+		// The transport's default 4 KiB buffers: a larger read or write
+		// (a stream's SSE reader asks 32 KiB at a time, a long prompt
+		// body) bypasses them anyway, while every connection kept holds
+		// its pair: 48 KiB × 256 warmed connections was 12 MB of heap,
+		// whose GC goal then doubled it in pages faulted in.
 	}
 }
 
 // Close releases idle connections.
-func (c *Client) Close() { c.http.CloseIdleConnections() }
-
-// stamps collects httptrace times; the callbacks run on the transport's
-// goroutines (WroteRequest may even fire after the response arrived), so
-// they are guarded.
-type stamps struct {
-	mu                       sync.Mutex
-	sent, wroteAt, firstByte time.Time
-	conns                    int // connections the request was sent on (> 1: the transport replayed it)
+func (c *Client) Close() {
+	if t, ok := c.rt.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
 }
 
-func (s *stamps) trace() *httptrace.ClientTrace {
-	set := func(p *time.Time) {
-		now := time.Now()
-		s.mu.Lock()
-		*p = now
-		s.mu.Unlock()
-	}
-	return &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) {
-			set(&s.sent)
-			s.mu.Lock()
-			s.conns++
-			s.mu.Unlock()
-		},
-		WroteRequest:         func(httptrace.WroteRequestInfo) { set(&s.wroteAt) },
-		GotFirstResponseByte: func() { set(&s.firstByte) },
-	}
+// stamps collects the httptrace times a Result reports (only those: a
+// hook costs a call and an allocation per request); the callbacks run on
+// the transport's goroutines, so they are guarded.
+type stamps struct {
+	trace           httptrace.ClientTrace
+	mu              sync.Mutex
+	sent, firstByte time.Time
+	conns           int // connections the request was sent on (> 1: the transport replayed it)
+}
+
+func newStamps() *stamps {
+	s := &stamps{}
+	s.trace.GotConn = s.gotConn
+	s.trace.GotFirstResponseByte = s.gotFirstByte
+	return s
+}
+
+func (s *stamps) gotConn(httptrace.GotConnInfo) {
+	now := time.Now()
+	s.mu.Lock()
+	s.sent = now
+	s.conns++
+	s.mu.Unlock()
+}
+
+func (s *stamps) gotFirstByte() {
+	now := time.Now()
+	s.mu.Lock()
+	s.firstByte = now
+	s.mu.Unlock()
 }
 
 func (s *stamps) connected() bool {
@@ -198,7 +233,7 @@ func (s *stamps) copyTo(res *Result) {
 	if !s.sent.IsZero() {
 		res.Sent = s.sent
 	}
-	res.Wrote, res.FirstByte = s.wroteAt, s.firstByte
+	res.FirstByte = s.firstByte
 	if s.conns > 1 {
 		res.addNote(fmt.Sprintf("sent %d times: the target closed a kept-alive connection before answering", s.conns))
 	}
@@ -209,10 +244,12 @@ type call struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	resp   *http.Response
-	body   io.Reader     // size-limited
+	body   io.Reader // size-limited: &lim, or a test's reader
+	lim    limitedBody
 	budget *atomic.Int64 // the client's bytes held (nil: no budget)
 	limit  int64         // the client's MaxBytesInFlight
 	held   int64         // bytes this call charged
+	eof    bool          // the body was read to its end: nothing left to drain
 }
 
 // send performs method path with body and fills the timing and header
@@ -221,9 +258,9 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	res.Start = time.Now()
 	res.Sent = res.Start
 	cctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errWholeTimeout)
-	st := &stamps{}
+	st := newStamps()
 	defer st.copyTo(res)
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(cctx, st.trace()), method, c.base+path, bytes.NewReader(body))
+	req, err := c.newRequest(httptrace.WithClientTrace(cctx, &st.trace), method, path, body)
 	if err != nil {
 		cancel()
 		c.fail(res, ClassMalformed, fmt.Errorf("building request: %w", err))
@@ -231,7 +268,7 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	}
 	c.header(req, hdr, body != nil, stream)
 	c.conns.enter()
-	resp, err := c.http.Do(req)
+	resp, err := c.rt.RoundTrip(req)
 	if err != nil {
 		c.conns.leave()
 		// Refused or unreachable is connect; once a connection was
@@ -247,10 +284,15 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	}
 	res.Status = resp.StatusCode
 	res.Engine = resp.Header.Get(protocol.HeaderEngine)
-	res.Retries, _ = strconv.Atoi(resp.Header.Get(protocol.HeaderRetries))
-	res.QueueWait, res.QueueKnown = protocol.ParseQueueWait(resp.Header.Get(protocol.HeaderQueueWait))
-	cl := &call{ctx: cctx, cancel: cancel, resp: resp, body: &limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes},
+	if v := resp.Header.Get(protocol.HeaderRetries); v != "" {
+		res.Retries, _ = strconv.Atoi(v)
+	}
+	if v := resp.Header.Get(protocol.HeaderQueueWait); v != "" {
+		res.QueueWait, res.QueueKnown = protocol.ParseQueueWait(v)
+	}
+	cl := &call{ctx: cctx, cancel: cancel, resp: resp, lim: limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes},
 		budget: &c.held, limit: c.cfg.MaxBytesInFlight}
+	cl.body = &cl.lim
 	if resp.StatusCode/100 != 2 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		c.done(cl, res)
@@ -260,21 +302,43 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	return cl
 }
 
+// newRequest builds a request for one of the client's paths on its
+// pre-parsed URL (any other path is parsed here). The body is a
+// bytes.Reader, so the request has GetBody and can be replayed.
+func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+	u := c.urls[path]
+	if u == nil {
+		return http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.URL, req.Host = u, strings.TrimSuffix(u.Host, ":") // as NewRequest sets them
+	return req, nil
+}
+
 func (c *Client) header(req *http.Request, hdr http.Header, hasBody, stream bool) {
+	n := len(hdr) + 3 // Content-Type, Accept, Idempotency-Key: ≤ 8 keys fit a map's first group
+	if c.hdrs.auth != nil {
+		n++
+	}
+	h := make(http.Header, n)
 	for k, v := range hdr {
-		req.Header[k] = v
+		h[k] = v
 	}
 	if hasBody {
-		req.Header.Set("Content-Type", "application/json")
+		h["Content-Type"] = c.hdrs.json
 	}
 	if stream {
-		req.Header.Set("Accept", "text/event-stream")
+		h["Accept"] = c.hdrs.sse
 	} else {
-		req.Header.Set("Accept", "application/json")
+		h["Accept"] = c.hdrs.json
 	}
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
+	if c.hdrs.auth != nil {
+		h["Authorization"] = c.hdrs.auth
 	}
+	req.Header = h
 	markReplayable(req)
 }
 
@@ -296,7 +360,9 @@ func markReplayable(req *http.Request) {
 // done drains a little of the body (so that the connection can be
 // reused), closes it and releases the call's context.
 func (c *Client) done(cl *call, res *Result) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(cl.resp.Body, 4<<10))
+	if !cl.eof {
+		_, _ = io.Copy(io.Discard, io.LimitReader(cl.resp.Body, 4<<10))
+	}
 	cl.resp.Body.Close()
 	cl.cancel()
 	cl.release()

@@ -76,7 +76,7 @@ func TestChatStream(t *testing.T) {
 	if res.PromptTokens != 7 || res.CompletionTokens != 3 || res.Engine != "eng-1" || res.Retries != 1 || res.Status != 200 {
 		t.Errorf("usage %d/%d engine %q retries %d status %d", res.PromptTokens, res.CompletionTokens, res.Engine, res.Retries, res.Status)
 	}
-	order := []time.Time{res.Start, res.Sent, res.Wrote, res.FirstByte, res.FirstToken, res.Tokens[2], res.End}
+	order := []time.Time{res.Start, res.Sent, res.FirstByte, res.FirstToken, res.Tokens[2], res.End}
 	for i := 1; i < len(order); i++ {
 		if order[i].Before(order[i-1]) || order[i].IsZero() {
 			t.Errorf("timing %d out of order or zero: %v", i, order)

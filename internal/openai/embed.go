@@ -39,15 +39,8 @@ func (c *Client) Embed(ctx context.Context, req EmbedRequest) Result {
 		Model string   `json:"model"`
 		Input []string `json:"input"`
 	}{req.Model, req.Input}
-	var out struct {
-		Data []struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		} `json:"data"`
-		Usage *usage          `json:"usage"`
-		Error json.RawMessage `json:"error"`
-	}
-	res := c.jsonCall(ctx, "/v1/embeddings", body, req.Header, &out, func() json.RawMessage { return out.Error })
+	var out embedResponse
+	res := c.jsonCall(ctx, "/v1/embeddings", body, req.Header, out.decode, func() json.RawMessage { return out.Error })
 	if res.Err != nil {
 		return res
 	}
@@ -87,7 +80,8 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
 		Data  []Doc           `json:"data"`
 		Error json.RawMessage `json:"error"`
 	}
-	res := c.jsonCall(ctx, "/v1/retrieve", body, req.Header, &out, func() json.RawMessage { return out.Error })
+	res := c.jsonCall(ctx, "/v1/retrieve", body, req.Header, func(data []byte) error { return json.Unmarshal(data, &out) },
+		func() json.RawMessage { return out.Error })
 	if res.Err == nil {
 		if out.Data == nil {
 			c.fail(&res, ClassMalformed, errors.New("retrieve: response has no data array"))
@@ -98,8 +92,8 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
 	return res
 }
 
-// jsonCall POSTs body as JSON and decodes the 2xx answer into out.
-func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, out any, errField func() json.RawMessage) (res Result) { // named: done (deferred) completes it
+// jsonCall POSTs body as JSON and decodes the 2xx answer with decode.
+func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, decode func([]byte) error, errField func() json.RawMessage) (res Result) { // named: done (deferred) completes it
 	b, err := json.Marshal(body)
 	if err != nil {
 		c.fail(&res, ClassMalformed, fmt.Errorf("encoding request: %w", err))
@@ -116,7 +110,7 @@ func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.H
 		c.readErr(cl, &res, err)
 		return res
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err := decode(data); err != nil {
 		c.fail(&res, ClassMalformed, fmt.Errorf("decoding %s response: %w (body starts %q)", path, err, c.excerpt(data, 64)))
 		return res
 	}

@@ -1,7 +1,6 @@
 package record
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -80,14 +79,11 @@ func (rw *RequestWriter) flushLoop(every time.Duration) {
 	}
 }
 
-// Write appends one request line (bounded, see Bound). The first error
+// Write appends one request line (bounded, see Bound; encoded by
+// AppendRequest, as encoding/json would). The first error
 // sticks and is returned by every later call and by Close. After Close,
 // Write fails.
 func (rw *RequestWriter) Write(r Request) error {
-	line, err := json.Marshal(Bound(r))
-	if err != nil {
-		return fmt.Errorf("encoding request %s: %w", r.ID, err)
-	}
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	if rw.err != nil {
@@ -96,7 +92,12 @@ func (rw *RequestWriter) Write(r Request) error {
 	if rw.shut {
 		return fmt.Errorf("writing request %s: %s is already closed", r.ID, rw.f.Name())
 	}
-	rw.buf = append(append(rw.buf, line...), '\n')
+	r = Bound(r)
+	line, err := AppendRequest(rw.buf, &r)
+	if err != nil {
+		return fmt.Errorf("encoding request %s: %w", r.ID, err)
+	}
+	rw.buf = append(line, '\n')
 	rw.n++
 	if len(rw.buf) >= flushBytes {
 		return rw.flushLocked()

@@ -22,6 +22,15 @@ func (s *Set) Add(r record.Request) {
 	s.mu.Unlock()
 }
 
+// Grow makes room for n more records, so that a run that knows its
+// schedule does not copy every record kept so far each time the set
+// outgrows its array.
+func (s *Set) Grow(n int) {
+	s.mu.Lock()
+	s.rs = slices.Grow(s.rs, n)
+	s.mu.Unlock()
+}
+
 // All returns a copy of the records kept so far.
 func (s *Set) All() []record.Request {
 	s.mu.Lock()
@@ -29,9 +38,29 @@ func (s *Set) All() []record.Request {
 	return slices.Clone(s.rs)
 }
 
+// View returns the records kept so far without copying them (a run's
+// records are large): later Adds go past its end and never change it.
+// It is for reading only.
+func (s *Set) View() []record.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clip(s.rs)
+}
+
 // Where returns the records of rs that keep says to keep.
+// The result is a new array of the exact size (records are large: a run's
+// are copied once, not again at every growth); nil when none is kept.
 func Where(rs []record.Request, keep func(*record.Request) bool) []record.Request {
-	var out []record.Request
+	n := 0
+	for i := range rs {
+		if keep(&rs[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]record.Request, 0, n)
 	for i := range rs {
 		if keep(&rs[i]) {
 			out = append(out, rs[i])
@@ -73,9 +102,14 @@ func Measure(rs []record.Request) Stats {
 		}
 	}
 	s.E2EMean = mean(e2e)
-	s.E2EP50, s.E2EP95, s.E2EP99 = Quantile(e2e, 0.5), Quantile(e2e, 0.95), Quantile(e2e, 0.99)
-	s.TTFTP50, s.TTFTP99 = Quantile(ttft, 0.5), Quantile(ttft, 0.99)
-	s.QueueP50, s.QueueP99 = Quantile(queue, 0.5), Quantile(queue, 0.99)
+	// The slices are Measure's own: sorted once, in place, for all their
+	// quantiles.
+	slices.Sort(e2e)
+	slices.Sort(ttft)
+	slices.Sort(queue)
+	s.E2EP50, s.E2EP95, s.E2EP99 = nearestRank(e2e, 0.5), nearestRank(e2e, 0.95), nearestRank(e2e, 0.99)
+	s.TTFTP50, s.TTFTP99 = nearestRank(ttft, 0.5), nearestRank(ttft, 0.99)
+	s.QueueP50, s.QueueP99 = nearestRank(queue, 0.5), nearestRank(queue, 0.99)
 	if s.N > 0 {
 		s.SuccessRate, s.SLOAttainment = float64(s.OK)/float64(s.N), float64(s.Met)/float64(s.N)
 	}
@@ -98,8 +132,16 @@ func Quantile(xs []float64, q float64) float64 {
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	k := int(math.Ceil(q*float64(len(s)))) - 1
-	return s[min(max(k, 0), len(s)-1)]
+	return nearestRank(s, q)
+}
+
+// nearestRank is the nearest-rank q-quantile of sorted (NaN for none).
+func nearestRank(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	k := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(k, 0), len(sorted)-1)]
 }
 
 func mean(xs []float64) float64 {

@@ -89,3 +89,41 @@ func TestDepth(t *testing.T) {
 		t.Error("zero step must give nothing")
 	}
 }
+
+// TestSetGrow: after Grow(n), n records are added without a new array,
+// and All returns every record in order.
+func TestSetGrow(t *testing.T) {
+	var s reqset.Set
+	s.Add(record.Request{Seq: -1})
+	s.Grow(100)
+	seq := 0
+	if allocs := testing.AllocsPerRun(1, func() {
+		for range 50 {
+			s.Add(record.Request{Seq: seq})
+			seq++
+		}
+	}); allocs != 0 {
+		t.Errorf("%v allocations adding within the grown capacity, want 0", allocs)
+	}
+	all := s.All()
+	if len(all) != 101 || all[0].Seq != -1 || all[100].Seq != 99 {
+		t.Errorf("All: %d records, first %d, last %d", len(all), all[0].Seq, all[len(all)-1].Seq)
+	}
+}
+
+// TestSetView: a view is the records so far, and Adds after it (even
+// within the grown capacity) leave it as it was.
+func TestSetView(t *testing.T) {
+	var s reqset.Set
+	s.Grow(10)
+	s.Add(record.Request{Seq: 1})
+	v := s.View()
+	s.Add(record.Request{Seq: 2})
+	if len(v) != 1 || v[0].Seq != 1 {
+		t.Fatalf("view %v", v)
+	}
+	v = append(v, record.Request{Seq: 9}) // a careless append copies, never overwrites the set
+	if all := s.All(); len(all) != 2 || all[1].Seq != 2 {
+		t.Errorf("set %v after appending to a view", all)
+	}
+}

@@ -21,3 +21,14 @@ func BenchmarkCollectorAdd(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCollectorAddEmbedding is the summary's cost of one embeddings
+// request, as the run's sink adds it.
+func BenchmarkCollectorAddEmbedding(b *testing.B) {
+	c := NewCollector()
+	r := req("fifo", "embedding", 1, time.Millisecond, 0.3, 0.1, true)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Add(r)
+	}
+}

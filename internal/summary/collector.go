@@ -82,6 +82,10 @@ type Collector struct {
 	lag    *dist
 	groups map[string]*acc
 	phases map[string]*phaseAcc
+	// routes caches, per distinct label values, the groups and phase a
+	// request feeds, so that Add does no string building or map
+	// allocation per request.
+	routes map[routeKey]*route
 	// overTTFT and overE2E are client minus server time of the requests
 	// that carry the server's own timing.
 	overTTFT, overE2E *dist
@@ -90,7 +94,33 @@ type Collector struct {
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector {
 	return &Collector{all: newAcc(nil), lag: newDist(), overTTFT: newDist(), overE2E: newDist(),
-		groups: map[string]*acc{}, phases: map[string]*phaseAcc{}}
+		groups: map[string]*acc{}, phases: map[string]*phaseAcc{}, routes: map[routeKey]*route{}}
+}
+
+// routeKey is the label values of a request that is not a stage.
+type routeKey struct{ typ, tenant, priority, phase string }
+
+// route is where a request with some routeKey goes: its groups (one per
+// groupSets entry whose values are all set) and its phase.
+type route struct {
+	groups []*acc
+	phase  *phaseAcc
+}
+
+// route returns the route of k, building it on first use.
+func (c *Collector) route(k routeKey) *route {
+	if rt := c.routes[k]; rt != nil {
+		return rt
+	}
+	vals := map[string]string{LabelType: k.typ, LabelTenant: k.tenant, LabelPriority: k.priority, LabelPhase: k.phase}
+	rt := &route{}
+	for _, set := range groupSets {
+		if g := c.groupOf(set, vals); g != nil {
+			rt.groups = append(rt.groups, g)
+		}
+	}
+	c.routes[k] = rt
+	return rt
 }
 
 // Add records one request. Stage records (Kind "stage") only feed their
@@ -104,15 +134,16 @@ func (c *Collector) Add(r record.Request) {
 	}
 	c.all.add(&r)
 	c.addOverhead(&r)
-	vals := map[string]string{LabelType: r.Type, LabelTenant: r.Tenant, LabelPriority: r.Priority, LabelPhase: r.Phase}
-	for _, set := range groupSets {
-		if g := c.groupOf(set, vals); g != nil {
-			g.add(&r)
-		}
+	rt := c.route(routeKey{r.Type, r.Tenant, r.Priority, r.Phase})
+	for _, g := range rt.groups {
+		g.add(&r)
 	}
 	if r.SentNS > 0 {
 		c.lag.add(r.LagMs)
-		p := c.phase(r.Phase)
+		if rt.phase == nil { // made by the first request actually sent
+			rt.phase = c.phase(r.Phase)
+		}
+		p := rt.phase
 		p.sent++
 		p.lastSent = max(p.lastSent, r.SentNS)
 		p.lag.add(r.LagMs)

@@ -15,14 +15,21 @@ const (
 )
 
 // dist is an HDR histogram of milliseconds, recorded in microseconds, with
-// the exact maximum kept beside it.
+// the exact maximum kept beside it. The histogram (188 KB of counts) is
+// made by the first value: a group has five dists, and most groups use
+// two of them (an embeddings request has no TTFT, TPOT or ITL).
 type dist struct {
-	h   *hdrhistogram.Histogram
+	h   *hdrhistogram.Histogram // nil until the first value
 	max float64
 }
 
-func newDist() *dist {
-	return &dist{h: hdrhistogram.New(histLowestUS, histHighestUS, histSigFigs)}
+func newDist() *dist { return &dist{} }
+
+func (d *dist) hist() *hdrhistogram.Histogram {
+	if d.h == nil {
+		d.h = hdrhistogram.New(histLowestUS, histHighestUS, histSigFigs)
+	}
+	return d.h
 }
 
 // add records ms; negative values are clamped to 0 and values beyond the
@@ -33,17 +40,25 @@ func (d *dist) add(ms float64) {
 	}
 	us := int64(math.Round(ms * 1000))
 	us = min(max(us, 0), histHighestUS)
-	d.h.RecordValue(us)
+	d.hist().RecordValue(us)
 	d.max = max(d.max, ms)
 }
 
 // merge adds o's recorded values to d.
 func (d *dist) merge(o *dist) {
-	d.h.Merge(o.h)
+	if o.h == nil {
+		return
+	}
+	d.hist().Merge(o.h)
 	d.max = max(d.max, o.max)
 }
 
-func (d *dist) count() int64 { return d.h.TotalCount() }
+func (d *dist) count() int64 {
+	if d.h == nil {
+		return 0
+	}
+	return d.h.TotalCount()
+}
 
 func (d *dist) quantile(q float64) float64 {
 	if d.count() == 0 {

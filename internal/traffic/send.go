@@ -2,7 +2,10 @@ package traffic
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/openai"
@@ -28,11 +31,7 @@ type Shapes struct {
 // returns rec completed with the call's timing, status and usage. rec
 // carries the caller's identity fields (ID, Seq, Kind, Phase).
 func (s Shapes) Send(ctx context.Context, env *workload.Env, rec record.Request, it Item, intended time.Time, deadline time.Duration) record.Request {
-	hdr := http.Header{}
-	hdr.Set(protocol.HeaderTenant, it.Tenant)
-	hdr.Set(protocol.HeaderPriority, it.Priority)
-	hdr.Set(protocol.HeaderType, it.Type)
-	protocol.SetDeadline(hdr, deadline)
+	hdr := protocolHeader(it, deadline)
 	rec.Type, rec.Tenant, rec.Priority = it.Type, it.Tenant, it.Priority
 	var res openai.Result
 	if it.Type == protocol.TypeLLM {
@@ -50,4 +49,47 @@ func (s Shapes) Send(ctx context.Context, env *workload.Env, rec record.Request,
 	}
 	env.Fill(&rec, intended, &res)
 	return rec
+}
+
+// Canonical forms of the protocol header names (TestCanonicalNames), so
+// that a request's header is built without canonicalising per request.
+const (
+	keyTenant   = "X-Tenant-Id"
+	keyPriority = "X-Request-Priority"
+	keyType     = "X-Request-Type"
+	keyDeadline = "X-Slo-Deadline-Ms"
+)
+
+// protocolHeader is the header of one request: tenant, priority, type
+// and, when deadline > 0, the SLO deadline (protocol.SetDeadline's
+// value), in one map and one backing array.
+func protocolHeader(it Item, deadline time.Duration) http.Header {
+	vals := make([]string, 4)
+	vals[0], vals[1], vals[2] = it.Tenant, it.Priority, it.Type
+	h := make(http.Header, 4)
+	h[keyTenant], h[keyPriority], h[keyType] = vals[0:1:1], vals[1:2:2], vals[2:3:3]
+	if v := protocol.DeadlineValue(deadline); v != "" {
+		vals[3] = v
+		h[keyDeadline] = vals[3:4:4]
+	}
+	return h
+}
+
+// RequestID is a request's record ID, "<phase>-<seq>" with seq padded to
+// five digits (fmt's "%s-%05d", without its cost per request).
+func RequestID(phase string, seq int) string {
+	if seq < 0 {
+		return fmt.Sprintf("%s-%05d", phase, seq)
+	}
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], int64(seq), 10)
+	var b strings.Builder // one allocation: the ID itself
+	b.Grow(len(phase) + 1 + max(len(d), 5))
+	b.WriteString(phase)
+	b.WriteByte('-')
+	for range 5 - len(d) {
+		b.WriteByte('0')
+	}
+	b.Write(d)
+	return b.String()
 }

@@ -13,8 +13,11 @@ answer question context document summary benchmark load burst steady fair share 
 
 // Words returns n deterministic pseudo-random words from seed.
 func Words(seed uint64, n int) string {
-	rng := rand.New(rand.NewPCG(seed, 0x776f726473))
+	var src rand.PCG // one allocation (not two: rand.NewPCG's and its Rand's)
+	src.Seed(seed, 0x776f726473)
+	rng := rand.New(&src)
 	var b strings.Builder
+	b.Grow(8 * n)
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(' ')

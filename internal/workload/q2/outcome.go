@@ -3,6 +3,7 @@ package q2
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,10 +29,7 @@ func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, 
 		env.Parallelism))
 	out.Extra = map[string]float64{}
 	out.Bench = []record.BenchLine{}
-	byPhase := map[string][]record.Request{}
-	for _, r := range rs {
-		byPhase[r.Phase] = append(byPhase[r.Phase], r)
-	}
+	byPhase := splitByPhase(rs)
 	for _, p := range ran {
 		out.Bench = append(out.Bench, q.phaseBench(p, byPhase[p.Name])...)
 	}
@@ -43,6 +41,49 @@ func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, 
 	out.Sections = append(out.Sections, workload.Section{Title: "Policies (pooled over rounds; queue from X-Sagebench-Queue-Us)", Body: table.String()},
 		workload.Section{Title: "LLM queue depth over time (mean per second, first round)", Body: depthTable(ran, byPhase)})
 	return out
+}
+
+// splitByPhase groups rs by phase. A run's records are large and its
+// sub-runs follow one another, so a phase whose records are contiguous in
+// rs (the usual case) is a sub-slice of it, not a copy; the groups are
+// only read.
+func splitByPhase(rs []record.Request) map[string][]record.Request {
+	type span struct{ first, last, n int }
+	spans := map[string]*span{}
+	for i := range rs {
+		sp := spans[rs[i].Phase]
+		if sp == nil {
+			sp = &span{first: i}
+			spans[rs[i].Phase] = sp
+		}
+		sp.last, sp.n = i, sp.n+1
+	}
+	byPhase := make(map[string][]record.Request, len(spans))
+	for p, sp := range spans {
+		if sp.last-sp.first+1 == sp.n {
+			byPhase[p] = rs[sp.first : sp.last+1 : sp.last+1]
+			continue
+		}
+		byPhase[p] = make([]record.Request, 0, sp.n)
+	}
+	for i := range rs {
+		if g := byPhase[rs[i].Phase]; cap(g) > len(g) {
+			byPhase[rs[i].Phase] = append(g, rs[i])
+		}
+	}
+	return byPhase
+}
+
+// where is reqset.Where, without the copy when every record is kept
+// (an embeddings-only run's "type=embedding" is all of it); the result is
+// only read.
+func where(rs []record.Request, keep func(*record.Request) bool) []record.Request {
+	for i := range rs {
+		if !keep(&rs[i]) {
+			return reqset.Where(rs, keep)
+		}
+	}
+	return rs
 }
 
 // depthTable gives each policy's first sub-run's LLM queue depth per
@@ -87,7 +128,11 @@ func (q *q2) policyResult(out *workload.Outcome, table *strings.Builder, policy 
 			continue
 		}
 		prs := byPhase[p.Name]
-		rs = append(rs, prs...)
+		if rs == nil {
+			rs = prs // one round: no copy
+		} else {
+			rs = append(slices.Clip(rs), prs...)
+		}
 		pl := reqset.Where(prs, reqset.IsType(protocol.TypeLLM))
 		llm = append(llm, pl...)
 		o := reqset.Busy(pl, p.Start, p.End)
@@ -133,11 +178,11 @@ func (q *q2) policyResult(out *workload.Outcome, table *strings.Builder, policy 
 func (q *q2) phaseBench(p ranPhase, rs []record.Request) []record.BenchLine {
 	var lines []record.BenchLine
 	for _, typ := range []string{protocol.TypeLLM, protocol.TypeEmbedding} {
-		of := reqset.Where(rs, reqset.IsType(typ))
+		of := where(rs, reqset.IsType(typ))
 		base := "policy=" + p.policy + "/type=" + typ
 		lines = appendLine(lines, base, of, p.Duration().Seconds())
 		for _, k := range q.cfg.Classes {
-			lines = appendLine(lines, base+"/priority="+k.Priority, reqset.Where(of, reqset.IsPriority(k.Priority)), p.Duration().Seconds())
+			lines = appendLine(lines, base+"/priority="+k.Priority, where(of, reqset.IsPriority(k.Priority)), p.Duration().Seconds())
 		}
 	}
 	return lines

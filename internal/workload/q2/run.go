@@ -32,12 +32,13 @@ const mixStream = 0x5132_6d69_78 // "Q2mix"
 func drawMix(c *Config, seed int64, n int) []traffic.Item {
 	rng := rand.New(rand.NewPCG(uint64(seed), mixStream))
 	items := make([]traffic.Item, n)
+	prios := c.priorities()
 	for i := range items {
 		typ := protocol.TypeEmbedding
 		if rng.Float64() < c.LLMRatio {
 			typ = protocol.TypeLLM
 		}
-		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, c.Tenants), Priority: traffic.Pick(rng, c.priorities()), Text: rng.Uint64()}
+		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, c.Tenants), Priority: traffic.Pick(rng, prios), Text: rng.Uint64()}
 	}
 	return items
 }
@@ -95,7 +96,7 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		mix := drawMix(q.cfg, roundSeed(env.Seed, round), sched.Len())
 		for _, policy := range q.cfg.Policies {
 			if ctx.Err() != nil {
-				return q.outcome(out, ran, kept.All(), env), nil
+				return q.outcome(out, ran, kept.View(), env), nil
 			}
 			phase, note, err := q.switchPolicy(ctx, env.Target, policy)
 			if errors.Is(err, traffic.ErrTargetFailed) {
@@ -113,16 +114,17 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 				name = phaseName(policy, round, q.cfg.Rounds)
 			}
 			fmt.Fprintf(env.Log, "q2: sub-run %s: %d requests over %s\n", name, sched.Len(), sched.Span())
+			kept.Grow(sched.Len())
 			ph := q.runPhase(ctx, &inner, name, seq, sched, mix)
 			seq += sched.Len()
 			out.Phases = append(out.Phases, ph)
 			ran = append(ran, ranPhase{Phase: ph, policy: phase, round: round})
 			if phase != policy { // the target kept its own policy: one sub-run is all
-				return q.outcome(out, ran, kept.All(), env), nil
+				return q.outcome(out, ran, kept.View(), env), nil
 			}
 		}
 	}
-	return q.outcome(out, ran, kept.All(), env), nil
+	return q.outcome(out, ran, kept.View(), env), nil
 }
 
 // switchPolicy sets policy on the target (traffic.SwitchPolicy).
@@ -151,7 +153,7 @@ func (q *q2) send(ctx context.Context, env *workload.Env, phase string, seq int,
 	if it.Type == protocol.TypeLLM {
 		deadline = slo.LLME2E
 	}
-	rec := record.Request{ID: fmt.Sprintf("%s-%05d", phase, seq), Seq: seq, Kind: "request", Phase: phase}
+	rec := record.Request{ID: traffic.RequestID(phase, seq), Seq: seq, Kind: "request", Phase: phase}
 	rec = traffic.Shapes{LLM: c.LLM, Embedding: c.Embedding}.Send(ctx, env, rec, it, intended, deadline)
 	rec.SLOMet = rec.OK && sloMet(&rec, slo)
 	return rec
