@@ -52,6 +52,7 @@ func TestRunBadInput(t *testing.T) {
 		{"endless config file", []string{"run", "-e", "Q2", "-c", "/dev/zero"}, ExitUsage, "/dev/zero"},
 		{"a policy twice", []string{"run", "-e", "Q2", "-c", twicePolicy}, ExitUsage, `"fifo" is listed twice`},
 		{"prompt words typo", []string{"run", "-e", "Q2", "-c", hugePrompt}, ExitUsage, "q2.llm.prompt_words 100000000"},
+		{"unknown pacer", []string{"run", "-e", "Q2", "--pacer", "exact"}, ExitUsage, `pacer "exact": choose efficient (default) or precise`},
 		{"parallelism 0", []string{"run", "-e", "Q2", "--parallelism", "0"}, ExitUsage, "parallelism 0"},
 		{"nodes 0", []string{"run", "-e", "Q2", "--nodes", "0"}, ExitUsage, "nodes 0"},
 		{"nodes 2 for a one-node Q", []string{"run", "-e", "Q2", "--nodes", "2"}, ExitUsage, "Q2 runs on one node"},

@@ -47,7 +47,7 @@ func Drive(ctx context.Context, env *workload.Env, phase string, l Load, cfg Con
 	events := make(chan []Result, 1)
 	start := time.Now()
 	go func() { events <- tl.Run(tctx, start) }()
-	d := &load.Driver{MaxInFlight: l.MaxInFlight, Drain: env.Drain}
+	d := &load.Driver{MaxInFlight: l.MaxInFlight, Drain: env.Drain, FineGap: env.FineGap}
 	if env.Drain == 0 {
 		d.Drain = -1
 	}

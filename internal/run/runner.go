@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/summary"
@@ -202,7 +203,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	go snk.watch(runCtx, cancel)
 	var sent atomic.Int64
 	env := &workload.Env{Target: t, RunID: run.RunID, Dataflow: rn.Dataflow, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
-		Start: run.StartedAt, Drain: r.Shared.Drain, Log: rn.log(), Record: snk.Record, Load: fleet,
+		Start: run.StartedAt, Drain: r.Shared.Drain, FineGap: fineGap(r.Shared.Pacer), Log: rn.log(), Record: snk.Record, Load: fleet,
 		Sent: func() {
 			sent.Add(1)
 			if rn.InjectDelay > 0 {
@@ -235,4 +236,10 @@ func (rn *Runner) finish(run *record.Run, r runconfig.Resolved, o workload.Outco
 	reasons = append(reasons, applyDrill(run, o)...)
 	run.InvalidReasons = append([]string{}, reasons...)
 	run.Valid = len(reasons) == 0
+}
+
+// fineGap is the Driver.FineGap of a validated pacer.
+func fineGap(pacer string) time.Duration {
+	g, _ := load.FineGapOf(pacer) // Shared.Validate refused any other
+	return g
 }

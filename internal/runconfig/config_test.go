@@ -87,6 +87,11 @@ func TestParseConfig(t *testing.T) {
 				t.Errorf("validity %+v", s.Validity)
 			}
 		}},
+		{name: "precise pacer", yaml: "pacer: precise\n", check: func(t *testing.T, s Shared, _ *q2.Config) {
+			if s.Pacer != "precise" {
+				t.Errorf("pacer %q", s.Pacer)
+			}
+		}},
 		{name: "unknown top key", yaml: "seeed: 3\n", err: `cfg.yaml:1:1: seeed: unknown field "seeed"`},
 		{name: "unknown nested key", yaml: "q2:\n  schedule:\n    rat: 3\n", err: `cfg.yaml:3:5: q2.schedule.rat: unknown field "rat"`},
 		{name: "unknown target key", yaml: "target:\n  api_key: sk-123\n", err: "target.api_key: unknown field"},

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/ray"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
@@ -44,6 +45,9 @@ type Shared struct {
 	Target      target.Config    `yaml:"target" json:"target"`
 	Validity    summary.Validity `yaml:"validity" json:"validity"`
 	Drain       time.Duration    `yaml:"drain" json:"drain"` // after an interrupt
+	// Pacer is how the drivers wait for arrivals: load.PacerEfficient
+	// (empty, the default) or load.PacerPrecise.
+	Pacer string `yaml:"pacer,omitempty" json:"pacer,omitempty"`
 	// Ray is the cluster of --backend ray (--ray-address or RAY_ADDRESS).
 	Ray ray.Config `yaml:"ray,omitempty" json:"ray,omitempty"`
 }
@@ -78,6 +82,9 @@ func (s Shared) Validate() error {
 		return errors.New("output_dir is empty; name a directory (default results)")
 	case s.Drain < 0:
 		return fmt.Errorf("drain %v: must be ≥ 0", s.Drain)
+	}
+	if _, err := load.FineGapOf(s.Pacer); err != nil {
+		return err
 	}
 	switch s.Backend {
 	case BackendSage:

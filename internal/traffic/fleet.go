@@ -24,7 +24,7 @@ func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
 	if err != nil {
 		return workload.LoadPlan{}, fmt.Errorf("phase %s: encoding its shapes: %w", p.Name, err)
 	}
-	plan := workload.LoadPlan{Phase: p.Name, Base: env.Start, Span: p.Schedule.Span(), Drain: env.Drain, Spec: spec, MaxInFlight: p.MaxInFlight,
+	plan := workload.LoadPlan{Phase: p.Name, Base: env.Start, Span: p.Schedule.Span(), Drain: env.Drain, FineGap: env.FineGap, Spec: spec, MaxInFlight: p.MaxInFlight,
 		Requests: make([]workload.PlannedRequest, len(p.Items))}
 	for i, it := range p.Items {
 		item, err := json.Marshal(it)
@@ -91,7 +91,7 @@ func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan, s
 		}
 		sched.Offsets[i] = r.Offset
 	}
-	d := &load.Driver{MaxInFlight: plan.MaxInFlight, Drain: plan.Drain}
+	d := &load.Driver{MaxInFlight: plan.MaxInFlight, Drain: plan.Drain, FineGap: plan.FineGap}
 	if plan.Drain == 0 {
 		d.Drain = -1
 	}

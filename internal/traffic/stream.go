@@ -70,7 +70,7 @@ func (p Phase) Run(ctx context.Context, env *workload.Env, seq0 int) summary.Pha
 	if env.Load != nil {
 		return p.runOnFleet(ctx, env, seq0)
 	}
-	d := &load.Driver{MaxInFlight: p.MaxInFlight, Drain: env.Drain}
+	d := &load.Driver{MaxInFlight: p.MaxInFlight, Drain: env.Drain, FineGap: env.FineGap}
 	if env.Drain == 0 {
 		d.Drain = -1
 	}

@@ -30,6 +30,8 @@ type LoadPlan struct {
 	Base  time.Time     `json:"-"`
 	Span  time.Duration `json:"span_ns"`  // the schedule's length
 	Drain time.Duration `json:"drain_ns"` // Env.Drain
+	// FineGap is Env.FineGap: the nodes pace as the run does.
+	FineGap time.Duration `json:"fine_gap_ns,omitempty"`
 	// MaxInFlight bounds the phase's requests in flight (0: unbounded);
 	// a shard of n gets its share, ⌈MaxInFlight ÷ n⌉.
 	MaxInFlight int              `json:"max_in_flight,omitempty"`

@@ -121,6 +121,9 @@ type Env struct {
 	// Drain bounds how long in-flight requests may finish after ctx is
 	// cancelled.
 	Drain time.Duration
+	// FineGap is the run's pacer as load.Driver.FineGap: every driver of
+	// the workload takes it (0: the default pacer).
+	FineGap time.Duration
 	// Log receives debug lines (io.Discard unless --verbose).
 	Log io.Writer
 	// RunID is the run's id (run.json run_id) when the runner sets it; a

@@ -254,7 +254,7 @@ func (r *q1Run) run(ctx context.Context, sched load.Schedule) (summary.Phase, er
 			r.onResult(rec, time.Now())
 		}
 	}()
-	d := &load.Driver{Drain: r.env.Drain}
+	d := &load.Driver{Drain: r.env.Drain, FineGap: r.env.FineGap}
 	if r.env.Drain == 0 {
 		d.Drain = -1
 	}

@@ -133,7 +133,7 @@ func (q *q2) switchPolicy(ctx context.Context, t *target.Target, policy string) 
 }
 
 func (q *q2) runPhase(ctx context.Context, env *workload.Env, phase string, seq0 int, s load.Schedule, mix []traffic.Item) summary.Phase {
-	d := &load.Driver{MaxInFlight: q.cfg.MaxInFlight, Drain: env.Drain}
+	d := &load.Driver{MaxInFlight: q.cfg.MaxInFlight, Drain: env.Drain, FineGap: env.FineGap}
 	if env.Drain == 0 {
 		d.Drain = -1
 	}
