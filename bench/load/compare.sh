@@ -8,6 +8,7 @@
 #
 #   bench/load/compare.sh                      # RATES="2000 5000 8000", REPS=3, DUR=5
 #   RATES="2000 5000 8000 10000 12000" REPS=3 bench/load/compare.sh
+#   PACER=precise RATES=5000 bench/load/compare.sh   # sagebench run --pacer precise
 #
 # Per run it prints one JSON line (tool, rate, delivered %, schedule-lag
 # p50/p99/max in µs, cpu_s and CPU µs per request); at the end a table of
@@ -55,7 +56,7 @@ q2:
   embedding: {model: bench-embed, inputs: 1, words: 4}
 YAML
   rm -rf "$TMP/out"
-  "$TMP/loadbench" cpu -- "$TMP/sagebench" run -e Q2 -c "$TMP/q2.yaml" --target "$URL" --output-dir "$TMP/out" \
+  "$TMP/loadbench" cpu -- "$TMP/sagebench" run -e Q2 -c "$TMP/q2.yaml" --target "$URL" --output-dir "$TMP/out" ${PACER:+--pacer "$PACER"} \
     > "$TMP/run.log" 2> "$TMP/cpu" || true
   local dir; dir=$(ls -d "$TMP"/out/q2/*/ | head -1)
   "$TMP/loadbench" run-lag -dir "$dir" -rate "$1" -duration "${DUR}s" | python3 -c '

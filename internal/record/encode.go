@@ -68,6 +68,7 @@ func AppendRequest(dst []byte, r *Request) ([]byte, error) {
 		return dst, f.err
 	}
 	b = appendOptString(f.b, `,"note":`, r.Note)
+	b = appendOptString(b, `,"node":`, r.Node)
 	return append(b, '}'), nil
 }
 
