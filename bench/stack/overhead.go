@@ -159,7 +159,7 @@ func parsePIDs(s string) (map[string]int, error) {
 		name, v, ok := strings.Cut(kv, "=")
 		pid, err := strconv.Atoi(v)
 		if !ok || err != nil || pid <= 0 {
-			return nil, fmt.Errorf("-cpu %q: want name=PID,...", s)
+			return nil, fmt.Errorf("-cpu %q: want name=PID[,name=PID]", s)
 		}
 		out[name] = pid
 	}

@@ -122,8 +122,8 @@ func TestSetView(t *testing.T) {
 	if len(v) != 1 || v[0].Seq != 1 {
 		t.Fatalf("view %v", v)
 	}
-	v = append(v, record.Request{Seq: 9}) // a careless append copies, never overwrites the set
-	if all := s.All(); len(all) != 2 || all[1].Seq != 2 {
-		t.Errorf("set %v after appending to a view", all)
+	w := append(v, record.Request{Seq: 9}) // a careless append copies, never overwrites the set
+	if all := s.All(); len(all) != 2 || all[1].Seq != 2 || w[1].Seq != 9 {
+		t.Errorf("set %v after appending %v to a view", all, w)
 	}
 }
