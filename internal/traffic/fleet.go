@@ -31,7 +31,7 @@ func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
 		if err != nil {
 			return workload.LoadPlan{}, fmt.Errorf("phase %s: encoding request %d: %w", p.Name, i, err)
 		}
-		r := workload.PlannedRequest{ID: requestID(p.Name, seq0+i), Seq: seq0 + i, Offset: p.Schedule.Offsets[i], Item: item}
+		r := workload.PlannedRequest{ID: RequestID(p.Name, seq0+i), Seq: seq0 + i, Offset: p.Schedule.Offsets[i], Item: item}
 		if p.Deadline != nil {
 			r.Deadline = p.Deadline(it)
 		}
@@ -39,8 +39,6 @@ func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
 	}
 	return plan, nil
 }
-
-func requestID(phase string, seq int) string { return fmt.Sprintf("%s-%05d", phase, seq) }
 
 // runOnFleet sends the phase from env.Load's nodes and records what
 // comes back: SLOMet is judged here, where the phase's SLO is.

@@ -81,7 +81,7 @@ func (p Phase) Run(ctx context.Context, env *workload.Env, seq0 int) summary.Pha
 		if p.Deadline != nil {
 			dl = p.Deadline(it)
 		}
-		rec := record.Request{ID: fmt.Sprintf("%s-%05d", p.Name, seq0+i), Seq: seq0 + i, Kind: "request", Phase: p.Name}
+		rec := record.Request{ID: RequestID(p.Name, seq0+i), Seq: seq0 + i, Kind: "request", Phase: p.Name}
 		rec = p.Shapes.Send(hctx, env, rec, it, intended, dl)
 		rec.SLOMet = rec.OK && (p.SLOMet == nil || p.SLOMet(&rec))
 		env.Record(rec)
