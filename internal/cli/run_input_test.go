@@ -164,3 +164,32 @@ func TestRunPositionalExperimentHints(t *testing.T) {
 		})
 	}
 }
+
+// TestRunIgnoredFlags: a workload flag an experiment does not use is
+// named on stderr as ignored, and the dry run still succeeds.
+func TestRunIgnoredFlags(t *testing.T) {
+	cases := []struct {
+		q     string
+		flags []string
+		want  []string
+	}{
+		{"Q1", []string{"--llm-ratio", "0.3"}, []string{"--llm-ratio does not apply to Q1"}},
+		{"Q3", []string{"--total-requests", "5", "--llm-ratio", "0.3"}, []string{"--total-requests does not apply to Q3", "--llm-ratio does not apply to Q3"}},
+		{"Q4", []string{"--total-requests", "5"}, []string{"--total-requests does not apply to Q4"}},
+		{"Q6", []string{"--llm-ratio", "0.3"}, []string{"--llm-ratio does not apply to Q6"}},
+	}
+	for _, c := range cases {
+		t.Run(c.q, func(t *testing.T) {
+			args := append([]string{"run", "-e", c.q, "--quick", "--dry-run"}, c.flags...)
+			code, _, stderr := runCLI(t, context.Background(), args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not say %q", stderr, w)
+				}
+			}
+		})
+	}
+}

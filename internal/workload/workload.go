@@ -71,6 +71,21 @@ type Overrides struct {
 	LLMRatio      *float64       // --llm-ratio
 }
 
+// Unused returns those of the named flags ("rate", "total-requests",
+// "duration", "llm-ratio") that o sets, in the order named: what an
+// Override that does not apply them reports as ignored.
+func (o Overrides) Unused(names ...string) []string {
+	set := map[string]bool{"rate": o.Rate != nil, "total-requests": o.TotalRequests != nil,
+		"duration": o.Duration != nil, "llm-ratio": o.LLMRatio != nil}
+	var out []string
+	for _, n := range names {
+		if set[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // ApplySchedule applies --rate, --total-requests and --duration to sc.
 // --duration without --total-requests lets the duration end the schedule.
 func (o Overrides) ApplySchedule(sc *load.ScheduleConfig) {

@@ -229,10 +229,7 @@ func (c *Config) Models() []string {
 
 func (c *Config) Override(o workload.Overrides) []string {
 	o.ApplySchedule(&c.Schedule)
-	if o.LLMRatio != nil {
-		return []string{"llm-ratio"}
-	}
-	return nil
+	return o.Unused("llm-ratio")
 }
 
 // StackYAML is the embedded stack for Q1: the default pool with Q1's

@@ -131,20 +131,13 @@ func (c *Config) Validate() error {
 // Override: --rate sets the victim's rate, --duration the contended
 // phase; --total-requests and --llm-ratio do not apply.
 func (c *Config) Override(o workload.Overrides) []string {
-	var ignored []string
 	if o.Rate != nil {
 		c.Victim.Rate = *o.Rate
 	}
 	if o.Duration != nil {
 		c.Contended = *o.Duration
 	}
-	if o.TotalRequests != nil {
-		ignored = append(ignored, "total-requests")
-	}
-	if o.LLMRatio != nil {
-		ignored = append(ignored, "llm-ratio")
-	}
-	return ignored
+	return o.Unused("total-requests", "llm-ratio")
 }
 
 // q3 is Q3 NoisyNeighbor.

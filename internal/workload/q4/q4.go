@@ -125,20 +125,13 @@ func (c *Config) Validate() error {
 // Override: --rate sets start_rate, --duration the probe length;
 // --total-requests and --llm-ratio do not apply.
 func (c *Config) Override(o workload.Overrides) []string {
-	var ignored []string
 	if o.Rate != nil {
 		c.StartRate = *o.Rate
 	}
 	if o.Duration != nil {
 		c.Probe = *o.Duration
 	}
-	if o.TotalRequests != nil {
-		ignored = append(ignored, "total-requests")
-	}
-	if o.LLMRatio != nil {
-		ignored = append(ignored, "llm-ratio")
-	}
-	return ignored
+	return o.Unused("total-requests", "llm-ratio")
 }
 
 // q4 is Q4 ScaleFrontier.

@@ -122,10 +122,7 @@ func (c *Config) Validate() error {
 // --duration; --llm-ratio does not apply (every request is a chat).
 func (c *Config) Override(o workload.Overrides) []string {
 	o.ApplySchedule(&c.Schedule)
-	if o.LLMRatio != nil {
-		return []string{"llm-ratio"}
-	}
-	return nil
+	return o.Unused("llm-ratio")
 }
 
 // q6 is Q6 BurstTown.
