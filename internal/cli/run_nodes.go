@@ -45,7 +45,7 @@ func distributed(s runconfig.Shared, stderr io.Writer) workload.DataflowStarter 
 	if !onNodes(s) {
 		return nil
 	}
-	return func(ctx context.Context, g dataflow.Graph, targetURL string) (dataflow.Engine, func() error, []string, error) {
+	return func(ctx context.Context, g dataflow.Graph, targetURL string) (dataflow.Engine, func() ([]string, error), []string, error) {
 		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr))
 		if err != nil { // nothing ran: the run leaves no directory
 			return nil, nil, nil, &run.NotStartedError{Err: err}
@@ -54,9 +54,10 @@ func distributed(s runconfig.Shared, stderr io.Writer) workload.DataflowStarter 
 			c.Close()
 			return nil, nil, nil, &run.NotStartedError{Err: err}
 		}
-		stop := func() error { // the engine's counts, for --verbose and bench/netns
-			fmt.Fprintln(stderr, engineCounts(c.Engine().Stats()))
-			return c.Close()
+		stop := func() ([]string, error) { // the engine's counts: in the record, on stderr for bench/netns
+			counts := engineCounts(c.Engine().Stats())
+			fmt.Fprintln(stderr, "sagebench: "+counts)
+			return []string{counts}, c.Close()
 		}
 		return c.Engine(), stop, clusterNotes("dataflow", c.Info()), nil
 	}
@@ -65,7 +66,7 @@ func distributed(s runconfig.Shared, stderr io.Writer) workload.DataflowStarter 
 // engineCounts is the one-line account of a distributed run's records:
 // what the sink delivered, the duplicates it dropped, the redeliveries.
 func engineCounts(s jetstream.Stats) string {
-	return fmt.Sprintf("sagebench: dataflow on NATS JetStream: submitted %d, delivered %d, duplicates dropped at the sink %d, redelivered %d, dead-lettered %d",
+	return fmt.Sprintf("dataflow on NATS JetStream: submitted %d, delivered %d, duplicates dropped at the sink %d, redelivered %d, dead-lettered %d",
 		s.Submitted, s.Delivered, s.Duplicates, s.Redelivered, s.DeadLettered)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,9 @@ func TestRunQ1OnNodes(t *testing.T) {
 		t.Fatalf("run dirs %v", dirs)
 	}
 	run := readRun(t, dirs[0])
+	if !slices.ContainsFunc(run.Notes, func(n string) bool { return strings.Contains(n, "duplicates dropped at the sink 0, redelivered") }) {
+		t.Errorf("run.json's notes do not hold the engine's counts: %q", run.Notes)
+	}
 	txns := 0
 	for _, r := range readRequests(t, dirs[0]) {
 		if r.Kind == "txn" && r.OK {

@@ -155,9 +155,11 @@ type Env struct {
 }
 
 // DataflowStarter starts an engine for graph g whose operators reach the
-// target at targetURL, deploys g on it and waits for its workers. stop
-// releases the engine (its workers, its server); notes say where it ran.
-type DataflowStarter func(ctx context.Context, g dataflow.Graph, targetURL string) (eng dataflow.Engine, stop func() error, notes []string, err error)
+// target at targetURL, deploys g on it and waits for its workers. notes
+// say where it ran. stop releases the engine (its workers, its server)
+// and returns what it counted (duplicates dropped at the sink,
+// redeliveries, dead letters) as notes for the run's record.
+type DataflowStarter func(ctx context.Context, g dataflow.Graph, targetURL string) (eng dataflow.Engine, stop func() ([]string, error), notes []string, err error)
 
 // Offset returns t as nanoseconds since Env.Start (0 for a zero time).
 func (e *Env) Offset(t time.Time) int64 {

@@ -130,12 +130,16 @@ func (q *q1) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	if err != nil {
 		return workload.Outcome{}, err
 	}
-	defer r.stop()
 	notes = append(notes, r.notes...)
 	r.rate = sched.Rate()
 	phase, err := r.run(ctx, sched)
+	counts, serr := r.stop() // the engine's own counts, for the record
 	if err != nil {
 		return workload.Outcome{}, err
+	}
+	notes = append(notes, counts...)
+	if serr != nil {
+		notes = append(notes, fmt.Sprintf("stopping the distributed runtime: %v", serr))
 	}
 	extra, more := r.report()
 	if harness {
@@ -183,7 +187,7 @@ type q1Run struct {
 
 	rate float64 // the schedule's, tx/s
 
-	stop  func() error // releases the engine (a --nodes cluster)
+	stop  func() ([]string, error) // releases the engine (a --nodes cluster) and says what it counted
 	notes []string     // where the engine ran
 
 	mu      sync.Mutex
@@ -204,7 +208,7 @@ type q1Txn struct {
 
 func newQ1Run(ctx context.Context, cfg *Config, env *workload.Env, client rag.Client, ix *corpus.Corpus, n int) (*q1Run, error) {
 	r := &q1Run{cfg: cfg, env: env, graph: cfg.deployGraph(env.Parallelism), ix: ix,
-		queries: ix.Queries(n, cfg.QueryWords, env.Seed), txns: make([]q1Txn, n), stop: func() error { return nil }}
+		queries: ix.Queries(n, cfg.QueryWords, env.Seed), txns: make([]q1Txn, n), stop: func() ([]string, error) { return nil, nil }}
 	r.stats = newQ1Stats(r.graph, env.Target.IsEmbedded(), ix, cfg.TopK)
 	if env.Dataflow != nil { // --nodes: the operators run on the workers
 		eng, stop, notes, err := env.Dataflow(ctx, r.graph, env.Target.URL())
