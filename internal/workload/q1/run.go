@@ -188,7 +188,7 @@ type q1Run struct {
 	rate float64 // the schedule's, tx/s
 
 	stop  func() ([]string, error) // releases the engine (a --nodes cluster) and says what it counted
-	notes []string     // where the engine ran
+	notes []string                 // where the engine ran
 
 	mu      sync.Mutex
 	txns    []q1Txn // by seq
