@@ -90,28 +90,34 @@ func (t *tally) complete() bool {
 		if n.gone && !n.done {
 			continue
 		}
-		if !n.done || n.delivered < min(n.sent, n.scheduled) {
+		if !n.done || n.delivered < n.expected() {
 			return false
 		}
 	}
 	return true
 }
 
-// missing is how many records did not come back: those a node said it
-// published, and the whole unreturned share of a node that never said it
-// was done. Requests a node did not send because the phase was
-// interrupted are not missing (a local driver has no record of them
+// missing is how many records did not come back of those each node owes
+// (nodeTally.expected). Requests a node did not send because the phase
+// was interrupted are not missing (a local driver has no record of them
 // either).
 func (t *tally) missing() int {
 	m := 0
 	for _, n := range t.nodes {
-		if n.done {
-			m += max(n.sent-n.delivered, 0)
-		} else {
-			m += n.scheduled - n.delivered
-		}
+		m += max(n.expected()-n.delivered, 0)
 	}
 	return m
+}
+
+// expected is how many records node n owes: its whole shard, unless its
+// done message says it was cut short (interrupted, or its driver failed)
+// — then what it says it sent, never more than its shard. A node that
+// claims fewer without saying why still owes the rest.
+func (n *nodeTally) expected() int {
+	if n.done && (n.interrupted || n.err != "") {
+		return min(max(n.sent, 0), n.scheduled)
+	}
+	return n.scheduled
 }
 
 // lost names the first node that stopped answering mid-phase, or "".
@@ -157,6 +163,8 @@ func (t *tally) problems(names []string) []string {
 			out = append(out, fmt.Sprintf("%s: %s", names[k], n.err))
 		case n.delivered < n.sent:
 			out = append(out, fmt.Sprintf("%s: %d of the %d records it sent came back", names[k], n.delivered, n.sent))
+		case n.delivered < n.expected():
+			out = append(out, fmt.Sprintf("%s said it sent %d of its %d requests without saying why (%d records back)", names[k], n.sent, n.scheduled, n.delivered))
 		}
 	}
 	return out

@@ -119,4 +119,16 @@ func TestTally(t *testing.T) {
 	if p := tl.problems([]string{"a", "b"}); len(p) != 2 || p[0] != "a: 2 of the 3 records it sent came back" || p[1] != "b never said it was done (1/3 records back)" {
 		t.Errorf("problems %q", p)
 	}
+	// A node that says it is done having sent fewer than its shard, and
+	// neither interrupted nor failed, still owes the rest (the fuzzer's
+	// find: a bare {"node":"a"} done message emptied its share).
+	tl = newTally(Shard(planOf(6), 2))
+	tl.finish(0, doneMsg{Node: "a"})
+	tl.finish(1, doneMsg{Node: "b", Records: 1, Interrupted: true})
+	if tl.missing() != 3+1 || tl.complete() {
+		t.Errorf("missing %d, complete %v; want 4 (a's 3, b's 1 sent) and false", tl.missing(), tl.complete())
+	}
+	if p := tl.problems([]string{"a", "b"}); len(p) != 2 || p[0] != "a said it sent 0 of its 3 requests without saying why (0 records back)" {
+		t.Errorf("problems %q", p)
+	}
 }
