@@ -1,10 +1,6 @@
 package q1_test
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +12,7 @@ import (
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/target/targettest"
+	"github.com/sagebench/sagebench/internal/workload/workloadtest"
 )
 
 // q1Loose keeps validity out of the way: these tests check records and
@@ -51,27 +48,10 @@ func runQ1(t *testing.T, body string, args ...string) q1Result {
 // runQ1Within is runQ1 with the run's context cancelled after d (Ctrl-C).
 func runQ1Within(t *testing.T, d time.Duration, body string, args ...string) q1Result {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "q1.yaml")
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "results")
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	res := q1Result{code: cli.Main(ctx, append([]string{"run", "-e", "Q1", "-c", cfg, "--output-dir", out}, args...), &stdout, &stderr)}
-	res.stdout, res.stderr = stdout.String(), stderr.String()
-	dirs, _ := filepath.Glob(filepath.Join(out, "q1", "q1-sage-*"))
-	if len(dirs) == 1 {
-		res.dir = dirs[0]
-		b, err := os.ReadFile(filepath.Join(res.dir, "run.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &res.run); err != nil {
-			t.Fatal(err)
-		}
+	r := workloadtest.Run(t, d, "Q1", body, args...)
+	res := q1Result{code: r.Code, stdout: r.Stdout, stderr: r.Stderr}
+	if len(r.Dirs) == 1 {
+		res.dir, res.run = r.Dirs[0], r.Runs[0]
 		res.reqs = readJSONL(t, filepath.Join(res.dir, "requests.jsonl"))
 	}
 	return res
@@ -79,20 +59,9 @@ func runQ1Within(t *testing.T, d time.Duration, body string, args ...string) q1R
 
 func readJSONL(t *testing.T, path string) []record.Request {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []record.Request
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r record.Request
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s line %d: %v", path, len(out)+1, err)
-		}
-		out = append(out, r)
+	if err := record.ReadRequestsFile(path, func(_ int, r record.Request) { out = append(out, r) }); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
