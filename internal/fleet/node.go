@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"sync"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
 	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -245,13 +245,13 @@ func (n *node) closeTarget() {
 }
 
 // warmConns is how many connections a shard needs open before its start,
-// sized like the run's own warm-up: its rate × 50 ms, 4 to 256.
+// sized like the run's own warm-up (openai.WarmConns of its rate).
 func warmConns(plan workload.LoadPlan) int {
 	rate := 0.0
 	if plan.Span > 0 {
 		rate = float64(len(plan.Requests)) / plan.Span.Seconds()
 	}
-	return min(max(int(math.Ceil(rate*0.05)), 4), 256)
+	return openai.WarmConns(rate)
 }
 
 // runShard waits for the start instant, sends the shard, makes sure

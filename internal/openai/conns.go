@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"sync"
@@ -61,6 +62,13 @@ type ConnStats struct {
 // ConnStats returns the counts so far.
 func (c *Client) ConnStats() ConnStats {
 	return ConnStats{Dials: c.conns.dials.Load(), PeakInFlight: c.conns.peak.Load(), MaxConns: c.cfg.MaxConns}
+}
+
+// WarmConns is how many connections a load arriving at rate req/s needs
+// open before it starts: about the requests in flight at once with 50 ms
+// answers (rate × 50 ms), at least 4, at most 256.
+func WarmConns(rate float64) int {
+	return min(max(int(math.Ceil(rate*0.05)), 4), 256)
 }
 
 // Warm opens up to n connections before traffic (GET /v1/models on each,

@@ -3,19 +3,15 @@ package run
 import (
 	"context"
 	"fmt"
-	"math"
 
+	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/target"
 )
 
-// warmLatency is the latency assumed when sizing the warm-up: the
-// connections a phase needs at once are about its rate times this.
-const warmLatency = 0.05 // s
-
 // warm opens the connections the busiest phase of r is expected to need
-// at once (rate × warmLatency, at least 4, at most 256) before traffic,
-// and returns how many it opened.
+// at once (openai.WarmConns) before traffic, and returns how many it
+// opened.
 func warm(ctx context.Context, t *target.Target, r runconfig.Resolved, seed int64) int {
 	plan, err := r.Workload.Plan(seed)
 	if err != nil {
@@ -25,8 +21,7 @@ func warm(ctx context.Context, t *target.Target, r runconfig.Resolved, seed int6
 	for _, p := range plan.Phases {
 		rate = max(rate, p.Rate)
 	}
-	n := min(max(int(math.Ceil(rate*warmLatency)), 4), 256)
-	return t.Client().Warm(ctx, n)
+	return t.Client().Warm(ctx, openai.WarmConns(rate))
 }
 
 // connNotes says how the run used its connections, and whether the cap

@@ -120,7 +120,10 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 		return Result{}, err
 	}
 	defer closeTarget(t)
-	warmed := warm(ctx, t, r, r.Shared.Seed+int64(rep))
+	warmed := 0
+	if rn.Fleet == nil { // with a fleet the nodes warm connections of their own
+		warmed = warm(ctx, t, r, r.Shared.Seed+int64(rep))
+	}
 	id := NewRunID(r.Spec, r.Shared.Backend, rep)
 	dir := filepath.Join(r.Shared.OutputDir, r.Spec.Section(), id)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
