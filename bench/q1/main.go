@@ -35,7 +35,7 @@ func run(dirs []string) error {
 		if err != nil {
 			return err
 		}
-		x := r.Summary.Extra
+		x := metrics(r)
 		byPar[par] = append(byPar[par], 100*x["runtime_overhead_share"])
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%v\t\n", r.RunID, par, r.Summary.E2E.P50,
 			x["runtime_overhead_p50_ms"], 100*x["runtime_overhead_share"], x["runtime_overhead_queue_p50_ms"],
@@ -72,4 +72,26 @@ func load(dir string) (record.Run, int, error) {
 		return r, 0, fmt.Errorf("%s: run_config: %w", dir, err)
 	}
 	return r, cfg.Parallelism, nil
+}
+
+// metrics are the measured values of r's result by name.
+func metrics(r record.Run) map[string]float64 {
+	out := map[string]float64{}
+	if r.Result != nil {
+		for _, m := range r.Result.Metrics {
+			if m.Measured() {
+				out[m.Name] = m.Value
+			}
+		}
+		for _, t := range r.Result.Tables {
+			for _, row := range t.Rows {
+				for _, c := range row {
+					if c.Metric != nil && c.Metric.Measured() {
+						out[c.Metric.Name] = c.Metric.Value
+					}
+				}
+			}
+		}
+	}
+	return out
 }

@@ -102,7 +102,8 @@ func ReadRunDir(dir, label string) (*Set, error) {
 	s := newSet(dir, label)
 	name := RunName(run)
 	s.Runs = append(s.Runs, Run{Dir: dir, ID: run.RunID, Name: name,
-		Valid: run.Valid, Complete: run.Complete, Reasons: run.InvalidReasons, Floor: run.MeasurementFloor})
+		Valid: run.Valid, Complete: run.Complete, Reasons: run.InvalidReasons, Floor: run.MeasurementFloor,
+		WorkloadHash: run.WorkloadHash, Config: run.RunConfig})
 	if err := readRunBench(s, dir, run); err != nil {
 		return nil, err
 	}
@@ -124,7 +125,8 @@ func siblingRun(s *Set, path string) error {
 		return fmt.Errorf("%s sits in a run directory: %w", path, err)
 	}
 	s.Runs = append(s.Runs, Run{Dir: dir, ID: run.RunID, Name: RunName(run),
-		Valid: run.Valid, Complete: run.Complete, Reasons: run.InvalidReasons, Floor: run.MeasurementFloor})
+		Valid: run.Valid, Complete: run.Complete, Reasons: run.InvalidReasons, Floor: run.MeasurementFloor,
+		WorkloadHash: run.WorkloadHash, Config: run.RunConfig})
 	return nil
 }
 

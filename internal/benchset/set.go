@@ -1,6 +1,7 @@
 package benchset
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,6 +44,10 @@ type Run struct {
 	Reasons  []string
 	// Floor is the run's measurement floor, when it was calibrated.
 	Floor *record.Floor
+	// WorkloadHash is the run's workload_hash ("" when its record has
+	// none); Config its run_config, when read from run.json.
+	WorkloadHash string
+	Config       json.RawMessage
 }
 
 // Summary is what a pytest-benchmark JSON says about one benchmark, in

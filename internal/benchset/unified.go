@@ -54,6 +54,7 @@ func ReadUnified(r io.Reader, file, label string) (*Set, error) {
 // not known.
 func unifiedRun(u record.Unified, where, name string) Run {
 	r := Run{Dir: where, ID: u.RunID, Name: name}
+	r.WorkloadHash, _ = u.Metadata["workload_hash"].(string)
 	valid, okV := u.Metadata["valid"].(bool)
 	complete, okC := u.Metadata["complete"].(bool)
 	if !okV || !okC {
@@ -73,15 +74,14 @@ func unifiedResult(u record.Unified) *benchfmt.Result {
 	if c, ok := u.Metadata["config"].(string); ok && c != "" {
 		name += "/" + c // one configuration of a run (a policy, a scale)
 	}
-	return &benchfmt.Result{
-		Name:  benchfmt.Name(name),
-		Iters: 1,
-		Values: []benchfmt.Value{
-			value(u.Throughput, "req/s"),
-			value(u.LatencyP50, "p50-ms"),
-			value(u.LatencyP95, "p95-ms"),
-			value(u.LatencyP99, "p99-ms"),
-			value(u.SuccessRate, "success-rate"),
-		},
+	res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: 1}
+	for _, v := range []struct {
+		v    *float64
+		unit string
+	}{{u.Throughput, "req/s"}, {u.LatencyP50, "p50-ms"}, {u.LatencyP95, "p95-ms"}, {u.LatencyP99, "p99-ms"}, {u.SuccessRate, "success-rate"}} {
+		if v.v != nil { // null: not measured in this run, no sample
+			res.Values = append(res.Values, value(*v.v, v.unit))
+		}
 	}
+	return res
 }

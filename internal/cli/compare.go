@@ -105,6 +105,9 @@ func runCompare(stdout, stderr io.Writer, o compareOptions, args []string) error
 			return usageErrorf("%s holds no benchmark results (empty, unreadable or wrong kind of file)", s.Source)
 		}
 	}
+	if err := benchset.CheckWorkloads(sets...); err != nil {
+		return usageErrorf("%v", err)
+	}
 	results, units := benchset.Combine(sets...)
 	col := o.stats.Col
 	o.stats.Col = compareResolveKey(o.stats.Col, sets)

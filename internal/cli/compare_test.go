@@ -3,10 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sagebench/sagebench/internal/record"
 )
 
 // invokeCLI runs Main in-process and returns the exit code and outputs.
@@ -84,5 +87,36 @@ func TestCompareSamePathTwice(t *testing.T) {
 	code, stdout, _ := invokeCLI(t, "compare", base, base)
 	if code != ExitOK || !strings.Contains(stdout, base+"#1") || !strings.Contains(stdout, "~") {
 		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+}
+
+// TestCompareRefusesDifferentWorkloads: two run directories of one Q
+// whose workload_hash differs (a quick run and a full one) are refused
+// with exit 2, naming both hashes and the config keys that differ; gate
+// on them is inconclusive, never a verdict.
+func TestCompareRefusesDifferentWorkloads(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, hash, cfg string) string {
+		d := filepath.Join(dir, name)
+		os.MkdirAll(d, 0o755)
+		run := record.Run{SchemaVersion: record.SchemaVersion, RunID: name, Workload: "Q2", Name: "ControlMix", Backend: "sage",
+			Complete: true, Valid: true, WorkloadHash: hash, RunConfig: json.RawMessage(cfg),
+			Summary: record.Summary{Requests: 10, Succeeded: 10, Throughput: 5, E2E: record.Latency{Count: 10, P50: 10, P99: 20}}}
+		if err := record.WriteJSONAtomic(filepath.Join(d, "run.json"), run); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	quick := write("quick", "aaaa1111", `{"quick":true,"q2":{"rounds":1},"backend":"sage"}`)
+	full := write("full", "bbbb2222", `{"quick":false,"q2":{"rounds":2},"backend":"sage"}`)
+	code, _, stderr := runCLI(t, context.Background(), "compare", quick, full)
+	for _, want := range []string{"workload_hash aaaa1111", "workload_hash bbbb2222", "quick: true ≠ false", "q2.rounds: 1 ≠ 2"} {
+		if code != ExitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr %q: want 2 and %q", code, stderr, want)
+		}
+	}
+	code, stdout, _ := runCLI(t, context.Background(), "gate", quick, full)
+	if code != ExitInconclusive || !strings.Contains(stdout, "ran different workloads") {
+		t.Errorf("gate exit %d:\n%s", code, stdout)
 	}
 }

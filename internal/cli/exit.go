@@ -13,6 +13,7 @@ const (
 	ExitRegression   = 3
 	ExitInconclusive = 4
 	ExitInvalidRun   = 5
+	ExitTargetMissed = 6
 )
 
 // exitError carries an exit code through cobra's error return.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/catalog"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/run"
 	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/stack"
@@ -57,7 +58,10 @@ you set. --dry-run prints the resolved plan and writes and sends nothing.
 
 Exit codes: 0 ok, 1 error (I/O, unreachable target, interrupted),
 2 usage or configuration error, 5 a run was invalid (the driver could not
-deliver its schedule; see invalid_reasons in run.json).`
+deliver its schedule; see invalid_reasons in run.json), 6 a valid run
+whose system under test missed a target of its Q (qN.target, or the Q's
+own: Q5 recovery_s ≤ 10 and throughput_ratio ≥ 0.9, Q7
+failed_by_reconfig ≤ 0, Q8 lost ≤ 0; see result.targets in run.json).`
 
 func newRunCmd() *cobra.Command {
 	o := &runOptions{shared: runconfig.DefaultShared()}
@@ -283,7 +287,7 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 	}
 	rn := &run.Runner{Out: stdout, Log: log, Start: embeddedStarter(log),
 		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}
-	var invalid []string
+	var invalid, missed []string
 	for _, r := range resolved {
 		rn.Dataflow = distributed(r.Shared, log)
 		rn.Fleet = loadFleet(r.Spec, r.Shared, log)
@@ -299,6 +303,9 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 			if !res.Run.Valid && res.Run.Complete {
 				invalid = append(invalid, fmt.Sprintf("%s (%s)", res.Run.RunID, strings.Join(res.Run.InvalidReasons, "; ")))
 			}
+			if res.Run.Valid && res.Run.Result != nil && res.Run.Result.Missed() {
+				missed = append(missed, fmt.Sprintf("%s (%s)", res.Run.RunID, missedTargets(res.Run.Result)))
+			}
 		}
 		if err != nil {
 			return withCode(runErrCode(err), err)
@@ -308,7 +315,22 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 		fmt.Fprintf(stderr, "sagebench: invalid run: %s\n", strings.Join(invalid, ", "))
 		return silentExit(ExitInvalidRun)
 	}
+	if len(missed) > 0 {
+		fmt.Fprintf(stderr, "sagebench: target missed: %s\n", strings.Join(missed, ", "))
+		return silentExit(ExitTargetMissed)
+	}
 	return nil
+}
+
+// missedTargets lists the reasons of the targets res missed.
+func missedTargets(res *result.Result) string {
+	var out []string
+	for _, v := range res.Targets {
+		if !v.Met {
+			out = append(out, v.Reason)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // runErrCode maps a run's error to its exit code: a model the target

@@ -112,8 +112,8 @@ func TestRunQ4OnNodes(t *testing.T) {
 			t.Errorf("probe %s: the workers' shares differ by %d; i mod 2 splits them within 1", phase, d)
 		}
 	}
-	if !(run.Summary.Extra["engines=1.max_rate"] > 0) {
-		t.Errorf("no frontier at 1 engine: %v\n%s", run.Summary.Extra, stdout)
+	if m, ok := run.Result.Metric("engines=1.max_rate"); !ok || m.Interval == nil || !(m.Interval[0] > 0) {
+		t.Errorf("no frontier at 1 engine: %+v\n%s", m, stdout)
 	}
 }
 

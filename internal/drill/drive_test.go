@@ -12,6 +12,7 @@ import (
 	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/drill/drilltest"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -80,12 +81,13 @@ func TestLostDetectorFires(t *testing.T) {
 	if len(r.Events) != 1 || r.Events[0].Outcome != drill.OutcomeOK || r.Events[0].Via != "stack" || r.Events[0].ActualNS < r.Events[0].IntendedNS {
 		t.Errorf("events %+v", r.Events)
 	}
-	o, err := r.Outcome(nil, nil)
+	o, err := r.Outcome(result.New("drill", drill.DefLost.Measure(3, 1, "")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Extra["lost"] != 3 || len(o.Files) != 2 || len(o.Invalid) != 0 {
-		t.Errorf("outcome extra %v files %d invalid %v", o.Extra, len(o.Files), o.Invalid)
+	lost, _ := o.Result.Metric("lost_truncated")
+	if lost.Value != 3 || len(o.Files) != 2 || len(o.Invalid) != 0 || len(o.Result.Events) != 1 {
+		t.Errorf("outcome lost_truncated %+v files %d invalid %v events %v", lost, len(o.Files), o.Invalid, o.Result.Events)
 	}
 }
 
@@ -120,7 +122,7 @@ func TestURLTargetWithoutHooks(t *testing.T) {
 	if r.Events[0].Outcome != drill.OutcomeNotPerformed || r.Events[1].Outcome != drill.OutcomeOK || r.Events[1].Via != "admin" {
 		t.Fatalf("events %+v", r.Events)
 	}
-	o, _ := r.Outcome(nil, nil)
+	o, _ := r.Outcome(result.Result{})
 	if len(o.Invalid) != 1 || len(r.NotPerformed()) != 1 {
 		t.Errorf("invalid %v; want one reason naming the kill", o.Invalid)
 	}
@@ -168,7 +170,7 @@ func TestFailedEventNotComparable(t *testing.T) {
 	if r.Events[0].Outcome != drill.OutcomeError || !strings.Contains(r.Events[0].Error, "nope") {
 		t.Fatalf("event %+v", r.Events[0])
 	}
-	o, _ := r.Outcome(nil, nil)
+	o, _ := r.Outcome(result.Result{})
 	if len(o.Invalid) != 1 || !strings.Contains(o.Invalid[0], "kill nope") {
 		t.Errorf("invalid %v", o.Invalid)
 	}

@@ -59,25 +59,3 @@ func abs(x int64) int64 {
 	}
 	return x
 }
-
-// Finite returns v, or alt when v is NaN or infinite (JSON has no NaN).
-func Finite(v, alt float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return alt
-	}
-	return v
-}
-
-// Drift is series.Drift for JSON: absent values (fewer than 3 points)
-// are null rather than NaN.
-type Drift struct {
-	SlopePerMin *float64 `json:"slope_per_min"`
-	CILow       *float64 `json:"ci_low"`
-	CIHigh      *float64 `json:"ci_high"`
-	Points      int      `json:"points"`
-}
-
-// DriftJSON converts d.
-func DriftJSON(d series.Drift) Drift {
-	return Drift{SlopePerMin: finite(d.SlopePerMin), CILow: finite(d.CILow), CIHigh: finite(d.CIHigh), Points: d.Points}
-}

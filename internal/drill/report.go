@@ -4,14 +4,31 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// The metrics every drill reports.
+var (
+	DefLost         = result.Def{Name: "lost", Unit: result.Count, Direction: result.Lower}
+	DefSent         = result.Def{Name: "sent", Unit: result.Count, Direction: result.Higher}
+	DefAvailability = result.Def{Name: "availability", Unit: result.Fraction, Direction: result.Higher}
+	// DefRecovery is an event's recovery: the time from the event until
+	// the windowed metric was back within its bound for the hold time.
+	DefRecovery = result.Def{Name: "recovery_ms", Unit: result.Ms, Direction: result.Lower}
+	// DefWorst is the worst windowed metric between the event and its
+	// recovery (or the end).
+	DefWorst = result.Def{Name: "worst_ms", Unit: result.Ms, Direction: result.Lower}
 )
 
 // EventRecovery is the recovery after one event; AfterMs is absent when
@@ -31,70 +48,86 @@ type EventRecovery struct {
 
 func newEventRecovery(e Result, r series.Recovery) EventRecovery {
 	x := EventRecovery{Seq: e.Seq, Action: e.Action, Target: e.Target, Recovered: r.Recovered,
-		WorstMs: finite(r.WorstMs), BoundMs: r.BoundMs, HoldMs: r.HoldMs, Metric: r.MetricKey, Note: r.Note}
+		WorstMs: record.F(r.WorstMs), BoundMs: r.BoundMs, HoldMs: r.HoldMs, Metric: r.MetricKey, Note: r.Note}
 	if r.Recovered {
-		x.AfterMs = finite(r.AfterMs)
+		x.AfterMs = record.F(r.AfterMs)
 	}
 	return x
 }
 
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
+// Metrics are the event's recovery (measured with the window step as its
+// resolution, or never) and its worst windowed value.
+func (x EventRecovery) Metrics(step time.Duration) []result.Metric {
+	rec := DefRecovery.Never(fmt.Sprintf("%s never back within %.0f ms for %.0f ms by the end of the run", x.Metric, x.BoundMs, x.HoldMs))
+	if x.Recovered && x.AfterMs != nil {
+		rec = DefRecovery.Measure(*x.AfterMs, 1, "").WithResolution(float64(step) / float64(time.Millisecond)).
+			WithReason(fmt.Sprintf("%s back within %.0f ms for %.0f ms", x.Metric, x.BoundMs, x.HoldMs))
 	}
-	return &v
-}
-
-// Report is a drill's part of run.json.
-type Report struct {
-	Events       []Result        `json:"events"`
-	Recovery     []EventRecovery `json:"recovery"`
-	Lost         Accounting      `json:"lost"`
-	NotPerformed []string        `json:"not_performed,omitempty"`
-	// Comparable is false when an event was not performed: the run did
-	// not undergo the drill it claims.
-	Comparable bool          `json:"comparable"`
-	Series     series.Config `json:"series"`
-	Rule       Recovery      `json:"recovery_rule"`
-	Details    any           `json:"details,omitempty"` // the Q's own measurements
-}
-
-// Report returns the drill's report with the Q's details.
-func (r *Run) Report(details any) Report {
-	np := r.NotPerformed()
-	return Report{Events: r.Events, Recovery: r.Recovery, Lost: r.Lost, NotPerformed: np, Comparable: len(np) == 0,
-		Series: r.cfg.Series.WithDefaults(), Rule: r.cfg.Recovery, Details: details}
-}
-
-// Outcome is the workload outcome of the drill: its phase, the extra
-// metrics (with sent, lost and availability added), notes on lost
-// requests and unperformed events, the report and the record files.
-func (r *Run) Outcome(extra map[string]float64, details any, notes ...string) (workload.Outcome, error) {
-	if extra == nil {
-		extra = map[string]float64{}
+	worst := DefWorst.NotMeasurable("no window after the event had a value")
+	if x.WorstMs != nil {
+		worst = DefWorst.Measure(*x.WorstMs, 1, "")
 	}
-	extra["sent"], extra["lost"] = float64(r.Lost.Sent), float64(r.Lost.Lost)
-	extra["availability"] = r.Availability()
-	o := workload.Outcome{Phases: []summary.Phase{r.Phase}, LoadMode: load.ModeOpen, Extra: extra, Notes: notes}
+	return []result.Metric{rec, worst}
+}
+
+// EventResults are the drill's events for the result: when each was
+// performed, its outcome and, for a performed one, its recovery.
+func (r *Run) EventResults() []result.Event {
+	step := r.cfg.Series.WithDefaults().Step
+	var out []result.Event
+	for _, e := range r.Events {
+		ev := result.Event{Seq: e.Seq, Action: e.Action, Target: e.Target, Outcome: e.Outcome}
+		if e.Outcome == OutcomeOK && e.ActualNS > 0 {
+			at := float64(e.ActualNS) / 1e9
+			ev.AtS = &at
+		}
+		if x, ok := r.RecoveryOf(e.Seq); ok {
+			ev.Metrics = x.Metrics(step)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// LostMetrics are what became of the requests sent: lost (no answer
+// either way), each lost class, and availability (ok ÷ sent).
+func (r *Run) LostMetrics() []result.Metric {
+	a := r.Lost
+	const none = "no request was sent"
+	ms := []result.Metric{
+		DefLost.Measure(float64(a.Lost), a.Sent, none).WithReason(fmt.Sprintf("of %d sent: ok %d, explicit errors %d", a.Sent, a.OK, a.Explicit)),
+		DefSent.Measure(float64(a.Sent), a.Sent, none),
+		DefAvailability.Measure(float64(a.OK)/float64(max(a.Sent, 1)), a.Sent, none),
+	}
+	for _, class := range slices.Sorted(maps.Keys(a.ByClass)) {
+		d := result.Def{Name: "lost_" + class, Unit: result.Count, Direction: result.Lower}
+		ms = append(ms, d.Measure(float64(a.ByClass[class]), a.Sent, none))
+	}
+	return ms
+}
+
+// Outcome is the workload outcome of the drill: its phase, notes on lost
+// requests and unperformed events, the record files, and res completed
+// with the drill's events (unless res has its own) and lost metrics.
+func (r *Run) Outcome(res result.Result, notes ...string) (workload.Outcome, error) {
+	o := workload.Outcome{Phases: []summary.Phase{r.Phase}, LoadMode: load.ModeOpen, Notes: notes}
 	o.Notes = append(o.Notes, fmt.Sprintf("lost requests: %d of %d sent (ok %d, explicit errors %d)",
 		r.Lost.Lost, r.Lost.Sent, r.Lost.OK, r.Lost.Explicit))
-	o.Notes = append(o.Notes, r.recoveryNotes()...)
-	rep := r.Report(details)
-	if !rep.Comparable {
-		o.Invalid = append(o.Invalid, "drill events did not happen as scheduled, the run is not comparable: "+strings.Join(rep.NotPerformed, "; "))
+	if np := r.NotPerformed(); len(np) > 0 {
+		o.Invalid = append(o.Invalid, "drill events did not happen as scheduled, the run is not comparable: "+strings.Join(np, "; "))
 	}
-	o.Drill = rep
+	for _, m := range r.LostMetrics() {
+		if _, ok := res.Metric(m.Name); !ok {
+			res.Metrics = append(res.Metrics, m)
+		}
+	}
+	if res.Events == nil {
+		res.Events = r.EventResults()
+	}
+	o.Result = res
 	files, err := r.Files()
 	o.Files = files
 	return o, err
-}
-
-// Availability is ok ÷ sent (1 when nothing was sent).
-func (r *Run) Availability() float64 {
-	if r.Lost.Sent == 0 {
-		return 1
-	}
-	return float64(r.Lost.OK) / float64(r.Lost.Sent)
 }
 
 // windowRow is one line of windows.jsonl: the window (percentiles null
@@ -131,7 +164,7 @@ func (r *Run) Files() ([]record.File, error) {
 	for _, w := range r.Windows {
 		row := windowRow{StartNS: w.StartNS, EndNS: w.EndNS, Count: w.Count, OK: w.OK, Errors: w.Errors, SLOMet: w.SLOMet,
 			Throughput: w.Throughput, Goodput: w.Goodput, ErrorRate: w.ErrorRate,
-			TTFTP50: finite(w.TTFTP50), TTFTP99: finite(w.TTFTP99), E2EP50: finite(w.E2EP50), E2EP99: finite(w.E2EP99)}
+			TTFTP50: record.F(w.TTFTP50), TTFTP99: record.F(w.TTFTP99), E2EP50: record.F(w.E2EP50), E2EP99: record.F(w.E2EP99)}
 		for _, e := range r.Events {
 			if e.ActualNS > 0 && e.ActualNS >= w.StartNS && e.ActualNS < w.StartNS+step {
 				row.Events = append(row.Events, e.Action+" "+e.Target)
@@ -144,21 +177,26 @@ func (r *Run) Files() ([]record.File, error) {
 	return []record.File{{Name: "events.jsonl", Data: ev.Bytes()}, {Name: "windows.jsonl", Data: wb.Bytes()}}, nil
 }
 
-// recoveryNotes says, per performed event, when the metric was back.
-func (r *Run) recoveryNotes() []string {
-	var out []string
-	for _, x := range r.Recovery {
-		at := 0.0
-		for _, e := range r.Events {
-			if e.Seq == x.Seq {
-				at = float64(e.ActualNS) / 1e9
-			}
-		}
-		msg := "never back within the bound for the hold time"
-		if x.Recovered && x.AfterMs != nil {
-			msg = fmt.Sprintf("back within %.0f ms after %.2f s", x.BoundMs, *x.AfterMs/1000)
-		}
-		out = append(out, fmt.Sprintf("event %s %s at %.1f s: %s %s", x.Action, x.Target, at, x.Metric, msg))
+// Availability is ok ÷ sent (1 when nothing was sent).
+func (r *Run) Availability() float64 {
+	if r.Lost.Sent == 0 {
+		return 1
 	}
-	return out
+	return float64(r.Lost.OK) / float64(r.Lost.Sent)
+}
+
+// DriftMetric is a drift slope as a metric: its slope per minute with
+// its 95 % confidence interval, not measurable below 3 points.
+func DriftMetric(d result.Def, x series.Drift, why string) result.Metric {
+	m := d.Measure(x.SlopePerMin, x.Points, why)
+	switch {
+	case x.Points == 0:
+		return d.NotMeasurable(why)
+	case x.Points < 3:
+		return d.NotMeasurable(fmt.Sprintf("only %d points, a slope needs 3", x.Points))
+	}
+	if !math.IsNaN(x.CILow) && !math.IsNaN(x.CIHigh) && m.Measured() {
+		m = m.WithInterval(x.CILow, x.CIHigh)
+	}
+	return m
 }

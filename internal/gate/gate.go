@@ -210,6 +210,15 @@ func checkInputs(o *Outcome, base, cur *benchset.Set, alone bool) (baseOK, curOK
 	if base != nil && cur != nil {
 		checkPairing(o, base, cur)
 	}
+	var sides []*benchset.Set
+	for _, s := range []*benchset.Set{base, cur} {
+		if s != nil {
+			sides = append(sides, s)
+		}
+	}
+	if err := benchset.CheckWorkloads(sides...); err != nil {
+		o.add(Inconclusive, "input", "workload", "%v", err)
+	}
 	return baseOK, curOK
 }
 

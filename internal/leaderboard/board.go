@@ -2,10 +2,10 @@ package leaderboard
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
-	"golang.org/x/perf/benchmath"
+	"github.com/sagebench/sagebench/internal/aggregate"
+	"github.com/sagebench/sagebench/internal/result"
 )
 
 // Key groups repetitions of one configuration.
@@ -18,57 +18,62 @@ type Key struct {
 	Config      string `json:"config,omitempty"` // metadata.config: one configuration of a run
 }
 
-// Estimate is a mean with its confidence interval over repetitions; Lo
-// and Hi are absent (nil) with fewer than two repetitions.
-type Estimate struct {
-	Mean float64  `json:"mean"`
-	Lo   *float64 `json:"lo,omitempty"`
-	Hi   *float64 `json:"hi,omitempty"`
+// Metric is a leaderboard column of the unified schema.
+type Metric struct {
+	Def result.Def
+	Of  func(Row) *float64
 }
 
-// Metrics names the leaderboard's metrics, in column order, with their
-// direction (+1 higher is better, -1 lower is better).
-var Metrics = []struct {
-	Name string
-	Dir  int
-	Of   func(Row) float64
-}{
-	{"throughput", +1, func(r Row) float64 { return r.Throughput }},
-	{"latency_p50", -1, func(r Row) float64 { return r.LatencyP50 }},
-	{"latency_p95", -1, func(r Row) float64 { return r.LatencyP95 }},
-	{"latency_p99", -1, func(r Row) float64 { return r.LatencyP99 }},
-	{"success_rate", +1, func(r Row) float64 { return r.SuccessRate }},
+// Name is the column's name.
+func (m Metric) Name() string { return m.Def.Name }
+
+// Metrics are the leaderboard's columns of the unified schema, in order.
+var Metrics = []Metric{
+	{result.Def{Name: "throughput", Unit: result.ReqPerS, Direction: result.Higher}, func(r Row) *float64 { return r.Throughput }},
+	{result.Def{Name: "latency_p50", Unit: result.Ms, Direction: result.Lower}, func(r Row) *float64 { return r.LatencyP50 }},
+	{result.Def{Name: "latency_p95", Unit: result.Ms, Direction: result.Lower}, func(r Row) *float64 { return r.LatencyP95 }},
+	{result.Def{Name: "latency_p99", Unit: result.Ms, Direction: result.Lower}, func(r Row) *float64 { return r.LatencyP99 }},
+	{result.Def{Name: "success_rate", Unit: result.Fraction, Direction: result.Higher}, func(r Row) *float64 { return r.SuccessRate }},
 }
 
-// Entry is one configuration on the leaderboard.
+// Entry is one configuration on the leaderboard: its metrics over its
+// repetitions (aggregate.Of, as `sagebench run --repeat` computes them)
+// and its Q's primary metric.
 type Entry struct {
 	Key
-	Reps   int                 `json:"repetitions"`
-	Seeds  []int64             `json:"seeds"`
-	RunIDs []string            `json:"run_ids"`
-	Values map[string]Estimate `json:"metrics"`
+	Reps    int                           `json:"repetitions"`
+	Seeds   []int64                       `json:"seeds"`
+	RunIDs  []string                      `json:"run_ids"`
+	Primary *aggregate.Estimate           `json:"primary,omitempty"`
+	Values  map[string]aggregate.Estimate `json:"metrics"`
+	// Duplicates are runs of the entry with a seed an earlier run of it
+	// had: the same sample again, left out of the estimates.
+	Duplicates []string `json:"duplicates,omitempty"`
 }
 
-// Comparison is one backend against another on the same workload, shape
-// and seeds: the difference of the means and the Welch t-test p-value.
+// Comparison is one backend against another on the same workload
+// (workload_hash), nodes and seeds: the difference of the means and the
+// Welch t-test p-value.
 type Comparison struct {
-	Workload    string        `json:"workload"`
-	Nodes       int           `json:"nodes"`
-	Parallelism int           `json:"parallelism"`
-	Config      string        `json:"config,omitempty"`
-	Base        string        `json:"base"`
-	Other       string        `json:"other"`
-	Seeds       []int64       `json:"seeds"`
-	Metrics     []MetricDelta `json:"metrics"`
+	Workload     string        `json:"workload"`
+	WorkloadHash string        `json:"workload_hash"`
+	Nodes        int           `json:"nodes"`
+	Config       string        `json:"config,omitempty"`
+	Base         string        `json:"base"`
+	Other        string        `json:"other"`
+	Seeds        []int64       `json:"seeds"`
+	Metrics      []MetricDelta `json:"metrics"`
 }
 
 // MetricDelta compares one metric of two backends.
 type MetricDelta struct {
 	Metric      string  `json:"metric"`
+	Unit        string  `json:"unit"`
 	Base        float64 `json:"base_mean"`
 	Other       float64 `json:"other_mean"`
 	DeltaPct    float64 `json:"delta_pct"`
 	P           float64 `json:"p"`
+	N           [2]int  `json:"n"`
 	Significant bool    `json:"significant"`
 	Better      string  `json:"better,omitempty"` // the backend that wins, when significant
 }
@@ -78,11 +83,14 @@ type Board struct {
 	Entries     []Entry      `json:"entries"`
 	Invalid     []Row        `json:"invalid"`
 	Comparisons []Comparison `json:"comparisons"`
-	Duplicates  int          `json:"duplicates"`
-	Aggregates  int          `json:"aggregate_rows_skipped"`
-	Problems    []string     `json:"problems,omitempty"`
-	Confidence  float64      `json:"confidence"`
-	Alpha       float64      `json:"alpha"`
+	// Refused are comparisons not made: runs of one Q, nodes and
+	// configuration on two backends that ran different workloads.
+	Refused    []string `json:"refused,omitempty"`
+	Duplicates int      `json:"duplicates"`
+	Aggregates int      `json:"aggregate_rows_skipped"`
+	Problems   []string `json:"problems,omitempty"`
+	Confidence float64  `json:"confidence"`
+	Alpha      float64  `json:"alpha"`
 }
 
 // Options set the statistics; zero values mean 0.95 and 0.05.
@@ -126,7 +134,7 @@ func Build(c *Collection, o Options) (*Board, error) {
 	}
 	sort.Slice(b.Entries, func(i, j int) bool { return lessEntry(b.Entries[i], b.Entries[j]) })
 	sort.Slice(b.Invalid, func(i, j int) bool { return b.Invalid[i].RunID < b.Invalid[j].RunID })
-	b.Comparisons = compareBackends(c.Rows, o.Alpha)
+	b.Comparisons, b.Refused = compareBackends(c.Rows, o.Alpha)
 	return b, nil
 }
 
@@ -141,44 +149,68 @@ func lessEntry(a, b Entry) bool {
 	if a.Config != b.Config {
 		return a.Config < b.Config
 	}
-	if ta, tb := a.Values["throughput"].Mean, b.Values["throughput"].Mean; ta != tb {
+	if ta, tb := mean(a.Values["throughput"]), mean(b.Values["throughput"]); ta != tb {
 		return ta > tb
 	}
 	return a.Backend+a.ConfigHash < b.Backend+b.ConfigHash
 }
 
+func mean(e aggregate.Estimate) float64 {
+	if e.Mean == nil {
+		return -1
+	}
+	return *e.Mean
+}
+
+// entryOf estimates every metric of rows, leaving out a run that repeats
+// an earlier run's seed.
 func entryOf(k Key, rows []Row, conf float64) Entry {
 	sort.Slice(rows, func(i, j int) bool { return rows[i].RunID < rows[j].RunID })
-	e := Entry{Key: k, Reps: len(rows), Values: map[string]Estimate{}}
-	seeds := map[int64]bool{}
+	e := Entry{Key: k, Values: map[string]aggregate.Estimate{}}
+	seen := map[int64]string{}
+	var kept []Row
 	for _, r := range rows {
-		e.RunIDs = append(e.RunIDs, r.RunID)
-		if !seeds[r.Seed] {
-			seeds[r.Seed] = true
-			e.Seeds = append(e.Seeds, r.Seed)
+		if prev, dup := seen[r.Seed]; dup {
+			e.Duplicates = append(e.Duplicates, fmt.Sprintf("%s (seed %d, as %s)", r.RunID, r.Seed, prev))
+			continue
 		}
+		seen[r.Seed] = r.RunID
+		kept = append(kept, r)
+		e.RunIDs, e.Seeds = append(e.RunIDs, r.RunID), append(e.Seeds, r.Seed)
 	}
 	sort.Slice(e.Seeds, func(i, j int) bool { return e.Seeds[i] < e.Seeds[j] })
+	e.Reps = len(kept)
 	for _, m := range Metrics {
-		e.Values[m.Name] = estimate(values(rows, m.Of), conf)
+		e.Values[m.Name()] = aggregate.Of(columnSamples(kept, m), conf)
+	}
+	if p := primarySamples(kept); p != nil {
+		est := aggregate.Of(p, conf)
+		e.Primary = &est
 	}
 	return e
 }
 
-func values(rows []Row, of func(Row) float64) []float64 {
-	out := make([]float64, len(rows))
+// columnSamples are rows' values of a unified column: a null one is not
+// measurable.
+func columnSamples(rows []Row, m Metric) []aggregate.Sample {
+	out := make([]aggregate.Sample, len(rows))
 	for i, r := range rows {
-		out[i] = of(r)
+		s := aggregate.Sample{Valid: r.Valid, Metric: m.Def.NotMeasurable("null in the unified row")}
+		if v := m.Of(r); v != nil {
+			s.Metric = m.Def.Measure(*v, 1, "")
+		}
+		out[i] = s
 	}
 	return out
 }
 
-// estimate is the mean with a Student t interval (none below two values).
-func estimate(xs []float64, conf float64) Estimate {
-	s := benchmath.AssumeNormal.Summary(benchmath.NewSample(xs, &benchmath.DefaultThresholds), conf)
-	e := Estimate{Mean: s.Center}
-	if len(xs) >= 2 && !math.IsNaN(s.Lo) && !math.IsInf(s.Lo, 0) && !math.IsNaN(s.Hi) && !math.IsInf(s.Hi, 0) {
-		e.Lo, e.Hi = &s.Lo, &s.Hi
+// primarySamples are rows' primary metrics (nil when no row has one).
+func primarySamples(rows []Row) []aggregate.Sample {
+	var out []aggregate.Sample
+	for _, r := range rows {
+		if m, ok := r.primary(); ok {
+			out = append(out, aggregate.Sample{Valid: r.Valid, Metric: m})
+		}
 	}
-	return e
+	return out
 }

@@ -1,13 +1,17 @@
 package leaderboard
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 )
 
 // maxFiles bounds how many unified_results.jsonl files one walk reads.
@@ -136,4 +140,56 @@ func splitJoined(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+// primary is the row's primary metric, when it has one (schema 2).
+func (r Row) primary() (result.Metric, bool) {
+	if r.PrimaryMetric == "" || r.PrimaryState == "" {
+		return result.Metric{}, false
+	}
+	m := result.Metric{Name: r.PrimaryMetric, Unit: r.PrimaryUnit, State: result.State(r.PrimaryState), Direction: result.Higher}
+	if d, ok := primaryDirection(r); ok {
+		m.Direction = d
+	}
+	if r.PrimaryValue != nil {
+		m.Value = *r.PrimaryValue
+	}
+	if r.PrimaryLo != nil || r.PrimaryHi != nil {
+		lo, hi := math.Inf(-1), math.Inf(1)
+		if r.PrimaryLo != nil {
+			lo = *r.PrimaryLo
+		}
+		if r.PrimaryHi != nil {
+			hi = *r.PrimaryHi
+		}
+		m.Interval = &[2]float64{lo, hi}
+	}
+	if m.State != result.Measured && m.State != result.Bound {
+		m.Reason = "as recorded"
+	}
+	return m, true
+}
+
+// primaryDirection is the direction of a row's primary metric
+// (metadata.primary_direction).
+func primaryDirection(r Row) (result.Direction, bool) {
+	d, _ := r.Metadata["primary_direction"].(string)
+	return result.Direction(d), d == string(result.Higher) || d == string(result.Lower)
+}
+
+// workloadHash is the row's metadata.workload_hash ("" when absent).
+func (r Row) workloadHash() string {
+	h, _ := r.Metadata["workload_hash"].(string)
+	return h
+}
+
+// runConfig reads run_config from the run.json of the row's run, next to
+// the unified file (OUTPUT_DIR/<q>/<run id>/run.json).
+func (r Row) runConfig() (json.RawMessage, error) {
+	id, _, _ := strings.Cut(r.RunID, "/")
+	run, err := record.ReadRun(filepath.Join(filepath.Dir(r.File), strings.ToLower(r.Workload), id, "run.json"))
+	if err != nil {
+		return nil, err
+	}
+	return run.RunConfig, nil
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // The leaderboard of a results tree: valid runs grouped and averaged,
-// invalid ones apart, backends compared on the seeds both ran.
+// invalid ones apart, backends compared on the seeds both ran — when
+// they ran the same workload (Q1's two backends did not).
 func ExampleBuild() {
 	c, err := leaderboard.Collect(filepath.Join("testdata", "results"))
 	if err != nil {
@@ -22,10 +23,11 @@ func ExampleBuild() {
 	d := b.Comparisons[0].Metrics[0]
 	fmt.Printf("%s vs %s: %s better (p=%.1g), %d invalid apart\n", b.Comparisons[0].Base, b.Comparisons[0].Other, d.Better, d.P, len(b.Invalid))
 	// Output:
-	// Q1 sage reps=1 throughput=20
-	// Q2 sage reps=3 throughput=100.2 ± 2.8
-	// Q2 ray reps=3 throughput=70.73 ± 3.4
-	// Q4 sage reps=2 throughput=10.5 ± 6.4
-	// Q4 sage reps=2 throughput=19.5 ± 6.4
+	// Q1 ray reps=1 throughput=20.0 req/s
+	// Q1 sage reps=1 throughput=20.0 req/s
+	// Q2 sage reps=3 throughput=100 req/s (95 % CI 97.4–103)
+	// Q2 ray reps=3 throughput=70.7 req/s (95 % CI 67.3–74.1)
+	// Q4 sage reps=2 throughput=10.5 req/s (95 % CI 4.15–16.9)
+	// Q4 sage reps=2 throughput=19.5 req/s (95 % CI 13.1–25.9)
 	// ray vs sage: sage better (p=1e-05), 2 invalid apart
 }

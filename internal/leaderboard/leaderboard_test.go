@@ -29,18 +29,24 @@ func TestBuild(t *testing.T) {
 	if b.Duplicates != 1 || len(b.Problems) != 1 || !strings.Contains(b.Problems[0], "unified_results.jsonl:4") {
 		t.Errorf("duplicates %d, problems %v: want 1 duplicate (s1 twice) and line 4 of b unreadable", b.Duplicates, b.Problems)
 	}
-	if len(b.Entries) != 5 || b.Aggregates != 1 {
-		t.Fatalf("%d entries, %d aggregate rows: want Q1 sage, Q2 sage, Q2 ray, Q4 sage engines=1 and engines=2, and the aggregate row left out", len(b.Entries), b.Aggregates)
+	if len(b.Entries) != 6 || b.Aggregates != 1 {
+		t.Fatalf("%d entries, %d aggregate rows: want Q1 sage, Q1 ray, Q2 sage, Q2 ray, Q4 sage engines=1 and engines=2, and the aggregate row left out", len(b.Entries), b.Aggregates)
 	}
-	if q4 := b.Entries[3]; q4.Config != "engines=1" || q4.Reps != 2 || q4.Values["throughput"].Mean != 10.5 {
+	if q4 := b.Entries[4]; q4.Config != "engines=1" || q4.Reps != 2 || *q4.Values["throughput"].Mean != 10.5 {
 		t.Errorf("entry %+v: want Q4 engines=1 over 2 repetitions, mean 10.5", q4)
 	}
-	q2 := b.Entries[1]
-	if q2.Workload != "Q2" || q2.Backend != "sage" || q2.Reps != 3 || q2.Values["throughput"].Lo == nil {
+	q2 := b.Entries[2]
+	if q2.Workload != "Q2" || q2.Backend != "sage" || q2.Reps != 3 || q2.Values["throughput"].Interval == nil {
 		t.Errorf("entry %+v: want Q2 sage first (highest throughput) with 3 reps and an interval", q2)
 	}
-	if tp := q2.Values["throughput"].Mean; tp < 100.2 || tp > 100.3 {
+	if tp := *q2.Values["throughput"].Mean; tp < 100.2 || tp > 100.3 {
 		t.Errorf("Q2 sage mean throughput %v: the invalid run (300 req/s) must not be averaged in", tp)
+	}
+	if p := q2.Primary; p == nil || p.Name != "best_critical_ttft_p99_ms" || *p.Mean != 102 || p.Direction != "lower" {
+		t.Errorf("Q2 sage primary %+v: want best_critical_ttft_p99_ms, mean 102 ms", p)
+	}
+	if len(b.Refused) != 1 || !strings.Contains(b.Refused[0], "Q1 nodes=1: ray runs (workload_hash w1full) and sage runs (workload_hash w1quick) ran different workloads and are not compared") {
+		t.Errorf("refused %q: want Q1's sage and ray runs of different workloads refused, naming both hashes", b.Refused)
 	}
 	if len(b.Invalid) != 2 || b.Invalid[0].RunID != "bad1" || b.Invalid[1].RunID != "nometa" {
 		t.Errorf("invalid %+v: want bad1 and nometa apart", b.Invalid)

@@ -108,7 +108,7 @@ func TestReadUnified(t *testing.T) {
 `
 	var got []Unified
 	err := ReadUnified(strings.NewReader(in), "unified_results.jsonl", func(_ int, u Unified) { got = append(got, u) })
-	if len(got) != 1 || got[0].Throughput != 12.5 || got[0].LatencyP99 != 40 {
+	if len(got) != 1 || *got[0].Throughput != 12.5 || *got[0].LatencyP99 != 40 || got[0].LatencyP50 != nil {
 		t.Fatalf("rows = %+v", got)
 	}
 	if err == nil || !strings.Contains(err.Error(), "unified_results.jsonl:2: unified row: run_id is empty") {

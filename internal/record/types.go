@@ -2,11 +2,21 @@ package record
 
 import (
 	"encoding/json"
+	"math"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/result"
 )
+
+// SchemaVersion is the version of run.json this build writes: 2 added
+// "result" (the typed answer) and "summary.target_metrics", and dropped
+// "summary.primary", "summary.extra" and "drill". A run.json without
+// schema_version is version 1.
+const SchemaVersion = 2
 
 // Run is the content of run.json.
 type Run struct {
+	SchemaVersion  int             `json:"schema_version"`
 	RunID          string          `json:"run_id"`
 	Workload       string          `json:"workload"` // Q1..Q8
 	Name           string          `json:"name"`     // e.g. ControlMix
@@ -26,9 +36,11 @@ type Run struct {
 	EndedAt        time.Time       `json:"ended_at"`
 	Summary        Summary         `json:"summary"`
 	Notes          []string        `json:"notes,omitempty"` // e.g. a policy the target could not switch
-	// Drill is a drill's report (Q5, Q7, Q8): its events with intended and
-	// actual times and outcomes, recovery per event, lost requests.
-	Drill json.RawMessage `json:"drill,omitempty"`
+	// Result is the Q's typed answer: the answer sentence, the primary
+	// and other metrics each with its state, drill events, targets and
+	// the tables behind the answer (docs/records.md). Nil in a run that
+	// never finished, and in schema version 1.
+	Result *result.Result `json:"result,omitempty"`
 	// MeasurementFloor is the harness's own error at this run's rate and
 	// mix, when the run was calibrated (--calibrate).
 	MeasurementFloor *Floor `json:"measurement_floor,omitempty"`
@@ -54,23 +66,24 @@ type Environment struct {
 	LoadAvg1 float64 `json:"loadavg_1m,omitempty"`
 }
 
-// Summary holds the metrics of one run (one repetition).
+// Summary holds the request-level metrics of one run (one repetition).
 type Summary struct {
-	Primary         Metric             `json:"primary"`
-	Requests        int                `json:"requests"`
-	Succeeded       int                `json:"succeeded"`
-	Failed          int                `json:"failed"`
-	DurationSeconds float64            `json:"duration_seconds"`
-	TargetRate      float64            `json:"target_rate"`    // req/s of the schedule
-	DeliveredRate   float64            `json:"delivered_rate"` // req/s actually sent
-	Throughput      float64            `json:"throughput"`     // completed req/s
-	Goodput         float64            `json:"goodput"`        // req/s meeting their SLO
-	SLOAttainment   float64            `json:"slo_attainment"` // fraction in [0,1]
-	SuccessRate     float64            `json:"success_rate"`   // fraction in [0,1]
-	ScheduleLag     Latency            `json:"schedule_lag"`
-	E2E             Latency            `json:"e2e"`
-	Groups          []Group            `json:"groups"`
-	Extra           map[string]float64 `json:"extra,omitempty"` // workload-specific
+	Requests        int     `json:"requests"`
+	Succeeded       int     `json:"succeeded"`
+	Failed          int     `json:"failed"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	TargetRate      float64 `json:"target_rate"`    // req/s of the schedule
+	DeliveredRate   float64 `json:"delivered_rate"` // req/s actually sent
+	Throughput      float64 `json:"throughput"`     // completed req/s
+	Goodput         float64 `json:"goodput"`        // req/s meeting their SLO
+	SLOAttainment   float64 `json:"slo_attainment"` // fraction in [0,1]
+	SuccessRate     float64 `json:"success_rate"`   // fraction in [0,1]
+	ScheduleLag     Latency `json:"schedule_lag"`
+	E2E             Latency `json:"e2e"`
+	Groups          []Group `json:"groups"`
+	// TargetMetrics are the target's own /metrics series the run scraped,
+	// condensed (mean, p95, max of each series; finite values only).
+	TargetMetrics map[string]float64 `json:"target_metrics,omitempty"`
 	// HarnessOverhead is, over the requests whose target reported its own
 	// timing (the reference stack does), the client's time from the actual
 	// send minus the server's from receipt: network plus harness.
@@ -81,13 +94,6 @@ type Summary struct {
 type Overhead struct {
 	TTFT Latency `json:"ttft"`
 	E2E  Latency `json:"e2e"`
-}
-
-// Metric is a named value with its unit, e.g. goodput in tx/s.
-type Metric struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
-	Unit  string  `json:"unit"`
 }
 
 // Group summarises the requests sharing a set of labels (type, tenant,
@@ -177,8 +183,10 @@ type Request struct {
 	Node string `json:"node,omitempty"`
 }
 
-// Unified is one row of unified_results.jsonl/.csv, field for field the
-// schema of the original Python benchmark_sage.
+// Unified is one row of unified_results.jsonl/.csv: field for field the
+// schema of the original Python benchmark_sage, then the run's primary
+// metric. A figure the run did not measure is null (an empty CSV cell),
+// never 0.
 type Unified struct {
 	Backend         string         `json:"backend"`
 	Workload        string         `json:"workload"`
@@ -186,14 +194,41 @@ type Unified struct {
 	Seed            int64          `json:"seed"`
 	Nodes           int            `json:"nodes"`
 	Parallelism     int            `json:"parallelism"`
-	Throughput      float64        `json:"throughput"`
-	LatencyP50      float64        `json:"latency_p50"`
-	LatencyP95      float64        `json:"latency_p95"`
-	LatencyP99      float64        `json:"latency_p99"`
-	SuccessRate     float64        `json:"success_rate"`
-	DurationSeconds float64        `json:"duration_seconds"`
+	Throughput      *float64       `json:"throughput"`
+	LatencyP50      *float64       `json:"latency_p50"`
+	LatencyP95      *float64       `json:"latency_p95"`
+	LatencyP99      *float64       `json:"latency_p99"`
+	SuccessRate     *float64       `json:"success_rate"`
+	DurationSeconds *float64       `json:"duration_seconds"`
 	Timestamp       string         `json:"timestamp"`
 	ConfigHash      string         `json:"config_hash"`
 	BackendHash     string         `json:"backend_hash"`
 	Metadata        map[string]any `json:"metadata"`
+	// The primary metric: its name, value (null unless measured), unit,
+	// state (result.State) and interval (a bound's bracket or the
+	// confidence interval of a measured value; null ends are open or
+	// absent).
+	PrimaryMetric string   `json:"primary_metric"`
+	PrimaryValue  *float64 `json:"primary_value"`
+	PrimaryUnit   string   `json:"primary_unit"`
+	PrimaryState  string   `json:"primary_state"`
+	PrimaryLo     *float64 `json:"primary_lo"`
+	PrimaryHi     *float64 `json:"primary_hi"`
+}
+
+// F returns a pointer to v, or nil when v is NaN or infinite: the form of
+// a figure in a unified row.
+func F(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// Sampled is F(v) when n samples stand behind v, else nil.
+func Sampled(v float64, n int) *float64 {
+	if n <= 0 {
+		return nil
+	}
+	return F(v)
 }

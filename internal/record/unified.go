@@ -24,6 +24,7 @@ var UnifiedColumns = []string{
 	"backend", "workload", "run_id", "seed", "nodes", "parallelism",
 	"throughput", "latency_p50", "latency_p95", "latency_p99", "success_rate",
 	"duration_seconds", "timestamp", "config_hash", "backend_hash", "metadata",
+	"primary_metric", "primary_value", "primary_unit", "primary_state", "primary_lo", "primary_hi",
 }
 
 // AppendUnified appends u as one line to root/unified_results.jsonl and one
@@ -58,13 +59,19 @@ func unifiedRow(u Unified) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding metadata of %s: %w", u.RunID, err)
 	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	f := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*v, 'g', -1, 64)
+	}
 	return []string{
 		u.Backend, u.Workload, u.RunID, strconv.FormatInt(u.Seed, 10),
 		strconv.Itoa(u.Nodes), strconv.Itoa(u.Parallelism),
 		f(u.Throughput), f(u.LatencyP50), f(u.LatencyP95), f(u.LatencyP99),
 		f(u.SuccessRate), f(u.DurationSeconds), u.Timestamp, u.ConfigHash,
 		u.BackendHash, string(m),
+		u.PrimaryMetric, f(u.PrimaryValue), u.PrimaryUnit, u.PrimaryState, f(u.PrimaryLo), f(u.PrimaryHi),
 	}, nil
 }
 
@@ -79,14 +86,19 @@ func checkCSVHeader(path string) error {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer f.Close()
-	hdr, err := csv.NewReader(f).Read()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	hdr, err := r.Read()
 	if err == io.EOF {
 		return nil
 	}
-	if err != nil || strings.Join(hdr, ",") != strings.Join(UnifiedColumns, ",") {
-		return fmt.Errorf("%s has an unexpected header; move it away to start a new one", path)
+	switch {
+	case err == nil && strings.Join(hdr, ",") == strings.Join(UnifiedColumns, ","):
+		return nil
+	case err == nil && len(hdr) < len(UnifiedColumns) && strings.Join(hdr, ",") == strings.Join(UnifiedColumns[:len(hdr)], ","):
+		return fmt.Errorf("%s was written by an older sagebench (without the primary_* columns); move it away to start a new one", path)
 	}
-	return nil
+	return fmt.Errorf("%s has an unexpected header; move it away to start a new one", path)
 }
 
 func appendCSV(path string, row []string) error {

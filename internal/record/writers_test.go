@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +81,7 @@ func TestAppendUnifiedHeaderOnce(t *testing.T) {
 	root := t.TempDir()
 	for i := range 3 {
 		u := Unified{Backend: "sage", Workload: "Q2", RunID: fmt.Sprintf("q2-sage-%d-0000000%d", i, i), Seed: 42 + int64(i),
-			Nodes: 1, Parallelism: 2, Throughput: 10.5, Metadata: map[string]any{"note": "a,b \"quoted\"\nline"}}
+			Nodes: 1, Parallelism: 2, Throughput: F(10.5), Metadata: map[string]any{"note": "a,b \"quoted\"\nline"}}
 		if err := AppendUnified(root, u); err != nil {
 			t.Fatal(err)
 		}
@@ -95,8 +96,9 @@ func TestAppendUnifiedHeaderOnce(t *testing.T) {
 		t.Fatalf("rows %d, header %v", len(rows), rows[0])
 	}
 	var meta map[string]any
-	if err := json.Unmarshal([]byte(rows[3][len(UnifiedColumns)-1]), &meta); err != nil || meta["note"] != "a,b \"quoted\"\nline" {
-		t.Errorf("metadata column %q: %v", rows[3][len(UnifiedColumns)-1], err)
+	mi := slices.Index(UnifiedColumns, "metadata")
+	if err := json.Unmarshal([]byte(rows[3][mi]), &meta); err != nil || meta["note"] != "a,b \"quoted\"\nline" {
+		t.Errorf("metadata column %q: %v", rows[3][mi], err)
 	}
 	data, _ := os.ReadFile(filepath.Join(root, UnifiedJSONL))
 	if n := bytes.Count(data, []byte("\n")); n != 3 {

@@ -9,19 +9,24 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// scaleKey matches the Q4 per-scale extras: engines=N.max_rate.
+// scaleKey matches the Q4 per-scale metrics: engines=N.max_rate.
 var scaleKey = regexp.MustCompile(`^engines=(\d+)\.max_rate$`)
 
-// scaleFrontierFigure draws Q4's frontier from the run summary's extras:
-// per pool size the highest rate that met the SLO, against ideal linear
-// scaling from one engine. Nil when the run has no such extras.
+// scaleFrontierFigure draws Q4's frontier from the run's result: per
+// pool size the highest rate that met the SLO (the low end of its
+// bracket), against ideal linear scaling from one engine. Nil when the
+// run has no such metrics.
 func scaleFrontierFigure(r *Run, prefix string) (*Figure, error) {
 	var pts plotter.XYs
-	for k, v := range r.Record.Summary.Extra {
-		m := scaleKey.FindStringSubmatch(k)
-		if m == nil || isNaNOrInf(v) {
+	if r.Record.Result == nil {
+		return nil, nil
+	}
+	for _, rm := range r.Record.Result.Metrics {
+		m := scaleKey.FindStringSubmatch(rm.Name)
+		if m == nil || rm.Interval == nil || rm.Interval[0] <= 0 {
 			continue
 		}
+		v := rm.Interval[0]
 		n, err := strconv.Atoi(m[1])
 		if err != nil || n <= 0 {
 			continue
@@ -53,5 +58,5 @@ func scaleFrontierFigure(r *Run, prefix string) (*Figure, error) {
 	}
 	p.Y.Min = 0
 	return &Figure{ID: prefix + "frontier", Title: p.Title.Text, Plot: p,
-		Caption: "Q4: for each pool size, the highest offered rate whose probe met the p99 and success SLO (engines=N.max_rate of the summary), against ideal linear scaling from one engine."}, nil
+		Caption: "Q4: for each pool size, the highest offered rate whose probe met the p99 and success SLO (the low end of engines=N.max_rate's bracket), against ideal linear scaling from one engine."}, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/capture"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata run directories and golden files")
@@ -82,7 +83,8 @@ func runJSON(t *testing.T, f fakeRun, e2e []float64) []byte {
 		r.InvalidReasons = []string{"delivered rate 61% of target (below 95%)"}
 	}
 	s := &r.Summary
-	s.Primary = record.Metric{Name: "goodput", Value: 9.1 / f.slow, Unit: "req/s"}
+	res := result.New("a made-up run's answer", result.Def{Name: "goodput", Unit: result.ReqPerS, Direction: result.Higher}.Measure(9.1/f.slow, f.n, ""))
+	r.Result = &res
 	s.Requests, s.Succeeded, s.Failed = f.n, f.n*98/100, f.n-f.n*98/100
 	s.DurationSeconds, s.TargetRate, s.DeliveredRate = 60, 10, 10
 	s.Throughput, s.Goodput, s.SLOAttainment, s.SuccessRate = float64(f.n)/60/f.slow, 9.1/f.slow, 0.91, 0.98

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/sagebench/sagebench/internal/result"
 	"html/template"
 	"io"
 	"strings"
@@ -96,8 +97,14 @@ func pageFigures(figs []*Figure) ([]pageFigure, error) {
 func summaryRows(r *record.Run) [][2]string {
 	s := r.Summary
 	f := func(v float64, unit string) string { return strings.TrimSpace(fmt.Sprintf("%.4g %s", v, unit)) }
-	rows := [][2]string{
-		{"primary " + s.Primary.Name, f(s.Primary.Value, s.Primary.Unit)},
+	var rows [][2]string
+	if res := r.Result; res != nil {
+		rows = append(rows, [2]string{"answer", res.Answer}, [2]string{"primary " + res.Primary.Name, result.Format(res.Primary)})
+		for _, v := range res.Targets {
+			rows = append(rows, [2]string{"target " + v.Metric, metMissed(v.Met) + ": " + v.Reason})
+		}
+	}
+	rows = append(rows, [][2]string{
 		{"requests (ok / failed)", fmt.Sprintf("%d (%d / %d)", s.Requests, s.Succeeded, s.Failed)},
 		{"duration", f(s.DurationSeconds, "s")},
 		{"target / delivered rate", fmt.Sprintf("%.4g / %.4g req/s", s.TargetRate, s.DeliveredRate)},
@@ -108,11 +115,23 @@ func summaryRows(r *record.Run) [][2]string {
 		{"backend / seed / repetition", fmt.Sprintf("%s / %d / %d", r.Backend, r.Seed, r.Repetition)},
 		{"config hash", r.ConfigHash},
 		{"started", r.StartedAt.UTC().Format("2006-01-02 15:04:05Z")},
+	}...)
+	if res := r.Result; res != nil {
+		for _, m := range res.Metrics {
+			rows = append(rows, [2]string{m.Name, result.Format(m)})
+		}
 	}
-	for _, k := range sortedKeys(s.Extra) {
-		rows = append(rows, [2]string{k, fmt.Sprintf("%.4g", s.Extra[k])})
+	for _, k := range sortedKeys(s.TargetMetrics) {
+		rows = append(rows, [2]string{k, fmt.Sprintf("%.4g", s.TargetMetrics[k])})
 	}
 	return rows
+}
+
+func metMissed(met bool) string {
+	if met {
+		return "met"
+	}
+	return "MISSED"
 }
 
 func prettyJSON(raw []byte) string {

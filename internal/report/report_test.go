@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 )
 
 func fixedNow() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
@@ -222,9 +224,13 @@ func TestCDFPerVaryingLabel(t *testing.T) {
 }
 
 func TestScaleFrontierFigure(t *testing.T) {
-	r := &Run{Record: &record.Run{Summary: record.Summary{Extra: map[string]float64{
-		"engines=1.max_rate": 10, "engines=2.max_rate": 18, "engines=4.max_rate": 30, "engines=2.goodput": 17, "max_rate": 30,
-	}}}}
+	rate := result.Def{Name: "max_rate", Unit: result.ReqPerS, Direction: result.Higher}
+	res := result.New("frontier", rate.Within(30, 32, 5, ""),
+		result.Def{Name: "engines=1.max_rate", Unit: result.ReqPerS, Direction: result.Higher}.Within(10, 11, 5, ""),
+		result.Def{Name: "engines=2.max_rate", Unit: result.ReqPerS, Direction: result.Higher}.Within(18, 20, 5, ""),
+		result.Def{Name: "engines=4.max_rate", Unit: result.ReqPerS, Direction: result.Higher}.Within(30, math.Inf(1), 5, ""),
+		result.Def{Name: "engines=2.goodput", Unit: result.ReqPerS, Direction: result.Higher}.Measure(17, 5, ""))
+	r := &Run{Record: &record.Run{Result: &res}}
 	f, err := scaleFrontierFigure(r, "")
 	if err != nil || f == nil || f.ID != "frontier" {
 		t.Fatalf("figure %v, %v: want the frontier", f, err)

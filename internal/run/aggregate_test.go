@@ -3,84 +3,69 @@ package run
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sagebench/sagebench/internal/aggregate"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/runconfig"
-	"github.com/sagebench/sagebench/internal/workload/q2"
+	"github.com/sagebench/sagebench/internal/workload/q5"
 )
 
-func TestSpreadOf(t *testing.T) {
-	tests := []struct {
-		name                 string
-		xs                   []float64
-		mean, median, stddev float64
-		ciHalf               float64
-	}{
-		{"one value", []float64{5}, 5, 5, 0, 0},
-		{"three", []float64{1, 2, 6}, 3, 2, math.Sqrt(7), 4.303 * math.Sqrt(7) / math.Sqrt(3)},
-		{"even count median", []float64{4, 1, 3, 2}, 2.5, 2.5, math.Sqrt(5.0 / 3), 3.182 * math.Sqrt(5.0/3) / 2},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := spreadOf(tc.xs)
-			near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-			if !near(s.Mean, tc.mean) || !near(s.Median, tc.median) || !near(s.Stddev, tc.stddev) ||
-				!near(s.CIHigh-s.Mean, tc.ciHalf) || !near(s.Mean-s.CILow, tc.ciHalf) || s.N != len(tc.xs) {
-				t.Errorf("spreadOf(%v) = %+v", tc.xs, s)
-			}
-		})
-	}
-}
-
-// TestWriteAggregate: two repetitions give aggregate.json, summary.md and
-// one unified row marked as the aggregate, with the primary first.
+// TestWriteAggregate: three repetitions of Q5 — recovered after 4 s,
+// never recovered, and an invalid one that recovered after 30 s — give
+// aggregate.json, summary.md and one unified row marked as the
+// aggregate; the primary's mean is 4 s over the one measured valid
+// repetition, the other two counted as excluded, with no interval.
 func TestWriteAggregate(t *testing.T) {
 	out := t.TempDir()
 	s := runconfig.DefaultShared()
 	s.OutputDir = out
-	r, _, err := runconfig.Resolve(q2.Spec(), s, nil, workloadOverrides())
+	r, _, err := runconfig.Resolve(q5.Spec(), s, nil, workloadOverrides())
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := []Result{fakeResult("q2-sage-0-a", 10, 0.5, true), fakeResult("q2-sage-1-b", 14, 0.7, false)}
+	rec := result.Def{Name: "recovery_s", Unit: result.Seconds, Direction: result.Lower}
+	res := []Result{
+		fakeResult("q5-sage-0-a", 0, rec.Measure(4, 1, ""), true),
+		fakeResult("q5-sage-1-b", 1, rec.Never("never back within the bound"), true),
+		fakeResult("q5-sage-2-c", 2, rec.Measure(30, 1, ""), false),
+	}
 	var w bytes.Buffer
 	if err := writeAggregate(&w, r, res); err != nil {
 		t.Fatal(err)
 	}
-	dirs, _ := filepath.Glob(filepath.Join(out, "q2", "agg-q2-sage-*"))
+	dirs, _ := filepath.Glob(filepath.Join(out, "q5", "agg-q5-sage-*"))
 	if len(dirs) != 1 {
 		t.Fatalf("aggregate dirs %v", dirs)
 	}
-	var a Aggregate
+	var a aggregate.Aggregate
 	b, _ := os.ReadFile(filepath.Join(dirs[0], "aggregate.json"))
 	if err := json.Unmarshal(b, &a); err != nil {
 		t.Fatal(err)
 	}
-	if g := a.Metrics["primary:goodput"]; g.Mean != 12 || g.N != 2 || a.Valid != 1 || a.Metrics["fifo.critical_ttft_p99_ms"].Median != 0.6 {
-		t.Errorf("aggregate %+v", a)
+	e, ok := a.Metric("recovery_s")
+	if !ok || a.Primary != "recovery_s" || e.Mean == nil || *e.Mean != 4 || e.N != 1 || e.Interval != nil ||
+		e.Excluded != (aggregate.Excluded{Invalid: 1, Never: 1}) || a.Valid != 2 {
+		t.Errorf("aggregate %+v, recovery_s %+v", a, e)
 	}
-	if _, err := os.Stat(filepath.Join(dirs[0], "summary.md")); err != nil {
-		t.Error(err)
+	md, _ := os.ReadFile(filepath.Join(dirs[0], "summary.md"))
+	if !strings.Contains(string(md), "**Answer:** Q5 HeteroResilience over 3 repetitions (2 valid): recovery_s mean 4.00 s over 1 measured; 1 never, 1 invalid excluded") {
+		t.Errorf("summary.md does not lead with the answer:\n%s", md)
 	}
 	u, _ := os.ReadFile(filepath.Join(out, "unified_results.jsonl"))
-	if !strings.Contains(string(u), `"aggregate":true`) || strings.Count(string(u), "\n") != 1 {
+	if !strings.Contains(string(u), `"aggregate":true`) || !strings.Contains(string(u), `"primary_value":4,`) || strings.Count(string(u), "\n") != 1 {
 		t.Errorf("unified rows:\n%s", u)
-	}
-	if lines := strings.Split(w.String(), "\n"); len(lines) < 5 || !strings.HasPrefix(lines[4], "| primary:goodput |") {
-		t.Errorf("primary is not the first metric:\n%s", w.String())
 	}
 	if err := writeAggregate(&w, r, res[:1]); err != nil {
 		t.Errorf("one repetition: %v", err)
 	}
 }
 
-func fakeResult(id string, goodput, ttft float64, valid bool) Result {
-	return Result{Run: record.Run{RunID: id, Backend: "sage", Valid: valid, Summary: record.Summary{
-		Primary: record.Metric{Name: "goodput", Value: goodput, Unit: "req/s"}, Goodput: goodput,
-		Extra: map[string]float64{"fifo.critical_ttft_p99_ms": ttft}}}}
+func fakeResult(id string, seed int64, primary result.Metric, valid bool) Result {
+	res := result.New("a made-up answer", primary)
+	return Result{Run: record.Run{RunID: id, Workload: "Q5", Name: "HeteroResilience", Backend: "sage", Seed: seed, Valid: valid, Result: &res}}
 }

@@ -5,11 +5,14 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/presenter"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -70,23 +73,30 @@ func fixedRun(t *testing.T) (*record.Run, workload.Outcome) {
 		EndedAt: time.Date(2026, 11, 29, 15, 0, 4, 0, time.UTC),
 		Environment: record.Environment{GoVersion: "go1.26.8", OS: "linux", Arch: "amd64", CPUModel: "Test CPU",
 			Cores: 2, MemoryMiB: 1024, Version: "devel", Commit: "abc"}}
-	o := workload.Outcome{Phases: phases, LoadMode: "open-loop"}
-	(&Runner{}).finish(run, runconfig.Resolved{Spec: q2.Spec(), Shared: runconfig.DefaultShared()}, o, col, true)
+	crit := result.Def{Name: "best_critical_ttft_p99_ms", Unit: result.Ms, Direction: result.Lower}
+	o := workload.Outcome{Phases: phases, LoadMode: "open-loop",
+		Result: result.New("priority cut critical-class p99 TTFT from 45 ms (fifo) to 40 ms", crit.Measure(40, 10, "").WithReason("under priority"))}
+	q := q2.Spec().New(false)
+	(&Runner{}).finish(run, runconfig.Resolved{Spec: q2.Spec(), Workload: q, Shared: runconfig.DefaultShared()}, o, col, true)
 	return run, o
 }
 
 func TestGoldenRecords(t *testing.T) {
 	run, o := fixedRun(t)
+	p := presenter.Run{Record: run, Spec: q2.Spec(), Phases: o.Phases}
 	var md, bench, table bytes.Buffer
-	writeMarkdown(&md, run, q2.Spec(), o)
+	presenter.Markdown(&md, p)
 	golden(t, "summary.md.golden", md.Bytes())
 	hdr := record.BenchHeader{GOOS: "linux", GOARCH: "amd64", Pkg: "github.com/sagebench/sagebench/internal/workload", CPU: "Test CPU"}
-	if err := record.WriteBench(&bench, hdr, benchLines(q2.Spec(), run, o.Phases)); err != nil {
+	if err := record.WriteBench(&bench, hdr, presenter.BenchLines(p, nil)); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "bench.txt.golden", bench.Bytes())
-	writeTable(&table, run, q2.Spec(), o, false)
+	presenter.EndTable(&table, p)
 	golden(t, "table.txt.golden", table.Bytes())
+	if !strings.HasPrefix(md.String(), "# Q2 ControlMix — q2-sage-0-0123abcd\n\n**Answer:** priority cut") {
+		t.Errorf("summary.md does not start with the answer:\n%s", md.String())
+	}
 	if !run.Valid || run.Summary.Requests != 40 || run.Summary.Failed != 1 {
 		t.Errorf("valid %v (%v), requests %d, failed %d", run.Valid, run.InvalidReasons, run.Summary.Requests, run.Summary.Failed)
 	}

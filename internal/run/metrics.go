@@ -10,13 +10,14 @@ import (
 )
 
 // summaryMetrics are the target metrics whose mean, p95 and max go into
-// run.json's summary extras (the whole series stays in metrics.jsonl).
+// run.json's summary.target_metrics (the whole series stays in
+// metrics.jsonl).
 var summaryMetrics = []string{"sagebench_gateway_queue_depth", "sagebench_engine_running"}
 
 // scrape records the target's /metrics every second into the run
 // directory's metrics.jsonl while the traffic runs; stop ends it and
 // returns notes (a target without /metrics is noted, not an error) and
-// the summary extras.
+// the condensed target metrics.
 func scrape(ctx context.Context, t *target.Target, dir string) (stop func() ([]string, map[string]float64)) {
 	url, err := capture.MetricsURL(t.URL())
 	if err != nil {
@@ -58,18 +59,4 @@ func metricExtras(path string) map[string]float64 {
 		}
 	}
 	return capture.Extra(keep)
-}
-
-// mergeExtra adds b's keys to a (a may be nil).
-func mergeExtra(a, b map[string]float64) map[string]float64 {
-	if len(b) == 0 {
-		return a
-	}
-	if a == nil {
-		a = make(map[string]float64, len(b))
-	}
-	for k, v := range b {
-		a[k] = v
-	}
-	return a
 }

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/presenter"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
@@ -129,7 +131,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Result{}, fmt.Errorf("creating the run directory: %w", err)
 	}
-	run := record.Run{RunID: id, Workload: r.Spec.ID, Name: r.Spec.Name, Entry: r.Spec.Entry,
+	run := record.Run{SchemaVersion: record.SchemaVersion, RunID: id, Workload: r.Spec.ID, Name: r.Spec.Name, Entry: r.Spec.Entry,
 		Backend: r.Shared.Backend, Repetition: rep, Seed: r.Shared.Seed + int64(rep),
 		RunConfig: r.RunConfig, ConfigHash: r.ConfigHash, WorkloadHash: r.WorkloadHash, Target: t.Description(),
 		Environment: rn.Env, StartedAt: time.Now(), InvalidReasons: []string{}, MeasurementFloor: rn.Floor}
@@ -141,7 +143,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	}
 	stopScrape := scrape(ctx, t, dir)
 	outcome, col, err := rn.drive(ctx, r, t, &run, dir)
-	metricNotes, metricExtra := stopScrape()
+	metricNotes, targetMetrics := stopScrape()
 	if ns := (*NotStartedError)(nil); errors.As(err, &ns) {
 		return Result{}, removeRunDir(dir, err)
 	}
@@ -149,13 +151,13 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 		return Result{Dir: dir, Run: run}, err
 	}
 	run.EndedAt = time.Now()
-	outcome.Extra = mergeExtra(outcome.Extra, metricExtra)
 	rn.finish(&run, r, outcome, col, ctx.Err() == nil)
+	run.Summary.TargetMetrics = targetMetrics
 	run.Notes = append(append(outcome.Notes, connNotes(t, warmed, rn.Fleet != nil)...), metricNotes...)
 	if err := writeRecords(dir, r, &run, outcome); err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
-	writeTable(rn.Out, &run, r.Spec, outcome, false)
+	presenter.EndTable(rn.Out, presenter.Run{Record: &run, Spec: r.Spec, Phases: outcome.Phases})
 	fmt.Fprintf(rn.Out, "records: %s\n", dir)
 	return Result{Dir: dir, Run: run}, nil
 }
@@ -222,11 +224,9 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	return outcome, col, err
 }
 
-// finish fills the summary, validity and completeness of run.
+// finish fills the summary, the result, validity and completeness of run.
 func (rn *Runner) finish(run *record.Run, r runconfig.Resolved, o workload.Outcome, col *summary.Collector, complete bool) {
 	sum, reasons := col.Summarize(o.Phases, r.Shared.Validity)
-	sum.Extra = o.Extra
-	sum.Primary = r.Spec.PrimaryMetric(sum)
 	run.Summary = sum
 	run.LoadMode = o.LoadMode
 	run.Complete = complete
@@ -236,9 +236,37 @@ func (rn *Runner) finish(run *record.Run, r runconfig.Resolved, o workload.Outco
 	if len(o.Phases) == 0 {
 		reasons = append(reasons, "no phase ran: "+strings.Join(o.Notes, "; "))
 	}
-	reasons = append(reasons, applyDrill(run, o)...)
+	reasons = append(reasons, o.Invalid...)
+	res := completeResult(o.Result, r, sum, complete)
+	if err := res.Check(); err != nil {
+		reasons = append(reasons, "the result breaks its own model (a bug; please report it): "+strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	run.Result = &res
 	run.InvalidReasons = append([]string{}, reasons...)
 	run.Valid = len(reasons) == 0
+}
+
+// completeResult adds to the Q's result the run-level metrics it does not
+// define itself and the verdicts on its targets; a Q that gave no answer
+// (interrupted, say) gets one that says so, its primary metric not
+// measurable.
+func completeResult(res result.Result, r runconfig.Resolved, sum record.Summary, complete bool) result.Result {
+	if res.Answer == "" || res.Primary.Name == "" {
+		why := "the workload gave no result"
+		if !complete {
+			why = "the run was interrupted before it completed"
+		}
+		res = result.New("not answered: "+why, r.Spec.Primary.NotMeasurable(why))
+	}
+	for _, m := range summary.Metrics(sum) {
+		if _, ok := res.Metric(m.Name); !ok {
+			res.Metrics = append(res.Metrics, m)
+		}
+	}
+	if t, ok := r.Workload.Config().(workload.Targeted); ok && len(t.Targets()) > 0 {
+		res.Targets = result.Judge(res, t.Targets())
+	}
+	return res
 }
 
 // fineGap is the Driver.FineGap of a validated pacer.

@@ -105,6 +105,9 @@ func (r *Resolved) freeze() error {
 	}
 	delete(m, "output_dir")
 	delete(m, "repeat")
+	if sec, ok := m[r.Spec.Section()].(map[string]any); ok {
+		delete(sec, "target") // a verdict's threshold: it changes no request
+	}
 	h, err := canonicalJSON(m)
 	if err != nil {
 		return err

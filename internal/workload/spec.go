@@ -3,7 +3,8 @@ package workload
 import (
 	"strings"
 
-	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/summary"
 )
 
 // Spec is a catalog entry: a workload family and, when this build has it,
@@ -26,8 +27,10 @@ type Spec struct {
 	// --nodes N sends it from N workers (internal/fleet), the schedule
 	// sharded by request index.
 	ShardedLoad bool
-	// Primary picks the primary metric out of a summary; nil → goodput.
-	Primary func(record.Summary) record.Metric
+	// Primary defines the Q's primary metric (what its Result.Primary
+	// is): the runner uses it when a run ends without the Q's answer, and
+	// the leaderboard to name each Q's column.
+	Primary result.Def
 }
 
 // Implemented reports whether this build can run the Q.
@@ -39,10 +42,9 @@ func (s Spec) Section() string { return strings.ToLower(s.ID) }
 // BenchName is the Go benchmark name stem, e.g. Q2ControlMix.
 func (s Spec) BenchName() string { return s.ID + s.Name }
 
-// PrimaryMetric returns the Q's primary metric of sum.
-func (s Spec) PrimaryMetric(sum record.Summary) record.Metric {
-	if s.Primary != nil {
-		return s.Primary(sum)
-	}
-	return record.Metric{Name: "goodput", Value: sum.Goodput, Unit: "req/s"}
+// TargetDefs are the metrics a Q's targets (qN.target) may name: the
+// Q's own and the run-level metrics every result carries.
+func TargetDefs(own ...result.Def) []result.Def {
+	return append(own, summary.DefGoodput, summary.DefThroughput, summary.DefSLOAttainment, summary.DefSuccessRate,
+		summary.DefE2EP50, summary.DefE2EP95, summary.DefE2EP99, summary.DefLagP99)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
 )
@@ -174,7 +175,11 @@ type Outcome struct {
 	Phases   []summary.Phase
 	LoadMode string   // load.ModeOpen or load.ModeClosed
 	Notes    []string // e.g. "the target cannot switch policy; ran with its own"
-	Extra    map[string]float64
+	// Result is the Q's typed answer (run.json "result"): the answer
+	// sentence, the primary metric, every other metric with its state,
+	// drill events and the tables behind the answer. The runner adds the
+	// run-level metrics, judges the targets and checks it.
+	Result result.Result
 	// Bench, when set, replaces the runner's per-phase bench.txt lines;
 	// each Name is what follows "Benchmark<ID><Name>/backend=<backend>/"
 	// (e.g. "policy=fifo/type=llm/priority=critical"). A name may repeat
@@ -183,32 +188,43 @@ type Outcome struct {
 	// Rows are unified rows of their own, one per configuration the Q
 	// compares (a policy, a scale), besides the run's row.
 	Rows []Row
-	// Sections are Markdown sections appended to summary.md and printed
-	// after the end table (a frontier table, per-tenant metrics).
-	Sections []Section
 	// Invalid are reasons this repetition is not valid or not comparable
 	// (e.g. drill events the target could not perform); the runner adds
 	// them to the run's invalid reasons.
 	Invalid []string
-	// Drill is a drill's report, written to run.json as "drill" (JSON).
-	Drill any
 	// Files are extra record files for the run directory (events.jsonl …).
 	Files []record.File
 }
 
 // Row is one configuration's unified row: the run's identity plus these
-// figures (latencies in ms), with Config in its metadata.
+// figures (latencies in ms; nil: not measured), with Config in its
+// metadata and Primary as the row's primary metric.
 type Row struct {
 	Config                       string // e.g. "policy=fifo"
-	Throughput, LatencyP50       float64
-	LatencyP95, LatencyP99       float64
-	SuccessRate, DurationSeconds float64
+	Throughput, LatencyP50       *float64
+	LatencyP95, LatencyP99       *float64
+	SuccessRate, DurationSeconds *float64
+	Primary                      *result.Metric
 	Metadata                     map[string]any
 }
 
-// Section is a titled block of text (Markdown) for summary.md and the
-// end-of-run output.
-type Section struct {
-	Title string
-	Body  string
+// Targeted is implemented by a Config that holds its Q's metrics to
+// targets (config key qN.target): the runner judges them on the result,
+// and a target missed makes `sagebench run` exit 6.
+type Targeted interface {
+	Targets() result.Targets
 }
+
+// Targeting is the qN.target block; every Q's Config embeds it (yaml
+// ",inline") and so implements Targeted.
+type Targeting struct {
+	// Target holds the Q's metrics to bounds: metric name → bound (the
+	// metric's direction says which side passes). A run that misses one
+	// exits 6. It changes no request, so config_hash leaves it out.
+	Target result.Targets `yaml:"target,omitempty" json:"target,omitempty"`
+}
+
+// Targets are the bounds of the block.
+func (t *Targeting) Targets() result.Targets { return t.Target }
+
+var _ Targeted = (*Targeting)(nil)

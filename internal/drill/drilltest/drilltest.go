@@ -19,6 +19,8 @@ import (
 
 	"github.com/sagebench/sagebench/internal/cli"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/workload/workloadtest"
 )
 
 // ChildEnv, set to 1, makes the test binary run sagebench's CLI.
@@ -45,25 +47,39 @@ type Result struct {
 	Stdout, Stderr string
 	Dir            string
 	Run            record.Run
-	Drill          Report
 	Events         []map[string]any
 	Windows        []map[string]any
 }
 
-// Report is the part of run.json's drill report tests look at.
-type Report struct {
-	Lost struct {
-		Sent, OK, Lost int
-		Explicit       int `json:"explicit_errors"`
-	} `json:"lost"`
-	Comparable   bool     `json:"comparable"`
-	NotPerformed []string `json:"not_performed"`
-	Recovery     []struct {
-		Action    string   `json:"action"`
-		Recovered bool     `json:"recovered"`
-		AfterMs   *float64 `json:"after_ms"`
-	} `json:"recovery"`
-	Details json.RawMessage `json:"details"`
+// Metric is the run's result metric called name (the zero Metric when
+// the run has no result or no such metric).
+func (r Result) Metric(name string) result.Metric {
+	if r.Run.Result == nil {
+		return result.Metric{}
+	}
+	m, _ := r.Run.Result.Metric(name)
+	return m
+}
+
+// Count is the measured value of the count metric called name, or -1
+// when it was not measured.
+func (r Result) Count(name string) int {
+	m := r.Metric(name)
+	if !m.Measured() {
+		return -1
+	}
+	return int(m.Value)
+}
+
+// NotPerformed is the run's invalid reason naming the drill events that
+// did not happen ("" when every event did).
+func (r Result) NotPerformed() string {
+	for _, reason := range r.Run.InvalidReasons {
+		if strings.HasPrefix(reason, "drill events did not happen") {
+			return reason
+		}
+	}
+	return ""
 }
 
 // Run runs `sagebench run -e q -c <body> --output-dir <tmp> args…` with
@@ -95,10 +111,8 @@ func Run(t *testing.T, q, body string, d time.Duration, args ...string) Result {
 	if err := json.Unmarshal(b, &res.Run); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Run.Drill) > 0 {
-		if err := json.Unmarshal(res.Run.Drill, &res.Drill); err != nil {
-			t.Fatal(err)
-		}
+	if res.Run.Complete {
+		workloadtest.CheckAnswer(t, res.Dir, res.Run, res.Stdout)
 	}
 	res.Events = readLines(t, filepath.Join(res.Dir, "events.jsonl"))
 	res.Windows = readLines(t, filepath.Join(res.Dir, "windows.jsonl"))

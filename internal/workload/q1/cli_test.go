@@ -11,6 +11,7 @@ import (
 	"github.com/sagebench/sagebench/internal/cli"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/target/targettest"
 	"github.com/sagebench/sagebench/internal/workload/workloadtest"
 )
@@ -114,22 +115,24 @@ func TestQ1EmbeddedStack(t *testing.T) {
 			t.Errorf("%s: e2e %.2f ms < stages %.2f ms, or no tokens: %+v", id, tx.E2EMs, sum, tx)
 		}
 	}
-	x := res.run.Summary.Extra
-	for _, k := range []string{"stage_embed_p50_ms", "stage_retrieve_queue_p99_ms", "stage_generate_share", "runtime_overhead_share", "recall_at_k"} {
-		if _, ok := x[k]; !ok {
-			t.Errorf("summary extra lacks %s: %v", k, x)
+	x := map[string]result.Metric{}
+	for _, k := range []string{"stage_embed_p50_ms", "stage_retrieve_queue_p99_ms", "stage_generate_share", "runtime_overhead_share", "recall_at_k", "source_doc_retrieved"} {
+		m, ok := res.run.Result.Lookup(k)
+		if !ok || !m.Measured() {
+			t.Errorf("result lacks a measured %s: %+v", k, m)
 		}
+		x[k] = m
 	}
-	if x["recall_at_k"] < 0.8 || x["source_doc_retrieved"] < 0.8 {
-		t.Errorf("recall@5 %.3f, source document retrieved %.2f: the index does not answer the corpus's questions", x["recall_at_k"], x["source_doc_retrieved"])
+	if x["recall_at_k"].Value < 0.8 || x["source_doc_retrieved"].Value < 0.8 {
+		t.Errorf("recall@5 %.3f, source document retrieved %.2f: the index does not answer the corpus's questions", x["recall_at_k"].Value, x["source_doc_retrieved"].Value)
 	}
-	if p := res.run.Summary.Primary; p.Name != "goodput" || p.Unit != "tx/s" {
+	if p := res.run.Result.Primary; p.Name != "goodput" || p.Unit != "tx/s" || !p.Measured() {
 		t.Errorf("primary metric %+v, want goodput in tx/s", p)
 	}
 	md, _ := os.ReadFile(filepath.Join(res.dir, "summary.md"))
 	bench, _ := os.ReadFile(filepath.Join(res.dir, "bench.txt"))
 	for name, text := range map[string]string{"stdout": res.stdout, "summary.md": string(md)} {
-		for _, want := range []string{"stage embed", "stage retrieve", "stage generate", "queueing p50", "share", "recall@5"} {
+		for _, want := range []string{"Stage breakdown", "embed", "retrieve", "generate", "queueing p50", "share", "recall@5 "} {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s lacks %q:\n%s", name, want, text)
 			}
@@ -181,7 +184,7 @@ func TestQ1FailingTarget(t *testing.T) {
 	if res.run.Summary.Failed != classes["http_5xx"]+classes["stage_timeout"] {
 		t.Errorf("summary failed = %d, records say %v", res.run.Summary.Failed, classes)
 	}
-	if !strings.Contains(res.stdout, "recall@k: not measurable against an external target") {
+	if !strings.Contains(res.stdout, "recall@k not measurable (the target's index is not the local corpus") {
 		t.Errorf("stdout does not say recall is not measurable:\n%s", res.stdout)
 	}
 }
@@ -203,8 +206,16 @@ q1:
 	if res.code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	for s, want := range map[string]float64{"embed": 3, "retrieve": 3, "generate": 3 * 16} {
-		if got := res.run.Summary.Extra["stage_"+s+"_parallelism"]; got != want {
+	workers := map[string]string{}
+	for _, tbl := range res.run.Result.Tables {
+		for _, row := range tbl.Rows {
+			if tbl.Title == "Stage breakdown" {
+				workers[row[0].Text] = row[len(row)-1].Text
+			}
+		}
+	}
+	for s, want := range map[string]int{"embed": 3, "retrieve": 3, "generate": 3 * 16} {
+		if got := workers[s]; got != fmt.Sprint(want) {
 			t.Errorf("deployed stage %s has parallelism %v, want %v (--parallelism 3 × width)", s, got, want)
 		}
 	}
@@ -318,8 +329,8 @@ func TestQ1RecallNotMeasurableOnAnotherCorpus(t *testing.T) {
 	if res.code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	if _, ok := res.run.Summary.Extra["recall_at_k"]; ok || !strings.Contains(res.stdout, "recall@k: not measurable: document") {
-		t.Errorf("recall on a corpus that is not the local one: extra %v\n%s", res.run.Summary.Extra, res.stdout)
+	if m, _ := res.run.Result.Metric("recall_at_k"); m.State != result.NotMeasurable || !strings.Contains(m.Reason, "document") {
+		t.Errorf("recall on a corpus that is not the local one: %+v\n%s", m, res.stdout)
 	}
 }
 
@@ -349,8 +360,8 @@ func TestQ1HarnessRetrievalWithoutRetrieveEndpoint(t *testing.T) {
 			}
 		}
 	}
-	if res.run.Summary.Extra["retrieval_in_harness"] != 1 || !strings.Contains(strings.Join(res.run.Notes, " "), "retrieval ran in the harness") {
-		t.Errorf("the run does not say retrieval ran in the harness: extra %v notes %v", res.run.Summary.Extra, res.run.Notes)
+	if !strings.Contains(strings.Join(res.run.Notes, " "), "retrieval ran in the harness") {
+		t.Errorf("the run does not say retrieval ran in the harness: notes %v", res.run.Notes)
 	}
 	if n := srv.Count("embeddings"); n < 2 {
 		t.Errorf("%d embeddings calls: the corpus must be embedded through the target", n)

@@ -12,7 +12,6 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/rag"
-	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -25,9 +24,7 @@ func Spec() workload.Spec {
 		ID: "Q1", Name: "PipelineChain", Entry: "e2e_pipeline", Distributed: true,
 		Description: "RAG transaction: embed query → retrieve top-k → generate with the retrieved context; primary: goodput (tx/s meeting the end-to-end SLO)",
 		New:         func(quick bool) workload.Workload { return &q1{cfg: Default(quick)} },
-		Primary: func(s record.Summary) record.Metric {
-			return record.Metric{Name: "goodput", Value: s.Goodput, Unit: "tx/s"}
-		},
+		Primary:     defGoodput,
 	}
 }
 
@@ -63,6 +60,8 @@ type Config struct {
 	// Serialize sends every record through the runtime's wire format at
 	// each stage boundary, as a distributed engine would (test mode).
 	Serialize bool `yaml:"serialize" json:"serialize"`
+	// Targeting is the q1.target block.
+	workload.Targeting `yaml:",inline" json:",inline"`
 }
 
 // Q1Model is a model name and, for the LLM, its output budget.
@@ -156,6 +155,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.validateGraph(); err != nil {
+		return err
+	}
+	if err := c.Target.Validate("q1.target", workload.TargetDefs(defs...)); err != nil {
 		return err
 	}
 	return c.validateWidth()

@@ -201,10 +201,9 @@ func TestQ1RecallAtK(t *testing.T) {
 				txn.Hits = append(txn.Hits, rag.Hit{ID: h.ID, Score: h.Score, Text: ix.Doc(h.ID)})
 			}
 			s.keepForRecall(txn)
-			extra := map[string]float64{}
-			notes := s.recallNotes(func(k string, v float64) { extra[k] = v })
-			if got, ok := extra["recall_at_k"]; !ok || math.Abs(got-tc.wantRecall) > 1e-9 {
-				t.Fatalf("recall_at_k = %v (set %v), want %v; notes %q", got, ok, tc.wantRecall, notes)
+			ms := s.recall()
+			if got := ms[0]; got.Name != "recall_at_k" || !got.Measured() || math.Abs(got.Value-tc.wantRecall) > 1e-9 {
+				t.Fatalf("recall_at_k = %+v, want %v", got, tc.wantRecall)
 			}
 		})
 	}

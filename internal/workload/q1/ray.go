@@ -64,12 +64,16 @@ func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, e
 		return workload.Outcome{}, err
 	}
 	notes = append(notes, rayNotes(c, v, job, out)...)
-	phase := q.recordRay(env, sched, out)
+	count := &txnCount{}
+	counted := *env
+	counted.Record = count.wrap(env.Record)
+	phase := q.recordRay(&counted, sched, out)
 	phase.Interrupted = phase.Interrupted || ctx.Err() != nil
 	if ctx.Err() == nil && (job.Status != ray.StatusSucceeded || !out.Done) {
 		return workload.Outcome{}, rayFailure(job, out)
 	}
-	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes}, nil
+	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes,
+		Result: q.result(phase, count, nil, sched.Rate())}, nil
 }
 
 // rayRunID is the run's id, or one derived from the repetition and its

@@ -126,7 +126,10 @@ func (q *q1) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	if harness && env.Dataflow != nil {
 		return workload.Outcome{}, fmt.Errorf("q1: the target has no %s, and retrieval in the harness cannot run on --nodes workers; run with --nodes 1", protocol.PathRetrieve)
 	}
-	r, err := newQ1Run(ctx, q.cfg, env, client, ix, sched.Len())
+	count := &txnCount{}
+	counted := *env
+	counted.Record = count.wrap(env.Record)
+	r, err := newQ1Run(ctx, q.cfg, &counted, client, ix, sched.Len())
 	if err != nil {
 		return workload.Outcome{}, err
 	}
@@ -141,11 +144,9 @@ func (q *q1) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	if serr != nil {
 		notes = append(notes, fmt.Sprintf("stopping the distributed runtime: %v", serr))
 	}
-	extra, more := r.report()
-	if harness {
-		extra["retrieval_in_harness"] = 1
-	}
-	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: append(notes, more...), Extra: extra}, nil
+	notes = append(notes, r.stats.saturation(r.rate)...)
+	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes,
+		Result: q.result(phase, count, r.stats, r.rate)}, nil
 }
 
 // corpus rebuilds the target's corpus locally: the questions come from it

@@ -20,10 +20,10 @@ func TestQ2QuickOnEmbeddedStack(t *testing.T) {
 	if res.Code != 0 || len(res.Runs) != 1 {
 		t.Fatalf("exit %d, %d runs\nstdout:\n%s\nstderr:\n%s", res.Code, len(res.Runs), res.Stdout, res.Stderr)
 	}
-	x := res.Runs[0].Summary.Extra
+	res0 := res.Runs[0].Result
 	for _, policy := range []string{"fifo", "priority", "slo_aware", "fair_share"} {
-		if _, ok := x[policy+".llm_queue_busy"]; !ok {
-			t.Errorf("extra lacks %s.llm_queue_busy: %v", policy, x)
+		if m, ok := res0.Metric(policy + ".llm_queue_busy"); !ok || !m.Measured() {
+			t.Errorf("%s.llm_queue_busy not measured: %+v", policy, m)
 		}
 		if !strings.Contains(res.Bench, "BenchmarkQ2ControlMix/backend=sage/policy="+policy+"/type=llm/priority=critical ") {
 			t.Errorf("bench.txt lacks the %s critical line", policy)

@@ -16,8 +16,9 @@ import (
 func Spec() workload.Spec {
 	return workload.Spec{
 		ID: "Q2", Name: "ControlMix", Entry: "control_plane", PhaseLabel: "policy",
-		Description: "LLM and embedding requests of three classes (critical, normal, background) through one gateway sized to queue, Poisson at ~1.3× its LLM capacity, per scheduling policy in interleaved rounds; primary: goodput at per-class SLOs",
+		Description: "LLM and embedding requests of three classes (critical, normal, background) through one gateway sized to queue, Poisson at ~1.3× its LLM capacity, per scheduling policy in interleaved rounds; primary: the critical class's p99 TTFT under the best policy, against fifo",
 		New:         func(quick bool) workload.Workload { return &q2{cfg: Default(quick)} },
+		Primary:     defBestCritTTFT,
 	}
 }
 
@@ -46,6 +47,8 @@ type Config struct {
 	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight"`
 	// Stack sizes the embedded reference stack so that its gateway queues.
 	Stack traffic.Pool `yaml:"stack" json:"stack"`
+	// Targeting is the q2.target block.
+	workload.Targeting `yaml:",inline" json:",inline"`
 }
 
 // Class is a request class: its priority, its share of the requests and
@@ -126,6 +129,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("q2.llm_ratio %v: must be in [0,1]", c.LLMRatio)
 	}
 	if err := traffic.ValidatePolicies("q2.policies", c.Policies); err != nil {
+		return err
+	}
+	if err := c.Target.Validate("q2.target", workload.TargetDefs(defs...)); err != nil {
 		return err
 	}
 	if err := traffic.ValidateWeights("q2.tenants", c.Tenants, nil); err != nil {

@@ -20,13 +20,13 @@ func TestQ3QuickOnEmbeddedStack(t *testing.T) {
 		t.Fatalf("exit %d, %d runs\nstdout:\n%s\nstderr:\n%s", res.Code, len(res.Runs), res.Stdout, res.Stderr)
 	}
 	run := res.Runs[0]
-	if !strings.Contains(res.Stdout, "interference_ratio:") || run.Summary.Primary.Name != "interference_ratio" || !(run.Summary.Primary.Value > 0) {
-		t.Errorf("primary %+v\n%s", run.Summary.Primary, res.Stdout)
+	if p := run.Result.Primary; !strings.Contains(res.Stdout, "primary interference_ratio:") || p.Name != "interference_ratio" || !p.Measured() || !(p.Value > 0) {
+		t.Errorf("primary %+v\n%s", p, res.Stdout)
 	}
 	for _, policy := range []string{"fifo", "fair_share"} {
 		for _, key := range []string{".interference_ratio", ".jain_fairness", ".victim_slo_attainment", ".aggressor_429"} {
-			if _, ok := run.Summary.Extra[policy+key]; !ok {
-				t.Errorf("extra lacks %s%s", policy, key)
+			if m, ok := run.Result.Metric(policy + key); !ok || !m.Measured() {
+				t.Errorf("%s%s not measured: %+v", policy, key, m)
 			}
 		}
 		for _, line := range []string{"/phase=alone/tenant=victim ", "/phase=contended/tenant=victim ", "/phase=contended/tenant=aggressor "} {

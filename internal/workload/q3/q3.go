@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/protocol"
-	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -32,9 +31,7 @@ func Spec() workload.Spec {
 		ID: "Q3", Name: "NoisyNeighbor", Entry: "isolation", PhaseLabel: "phase", ShardedLoad: true,
 		Description: "an interactive victim tenant alone, then beside an aggressor whose batch load ramps past capacity, under fifo and fair_share with quotas; primary: interference ratio (victim p99 TTFT contended ÷ alone)",
 		New:         func(quick bool) workload.Workload { return &q3{cfg: Default(quick)} },
-		Primary: func(s record.Summary) record.Metric {
-			return record.Metric{Name: "interference_ratio", Value: s.Extra["primary"], Unit: "x"}
-		},
+		Primary:     defRatio,
 	}
 }
 
@@ -51,6 +48,8 @@ type Config struct {
 	// aggressor's count as met when they succeed.
 	SLO   SLO          `yaml:"slo" json:"slo"`
 	Stack traffic.Pool `yaml:"stack" json:"stack"`
+	// Targeting is the q3.target block.
+	workload.Targeting `yaml:",inline" json:",inline"`
 }
 
 // Victim is the interactive tenant: Poisson at Rate.
@@ -123,6 +122,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("q3.slo: bounds must be between 0 (no bound) and %v", protocol.MaxDeadline)
 	}
 	if err := traffic.ValidatePolicies("q3.policies", c.Policies); err != nil {
+		return err
+	}
+	if err := c.Target.Validate("q3.target", workload.TargetDefs(defs...)); err != nil {
 		return err
 	}
 	return c.Stack.Validate("q3.stack")

@@ -21,11 +21,13 @@ func TestQ4QuickOnEmbeddedStack(t *testing.T) {
 	if res.Code != 0 || len(res.Runs) != 1 {
 		t.Fatalf("exit %d, %d runs\nstdout:\n%s\nstderr:\n%s", res.Code, len(res.Runs), res.Stdout, res.Stderr)
 	}
-	x := res.Runs[0].Summary.Extra
-	if !(x["engines=1.max_rate"] > 0) || !(x["engines=2.max_rate"] > 0) {
-		t.Errorf("no frontier at both scales: %v\n%s", x, res.Stdout)
+	res0 := res.Runs[0].Result
+	for _, key := range []string{"engines=1.max_rate", "engines=2.max_rate"} {
+		if m, ok := res0.Metric(key); !ok || m.Interval == nil || !(m.Interval[0] > 0) {
+			t.Errorf("no frontier at %s: %+v\n%s", key, m, res.Stdout)
+		}
 	}
-	if !strings.Contains(res.Stdout, "scaling_efficiency:") || !strings.Contains(res.Stdout, "Frontier") {
+	if !strings.Contains(res.Stdout, "primary scaling_efficiency:") || !strings.Contains(res.Stdout, "Frontier") {
 		t.Errorf("efficiency or frontier table not printed:\n%s", res.Stdout)
 	}
 	if !strings.Contains(res.Bench, "BenchmarkQ4ScaleFrontier/backend=sage/engines=2 ") || !strings.Contains(res.Unified, `"config":"engines=2"`) {

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/protocol"
-	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -30,12 +29,7 @@ func Spec() workload.Spec {
 		ID: "Q4", Name: "ScaleFrontier", Entry: "scalability", PhaseLabel: "probe", ShardedLoad: true,
 		Description: "highest arrival rate meeting the SLO (p99 TTFT and E2E, ≥ 99 % success) for n = 1, 2, 4 engines, by exponential ramp and bisection of short open-loop probes; primary: scaling efficiency rate(n) ÷ (n · rate(1))",
 		New:         func(quick bool) workload.Workload { return &q4{cfg: Default(quick)} },
-		Primary: func(s record.Summary) record.Metric {
-			if v, ok := s.Extra["primary"]; ok {
-				return record.Metric{Name: "scaling_efficiency", Value: v, Unit: "ratio"}
-			}
-			return record.Metric{Name: "max_rate", Value: s.Extra["max_rate"], Unit: "req/s"}
-		},
+		Primary:     defEfficiency,
 	}
 }
 
@@ -59,6 +53,8 @@ type Config struct {
 	// Stack is the embedded pool at its first size; engines added for a
 	// scale have the same profile and slots.
 	Stack traffic.Pool `yaml:"stack" json:"stack"`
+	// Targeting is the q4.target block.
+	workload.Targeting `yaml:",inline" json:",inline"`
 }
 
 // SLO a probe must meet at p99, with at least MinSuccess of its requests
@@ -118,6 +114,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("q4.slo: bounds must be between 0 (no bound) and %v", protocol.MaxDeadline)
 	case c.LLM.Validate("q4.llm") != nil:
 		return c.LLM.Validate("q4.llm")
+	}
+	if err := c.Target.Validate("q4.target", workload.TargetDefs(defs...)); err != nil {
+		return err
 	}
 	return c.Stack.Validate("q4.stack")
 }

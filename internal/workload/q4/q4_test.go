@@ -1,11 +1,13 @@
 package q4
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -67,24 +69,39 @@ func TestQ4Config(t *testing.T) {
 	}
 }
 
+// TestOutcomeEfficiency: efficiency comes from the rate brackets, with
+// the interval they allow; an open bracket leaves only a bound, and a
+// driver-bound rate(1) leaves it not measurable.
 func TestOutcomeEfficiency(t *testing.T) {
 	q := &q4{cfg: Default(false)}
 	var out = newOutcome()
-	q.outcome(&out, []Frontier{{Engines: 1, MaxRate: 10, Bracketed: true}, {Engines: 2, MaxRate: 15, Bracketed: true},
+	q.outcome(&out, []Frontier{{Engines: 1, MaxRate: 10, FailRate: 11, Bracketed: true}, {Engines: 2, MaxRate: 15, FailRate: 16.5, Bracketed: true},
 		{Engines: 4, DriverBound: true, DriverRate: 40, MaxRate: 30}})
-	if got := out.Extra["engines=2.efficiency"]; got != 0.75 {
-		t.Errorf("efficiency at 2 = %v, want 0.75", got)
+	e2, _ := out.Result.Metric("engines=2.efficiency")
+	if !e2.Measured() || math.Abs(e2.Value-0.75) > 1e-9 || e2.Interval == nil || math.Abs(e2.Interval[0]-15.0/22) > 1e-9 || math.Abs(e2.Interval[1]-0.825) > 1e-9 {
+		t.Errorf("efficiency at 2 = %+v, want 0.75 in [0.682, 0.825]", e2)
 	}
-	if _, ok := out.Extra["engines=4.efficiency"]; ok {
-		t.Error("a driver-bound scale must have no efficiency")
+	e4, _ := out.Result.Metric("engines=4.efficiency")
+	if e4.State != result.Bound || !math.IsInf(e4.Interval[1], 1) {
+		t.Errorf("a driver-bound scale's efficiency %+v: want a bound open above", e4)
 	}
-	if out.Extra["primary"] != 0.75 || !strings.Contains(out.Sections[0].Body, "driver-bound at 40.00") {
-		t.Errorf("primary %v; table:\n%s", out.Extra["primary"], out.Sections[0].Body)
+	if p := out.Result.Primary; p.Name != "scaling_efficiency" || p.State != result.Bound {
+		t.Errorf("primary %+v", p)
+	}
+	if err := out.Result.Check(); err != nil {
+		t.Error(err)
+	}
+	var tbl strings.Builder
+	for _, row := range out.Result.Tables[0].Rows {
+		tbl.WriteString(row[len(row)-1].Text + "\n")
+	}
+	if !strings.Contains(tbl.String(), "driver-bound at 40.00") {
+		t.Errorf("frontier verdicts:\n%s", tbl.String())
 	}
 	out = newOutcome()
-	q.outcome(&out, []Frontier{{Engines: 1, MaxRate: 8, DriverBound: true, DriverRate: 12}, {Engines: 2, MaxRate: 16, Bracketed: true}})
-	if _, ok := out.Extra["primary"]; ok {
-		t.Errorf("efficiency against a driver-bound rate(1): %v", out.Extra)
+	q.outcome(&out, []Frontier{{Engines: 1, MaxRate: 8, DriverBound: true, DriverRate: 12}, {Engines: 2, MaxRate: 16, FailRate: 17, Bracketed: true}})
+	if p := out.Result.Primary; p.State != result.NotMeasurable {
+		t.Errorf("efficiency against a driver-bound rate(1): %+v", p)
 	}
 }
 

@@ -23,7 +23,8 @@ type Frontier struct {
 	Probes      []Probe `json:"probes"`
 	DriverBound bool    `json:"driver_bound"` // the search stopped at a probe the driver could not deliver
 	DriverRate  float64 `json:"driver_rate,omitempty"`
-	Bracketed   bool    `json:"bracketed"` // a failing rate above MaxRate was found
+	Bracketed   bool    `json:"bracketed"`           // a failing rate above MaxRate was found
+	FailRate    float64 `json:"fail_rate,omitempty"` // the lowest failing rate (0: none failed)
 	Interrupted bool    `json:"interrupted,omitempty"`
 }
 
@@ -66,7 +67,7 @@ func (s Search) Run(probe func(rate float64) (Probe, bool)) Frontier {
 		}
 		r = next
 	}
-	f.MaxRate, f.Bracketed = lo, hi > 0
+	f.MaxRate, f.Bracketed, f.FailRate = lo, hi > 0, hi
 	return f
 }
 

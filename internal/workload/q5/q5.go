@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
-	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -26,19 +26,17 @@ func Spec() workload.Spec {
 		ID: "Q5", Name: "HeteroResilience", Entry: "heterogeneity",
 		Description: "heterogeneous pool (fast and slow engine processes); routing quality, then a fast engine SIGKILLed mid-run; primary: recovery time and post-recovery throughput ÷ pre-fault (SAGE target: 10 s, 90 %)",
 		New:         func(quick bool) workload.Workload { return &q5{cfg: Default(quick)} },
-		Primary: func(s record.Summary) record.Metric {
-			return record.Metric{Name: "recovery_time", Value: s.Extra["recovery_s"], Unit: "s"}
-		},
+		Primary:     defRecovery,
 	}
 }
 
 // Config configures Q5 (config section q5).
 type Config struct {
-	Load  drill.Load   `yaml:"load" json:"load"`
-	Pool  []Engine     `yaml:"pool" json:"pool"`
-	Drill drill.Config `yaml:"drill" json:"drill"`
-	// Target is the SAGE project's goal for this drill.
-	Target Goal `yaml:"target" json:"target"`
+	// Base is the load, the timeline and the targets; the default
+	// targets are the SAGE project's goal for this drill: recovery_s ≤
+	// 10, throughput_ratio ≥ 0.9.
+	drill.Base `yaml:",inline" json:",inline"`
+	Pool       []Engine `yaml:"pool" json:"pool"`
 }
 
 // Engine is one engine of the pool; Fast marks the engines urgent
@@ -50,18 +48,12 @@ type Engine struct {
 	Fast    bool   `yaml:"fast" json:"fast"`
 }
 
-// Goal is the recovery target: back within Recovery, throughput ratio ≥ Throughput.
-type Goal struct {
-	Recovery   time.Duration `yaml:"recovery" json:"recovery"`
-	Throughput float64       `yaml:"throughput" json:"throughput"`
-}
-
 // Default: three fast (H100) and two slow (A10G) LLM engines and a CPU
 // embedder; full scale 3 minutes at 30 req/s with the kill at 60 s; quick
 // 24 s at 10 req/s with the kill at 10 s.
 func Default(quick bool) *Config {
 	c := &Config{
-		Load: drill.DefaultLoad(30, 3*time.Minute),
+		Base: drill.Base{Load: drill.DefaultLoad(30, 3*time.Minute)},
 		Pool: []Engine{
 			{ID: "llm-fast-0", Kind: "llm", Profile: "llama3.1-8b-h100", Fast: true},
 			{ID: "llm-fast-1", Kind: "llm", Profile: "llama3.1-8b-h100", Fast: true},
@@ -70,9 +62,9 @@ func Default(quick bool) *Config {
 			{ID: "llm-slow-1", Kind: "llm", Profile: "llama3.1-8b-a10g"},
 			{ID: "embed-0", Kind: "embedding", Profile: "bge-small-cpu"},
 		},
-		Drill:  drill.DefaultConfig(quick),
-		Target: Goal{Recovery: 10 * time.Second, Throughput: 0.9},
 	}
+	c.Drill = drill.DefaultConfig(quick)
+	c.Target = result.Targets{defRecovery.Name: 10, defThroughputRatio.Name: 0.9}
 	kill := 60 * time.Second
 	if quick {
 		c.Load = drill.QuickLoad(10, 24*time.Second)
@@ -84,9 +76,6 @@ func Default(quick bool) *Config {
 
 // Validate reports the first problem, naming the q5 key.
 func (c *Config) Validate() error {
-	if err := c.Load.Validate("q5.load"); err != nil {
-		return err
-	}
 	fast := 0
 	for i, e := range c.Pool {
 		if e.ID == "" || e.Profile == "" || (e.Kind != "llm" && e.Kind != "embedding") {
@@ -99,16 +88,7 @@ func (c *Config) Validate() error {
 	if fast == 0 {
 		return fmt.Errorf("q5.pool: mark at least one engine fast: true")
 	}
-	if c.Target.Recovery <= 0 || c.Target.Throughput <= 0 {
-		return fmt.Errorf("q5.target: recovery and throughput must be > 0")
-	}
-	return c.Drill.Validate("q5.drill", c.Load.Span())
-}
-
-// Override applies --rate, --total-requests, --duration and --llm-ratio.
-func (c *Config) Override(o workload.Overrides) []string {
-	c.Load.Override(o)
-	return nil
+	return c.Base.Validate("q5", c.Drill.Events, defs)
 }
 
 // StackYAML is the pool, every engine a process, hybrid scheduling

@@ -56,7 +56,8 @@ func TestValidate(t *testing.T) {
 			}
 		}, "fast: true"},
 		{"pool entry without profile", func(c *Config) { c.Pool[0].Profile = "" }, "q5.pool[0]"},
-		{"target zero", func(c *Config) { c.Target.Throughput = 0 }, "q5.target"},
+		{"target on no metric", func(c *Config) { c.Target["recovery"] = 10 }, "q5.target.recovery: no such metric"},
+		{"target outside its domain", func(c *Config) { c.Target["urgent_fast_share"] = 2 }, "q5.target.urgent_fast_share: 2 is outside"},
 		{"kill after the load", func(c *Config) { c.Drill.Events[0].At *= 10 }, "q5.drill.events[0]"},
 	}
 	for _, tc := range cases {

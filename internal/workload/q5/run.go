@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
-	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/stack/profile"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -24,28 +24,31 @@ func (q *q5) Config() workload.Config { return q.cfg }
 
 // Plan lists the load and the kill.
 func (q *q5) Plan(seed int64) (workload.Plan, error) {
-	s, err := load.NewSchedule(q.cfg.Load.Schedule, seed)
-	if err != nil {
-		return workload.Plan{}, fmt.Errorf("q5.load.%w", err)
-	}
-	p := workload.Plan{Phases: []workload.PlannedPhase{{Name: "hetero", Process: q.cfg.Load.Schedule.Process,
-		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: q.cfg.Load.Mix(seed, s.Len())}}}
-	for _, e := range drill.Expand(q.cfg.Drill.Events) {
-		p.Notes = append(p.Notes, "event: "+e.String())
-	}
-	return p, nil
+	return q.cfg.Base.Plan("q5", "hetero", seed, q.cfg.Drill.Events)
 }
 
+// Q5's metrics.
+var (
+	defRecovery        = result.Def{Name: "recovery_s", Unit: result.Seconds, Direction: result.Lower}
+	defThroughputRatio = result.Def{Name: "throughput_ratio", Unit: result.Ratio, Direction: result.Higher}
+	defUrgentFast      = result.Def{Name: "urgent_fast_share", Unit: result.Fraction, Direction: result.Higher}
+	defIdealFast       = result.Def{Name: "ideal_fast_share", Unit: result.Fraction, Direction: result.Higher}
+	defAllFast         = result.Def{Name: "all_fast_share", Unit: result.Fraction, Direction: result.Higher}
+	defGoodputPerCap   = result.Def{Name: "goodput_per_capacity", Unit: result.Ratio, Direction: result.Higher}
+	defKilledShare     = result.Def{Name: "killed_share", Unit: result.Fraction, Direction: result.Lower}
+)
+
+// defs are the metrics a q5.target may name.
+var defs = []result.Def{defRecovery, defThroughputRatio, defUrgentFast, defGoodputPerCap}
+
+// details are Q5's own measurements.
 type details struct {
-	Capacity        map[string]float64 `json:"capacity_req_s"`       // per LLM engine, with the load's shape
-	KilledShare     float64            `json:"killed_share"`         // capacity share of the killed engines
-	UrgentFastShare float64            `json:"urgent_fast_share"`    // urgent LLM requests served by fast engines, before the fault
-	IdealFastShare  float64            `json:"ideal_fast_share"`     // what an ideal router would give
-	AllFastShare    float64            `json:"all_fast_share"`       // all LLM requests served by fast engines, for contrast
-	GoodputPerCap   float64            `json:"goodput_per_capacity"` // pre-fault LLM goodput ÷ summed capacity
-	PreThroughput   float64            `json:"pre_throughput"`       // mean windowed ok/s before the fault
-	PostThroughput  float64            `json:"post_throughput"`      // after recovery (raw, with the arrivals' noise)
-	TargetMet       bool               `json:"sage_target_met"`
+	Capacity      map[string]float64 // per LLM engine, with the load's shape
+	KilledShare   float64            // capacity share of the killed engines
+	urgentFast    result.Metric      // urgent LLM requests served by fast engines, before the fault
+	idealFast     result.Metric      // what an ideal router would give
+	allFast       result.Metric      // all LLM requests served by fast engines, for contrast
+	goodputPerCap result.Metric      // pre-fault LLM goodput ÷ summed capacity
 }
 
 // Run drives the load, kills the fast engine and measures.
@@ -60,32 +63,48 @@ func (q *q5) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	}
 	killNS, recov, ok := q.fault(r)
 	q.routing(r, &d, killNS)
-	span := int64(q.cfg.Load.Span())
-	width := int64(q.cfg.Drill.Series.WithDefaults().Width)
-	d.PreThroughput = drill.Finite(drill.MeanThroughput(r.Windows, width, killNS), 0)
-	extra := map[string]float64{"recovery_s": -1, "throughput_ratio": 0}
-	var notes []string
-	if ok && recov.Recovered && recov.AfterMs != nil {
-		extra["recovery_s"] = *recov.AfterMs / 1000
-		from := killNS + int64(*recov.AfterMs*float64(time.Millisecond))
-		d.PostThroughput = drill.Finite(drill.MeanThroughput(r.Windows, from, span), 0)
+	recovery, ratio := q.recovery(r, killNS, recov, ok)
+	res := result.New(q.answer(r, recovery, ratio, d), recovery, ratio, d.urgentFast, d.idealFast, d.allFast, d.goodputPerCap,
+		defKilledShare.Measure(d.KilledShare, len(d.Capacity), "no LLM engine in the pool"))
+	return r.Outcome(res)
+}
+
+// recovery is the time from the kill until the windowed metric was back
+// within its bound for the hold time (never when it was not by the end),
+// and the throughput ratio: the share of requests served after recovery
+// over the share before the fault.
+func (q *q5) recovery(r *drill.Run, killNS int64, recov drill.EventRecovery, ok bool) (rec, ratio result.Metric) {
+	if !ok {
+		why := "the kill was not performed"
+		return defRecovery.NotMeasurable(why), defThroughputRatio.NotMeasurable(why)
 	}
-	if ok && recov.Recovered && recov.AfterMs != nil {
-		from := killNS + int64(*recov.AfterMs*float64(time.Millisecond))
-		pre, post := served(r.Records, width, killNS), served(r.Records, from, span)
-		if pre > 0 {
-			extra["throughput_ratio"] = post / pre
+	step := q.cfg.Drill.Series.WithDefaults().Step.Seconds()
+	if !recov.Recovered || recov.AfterMs == nil {
+		why := "never back within the bound for the hold time by the end of the run"
+		return defRecovery.Never(why), defThroughputRatio.NotMeasurable("no recovery to measure after")
+	}
+	rec = defRecovery.Measure(*recov.AfterMs/1000, 1, "").WithResolution(step)
+	from := killNS + int64(*recov.AfterMs*float64(time.Millisecond))
+	width := int64(q.cfg.Drill.Series.WithDefaults().Width)
+	pre, post := served(r.Records, width, killNS), served(r.Records, from, int64(q.cfg.Load.Span()))
+	if pre <= 0 {
+		return rec, defThroughputRatio.NotMeasurable("nothing was served before the fault")
+	}
+	return rec, defThroughputRatio.Measure(post/pre, len(r.Records), "")
+}
+
+// answer says how long the pool took to recover from the kill and what
+// it kept.
+func (q *q5) answer(r *drill.Run, rec, ratio result.Metric, d details) string {
+	kill := "the kill"
+	for _, e := range r.Events {
+		if e.Action == drill.Kill {
+			kill = fmt.Sprintf("SIGKILL of %s at %.1f s (%.0f %% of the pool's capacity)", e.Target, float64(e.ActualNS)/1e9, 100*d.KilledShare)
+			break
 		}
 	}
-	d.TargetMet = extra["recovery_s"] >= 0 && extra["recovery_s"] <= q.cfg.Target.Recovery.Seconds() && extra["throughput_ratio"] >= q.cfg.Target.Throughput
-	extra["sage_target_met"] = b2f(d.TargetMet)
-	extra["urgent_fast_share"], extra["ideal_fast_share"], extra["all_fast_share"] = d.UrgentFastShare, d.IdealFastShare, d.AllFastShare
-	extra["goodput_per_capacity"], extra["killed_share"] = d.GoodputPerCap, d.KilledShare
-	notes = append(notes, fmt.Sprintf("SAGE target (p99 back within %v, throughput ≥ %.0f %%): recovery %s, throughput %.1f %% → %s",
-		q.cfg.Target.Recovery, 100*q.cfg.Target.Throughput, recoveryText(extra["recovery_s"]), 100*extra["throughput_ratio"], met(d.TargetMet)))
-	notes = append(notes, fmt.Sprintf("routing before the fault: %.1f %% of urgent LLM requests on fast engines (ideal %.1f %%, all LLM requests %.1f %%); goodput %.1f %% of the pool's capacity; killed engines carried %.1f %% of it",
-		100*d.UrgentFastShare, 100*d.IdealFastShare, 100*d.AllFastShare, 100*d.GoodputPerCap, 100*d.KilledShare))
-	return r.Outcome(extra, d, notes...)
+	return fmt.Sprintf("after %s the windowed %s was back within %v after %s; served share after ÷ before %s; urgent requests on fast engines before the fault %s (ideal %s)",
+		kill, q.cfg.Drill.Recovery.Metric, q.cfg.Drill.Recovery.Bound, result.Format(rec), result.Short(ratio), result.Short(d.urgentFast), result.Short(d.idealFast))
 }
 
 // fault returns the first performed kill and the recovery after it.
@@ -136,6 +155,8 @@ func (q *q5) capacity() (details, error) {
 // routing measures, before the fault, the share of urgent LLM requests
 // served by fast engines against the ideal share (all of them while the
 // fast engines' capacity covers the urgent rate), and goodput ÷ capacity.
+// A target whose records carry no engine ID leaves the shares not
+// measurable.
 func (q *q5) routing(r *drill.Run, d *details, killNS int64) {
 	fast, total, fastCap := map[string]bool{}, 0.0, 0.0
 	for _, e := range q.cfg.Pool {
@@ -145,7 +166,7 @@ func (q *q5) routing(r *drill.Run, d *details, killNS int64) {
 			fastCap += d.Capacity[e.ID]
 		}
 	}
-	var urgent, onFast, met, ok, okFast int
+	var urgent, onFast, met, ok, okFast, withEngine int
 	for _, rec := range r.Records {
 		if rec.IntendedNS >= killNS || rec.Type != protocol.TypeLLM {
 			continue
@@ -153,13 +174,17 @@ func (q *q5) routing(r *drill.Run, d *details, killNS int64) {
 		if rec.SLOMet {
 			met++
 		}
-		if rec.OK {
-			ok++
-			if fast[rec.Engine] {
-				okFast++
-			}
+		if !rec.OK {
+			continue
 		}
-		if rec.OK && isUrgent(rec) {
+		ok++
+		if rec.Engine != "" {
+			withEngine++
+		}
+		if fast[rec.Engine] {
+			okFast++
+		}
+		if isUrgent(rec) {
 			urgent++
 			if fast[rec.Engine] {
 				onFast++
@@ -167,15 +192,18 @@ func (q *q5) routing(r *drill.Run, d *details, killNS int64) {
 		}
 	}
 	secs := float64(killNS) / 1e9
-	if ok > 0 {
-		d.AllFastShare = float64(okFast) / float64(ok)
+	noEngine := "the target reports no engine ID (X-Engine-Id) on its answers"
+	switch {
+	case withEngine == 0:
+		d.urgentFast, d.allFast = defUrgentFast.NotMeasurable(noEngine), defAllFast.NotMeasurable(noEngine)
+	default:
+		d.urgentFast = defUrgentFast.Measure(float64(onFast)/float64(max(urgent, 1)), urgent, "no urgent LLM request succeeded before the fault")
+		d.allFast = defAllFast.Measure(float64(okFast)/float64(max(ok, 1)), ok, "no LLM request succeeded before the fault")
 	}
-	if urgent > 0 {
-		d.UrgentFastShare = float64(onFast) / float64(urgent)
-		d.IdealFastShare = math.Min(1, fastCap/(float64(urgent)/secs))
-	}
-	if total > 0 && secs > 0 {
-		d.GoodputPerCap = float64(met) / secs / total
+	d.idealFast = defIdealFast.Measure(math.Min(1, fastCap/(float64(urgent)/secs)), urgent, "no urgent LLM request succeeded before the fault")
+	d.goodputPerCap = defGoodputPerCap.Measure(float64(met)/secs/total, ok, "no LLM request succeeded before the fault")
+	if total <= 0 || secs <= 0 {
+		d.goodputPerCap = defGoodputPerCap.NotMeasurable("the pool's capacity is unknown")
 	}
 }
 
@@ -200,25 +228,4 @@ func served(recs []record.Request, from, to int64) float64 {
 
 func isUrgent(r record.Request) bool {
 	return slices.Contains([]string{"critical", "high"}, r.Priority)
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func met(b bool) string {
-	if b {
-		return "met"
-	}
-	return "not met"
-}
-
-func recoveryText(s float64) string {
-	if s < 0 {
-		return "never"
-	}
-	return fmt.Sprintf("%.2f s", s)
 }

@@ -20,12 +20,12 @@ func TestQ6QuickOnEmbeddedStack(t *testing.T) {
 		t.Fatalf("exit %d, %d runs\nstdout:\n%s\nstderr:\n%s", res.Code, len(res.Runs), res.Stdout, res.Stderr)
 	}
 	run := res.Runs[0]
-	if !strings.Contains(res.Stdout, "high_burst_slo_attainment:") || run.Summary.Primary.Name != "high_burst_slo_attainment" {
-		t.Errorf("primary not printed or recorded: %+v\n%s", run.Summary.Primary, res.Stdout)
+	if !strings.Contains(res.Stdout, "primary high_burst_slo_attainment:") || run.Result.Primary.Name != "high_burst_slo_attainment" {
+		t.Errorf("primary not printed or recorded: %+v\n%s", run.Result.Primary, res.Stdout)
 	}
 	for _, policy := range []string{"fifo", "priority", "slo_aware"} {
-		if _, ok := run.Summary.Extra[policy+".high_burst_slo_attainment"]; !ok {
-			t.Errorf("extra lacks %s.high_burst_slo_attainment: %v", policy, run.Summary.Extra)
+		if m, ok := run.Result.Metric(policy + ".high_burst_slo_attainment"); !ok || !m.Measured() {
+			t.Errorf("%s.high_burst_slo_attainment not measured: %+v", policy, m)
 		}
 		if !strings.Contains(res.Bench, "BenchmarkQ6BurstTown/backend=sage/policy="+policy+"/window=burst/priority=high ") {
 			t.Errorf("bench.txt lacks the %s burst/high line:\n%s", policy, res.Bench)

@@ -21,7 +21,6 @@ import (
 
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
-	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -33,7 +32,7 @@ func Spec() workload.Spec {
 		ID: "Q6", Name: "BurstTown", Entry: "burst_priority", PhaseLabel: "policy", ShardedLoad: true,
 		Description: "base load with periodic bursts far above capacity, 20 % high priority, once per policy (fifo, priority, slo_aware); primary: high-priority SLO attainment inside bursts",
 		New:         func(quick bool) workload.Workload { return &q6{cfg: Default(quick)} },
-		Primary:     primary,
+		Primary:     defHighBurst,
 	}
 }
 
@@ -53,6 +52,8 @@ type Config struct {
 	Hold        time.Duration `yaml:"hold" json:"hold"`
 	Stack       traffic.Pool  `yaml:"stack" json:"stack"`
 	MaxInFlight int           `yaml:"max_in_flight" json:"max_in_flight"`
+	// Targeting is the q6.target block.
+	workload.Targeting `yaml:",inline" json:",inline"`
 }
 
 // SLO of a class: TTFT and E2E bounds (0: none); the E2E bound is the
@@ -115,6 +116,9 @@ func (c *Config) Validate() error {
 	if err := c.Series.Validate("q6.series"); err != nil {
 		return err
 	}
+	if err := c.Target.Validate("q6.target", workload.TargetDefs(defs...)); err != nil {
+		return err
+	}
 	return c.Stack.Validate("q6.stack")
 }
 
@@ -139,10 +143,4 @@ func (c *Config) slo(priority string) SLO {
 		return c.High
 	}
 	return c.Low
-}
-
-// primary is the high-priority SLO attainment inside bursts under the
-// first policy that is not fifo (or fifo when it is the only one).
-func primary(s record.Summary) record.Metric {
-	return record.Metric{Name: "high_burst_slo_attainment", Value: s.Extra["primary"], Unit: "ratio"}
 }

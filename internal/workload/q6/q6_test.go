@@ -28,7 +28,7 @@ func TestInversions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, inv := Inversions(tc.rs)
+			p, inv, _ := Inversions(tc.rs)
 			if p != tc.pairs || inv != tc.inverted {
 				t.Errorf("Inversions = %d, %v; want %d, %v", p, inv, tc.pairs, tc.inverted)
 			}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
-	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -20,24 +20,23 @@ func Spec() workload.Spec {
 		ID: "Q7", Name: "ReconfigDrill", Entry: "reconfiguration",
 		Description: "steady load through a policy switch, an engine added, an engine drained and removed; primary: requests failed by reconfiguration (must be 0)",
 		New:         func(quick bool) workload.Workload { return &q7{cfg: Default(quick)} },
-		Primary: func(s record.Summary) record.Metric {
-			return record.Metric{Name: "failed_by_reconfig", Value: s.Extra["failed_by_reconfig"], Unit: "requests"}
-		},
+		Primary:     defFailed,
 	}
 }
 
 // Config configures Q7 (config section q7).
 type Config struct {
-	Load  drill.Load   `yaml:"load" json:"load"`
-	Drill drill.Config `yaml:"drill" json:"drill"`
+	// Base is the load, the timeline and the targets; the default target
+	// is failed_by_reconfig ≤ 0.
+	drill.Base `yaml:",inline" json:",inline"`
 }
 
 // Default: full scale 5 minutes at 20 req/s with an event a minute;
 // quick 24 s at 8 req/s with an event every 4–5 s.
 func Default(quick bool) *Config {
 	at := []time.Duration{60 * time.Second, 120 * time.Second, 180 * time.Second, 240 * time.Second}
-	c := &Config{Load: drill.DefaultLoad(20, 5*time.Minute),
-		Drill: drill.DefaultConfig(quick)}
+	c := &Config{Base: drill.Base{Load: drill.DefaultLoad(20, 5*time.Minute), Drill: drill.DefaultConfig(quick)}}
+	c.Target = result.Targets{defFailed.Name: 0}
 	if quick {
 		at = []time.Duration{4 * time.Second, 8 * time.Second, 13 * time.Second, 17 * time.Second}
 		c.Load = drill.QuickLoad(8, 24*time.Second)
@@ -52,18 +51,7 @@ func Default(quick bool) *Config {
 }
 
 // Validate reports the first problem, naming the q7 key.
-func (c *Config) Validate() error {
-	if err := c.Load.Validate("q7.load"); err != nil {
-		return err
-	}
-	return c.Drill.Validate("q7.drill", c.Load.Span())
-}
-
-// Override applies --rate, --total-requests, --duration and --llm-ratio.
-func (c *Config) Override(o workload.Overrides) []string {
-	c.Load.Override(o)
-	return nil
-}
+func (c *Config) Validate() error { return c.Base.Validate("q7", c.Drill.Events, defs) }
 
 // StackYAML is Q7's reference stack: two H100 LLM engines and a CPU
 // embedder as processes, fifo until the policy switch.

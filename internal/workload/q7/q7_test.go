@@ -43,7 +43,7 @@ func TestExcess(t *testing.T) {
 		Events:  []drill.Result{{Seq: 0, Action: drill.Drain, ActualNS: int64(11 * time.Second), Outcome: drill.OutcomeOK}},
 	}
 	steady, ex := q.excess(r)
-	if steady != 100 || len(ex) != 1 || ex[0].PeakMs != 400 || ex[0].Ratio != 4 {
+	if steady.Value != 100 || len(ex) != 1 || ex[0][0].Value != 400 || ex[0][1].Value != 4 {
 		t.Fatalf("steady %v excess %+v", steady, ex)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/sagebench/sagebench/internal/drill"
-	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -21,17 +21,20 @@ func (q *q7) Config() workload.Config { return q.cfg }
 
 // Plan lists the load and its reconfiguration events.
 func (q *q7) Plan(seed int64) (workload.Plan, error) {
-	s, err := load.NewSchedule(q.cfg.Load.Schedule, seed)
-	if err != nil {
-		return workload.Plan{}, fmt.Errorf("q7.load.%w", err)
-	}
-	p := workload.Plan{Phases: []workload.PlannedPhase{{Name: "reconfig", Process: q.cfg.Load.Schedule.Process,
-		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: q.cfg.Load.Mix(seed, s.Len())}}}
-	for _, e := range drill.Expand(q.cfg.Drill.Events) {
-		p.Notes = append(p.Notes, "event: "+e.String())
-	}
-	return p, nil
+	return q.cfg.Base.Plan("q7", "reconfig", seed, q.cfg.Drill.Events)
 }
+
+// Q7's metrics.
+var (
+	defFailed = result.Def{Name: "failed_by_reconfig", Unit: result.Count, Direction: result.Lower}
+	defSteady = result.Def{Name: "steady_p99_ms", Unit: result.Ms, Direction: result.Lower}
+	defExcess = result.Def{Name: "p99_excess_worst", Unit: result.Ratio, Direction: result.Lower}
+	defPeak   = result.Def{Name: "peak_ms", Unit: result.Ms, Direction: result.Lower}
+	defRatio  = result.Def{Name: "p99_excess", Unit: result.Ratio, Direction: result.Lower}
+)
+
+// defs are the metrics a q7.target may name.
+var defs = []result.Def{defFailed, defExcess}
 
 // Run drives the load through the reconfiguration schedule.
 func (q *q7) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
@@ -40,39 +43,52 @@ func (q *q7) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		return workload.Outcome{}, fmt.Errorf("q7: %w", err)
 	}
 	att := r.Attribute()
-	d := details{Failures: att}
-	extra := map[string]float64{"failed_by_reconfig": float64(len(att))}
+	failed := defFailed.Measure(float64(len(att)), r.Sent, "no request was sent")
 	steady, ex := q.excess(r)
-	d.SteadyMs, d.Excess = drill.Finite(steady, 0), ex
-	worst := 0.0
-	for _, x := range d.Excess {
-		worst = max(worst, x.Ratio)
+	worst := defExcess.NotMeasurable("no event was performed")
+	events := r.EventResults()
+	for i := range events {
+		if x, ok := ex[events[i].Seq]; ok {
+			events[i].Metrics = append(events[i].Metrics, x...)
+			if x[1].Measured() && (!worst.Measured() || x[1].Value > worst.Value) {
+				worst = defExcess.Measure(x[1].Value, 1, "").WithReason(fmt.Sprintf("after event %d (%s)", events[i].Seq, events[i].Action))
+			}
+		}
 	}
-	extra["p99_excess_worst"] = worst
-	var notes []string
+	res := result.New(q.answer(r, failed, worst), failed, worst, steady)
+	res.Events = events
+	if len(att) > 0 {
+		res.Tables = append(res.Tables, failureTable(att))
+	}
+	return r.Outcome(res)
+}
+
+// answer says how many requests the reconfigurations failed and how far
+// the p99 rose around them.
+func (q *q7) answer(r *drill.Run, failed, worst result.Metric) string {
+	performed := 0
+	for _, e := range r.Events {
+		if e.Outcome == drill.OutcomeOK {
+			performed++
+		}
+	}
+	return fmt.Sprintf("%d of %d reconfigurations performed; %s requests failed around them (of %d sent); the windowed %s rose at most %s over steady",
+		performed, len(r.Events), result.Short(failed), r.Sent, q.cfg.Drill.Recovery.Metric, result.Short(worst))
+}
+
+func failureTable(att []drill.Attribution) result.Table {
+	t := result.Table{Title: "Failed requests", Note: "each charged to the performed event nearest its intended send",
+		Columns: []string{"request", "error class", "event"}}
 	for _, a := range att {
-		notes = append(notes, fmt.Sprintf("failed request %s (%s) attributed to event %d", a.ID, a.Class, a.Event))
+		t.AddRow(result.Text(a.ID), result.Text(a.Class), result.Textf("%d", a.Event))
 	}
-	return r.Outcome(extra, d, notes...)
-}
-
-type details struct {
-	Failures []drill.Attribution `json:"failures"`
-	SteadyMs float64             `json:"steady_p99_ms"` // median windowed metric away from events
-	Excess   []excess            `json:"p99_excess"`
-}
-
-// excess is the worst windowed metric around one event over the steady value.
-type excess struct {
-	Seq    int     `json:"seq"`
-	Action string  `json:"action"`
-	PeakMs float64 `json:"peak_ms"`
-	Ratio  float64 `json:"ratio"` // peak ÷ steady
+	return t
 }
 
 // excess compares the windows within one width of each event with the
-// steady windows (those farther from every event).
-func (q *q7) excess(r *drill.Run) (float64, []excess) {
+// steady windows (those farther from every event): the steady metric,
+// and per event its peak and peak ÷ steady.
+func (q *q7) excess(r *drill.Run) (result.Metric, map[int][]result.Metric) {
 	m, _ := series.MetricByName(q.cfg.Drill.Recovery.Metric)
 	width := int64(q.cfg.Drill.Series.WithDefaults().Width)
 	near := func(w series.Window, at int64) bool { return w.EndNS > at-width && w.StartNS < at+width }
@@ -86,23 +102,28 @@ func (q *q7) excess(r *drill.Run) (float64, []excess) {
 			steady = append(steady, v)
 		}
 	}
-	base := math.NaN()
+	base := defSteady.NotMeasurable("no window away from the events had a value")
 	if len(steady) > 0 {
 		slices.Sort(steady)
-		base = steady[len(steady)/2]
+		base = defSteady.Measure(steady[len(steady)/2], len(steady), "").WithReason("median windowed value away from every event")
 	}
-	var out []excess
+	out := map[int][]result.Metric{}
 	for _, e := range r.Events {
 		if e.ActualNS == 0 {
 			continue
 		}
-		peak := 0.0
+		peak, n := 0.0, 0
 		for _, w := range r.Windows {
 			if v := m(w); near(w, e.ActualNS) && !math.IsNaN(v) {
-				peak = max(peak, v)
+				peak, n = max(peak, v), n+1
 			}
 		}
-		out = append(out, excess{Seq: e.Seq, Action: e.Action, PeakMs: peak, Ratio: drill.Finite(peak/base, 0)})
+		p := defPeak.Measure(peak, n, "no window near the event had a value")
+		ratio := defRatio.NotMeasurable("the steady value or the peak is missing")
+		if p.Measured() && base.Measured() && base.Value > 0 {
+			ratio = defRatio.Measure(peak/base.Value, n, "")
+		}
+		out[e.Seq] = []result.Metric{p, ratio}
 	}
 	return base, out
 }

@@ -1,13 +1,13 @@
 package q8_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill/drilltest"
+	"github.com/sagebench/sagebench/internal/result"
 )
 
 func TestMain(m *testing.M) { drilltest.Main(m) }
@@ -24,11 +24,11 @@ func TestQ8QuickOnEmbeddedStack(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
 	}
 	t.Logf("\n%s", res.Stdout)
-	if res.Drill.Lost.Lost != 0 || res.Drill.Lost.Sent == 0 {
-		t.Errorf("lost %+v; want 0 of > 0 sent", res.Drill.Lost)
+	if lost, sent := res.Count("lost"), res.Count("sent"); lost != 0 || sent <= 0 {
+		t.Errorf("lost %d; want 0 of > 0 sent (%d)", lost, sent)
 	}
-	if !res.Drill.Comparable {
-		t.Errorf("not comparable: %v", res.Drill.NotPerformed)
+	if np := res.NotPerformed(); np != "" {
+		t.Errorf("not comparable: %v", np)
 	}
 	seen := map[string]bool{}
 	for _, e := range res.Events {
@@ -45,13 +45,14 @@ func TestQ8QuickOnEmbeddedStack(t *testing.T) {
 	if len(res.Windows) == 0 {
 		t.Error("windows.jsonl is empty")
 	}
-	if !strings.Contains(res.Stdout, "lost: 0 requests") {
-		t.Errorf("primary metric not printed as lost: 0 requests:\n%s", res.Stdout)
+	if !strings.Contains(res.Stdout, "primary lost: 0") || !strings.Contains(res.Stdout, "target met: lost 0") {
+		t.Errorf("primary metric not printed as lost: 0, or its target:\n%s", res.Stdout)
 	}
 }
 
 // TestQ8ReportsLostRequests: through the CLI, a stack that silently drops
-// two responses makes the run report lost = 2 as its primary metric.
+// two responses makes the run report lost = 2 as its primary metric, and
+// miss Q8's target (lost ≤ 0): exit 6.
 func TestQ8ReportsLostRequests(t *testing.T) {
 	body := drilltest.Loose + `q8:
   load: {schedule: {process: poisson, rate: 10, duration: 4s}}
@@ -61,11 +62,15 @@ func TestQ8ReportsLostRequests(t *testing.T) {
     recovery: {metric: e2e_p99, bound: 5s, hold: 500ms}
 `
 	res := drilltest.Run(t, "Q8", body, 60*time.Second, "--quick")
-	if res.Code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	if res.Code != 6 {
+		t.Fatalf("exit %d, want 6 (target missed)\n%s\n%s", res.Code, res.Stdout, res.Stderr)
 	}
-	if res.Drill.Lost.Lost != 2 || !strings.Contains(res.Stdout, "lost: 2 requests") {
-		t.Fatalf("lost %+v\n%s", res.Drill.Lost, res.Stdout)
+	if res.Count("lost") != 2 || res.Count("lost_truncated") != 2 || !strings.Contains(res.Stdout, "primary lost: 2") ||
+		!strings.Contains(res.Stdout, "target MISSED: lost 2, target <= 0") || !strings.Contains(res.Stderr, "target missed") {
+		t.Fatalf("lost %d\n%s\n%s", res.Count("lost"), res.Stdout, res.Stderr)
+	}
+	if res.Run.Result == nil || !res.Run.Result.Missed() || !res.Run.Valid {
+		t.Errorf("run.json result %+v: want a valid run whose target was missed", res.Run.Result)
 	}
 }
 
@@ -96,17 +101,14 @@ func TestQ8ExternalTargetExecHook(t *testing.T) {
 	if len(res.Events) < 1 || res.Events[0]["via"] != "exec" || res.Events[0]["outcome"] != "ok" || res.Events[0]["exit_status"] != 0.0 {
 		t.Errorf("kill event %v", res.Events)
 	}
-	if res.Drill.Comparable || len(res.Drill.NotPerformed) != 2 { // pause and its resume
-		t.Errorf("comparable %v, not performed %v", res.Drill.Comparable, res.Drill.NotPerformed)
+	if np := res.NotPerformed(); strings.Count(np, "llm-1 at") != 2 { // pause and its resume
+		t.Errorf("not performed %q: want the pause and its resume", np)
 	}
-	if res.Drill.Lost.Lost != 0 {
-		t.Errorf("lost %+v", res.Drill.Lost)
+	if res.Count("lost") != 0 {
+		t.Errorf("lost %d", res.Count("lost"))
 	}
-	var d struct {
-		RSS struct{ Points int } `json:"rss_drift"`
-	}
-	if err := json.Unmarshal(res.Drill.Details, &d); err != nil || d.RSS.Points == 0 {
-		t.Errorf("no RSS samples from the target's /metrics (%v): %s", err, res.Drill.Details)
+	if m := res.Metric("rss_drift_mib_per_min"); m.State == result.NotMeasurable && strings.Contains(m.Reason, "not sampled") {
+		t.Errorf("no RSS samples from the target's /metrics: %+v", m)
 	}
 	if !strings.Contains(strings.Join(res.Run.InvalidReasons, " "), "not comparable") {
 		t.Errorf("invalid reasons %v", res.Run.InvalidReasons)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
-	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -21,18 +21,17 @@ func Spec() workload.Spec {
 		ID: "Q8", Name: "RecoverySoak", Entry: "recovery",
 		Description: "long mixed load with periodic SIGKILL+restart, SIGSTOP (hang) and slowdown of an engine process; primary: lost requests (must be 0), availability, recovery per fault, p99 drift",
 		New:         func(quick bool) workload.Workload { return &q8{cfg: Default(quick)} },
-		Primary: func(s record.Summary) record.Metric {
-			return record.Metric{Name: "lost", Value: s.Extra["lost"], Unit: "requests"}
-		},
+		Primary:     drill.DefLost,
 	}
 }
 
 // Config configures Q8 (config section q8).
 type Config struct {
-	Load drill.Load `yaml:"load" json:"load"`
+	// Base is the load, the timeline and the targets; the default target
+	// is lost ≤ 0.
+	drill.Base `yaml:",inline" json:",inline"`
 	// Faults generates the periodic fault schedule when drill.events is empty.
-	Faults Faults       `yaml:"faults" json:"faults"`
-	Drill  drill.Config `yaml:"drill" json:"drill"`
+	Faults Faults `yaml:"faults" json:"faults"`
 	// Engines are the engine ids whose processes are sampled for RSS and
 	// open files (embedded stack only).
 	Engines []string `yaml:"engines" json:"engines"`
@@ -53,11 +52,11 @@ type Faults struct {
 // 30 s; quick 27 s at 8 req/s, a fault every 7 s from 4 s (one of each).
 func Default(quick bool) *Config {
 	c := &Config{
-		Load:    drill.DefaultLoad(20, 10*time.Minute),
+		Base:    drill.Base{Load: drill.DefaultLoad(20, 10*time.Minute), Drill: drill.DefaultConfig(quick)},
 		Faults:  Faults{Engine: "llm-1", First: 30 * time.Second, Every: time.Minute, RestartAfter: 3 * time.Second, Pause: 5 * time.Second, SlowdownFactor: 4, SlowdownFor: 10 * time.Second},
-		Drill:   drill.DefaultConfig(quick),
 		Engines: []string{"llm-0", "llm-1", "embed-0"},
 	}
+	c.Target = result.Targets{drill.DefLost.Name: 0}
 	if quick {
 		c.Load = drill.QuickLoad(8, 27*time.Second)
 		c.Faults = Faults{Engine: "llm-1", First: 4 * time.Second, Every: 7 * time.Second, RestartAfter: 2 * time.Second, Pause: 3 * time.Second, SlowdownFactor: 4, SlowdownFor: 4 * time.Second}
@@ -93,25 +92,18 @@ func (c *Config) Events() []drill.Event {
 
 // Validate reports the first problem, naming the q8 key.
 func (c *Config) Validate() error {
-	if err := c.Load.Validate("q8.load"); err != nil {
-		return err
-	}
 	f := c.Faults
 	if len(c.Drill.Events) == 0 && (f.Engine == "" || f.Every <= 0 || f.First < 0 || f.RestartAfter < 0 || f.Pause <= 0 || f.SlowdownFactor <= 0 || f.SlowdownFor <= 0) {
 		return fmt.Errorf("q8.faults: engine, every > 0, pause > 0, slowdown_factor > 0 and slowdown_for > 0 are required (or list q8.drill.events)")
 	}
-	d := c.Drill
-	d.Events = c.Events()
-	if len(d.Events) == 0 {
+	if err := c.Load.Validate("q8.load"); err != nil {
+		return err
+	}
+	events := c.Events()
+	if len(events) == 0 {
 		return fmt.Errorf("q8: no fault fits in the load's %v; lengthen q8.load or move q8.faults.first earlier", c.Load.Span())
 	}
-	return d.Validate("q8.drill", c.Load.Span())
-}
-
-// Override applies --rate, --total-requests, --duration and --llm-ratio.
-func (c *Config) Override(o workload.Overrides) []string {
-	c.Load.Override(o)
-	return nil
+	return c.Base.Validate("q8", events, defs)
 }
 
 // StackYAML is Q8's reference stack: two H100 LLM engines and a CPU

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
-	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -28,16 +28,7 @@ func (q *q8) Config() workload.Config { return q.cfg }
 
 // Plan lists the soak and its faults.
 func (q *q8) Plan(seed int64) (workload.Plan, error) {
-	s, err := load.NewSchedule(q.cfg.Load.Schedule, seed)
-	if err != nil {
-		return workload.Plan{}, fmt.Errorf("q8.load.%w", err)
-	}
-	p := workload.Plan{Phases: []workload.PlannedPhase{{Name: "soak", Process: q.cfg.Load.Schedule.Process,
-		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: q.cfg.Load.Mix(seed, s.Len())}}}
-	for _, e := range drill.Expand(q.cfg.Events()) {
-		p.Notes = append(p.Notes, "event: "+e.String())
-	}
-	return p, nil
+	return q.cfg.Base.Plan("q8", "soak", seed, q.cfg.Events())
 }
 
 // Run soaks the target under the fault schedule.
@@ -51,45 +42,61 @@ func (q *q8) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	if err != nil {
 		return workload.Outcome{}, fmt.Errorf("q8: %w", err)
 	}
-	extra, details := q.measure(r, samples)
 	var notes []string
 	if samples.n == 0 {
 		notes = append(notes, "RSS and open files not sampled: the target is not the embedded stack and its /metrics has no process_resident_memory_bytes and process_open_fds")
 	}
-	return r.Outcome(extra, details, notes...)
+	return r.Outcome(q.result(r, samples), notes...)
 }
 
-type details struct {
-	P99Drift drill.Drift `json:"p99_drift"` // of recovery.metric, ms per minute
-	RSSDrift drill.Drift `json:"rss_drift"` // MiB per minute
-	FDDrift  drill.Drift `json:"fd_drift"`  // open files per minute
-}
+// Q8's metrics (lost, sent and availability are every drill's).
+var (
+	defFaults      = result.Def{Name: "faults", Unit: result.Count, Direction: result.Higher}
+	defRecovered   = result.Def{Name: "faults_recovered", Unit: result.Count, Direction: result.Higher}
+	defRecoveryMax = result.Def{Name: "recovery_max_ms", Unit: result.Ms, Direction: result.Lower}
+	defP99Drift    = result.Def{Name: "p99_drift_ms_per_min", Unit: result.MsPerMin, Direction: result.Lower}
+	defRSSDrift    = result.Def{Name: "rss_drift_mib_per_min", Unit: result.MiBPerMin, Direction: result.Lower}
+	defFDDrift     = result.Def{Name: "fd_drift_per_min", Unit: result.PerMin, Direction: result.Lower}
+)
 
-func (q *q8) measure(r *drill.Run, s *sampler) (map[string]float64, details) {
+// defs are the metrics a q8.target may name.
+var defs = []result.Def{drill.DefLost, drill.DefAvailability, defRecoveryMax, defP99Drift}
+
+// result is Q8's answer: lost requests first, then the slowest recovery
+// from a fault (never when one did not recover), and the drifts.
+func (q *q8) result(r *drill.Run, s *sampler) result.Result {
 	var after []float64
-	recovered := 0
+	unrecovered := 0
 	for _, x := range r.Recovery {
 		if x.Action == drill.Resume || x.Action == drill.Restart || (x.Action == drill.Slowdown && isEnd(r, x.Seq)) {
 			continue // undo events: the fault's recovery counts from the fault
 		}
 		if x.Recovered && x.AfterMs != nil {
-			recovered++
 			after = append(after, *x.AfterMs)
+		} else {
+			unrecovered++
 		}
 	}
 	faults := countFaults(r)
-	ws := r.Windows
-	every := max(int(dcWidth(q.cfg)/dcStep(q.cfg)), 1)
-	p99 := series.DriftOf(ws, q.cfg.Drill.Recovery.Metric, every)
-	rss, fd := s.drifts(q.warmup())
-	d := details{P99Drift: drill.DriftJSON(p99), RSSDrift: drill.DriftJSON(rss), FDDrift: drill.DriftJSON(fd)}
-	extra := map[string]float64{"faults": float64(faults), "faults_recovered": float64(recovered),
-		"recovery_max_ms": -1, "p99_drift_ms_per_min": drill.Finite(p99.SlopePerMin, 0),
-		"rss_drift_mib_per_min": drill.Finite(rss.SlopePerMin, 0), "fd_drift_per_min": drill.Finite(fd.SlopePerMin, 0)}
-	if len(after) > 0 && recovered == faults {
-		extra["recovery_max_ms"] = slices.Max(after)
+	var recMax result.Metric
+	switch {
+	case unrecovered > 0:
+		recMax = defRecoveryMax.Never(fmt.Sprintf("%d of %d faults never recovered by the end of the run", unrecovered, faults))
+	case len(after) == 0:
+		recMax = defRecoveryMax.NotMeasurable("no fault was performed")
+	default:
+		recMax = defRecoveryMax.Measure(slices.Max(after), len(after), "").WithResolution(float64(dcStep(q.cfg)) / float64(time.Millisecond))
 	}
-	return extra, d
+	every := max(int(dcWidth(q.cfg)/dcStep(q.cfg)), 1)
+	rss, fd := s.drifts(q.warmup())
+	noSample := "RSS and open files were not sampled"
+	lost := r.LostMetrics()[0]
+	ms := []result.Metric{defFaults.Measure(float64(faults), max(faults, 1), ""), defRecovered.Measure(float64(len(after)), max(faults, 1), ""), recMax,
+		drill.DriftMetric(defP99Drift, series.DriftOf(r.Windows, q.cfg.Drill.Recovery.Metric, every), "too few windows with a value"),
+		drill.DriftMetric(defRSSDrift, rss, noSample), drill.DriftMetric(defFDDrift, fd, noSample)}
+	ans := fmt.Sprintf("%s of %d requests lost across %d faults (availability %s); slowest recovery %s; %s drift %s",
+		result.Short(lost), r.Lost.Sent, faults, result.Short(r.LostMetrics()[2]), result.Format(recMax), q.cfg.Drill.Recovery.Metric, result.Format(ms[3]))
+	return result.New(ans, lost, ms...)
 }
 
 func dcWidth(c *Config) time.Duration { return c.Drill.Series.WithDefaults().Width }

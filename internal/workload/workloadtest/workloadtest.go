@@ -59,6 +59,9 @@ func Run(t *testing.T, limit time.Duration, id, config string, args ...string) R
 			t.Fatalf("%s: %v", d, err)
 		}
 		res.Runs = append(res.Runs, r)
+		if r.Complete {
+			CheckAnswer(t, d, r, res.Stdout)
+		}
 	}
 	if len(res.Dirs) > 0 {
 		b, _ := os.ReadFile(filepath.Join(res.Dirs[0], "bench.txt"))
@@ -67,4 +70,31 @@ func Run(t *testing.T, limit time.Duration, id, config string, args ...string) R
 	b, _ := os.ReadFile(filepath.Join(out, "unified_results.jsonl"))
 	res.Unified = string(b)
 	return res
+}
+
+// CheckAnswer fails t unless the run in dir has a typed result that keeps
+// its model (every metric in one of the four states, a measured value
+// finite and inside its domain) and leads summary.md and stdout with its
+// answer sentence.
+func CheckAnswer(t *testing.T, dir string, run record.Run, stdout string) {
+	t.Helper()
+	if run.Result == nil {
+		t.Errorf("%s: run.json has no result", dir)
+		return
+	}
+	if err := run.Result.Check(); err != nil {
+		t.Errorf("%s: the result breaks its model: %v", dir, err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	_, rest, _ := strings.Cut(string(md), "\n\n")
+	if want := "**Answer:** " + run.Result.Answer + "\n"; !strings.HasPrefix(rest, want) {
+		t.Errorf("%s: summary.md does not start with its answer %q:\n%.400s", dir, want, md)
+	}
+	if !strings.Contains(stdout, "answer: "+run.Result.Answer+"\n") {
+		t.Errorf("stdout does not give the answer %q", run.Result.Answer)
+	}
 }

@@ -1,4 +1,4 @@
-package run
+package presenter
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/summary"
-	"github.com/sagebench/sagebench/internal/workload"
 )
 
 // writeFloor renders the measurement floor in summary.md and marks the
 // differences between phases that lie within it.
-func writeFloor(w io.Writer, run *record.Run, o workload.Outcome) {
+func writeFloor(w io.Writer, r Run) {
+	run := r.Record
 	f := run.MeasurementFloor
 	if f == nil {
 		return
@@ -31,23 +31,16 @@ func writeFloor(w io.Writer, run *record.Run, o workload.Outcome) {
 	for _, n := range f.Notes {
 		fmt.Fprintf(w, "- %s\n", n)
 	}
-	for _, n := range withinFloor(run, o, f) {
+	for _, n := range withinFloor(r, f) {
 		fmt.Fprintf(w, "- %s\n", n)
 	}
-}
-
-func metNot(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "NOT met"
 }
 
 // withinFloor names the p99 differences between a phase and the first
 // phase, per request type, that are no larger than the floor's p99 error:
 // the harness cannot tell them from its own error.
-func withinFloor(run *record.Run, o workload.Outcome, f *record.Floor) []string {
-	groups := configGroups(run.Summary.Groups, o.Phases)
+func withinFloor(r Run, f *record.Floor) []string {
+	groups := r.configGroups()
 	first := map[string]record.Group{}
 	var out []string
 	for _, g := range groups {

@@ -1,0 +1,75 @@
+package presenter
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/sagebench/sagebench/internal/result"
+)
+
+// Markdown renders summary.md: the answer first, then validity and
+// targets, the tables behind the answer, the drill's events, every
+// metric with its state, the per-phase table, the measurement floor and
+// the environment.
+func Markdown(w io.Writer, r Run) {
+	run := r.Record
+	fmt.Fprintf(w, "# %s %s — %s\n\n", run.Workload, run.Name, run.RunID)
+	fmt.Fprintf(w, "**Answer:** %s\n\n", r.answer())
+	fmt.Fprintf(w, "**%s**", Verdict(run))
+	if res := run.Result; res != nil {
+		for _, v := range res.Targets {
+			fmt.Fprintf(w, "  \n**Target %s:** %s", metMissed(v.Met), v.Reason)
+		}
+	}
+	fmt.Fprintf(w, "\n\n%s\n\n", r.Spec.Description)
+	fmt.Fprintf(w, "- target: %s\n- backend: %s, repetition %d, seed %d, %s\n", run.Target, run.Backend,
+		run.Repetition, run.Seed, run.LoadMode)
+	fmt.Fprintf(w, "- started %s, ended %s (%.1f s measured)\n", run.StartedAt.UTC().Format("2006-01-02 15:04:05Z"),
+		run.EndedAt.UTC().Format("15:04:05Z"), run.Summary.DurationSeconds)
+	fmt.Fprintf(w, "- complete: %v\n- config_hash: `%s`\n", run.Complete, run.ConfigHash)
+	for _, n := range run.Notes {
+		fmt.Fprintf(w, "- note: %s\n", n)
+	}
+	if res := run.Result; res != nil {
+		for _, t := range res.Tables {
+			fmt.Fprintf(w, "\n## %s\n\n", t.Title)
+			WriteTable(w, t, true)
+		}
+		if len(res.Events) > 0 {
+			fmt.Fprintf(w, "\n## Events\n\n")
+			WriteTable(w, EventTable(res.Events), true)
+		}
+		fmt.Fprintf(w, "\n## Metrics\n\n")
+		WriteTable(w, MetricTable(res.Metrics), true)
+	}
+	fmt.Fprintf(w, "\n## Requests per phase (latencies in ms; E2E and TTFT from the intended send)\n\n")
+	cols, rows := r.phaseRows()
+	writeMarkdownTable(w, cols, rows)
+	fmt.Fprintf(w, "schedule: target %.2f req/s, delivered %.2f req/s, lag p99 %.2f ms\n",
+		run.Summary.TargetRate, run.Summary.DeliveredRate, run.Summary.ScheduleLag.P99)
+	if o := run.Summary.HarnessOverhead; o != nil {
+		fmt.Fprintf(w, "\nharness overhead (client − server time, %d requests): TTFT p50 %.3f / p99 %.3f ms, E2E p50 %.3f / p99 %.3f ms\n",
+			o.E2E.Count, o.TTFT.P50, o.TTFT.P99, o.E2E.P50, o.E2E.P99)
+	}
+	writeFloor(w, r)
+	e := run.Environment
+	fmt.Fprintf(w, "\n## Environment\n\n%s %s/%s, %s, %d cores, %d MiB, sagebench %s (%s)\n",
+		e.GoVersion, e.OS, e.Arch, e.CPUModel, e.Cores, e.MemoryMiB, e.Version, e.Commit)
+}
+
+// MetricTable lists metrics with their state, value, samples and reason.
+func MetricTable(ms []result.Metric) result.Table {
+	t := result.Table{Title: "Metrics", Columns: []string{"metric", "value", "state", "n", "note"}}
+	for _, m := range ms {
+		n := "-"
+		if m.N > 0 {
+			n = fmt.Sprint(m.N)
+		}
+		value := result.Short(m)
+		if m.State == result.Measured && m.Interval != nil {
+			value = result.Format(m)
+		}
+		t.AddRow(result.Text(m.Name), result.Text(value), result.Text(string(m.State)), result.Text(n), result.Text(m.Reason))
+	}
+	return t
+}
