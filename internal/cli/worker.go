@@ -97,6 +97,9 @@ func (o workerOptions) connConfig(name string) (jetstream.ConnConfig, error) {
 	if c.URL == "" {
 		return c, usageErrorf("--nats-url: required (or set %s), e.g. --nats-url nats://127.0.0.1:4222", envNATSURL)
 	}
+	if err := jetstream.CheckURL(c.URL); err != nil {
+		return c, usageErrorf("--nats-url %v", err)
+	}
 	c.Auth = jetstream.Auth{CredsFile: o.credsFile, Token: os.Getenv(envNATSToken),
 		User: os.Getenv(envNATSUser), Password: os.Getenv(envNATSPassword)}
 	if c.Auth.CredsFile == "" {
