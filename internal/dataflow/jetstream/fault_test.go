@@ -157,9 +157,14 @@ func TestWorkerKilledMidRun(t *testing.T) {
 		}
 	}
 	s := eng.Stats()
-	t.Logf("after the kill: delivered %d, duplicates dropped at the sink %d, workers %d", s.Delivered, s.Duplicates, s.Workers)
+	t.Logf("after the kill: delivered %d, duplicates dropped at the sink %d, redelivered %d, workers %d", s.Delivered, s.Duplicates, s.Redelivered, s.Workers)
 	if s.Delivered != n || s.InFlight != 0 {
 		t.Fatalf("stats %+v", s)
+	}
+	// every worker is remote: only the server's consumer state knows the
+	// killed worker's records went out again
+	if s.Redelivered == 0 {
+		t.Errorf("redelivered 0 after a worker holding unacked records was killed; the server's count was not read")
 	}
 }
 

@@ -146,7 +146,8 @@ func (w *Worker) Serve(ctx context.Context) error {
 // Without a run ID it first discovers the run on the shared subject. It
 // measures the clock offset to the coordinator before joining.
 func (w *Worker) join(ctx context.Context) (joinReply, *ClockOffset, error) {
-	jr := joinRequest{Worker: w.cfg.Name, Version: w.cfg.Version, Operators: w.cfg.Registry.Names(), Graph: w.cfg.Graph}
+	jr := joinRequest{Worker: w.cfg.Name, Version: w.cfg.Version, Operators: w.cfg.Registry.Names(), Graph: w.cfg.Graph,
+		Serves: w.cfg.Service != nil}
 	for logged := false; ; logged = true {
 		run := w.cfg.Run
 		if run == "" {
