@@ -145,18 +145,28 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	if ns := (*NotStartedError)(nil); errors.As(err, &ns) {
 		return Result{}, removeRunDir(dir, err)
 	}
-	if err != nil {
+	// A load node lost mid-phase still leaves a record of what ran: its
+	// missing requests are failed records, the run is incomplete and the
+	// error (naming the node) is returned after the records are written.
+	lost := (*workload.NodeLostError)(nil)
+	if err != nil && !errors.As(err, &lost) {
 		return Result{Dir: dir, Run: run}, err
 	}
 	run.EndedAt = time.Now()
 	outcome.Extra = mergeExtra(outcome.Extra, metricExtra)
-	rn.finish(&run, r, outcome, col, ctx.Err() == nil)
+	rn.finish(&run, r, outcome, col, ctx.Err() == nil && lost == nil)
+	if lost != nil {
+		run.InvalidReasons = append(run.InvalidReasons, lost.Error())
+	}
 	run.Notes = append(append(outcome.Notes, connNotes(t, warmed, rn.Fleet != nil)...), metricNotes...)
 	if err := writeRecords(dir, r, &run, outcome); err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
 	writeTable(rn.Out, &run, r.Spec, outcome, false)
 	fmt.Fprintf(rn.Out, "records: %s\n", dir)
+	if lost != nil {
+		return Result{Dir: dir, Run: run}, fmt.Errorf("%w; records in %s say \"complete\": false", err, dir)
+	}
 	return Result{Dir: dir, Run: run}, nil
 }
 
