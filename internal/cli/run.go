@@ -132,10 +132,16 @@ func (o *runOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutputDir(resolved[0].Shared.OutputDir, most); err != nil {
+	root := resolved[0].Shared.OutputDir
+	_, statErr := os.Stat(root)
+	if err := checkOutputDir(root, most); err != nil {
 		return usageErrorf("%v", err)
 	}
-	return o.execute(cmd.Context(), stdout, stderr, resolved)
+	err = o.execute(cmd.Context(), stdout, stderr, resolved)
+	if err != nil && statErr != nil {
+		_ = os.Remove(root) // created for this run; removed only while empty (a run that never started)
+	}
+	return err
 }
 
 // selectSpecs resolves -e/--all into catalog entries.
@@ -306,8 +312,8 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}
 	var invalid []string
 	for _, r := range resolved {
-		rn.Dataflow = distributed(r.Shared, log)
-		rn.Fleet = loadFleet(r.Spec, r.Shared, log)
+		rn.Dataflow = distributed(r.Shared, log, stderr)
+		rn.Fleet = loadFleet(r.Spec, r.Shared, log, stderr)
 		if o.calibrate {
 			floor, err := o.measureFloor(ctx, r)
 			if err != nil {

@@ -191,10 +191,10 @@ func closeTarget(t *target.Target) {
 func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Target, run *record.Run, dir string) (outcome workload.Outcome, col *summary.Collector, err error) {
 	var fleet workload.LoadFleet
 	if rn.Fleet != nil {
-		f, finish, err := rn.Fleet(ctx, t.URL())
-		if err != nil {
+		f, finish, ferr := rn.Fleet(ctx, t.URL()) // (not err: the deferred function sets the named result)
+		if ferr != nil {
 			// nothing was sent: the run leaves no directory
-			return workload.Outcome{}, nil, &NotStartedError{Err: fmt.Errorf("%s: starting the load nodes: %w", r.Spec.ID, err)}
+			return workload.Outcome{}, nil, &NotStartedError{Err: fmt.Errorf("%s: starting the load nodes: %w", r.Spec.ID, ferr)}
 		}
 		fleet = f
 		defer func() {

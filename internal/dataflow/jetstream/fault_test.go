@@ -11,20 +11,19 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/dataflow/dataflowtest"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
+	"github.com/sagebench/sagebench/internal/dataflow/jetstream/jstest"
 )
 
 // The test binary doubles as a worker process: with these variables set,
 // TestMain serves runs instead of running tests (and as a NATS server
-// process with envServer set, see cluster3_test.go).
+// process, see jstest).
 const (
 	envWorkerURL = "SAGEBENCH_JOIN_URL" // set by SpawnWorkers
 	envWorkerRun = "SAGEBENCH_JOIN_RUN"
 )
 
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(envServer); spec != "" {
-		os.Exit(serverMain(spec))
-	}
+	jstest.MaybeServe()
 	if url := os.Getenv(envWorkerURL); url != "" {
 		os.Exit(workerMain(url, os.Getenv(envWorkerRun)))
 	}
