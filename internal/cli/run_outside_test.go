@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,5 +133,5 @@ func TestRunQ4OnOutsideCluster(t *testing.T) {
 		t.Errorf("run.json: complete %v, valid %v, reasons %q, failed %d; %d node_lost records; want incomplete, w2 named, the lost ones failed",
 			run.Complete, run.Valid, reasons, run.Summary.Failed, lost)
 	}
-	t.Log(fmt.Sprintf("w2 killed mid-phase: %d of its requests failed as node_lost", lost))
+	t.Logf("w2 killed mid-phase: %d of its requests failed as node_lost", lost)
 }
