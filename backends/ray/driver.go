@@ -16,4 +16,5 @@ func Script() []byte { return append([]byte(nil), script...) }
 
 // Entrypoint is the job's command: the driver reading plan (a file in
 // the working_dir).
-func Entrypoint(plan string) string { return "python " + FileName + " --plan " + plan }
+// python3: a cluster image may have no unversioned "python".
+func Entrypoint(plan string) string { return "python3 " + FileName + " --plan " + plan }

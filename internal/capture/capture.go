@@ -232,6 +232,11 @@ func assemble(cfg Config, ticks [][]Sample, k int, start time.Time, period time.
 		c.Windows = append(c.Windows, info)
 	}
 	c.Metrics = finishMetrics(metrics)
+	for _, t := range c.Targets {
+		if t.NonFinite > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: %d values were NaN or ±Inf and are left out (non_finite)", t.URL, t.NonFinite))
+		}
+	}
 	return c
 }
 
@@ -259,6 +264,7 @@ func targetInfos(targets []string, ticks [][]Sample) []TargetInfo {
 		out[i].URL = t
 		for _, tick := range ticks {
 			out[i].Scrapes++
+			out[i].NonFinite += tick[i].NonFinite
 			if err := tick[i].Err; err != nil {
 				out[i].Failed++
 				if len(out[i].Errors) < 5 {
@@ -286,6 +292,9 @@ func metricFor(ms map[string]*Metric, target, key string, v windowValue, n int) 
 }
 
 func renderWindow(i int, v windowValue) MetricWindow {
+	if !isFinite(v.start) || !isFinite(v.end) || !isFinite(v.delta) { // finite inputs that overflowed
+		return MetricWindow{Index: i, Missing: true}
+	}
 	w := MetricWindow{Index: i, Seconds: v.seconds, Start: v.start, End: v.end, Delta: v.delta, Resets: v.resets}
 	switch v.typ {
 	case TypeGauge, TypeUntyped:

@@ -61,7 +61,9 @@ func runQuery(ctx context.Context, cfg Config) (*Capture, error) {
 	}
 	for qi, q := range cfg.Queries {
 		name := "prometheus " + cfg.Prometheus + " query " + q
-		fillQuery(ctx, prom, cfg, q, name, v1.Range{Start: start, End: end, Step: period}, ticks, qi)
+		if err := fillQuery(ctx, prom, cfg, q, name, v1.Range{Start: start, End: end, Step: period}, ticks, qi); err != nil {
+			return nil, err
+		}
 	}
 	qcfg := cfg
 	qcfg.Targets = make([]string, len(cfg.Queries))
@@ -76,13 +78,27 @@ func runQuery(ctx context.Context, cfg Config) (*Capture, error) {
 	return c, nil
 }
 
+// QueryError is a query the Prometheus server refused as bad input (a
+// PromQL syntax error, an unknown function): a usage error, not a failed
+// scrape.
+type QueryError struct {
+	Query, Server, Msg string
+}
+
+func (e *QueryError) Error() string {
+	return fmt.Sprintf("query %q: Prometheus %s refused it: %s", e.Query, e.Server, e.Msg)
+}
+
 // fillQuery evaluates one query and spreads its points over the ticks
 // (column qi); a failed query fails every tick, a step without points
-// is errNoData.
-func fillQuery(ctx context.Context, prom v1.API, cfg Config, q, name string, r v1.Range, ticks [][]Sample, qi int) {
+// is errNoData. A query the server refuses as bad data is a *QueryError.
+func fillQuery(ctx context.Context, prom v1.API, cfg Config, q, name string, r v1.Range, ticks [][]Sample, qi int) error {
 	cctx, cancel := context.WithTimeout(ctx, 4*cfg.Timeout)
 	defer cancel()
 	val, _, _, err := prom.QueryRange(cctx, q, r)
+	if ae := (*v1.Error)(nil); errors.As(err, &ae) && ae.Type == v1.ErrBadData {
+		return &QueryError{Query: q, Server: cfg.Prometheus, Msg: ae.Msg}
+	}
 	var series [][]Series
 	if err == nil {
 		series, err = spread(val, r, len(ticks))
@@ -95,10 +111,15 @@ func fillQuery(ctx context.Context, prom v1.API, cfg Config, q, name string, r v
 		case len(series[i]) == 0:
 			smp.Err = errNoData
 		default:
-			smp.Series, smp.Err = cfg.Selector.Apply(name, series[i])
+			// a step whose every value is NaN or ±Inf was answered: it
+			// is no failure, it only has nothing to keep
+			kept, dropped := dropNonFinite(series[i])
+			smp.NonFinite = dropped
+			smp.Series, smp.Err = cfg.Selector.Apply(name, kept)
 		}
 		ticks[i][qi] = smp
 	}
+	return nil
 }
 
 // spread puts each point of a range-query matrix on its step.

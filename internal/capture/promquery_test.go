@@ -69,8 +69,8 @@ func TestRunPrometheusQuery(t *testing.T) {
 func TestRunPrometheusQueryErrors(t *testing.T) {
 	url := fakePrometheus(t, nil)
 	_, err := Run(context.Background(), Config{Prometheus: url, Queries: []string{"bad("}, Windows: 1, Window: 20 * time.Second, End: time.Unix(1e9, 0)})
-	if !errors.Is(err, ErrAllFailed) {
-		t.Errorf("a failing query: %v, want ErrAllFailed", err)
+	if qe := (*QueryError)(nil); !errors.As(err, &qe) || qe.Query != "bad(" {
+		t.Errorf("a query the server refuses as bad data: %v, want a *QueryError", err)
 	}
 	for _, cfg := range []Config{
 		{Prometheus: url},

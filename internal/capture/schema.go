@@ -30,11 +30,16 @@ type WindowInfo struct {
 }
 
 // TargetInfo counts one target's scrapes; Errors holds the first few.
+// NonFinite counts the series values left out because they were NaN or
+// ±Inf (an idle summary's quantiles, histogram_quantile over no
+// observations, a division by zero): JSON cannot hold them and no
+// window statistic can use them.
 type TargetInfo struct {
-	URL     string   `json:"url"`
-	Scrapes int      `json:"scrapes"`
-	Failed  int      `json:"failed"`
-	Errors  []string `json:"errors,omitempty"`
+	URL       string   `json:"url"`
+	Scrapes   int      `json:"scrapes"`
+	Failed    int      `json:"failed"`
+	NonFinite int      `json:"non_finite,omitempty"`
+	Errors    []string `json:"errors,omitempty"`
 }
 
 // Metric is one series of one target across the windows. Stats

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"time"
 )
@@ -15,12 +16,14 @@ const acceptHeader = "application/openmetrics-text;version=1.0.0;q=0.9,text/plai
 const maxBody = 32 << 20
 
 // Sample is one scrape of one target: its series, or the error that
-// made it fail.
+// made it fail. NonFinite counts the series left out of Series because a
+// value was NaN or ±Inf.
 type Sample struct {
-	Target string
-	At     time.Time
-	Series []Series
-	Err    error
+	Target    string
+	At        time.Time
+	Series    []Series
+	NonFinite int
+	Err       error
 }
 
 // Scraper fetches and parses exposition text.
@@ -59,9 +62,37 @@ func (s *Scraper) Scrape(ctx context.Context, url string) Sample {
 	} else if err == nil {
 		series, err = (&Selector{}).Apply(url, series)
 	}
-	smp.Series, smp.Err = series, err
+	smp.Series, smp.NonFinite = dropNonFinite(series)
+	smp.Err = err
 	return smp
 }
+
+// dropNonFinite returns series without those holding a NaN or ±Inf
+// value, count, sum or bucket count (a bucket's +Inf bound is its name,
+// not a value), and how many it left out.
+func dropNonFinite(series []Series) ([]Series, int) {
+	out := series[:0]
+	for _, s := range series {
+		if s.finite() {
+			out = append(out, s)
+		}
+	}
+	return out, len(series) - len(out)
+}
+
+func (s Series) finite() bool {
+	if !isFinite(s.Value) || !isFinite(s.Count) || !isFinite(s.Sum) {
+		return false
+	}
+	for _, b := range s.Buckets {
+		if !isFinite(b.Count) || math.IsNaN(b.UpperBound) {
+			return false
+		}
+	}
+	return true
+}
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func (s *Scraper) fetch(ctx context.Context, url string) ([]Series, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

@@ -40,13 +40,13 @@ func WriteMarkdown(w io.Writer, c *Capture) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Capture %s\n\n", c.StartedAt.UTC().Format("2006-01-02 15:04:05Z"))
 	fmt.Fprintf(&b, "%d windows of %gs, a scrape every %gs; schema %s.\n\n", len(c.Windows), c.WindowSeconds, c.IntervalSeconds, c.Schema)
-	b.WriteString("| target | scrapes | failed | first error |\n|---|---:|---:|---|\n")
+	b.WriteString("| target | scrapes | failed | NaN/±Inf left out | first error |\n|---|---:|---:|---:|---|\n")
 	for _, t := range c.Targets {
 		first := ""
 		if len(t.Errors) > 0 {
 			first = t.Errors[0]
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s |\n", md(t.URL), t.Scrapes, t.Failed, md(first))
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s |\n", md(t.URL), t.Scrapes, t.Failed, t.NonFinite, md(first))
 	}
 	for _, win := range c.Windows {
 		if len(win.Missing) > 0 {

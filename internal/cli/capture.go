@@ -124,6 +124,9 @@ func runCapture(cmd *cobra.Command, o captureOptions) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "capture: %d windows of %v from %d target(s)\n", cfg.Windows, cfg.Window, len(cfg.Targets)+len(cfg.Queries))
 	c, runErr := capture.Run(cmd.Context(), cfg)
+	if qe := (*capture.QueryError)(nil); errors.As(runErr, &qe) {
+		return usageErrorf("capture: %v; fix the --query", qe)
+	}
 	if c == nil {
 		return withCode(ExitError, runErr)
 	}

@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,5 +115,112 @@ func TestCaptureProgress(t *testing.T) {
 				t.Errorf("got %q\nwant %q", b.String(), tt.want)
 			}
 		})
+	}
+}
+
+// nonFiniteExporter serves a counter beside gauges that are NaN and +Inf
+// and a summary without observations (NaN quantiles), as an idle
+// exporter does.
+func nonFiniteExporter(t *testing.T) string {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "demo_requests_total", Help: "demo"})
+	nan := prometheus.NewGauge(prometheus.GaugeOpts{Name: "demo_ratio", Help: "0/0"})
+	inf := prometheus.NewGauge(prometheus.GaugeOpts{Name: "demo_limit", Help: "1/0"})
+	sum := prometheus.NewSummary(prometheus.SummaryOpts{Name: "demo_latency_seconds", Help: "idle", Objectives: map[float64]float64{0.99: 0.001}})
+	reg.MustRegister(c, nan, inf, sum)
+	nan.Set(math.NaN())
+	inf.Set(math.Inf(1))
+	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.Add(5)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/metrics"
+}
+
+// promAnswering is a Prometheus API that answers a query_range of query
+// with the series of answers[query] (name → the value at every step), and bad_data, as
+// Prometheus does, for a query with unbalanced parentheses.
+func promAnswering(t *testing.T, answers map[string]map[string]string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		if q := r.Form.Get("query"); strings.Count(q, "(") != strings.Count(q, ")") {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"status":"error","errorType":"bad_data","error":"invalid parameter \"query\": 1:4: parse error: unexpected end of input"}`)
+			return
+		}
+		start, _ := strconv.ParseFloat(r.Form.Get("start"), 64)
+		end, _ := strconv.ParseFloat(r.Form.Get("end"), 64)
+		step, _ := strconv.ParseFloat(r.Form.Get("step"), 64)
+		var result []any
+		for name, v := range answers[r.Form.Get("query")] {
+			var pts [][2]any
+			for i := 0; start+float64(i)*step <= end+1e-9; i++ {
+				pts = append(pts, [2]any{start + float64(i)*step, v})
+			}
+			result = append(result, map[string]any{"metric": map[string]string{"series": name}, "values": pts})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": "success", "data": map[string]any{"resultType": "matrix", "result": result}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestCaptureNonFinite: NaN and ±Inf values are left out and counted,
+// both files are written and the capture exits 0; a query the server
+// refuses is a usage error that writes nothing.
+func TestCaptureNonFinite(t *testing.T) {
+	prom := promAnswering(t, map[string]map[string]string{
+		"vector(0)/0": {"": "NaN"},
+		"up":          {"zero_by_zero": "NaN", "up": "1", "inf": "+Inf", "minus_inf": "-Inf"}})
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		series    int
+		nonFinite int // per target, at least
+	}{
+		{"exporter", []string{"--target", nonFiniteExporter(t), "--windows", "2", "--window", "40ms", "--interval", "20ms", "--timeout", "30s"}, 4, 2 * 5},
+		{"vector(0)/0 alone", []string{"--prometheus", prom, "--query", "vector(0)/0", "--windows", "2", "--window", "20s", "--interval", "10s"}, 0, 5},
+		{"prometheus", []string{"--prometheus", prom, "--query", "up", "--windows", "2", "--window", "20s", "--interval", "10s"}, 1, 3 * 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := invokeCLI(t, append(append([]string{"capture"}, tc.args...), "-o", out)...)
+			if code != ExitOK {
+				t.Fatalf("exit %d, stderr %s", code, stderr)
+			}
+			b, err := os.ReadFile(filepath.Join(out, capture.JSONFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := capture.DecodeJSON(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Targets[0].NonFinite; got < tc.nonFinite || (tc.nonFinite > 0 && got == 0) {
+				t.Errorf("non_finite %d, want at least %d", got, tc.nonFinite)
+			}
+			if tc.name == "vector(0)/0 alone" && (c.Targets[0].NonFinite != 5 || c.Targets[0].Failed != 0) {
+				t.Errorf("non_finite %d, failed %d; want 5 (one NaN at each of 5 steps), 0 failed", c.Targets[0].NonFinite, c.Targets[0].Failed)
+			}
+			if len(c.Metrics) != tc.series && tc.name != "exporter" || tc.name == "exporter" && len(c.Metrics) < 2 {
+				t.Errorf("%d series kept, want %d: %s", len(c.Metrics), tc.series, stdout)
+			}
+			md, err := os.ReadFile(filepath.Join(out, capture.MarkdownFile))
+			if err != nil || !strings.Contains(string(md), "NaN/±Inf left out") {
+				t.Errorf("capture.md: %v\n%s", err, md)
+			}
+		})
+	}
+	out := t.TempDir()
+	code, _, stderr := invokeCLI(t, "capture", "--prometheus", prom, "--query", "up", "--query", "rate(x[1m]", "--windows", "1", "--window", "20s", "-o", out)
+	if code != ExitUsage || !strings.Contains(stderr, `query "rate(x[1m]"`) || !strings.Contains(stderr, "parse error") || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
+		t.Errorf("a PromQL syntax error: exit %d, stderr %q; want 2 naming the query and the parser's message", code, stderr)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("a refused query left %v", entries)
 	}
 }

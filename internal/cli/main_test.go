@@ -6,6 +6,8 @@ import (
 	"os/signal"
 	"syscall"
 	"testing"
+
+	"github.com/sagebench/sagebench/internal/dataflow/jetstream/jstest"
 )
 
 // envTestAsCLI makes the test binary behave as the sagebench binary, so
@@ -15,6 +17,7 @@ import (
 const envTestAsCLI = "SAGEBENCH_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
+	jstest.MaybeServe() // a NATS server process of a test cluster
 	if os.Getenv(envTestAsCLI) == "1" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Main runs the sagebench command line with args (without the program name)
@@ -42,7 +43,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageErrorf("%v (see --help)", err)
+		return usageErrorf("%v (see --help)", flagError(err))
 	})
 	root.AddCommand(
 		newVersionCmd(),
@@ -60,6 +61,39 @@ func newRootCmd() *cobra.Command {
 		newWorkerCmd(),
 	)
 	return root
+}
+
+// flagError rewrites a flag value pflag could not parse as the flag, the
+// value and what it takes, without the parser's internals
+// (strconv.ParseInt: parsing "abc": invalid syntax).
+func flagError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
+		return err
+	}
+	f := iv.GetFlag()
+	return fmt.Errorf("--%s %q: want %s", f.Name, iv.GetValue(), flagValueKind(f.Value.Type()))
+}
+
+// flagValueKind says in words what a flag of pflag type typ takes.
+func flagValueKind(typ string) string {
+	switch typ {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "a whole number, e.g. 42"
+	case "float32", "float64":
+		return "a number, e.g. 20 or 0.5"
+	case "duration":
+		return "a duration with its unit, e.g. 30s, 500ms or 2m"
+	case "bool":
+		return "true or false"
+	case "intSlice", "int64Slice", "uintSlice":
+		return "whole numbers, comma-separated or the flag repeated"
+	case "float64Slice", "float32Slice":
+		return "numbers, comma-separated or the flag repeated"
+	case "durationSlice":
+		return "durations with their units (e.g. 30s), comma-separated"
+	}
+	return "a valid " + typ
 }
 
 // isFlagError reports errors cobra raises itself for unknown commands or

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ func (o *runOptions) bindFlags(f *pflag.FlagSet) {
 	f.StringSliceVarP(&o.experiments, "experiment", "e", nil, "experiment(s) to run: Q1..Q8, case-insensitive; repeat or comma-separate")
 	f.BoolVarP(&o.all, "all", "a", false, "run every experiment of the catalog this build implements")
 	f.StringVarP(&s.Backend, "backend", "b", s.Backend, "runtime backend: sage or ray")
-	f.IntVar(&s.Nodes, "nodes", s.Nodes, "worker nodes: Q1's operators, or the load of Q3, Q4 and Q6, run on N `sagebench worker` processes over NATS JetStream")
+	f.IntVar(&s.Nodes, "nodes", s.Nodes, "worker nodes: Q1's operators, or the load of Q3, Q4 and Q6, run on `N` sagebench worker processes over NATS JetStream")
 	f.StringVar(&s.NATSURL, "nats-url", "", "an external NATS cluster for --nodes (default: an embedded server and local workers); token in NATS_TOKEN or a creds file in NATS_CREDS")
 	f.IntVar(&s.Parallelism, "parallelism", s.Parallelism, "operator parallelism")
 	f.StringVar(&s.Pacer, "pacer", "", "how the driver waits for arrivals: efficient (default: the runtime timer above ~1,000 req/s) or precise (lower schedule lag, more CPU per request)")
@@ -135,10 +136,16 @@ func (o *runOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutputDir(resolved[0].Shared.OutputDir, most); err != nil {
+	root := resolved[0].Shared.OutputDir
+	_, statErr := os.Stat(root)
+	if err := checkOutputDir(root, most); err != nil {
 		return usageErrorf("%v", err)
 	}
-	return o.execute(cmd.Context(), stdout, stderr, resolved)
+	err = o.execute(cmd.Context(), stdout, stderr, resolved)
+	if err != nil && statErr != nil {
+		_ = os.Remove(root) // created for this run; removed only while empty (a run that never started)
+	}
+	return err
 }
 
 // selectSpecs resolves -e/--all into catalog entries.
@@ -169,6 +176,9 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 		}
 	}
 	o.applySharedFlags(cmd.Flags(), &shared)
+	if err := o.checkWorkloadFlags(cmd.Flags()); err != nil {
+		return nil, err
+	}
 	ov := o.overrides(cmd.Flags())
 	o.file, o.ov = file, ov
 	var out []runconfig.Resolved
@@ -217,6 +227,23 @@ func (o *runOptions) applySharedFlags(f *pflag.FlagSet, s *runconfig.Shared) {
 		s.Ray.Address = os.Getenv("RAY_ADDRESS")
 	}
 	s.Ray.Token = os.Getenv("RAY_AUTH_TOKEN")
+}
+
+// checkWorkloadFlags refuses a workload flag no experiment can take,
+// naming the flag as the user typed it (a Q's own check would name its
+// config key instead, e.g. q2.schedule.rate).
+func (o *runOptions) checkWorkloadFlags(f *pflag.FlagSet) error {
+	switch {
+	case f.Changed("rate") && !(o.rate >= 0 && !math.IsInf(o.rate, 0)):
+		return usageErrorf("--rate %v: want a finite number of requests per second, at least 0, e.g. --rate 20", o.rate)
+	case f.Changed("total-requests") && o.totalRequests < 0:
+		return usageErrorf("--total-requests %d: want a count of requests, at least 0", o.totalRequests)
+	case f.Changed("llm-ratio") && !(o.llmRatio >= 0 && o.llmRatio <= 1):
+		return usageErrorf("--llm-ratio %v: want a fraction from 0 to 1, e.g. --llm-ratio 0.7", o.llmRatio)
+	case f.Changed("duration") && o.duration < 0:
+		return usageErrorf("--duration %v: want a duration of at least 0, e.g. --duration 30s", o.duration)
+	}
+	return nil
 }
 
 func (o *runOptions) overrides(f *pflag.FlagSet) workload.Overrides {
@@ -289,8 +316,8 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}
 	var invalid, missed []string
 	for _, r := range resolved {
-		rn.Dataflow = distributed(r.Shared, log)
-		rn.Fleet = loadFleet(r.Spec, r.Shared, log)
+		rn.Dataflow = distributed(r.Shared, log, stderr)
+		rn.Fleet = loadFleet(r.Spec, r.Shared, log, stderr)
 		if o.calibrate {
 			floor, err := o.measureFloor(ctx, r)
 			if err != nil {

@@ -36,6 +36,7 @@ func TestRunBadInput(t *testing.T) {
 	hugePrompt := write("huge.yaml", "q2:\n  llm: {prompt_words: 100000000}\n")
 	badPolicy := write("policy.yaml", "q2:\n  policies: [fifo, lottery]\n")
 	fileNotDir := write("file", "x")
+	badRate := write("rate.yaml", "q2:\n  schedule: {rate: -5}\n")
 	badStack := write("stack.yaml", "target:\n  stack_config: "+filepath.Join(dir, "no-such-stack.yaml")+"\n")
 	cases := []struct {
 		name string
@@ -58,11 +59,17 @@ func TestRunBadInput(t *testing.T) {
 		{"nodes 2 for a one-node Q", []string{"run", "-e", "Q2", "--nodes", "2"}, ExitUsage, "Q2 runs on one node"},
 		{"nats url with credentials", []string{"run", "-e", "Q1", "--nats-url", "nats://u:p@127.0.0.1:4222"}, ExitUsage, "nats_url carries credentials"},
 		{"negative seed", []string{"run", "-e", "Q2", "--seed", "-1"}, ExitUsage, "seed -1"},
-		{"seed not a number", []string{"run", "-e", "Q2", "--seed", "x"}, ExitUsage, "invalid argument"},
+		{"seed not a number", []string{"run", "-e", "Q2", "--seed", "abc"}, ExitUsage, `--seed "abc": want a whole number`},
+		{"duration without a unit", []string{"run", "-e", "Q2", "--duration", "5"}, ExitUsage, `--duration "5": want a duration with its unit`},
+		{"repeat not a number", []string{"run", "-e", "Q2", "--repeat", "2.5"}, ExitUsage, `--repeat "2.5": want a whole number`},
 		{"ray", []string{"run", "-e", "Q2", "-b", "ray"}, ExitUsage, "Q2 does not run on Ray"},
 		{"unknown backend", []string{"run", "-e", "Q2", "-b", "spark"}, ExitUsage, `backend "spark"`},
-		{"bad rate", []string{"run", "-e", "Q2", "--rate", "-3"}, ExitUsage, "q2.schedule.rate"},
-		{"bad llm ratio", []string{"run", "-e", "Q2", "--llm-ratio", "2"}, ExitUsage, "q2.llm_ratio"},
+		{"bad rate", []string{"run", "-e", "Q2", "--rate", "-5"}, ExitUsage, "--rate -5: want a finite number"},
+		{"NaN rate", []string{"run", "-e", "Q4", "--rate", "NaN"}, ExitUsage, "--rate NaN"},
+		{"bad llm ratio", []string{"run", "-e", "Q2", "--llm-ratio", "2"}, ExitUsage, "--llm-ratio 2: want a fraction"},
+		{"negative total", []string{"run", "-e", "Q3", "--total-requests", "-1"}, ExitUsage, "--total-requests -1"},
+		{"nats url of another scheme", []string{"run", "-e", "Q4", "--nats-url", "http://127.0.0.1:4222"}, ExitUsage, `nats_url "http://127.0.0.1:4222": want nats://host:port`},
+		{"rate in a config file names its key", []string{"run", "-e", "Q2", "-c", badRate}, ExitUsage, "q2.schedule.rate"},
 		{"bad target", []string{"run", "-e", "Q2", "--target", "ftp://x"}, ExitUsage, `target "ftp://x"`},
 		{"missing config", []string{"run", "-e", "Q2", "-c", filepath.Join(dir, "nope.yaml")}, ExitUsage, "nope.yaml"},
 		{"malformed config", []string{"run", "-e", "Q2", "-c", malformed}, ExitUsage, "malformed.yaml"},
@@ -79,6 +86,9 @@ func TestRunBadInput(t *testing.T) {
 			code, stdout, stderr := runCLI(t, context.Background(), c.args...)
 			if code != c.code || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d (want %d), stderr %q (want %q)\nstdout: %s", code, c.code, stderr, c.want, stdout)
+			}
+			if strings.Contains(stderr, "strconv") || strings.Contains(stderr, "time: ") {
+				t.Errorf("the parser's internals leak: %q", stderr)
 			}
 			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 {
 				t.Errorf("error is %d lines, want one: %q", n+1, stderr)

@@ -22,31 +22,38 @@ import (
 func onNodes(s runconfig.Shared) bool { return s.Nodes > 1 || s.NATSURL != "" }
 
 // clusterConfig is the cluster of --nodes N / nats_url whose workers
-// reach the target at targetURL.
-func clusterConfig(s runconfig.Shared, targetURL string, stderr io.Writer) jetstream.ClusterConfig {
+// reach the target at targetURL. The coordinator's lines (its link to the
+// server, the run's ID, workers joining or refused) go to log, and on an
+// external cluster — where an operator starts the workers by hand — to
+// stderr even without -v.
+func clusterConfig(s runconfig.Shared, targetURL string, log, stderr io.Writer) jetstream.ClusterConfig {
 	args := []string{"--target", targetURL}
 	if k := s.Target.APIKeyEnv; k != "" { // the key travels in the environment, never in arguments
 		args = append(args, "--target-api-key-env", k)
 	}
-	logf := func(format string, args ...any) { // the coordinator's disconnections and reconnections
-		fmt.Fprintf(stderr, "sagebench: "+format+"\n", args...)
+	out := log
+	if s.NATSURL != "" {
+		out = stderr
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(out, "sagebench: "+format+"\n", args...)
 	}
 	return jetstream.ClusterConfig{Nodes: s.Nodes, URL: s.NATSURL,
 		Auth:       jetstream.Auth{Token: os.Getenv("NATS_TOKEN"), CredsFile: os.Getenv("NATS_CREDS")},
-		Engine:     jetstream.Config{Version: workerVersion(), Conn: jetstream.ConnConfig{Logf: logf}},
-		WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: stderr}}
+		Engine:     jetstream.Config{Version: workerVersion(), Conn: jetstream.ConnConfig{Logf: logf}, Logf: logf},
+		WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: log}}
 }
 
 // distributed returns the dataflow starter of --nodes N / nats_url: the
 // graph runs on NATS JetStream — an embedded server and N local worker
 // processes (`sagebench worker`), or an external cluster whose N workers
 // must join — instead of in this process. Nil for one node.
-func distributed(s runconfig.Shared, stderr io.Writer) workload.DataflowStarter {
+func distributed(s runconfig.Shared, stderr, tell io.Writer) workload.DataflowStarter {
 	if !onNodes(s) {
 		return nil
 	}
 	return func(ctx context.Context, g dataflow.Graph, targetURL string) (dataflow.Engine, func() ([]string, error), []string, error) {
-		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr))
+		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr, tell))
 		if err != nil { // nothing ran: the run leaves no directory
 			return nil, nil, nil, &run.NotStartedError{Err: err}
 		}
@@ -74,7 +81,7 @@ func engineCounts(s jetstream.Stats) string {
 // Q whose load can be sharded: the same cluster as distributed, opened
 // without a graph; its workers send the phases' shards (internal/fleet).
 // Nil for one node or another Q.
-func loadFleet(spec workload.Spec, s runconfig.Shared, stderr io.Writer) run.FleetStarter {
+func loadFleet(spec workload.Spec, s runconfig.Shared, stderr, tell io.Writer) run.FleetStarter {
 	if !onNodes(s) || !spec.ShardedLoad {
 		return nil
 	}
@@ -83,7 +90,7 @@ func loadFleet(spec workload.Spec, s runconfig.Shared, stderr io.Writer) run.Fle
 		tail = target.DefaultTimeout
 	}
 	return func(ctx context.Context, targetURL string) (workload.LoadFleet, func() ([]string, error), error) {
-		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr))
+		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr, tell))
 		if err != nil {
 			return nil, nil, err
 		}

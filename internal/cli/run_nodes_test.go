@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -157,6 +158,9 @@ func TestRunNodesUnreachableNATS(t *testing.T) {
 			})
 			if len(left) != 0 {
 				t.Errorf("a run that never started left %v", left)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a run that never started left its --output-dir %s", out)
 			}
 		})
 	}

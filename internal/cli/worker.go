@@ -76,7 +76,7 @@ docs/distributed.md.`,
 	f := cmd.Flags()
 	f.StringVar(&o.natsURL, "nats-url", "", "NATS server URL, e.g. nats://127.0.0.1:4222 (default $NATS_URL)")
 	f.StringVar(&o.credsFile, "nats-creds", "", "NATS .creds file (default $NATS_CREDS)")
-	f.StringVar(&o.run, "run", "", "run ID to join, leaving when it ends (default: whichever coordinator answers, run after run)")
+	f.StringVar(&o.run, "run", "", "run ID to join, leaving when it ends; \"next\": the next run that starts, then leave (default: whichever coordinator answers, run after run)")
 	f.StringVar(&o.graph, "graph", "", "graph name this worker expects; a run of another graph refuses it")
 	f.StringVar(&o.name, "name", "", "worker name shown to the coordinator (default $SAGEBENCH_WORKER_NAME or host:pid)")
 	f.StringVar(&o.target, "target", "", "OpenAI-compatible base URL for the Q1 operators (embed, retrieve, generate)")
@@ -96,6 +96,9 @@ func (o workerOptions) connConfig(name string) (jetstream.ConnConfig, error) {
 	}
 	if c.URL == "" {
 		return c, usageErrorf("--nats-url: required (or set %s), e.g. --nats-url nats://127.0.0.1:4222", envNATSURL)
+	}
+	if err := jetstream.CheckURL(c.URL); err != nil {
+		return c, usageErrorf("--nats-url %v", err)
 	}
 	c.Auth = jetstream.Auth{CredsFile: o.credsFile, Token: os.Getenv(envNATSToken),
 		User: os.Getenv(envNATSUser), Password: os.Getenv(envNATSPassword)}
@@ -178,9 +181,13 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 		}
 	}
 	conn.Logf = logf // disconnections and reconnections
+	run, once := o.run, o.once
+	if run == "next" { // discover the next run, serve it, leave
+		run, once = "", true
+	}
 	w, err := jetstream.NewWorker(jetstream.WorkerConfig{
-		Conn: conn, Run: o.run, Graph: o.graph, Version: workerVersion(), Registry: reg,
-		Name: name, Once: o.once, DrainTimeout: o.drain, Logf: logf, Service: o.loadService(logf),
+		Conn: conn, Run: run, Graph: o.graph, Version: workerVersion(), Registry: reg,
+		Name: name, Once: once, DrainTimeout: o.drain, Logf: logf, Service: o.loadService(logf),
 	})
 	if err != nil {
 		return err

@@ -52,6 +52,10 @@ func TestWorkerBadInput(t *testing.T) {
 		{"no-url", nil, nil, ExitUsage, []string{"--nats-url: required"}},
 		{"unreachable", nil, []string{"--nats-url", "nats://127.0.0.1:1"}, ExitError, []string{"nats://127.0.0.1:1"}},
 		{"unreachable-redacted", nil, []string{"--nats-url", "nats://alice:s3cret@127.0.0.1:1"}, ExitError, []string{"nats://127.0.0.1:1"}},
+		{"http-scheme", nil, []string{"--nats-url", "http://127.0.0.1:4222"}, ExitUsage, []string{`--nats-url "http://127.0.0.1:4222": want nats://host:port`}},
+		{"bad-scheme-redacted", nil, []string{"--nats-url", "htp://alice:s3cret@127.0.0.1:4222"}, ExitUsage, []string{`"htp://127.0.0.1:4222": want nats://`}},
+		{"bare-host", nil, []string{"--nats-url", "127.0.0.1:4222"}, ExitUsage, []string{"want nats://host:port"}},
+		{"one-bad-of-a-list", nil, []string{"--nats-url", "nats://127.0.0.1:1,http://127.0.0.1:2"}, ExitUsage, []string{`"http://127.0.0.1:2"`}},
 		{"missing-creds-file", nil, []string{"--nats-url", srv.URL(), "--nats-creds", "/nonexistent.creds"}, ExitUsage, []string{"--nats-creds /nonexistent.creds"}},
 		{"bad-target", nil, []string{"--nats-url", srv.URL(), "--target", "ftp://x"}, ExitUsage, []string{"--target"}},
 	} {

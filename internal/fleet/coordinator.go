@@ -202,7 +202,8 @@ func (c *Coordinator) runLoad(ctx context.Context, plan workload.LoadPlan, emit 
 	c.purge(subject)
 	c.account(plan.Phase, t, &rep)
 	if name := t.lost(c.names()); name != "" {
-		return rep, fmt.Errorf("fleet: phase %s: node %s stopped answering mid-phase; %d of its records are missing", plan.Phase, name, rep.Missing)
+		failed := c.emitLost(plan, start, t, emit)
+		return rep, &workload.NodeLostError{Node: name, Phase: plan.Phase, Missing: failed}
 	}
 	return rep, nil
 }

@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -238,8 +239,9 @@ func TestPhaseOnFleetInterrupted(t *testing.T) {
 // TestFleetNodeLost: a node whose connection dies mid-phase stops
 // answering pings; the coordinator stops waiting for it within seconds
 // (not the phase's bound of a minute), keeps every record of the other
-// node, counts the lost node's unreturned share missing and fails the
-// fleet naming the node.
+// node, counts the lost node's unreturned share missing, records each of
+// those requests as failed (node_lost, the node named) and fails the
+// fleet with a *workload.NodeLostError naming the node.
 func TestFleetNodeLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded NATS server")
@@ -249,9 +251,16 @@ func TestFleetNodeLost(t *testing.T) {
 	c, conns := startFleetWith(t, 2, func(ctx context.Context, s fleet.ClientSettings) (*target.Target, error) {
 		return target.Open(ctx, s.Apply(target.Config{URL: fake.URL}), target.Options{})
 	})
-	nodes := map[string]int{}
+	nodes, lostRecs := map[string]int{}, map[string]int{}
 	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c, Drain: time.Second,
 		Record: func(r record.Request) {
+			if r.ErrorClass == fleet.ClassNodeLost {
+				if r.OK || r.IntendedNS <= 0 || !strings.Contains(r.Error, "node-b") {
+					t.Errorf("lost record %+v", r)
+				}
+				lostRecs[r.Node]++
+				return
+			}
 			if nodes[r.Node]++; nodes[r.Node] == 5 && r.Node == "node-b" {
 				conns[1].Close() // node-b's link is cut
 			}
@@ -259,11 +268,12 @@ func TestFleetNodeLost(t *testing.T) {
 	sp := tinyPhase(t, "lost", 200).Run(context.Background(), env, 0)
 	err := c.Err() // "stopped answering" comes from the pings, not from the phase's bound
 
-	if !sp.Interrupted || err == nil || !strings.Contains(err.Error(), "node node-b stopped answering") {
+	var lost *workload.NodeLostError
+	if !sp.Interrupted || !errors.As(err, &lost) || lost.Node != "node-b" || !strings.Contains(err.Error(), "load node node-b stopped answering") {
 		t.Fatalf("phase %+v, fleet error %v; want interrupted and node-b named", sp, err)
 	}
-	if nodes["node-a"] != 100 || nodes["node-b"] >= 100 {
-		t.Errorf("records per node %v; want all 100 of node-a, fewer of node-b", nodes)
+	if nodes["node-a"] != 100 || nodes["node-b"] >= 100 || lostRecs["node-b"] != 100-nodes["node-b"] || lostRecs["node-b"] != lost.Missing || lostRecs["node-a"] != 0 {
+		t.Errorf("records per node %v, failed as node_lost %v (error says %d); want all 100 of node-a, node-b's missing ones failed", nodes, lostRecs, lost.Missing)
 	}
 	notes := strings.Join(c.Notes(), "\n")
 	if !strings.Contains(notes, "never came back (node-b stopped answering mid-phase") {

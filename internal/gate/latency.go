@@ -5,7 +5,6 @@ import (
 	"math"
 	"regexp"
 	"sort"
-	"strings"
 
 	"github.com/sagebench/sagebench/internal/benchset"
 	"github.com/sagebench/sagebench/internal/stats"
@@ -141,13 +140,12 @@ func (e evidence) names(base, cur bool) []string {
 	return out
 }
 
-// limitMatches reports whether a limit's benchmark (the anchored
-// expression re, written as expr) matches name in any of its spellings
-// (with or without Benchmark and -GOMAXPROCS); an expression ending in '/'
-// is also a prefix, as --expect takes it.
+// limitMatches reports whether a limit's benchmark matches name: written
+// exactly, as an expect entry matches it; as a regex: (re, anchored) in
+// any of name's spellings (with or without Benchmark and -GOMAXPROCS).
 func limitMatches(re *regexp.Regexp, expr, name string) bool {
-	if strings.HasSuffix(expr, "/") && expectMatches(name, expr) {
-		return true
+	if re == nil {
+		return expectMatches(name, expr)
 	}
 	for _, f := range nameForms(name) {
 		if re.MatchString(f) {
@@ -163,7 +161,7 @@ func limitMatches(re *regexp.Regexp, expr, name string) bool {
 func checkLimits(o *Outcome, e evidence, limits []Limit) {
 	names := e.names(false, true)
 	for _, l := range limits {
-		re := regexp.MustCompile("^(?:" + l.Benchmark + ")$") // checked by Validate
+		re, _ := l.pattern() // checked by Validate
 		matched := 0
 		for _, n := range names {
 			if !limitMatches(re, l.Benchmark, n) {

@@ -42,10 +42,12 @@ type GeomeanRule struct {
 	Units        []string `yaml:"units"` // units it applies to, e.g. ns/op
 }
 
-// Limit is an absolute limit for the benchmarks whose name matches the
-// anchored regular expression Benchmark, with or without the Benchmark
-// prefix and the -GOMAXPROCS suffix; one ending in '/' is also a prefix
-// (BenchmarkAggregateParallel/). Zero means no limit.
+// Limit is an absolute limit for the benchmarks named Benchmark, matched
+// as an expect entry is: an exact name with or without the Benchmark
+// prefix and the -GOMAXPROCS suffix, a benchmark function (every
+// sub-benchmark of it), or a prefix ending in '/'
+// (BenchmarkAggregateParallel/). Written "regex:EXPR", it is the anchored
+// regular expression EXPR instead. Zero means no limit.
 type Limit struct {
 	Benchmark string  `yaml:"benchmark"`
 	MaxMeanMs float64 `yaml:"max_mean_ms"`
@@ -146,8 +148,8 @@ func (p Policy) Validate() error {
 		errs = append(errs, fmt.Errorf("geomean.threshold_pct %v must be finite and >= 0", g))
 	}
 	for i, l := range p.Limits {
-		if _, err := regexp.Compile("^(?:" + l.Benchmark + ")$"); err != nil || l.Benchmark == "" {
-			errs = append(errs, fmt.Errorf("limits[%d].benchmark %q must be a non-empty regular expression", i, l.Benchmark))
+		if err := l.validName(); err != nil {
+			errs = append(errs, fmt.Errorf("limits[%d].benchmark %q: %w", i, l.Benchmark, err))
 		}
 		if !finite(l.MaxMeanMs) || !finite(l.MaxP99Ms) || l.MaxMeanMs < 0 || l.MaxP99Ms < 0 || (l.MaxMeanMs == 0 && l.MaxP99Ms == 0) {
 			errs = append(errs, fmt.Errorf("limits[%d]: set max_mean_ms and/or max_p99_ms to a finite positive value", i))
@@ -160,6 +162,29 @@ func (p Policy) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// RegexPrefix marks a limit's benchmark as a regular expression.
+const RegexPrefix = "regex:"
+
+// pattern is the limit's anchored regular expression, nil for an exact
+// name.
+func (l Limit) pattern() (*regexp.Regexp, error) {
+	expr, ok := strings.CutPrefix(l.Benchmark, RegexPrefix)
+	if !ok {
+		return nil, nil
+	}
+	return regexp.Compile("^(?:" + expr + ")$")
+}
+
+func (l Limit) validName() error {
+	if strings.TrimSpace(strings.TrimPrefix(l.Benchmark, RegexPrefix)) == "" {
+		return errors.New("must name a benchmark (or regex:EXPR)")
+	}
+	if _, err := l.pattern(); err != nil {
+		return fmt.Errorf("not a regular expression after %s: %w", RegexPrefix, err)
+	}
+	return nil
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -24,7 +24,7 @@ alpha: 0.01
 geomean: {threshold_pct: 3, units: [ns/op, B/op]}
 expect: [BenchmarkFedAvg]
 limits:
-  - {benchmark: "Q2ControlMix/.*", max_p99_ms: 250}
+  - {benchmark: "regex:Q2ControlMix/.*", max_p99_ms: 250}
 trend: {disabled: true}
 units: {tokens: higher-is-better}
 `, check: func(t *testing.T, p Policy) {
@@ -37,7 +37,9 @@ units: {tokens: higher-is-better}
 		{name: "input that panics the YAML decoder", yaml: "limits:\n !0\n    0: 0\n", wantErr: "malformed YAML"},
 		{name: "alpha out of range", yaml: "alpha: 1.5\n", wantErr: "alpha 1.5 must be in (0, 1)"},
 		{name: "limit without max", yaml: "limits: [{benchmark: X}]\n", wantErr: "limits[0]: set max_mean_ms"},
-		{name: "bad regexp", yaml: "limits: [{benchmark: '(', max_p99_ms: 1}]\n", wantErr: "limits[0].benchmark"},
+		{name: "bad regexp", yaml: "limits: [{benchmark: 'regex:(', max_p99_ms: 1}]\n", wantErr: "limits[0].benchmark"},
+		{name: "a parenthesis is a name", yaml: "limits: [{benchmark: 'test_x(', max_p99_ms: 1}]\n", check: func(t *testing.T, p Policy) {}},
+		{name: "empty regex", yaml: "limits: [{benchmark: 'regex:', max_p99_ms: 1}]\n", wantErr: "limits[0].benchmark"},
 		{name: "bad direction", yaml: "units: {x: up}\n", wantErr: "units[x]"},
 		{name: "NaN threshold", yaml: "geomean: {threshold_pct: .nan}\n", wantErr: "threshold_pct NaN must be finite and >= 0"},
 		{name: "infinite threshold", yaml: "geomean: {threshold_pct: .inf}\n", wantErr: "threshold_pct +Inf must be finite and >= 0"},

@@ -20,7 +20,9 @@ type Config struct {
 	// (RAY_ADDRESS).
 	Address string `yaml:"address,omitempty" json:"address,omitempty"`
 	// Token is the cluster's auth token (RAY_AUTH_TOKEN), sent as
-	// x-ray-authorization; never recorded.
+	// Authorization: Bearer (what Ray's token auth reads) and as
+	// x-ray-authorization (its fallback when a proxy takes
+	// Authorization); never recorded.
 	Token string `yaml:"-" json:"-"`
 }
 
@@ -36,8 +38,14 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// HeaderAuth carries the bearer token on secured clusters (Ray ≥ 2.52).
-const HeaderAuth = "x-ray-authorization"
+// Headers that carry the bearer token on secured clusters (Ray ≥ 2.52):
+// Ray's token auth reads Authorization first; x-ray-authorization is the
+// fallback for a proxy in front of the dashboard that uses Authorization
+// for itself. Both are sent.
+const (
+	HeaderAuth      = "Authorization"
+	HeaderAuthProxy = "x-ray-authorization"
+)
 
 // Timeouts of the client: connecting, and one API call.
 const (
@@ -94,6 +102,7 @@ func (c *Client) do(ctx context.Context, method, path, ctype string, body []byte
 	}
 	if c.token != "" {
 		req.Header.Set(HeaderAuth, "Bearer "+c.token)
+		req.Header.Set(HeaderAuthProxy, "Bearer "+c.token)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -13,5 +13,6 @@
 // (POST /api/jobs/{id}/stop) when its context is cancelled. The driver
 // prints its records into the job's log, one marked line each;
 // ParseOutput reads them back. Every request carries the cluster token,
-// when one is set, as `x-ray-authorization: Bearer …`.
+// when one is set, as `Authorization: Bearer …` and `x-ray-authorization:
+// Bearer …`.
 package ray

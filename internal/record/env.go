@@ -34,21 +34,46 @@ func CollectEnvironment() Environment {
 	return env
 }
 
-// BuildVersion returns the module version and VCS revision embedded by the
-// Go toolchain, or "devel"/"unknown" when they are absent.
+// linkVersion and linkCommit are set at link time by README's build
+// command (-ldflags "-X …/internal/record.linkVersion=… -X
+// …/internal/record.linkCommit=…"); they win over the build info, which
+// a build with -buildvcs=false (or from a tarball) does not carry. Never
+// assigned at run time.
+var linkVersion, linkCommit string
+
+// BuildVersion returns the version and commit of this binary: those set
+// at link time, else the module version and VCS revision the Go toolchain
+// embedded (a commit with uncommitted changes ends in "-dirty"), else
+// "devel"/"unknown".
 func BuildVersion() (version, commit string) {
+	info, _ := debug.ReadBuildInfo()
+	return buildVersion(info, linkVersion, linkCommit)
+}
+
+func buildVersion(info *debug.BuildInfo, ldVersion, ldCommit string) (version, commit string) {
 	version, commit = "devel", "unknown"
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version, commit
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		version = v
-	}
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" {
-			commit = s.Value
+	if info != nil {
+		if v := info.Main.Version; v != "" && v != "(devel)" {
+			version = v
 		}
+		dirty := false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if dirty && commit != "unknown" {
+			commit += "-dirty"
+		}
+	}
+	if ldVersion != "" {
+		version = ldVersion
+	}
+	if ldCommit != "" {
+		commit = ldCommit
 	}
 	return version, commit
 }

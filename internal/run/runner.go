@@ -147,18 +147,28 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	if ns := (*NotStartedError)(nil); errors.As(err, &ns) {
 		return Result{}, removeRunDir(dir, err)
 	}
-	if err != nil {
+	// A load node lost mid-phase still leaves a record of what ran: its
+	// missing requests are failed records, the run is incomplete and the
+	// error (naming the node) is returned after the records are written.
+	lost := (*workload.NodeLostError)(nil)
+	if err != nil && !errors.As(err, &lost) {
 		return Result{Dir: dir, Run: run}, err
 	}
 	run.EndedAt = time.Now()
-	rn.finish(&run, r, outcome, col, ctx.Err() == nil)
+	rn.finish(&run, r, outcome, col, ctx.Err() == nil && lost == nil)
 	run.Summary.TargetMetrics = targetMetrics
+	if lost != nil {
+		run.InvalidReasons = append(run.InvalidReasons, lost.Error())
+	}
 	run.Notes = append(append(outcome.Notes, connNotes(t, warmed, rn.Fleet != nil)...), metricNotes...)
 	if err := writeRecords(dir, r, &run, outcome); err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
 	presenter.EndTable(rn.Out, presenter.Run{Record: &run, Spec: r.Spec, Phases: outcome.Phases})
 	fmt.Fprintf(rn.Out, "records: %s\n", dir)
+	if lost != nil {
+		return Result{Dir: dir, Run: run}, fmt.Errorf("%w; records in %s say \"complete\": false", err, dir)
+	}
 	return Result{Dir: dir, Run: run}, nil
 }
 
@@ -183,10 +193,10 @@ func closeTarget(t *target.Target) {
 func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Target, run *record.Run, dir string) (outcome workload.Outcome, col *summary.Collector, err error) {
 	var fleet workload.LoadFleet
 	if rn.Fleet != nil {
-		f, finish, err := rn.Fleet(ctx, t.URL())
-		if err != nil {
+		f, finish, ferr := rn.Fleet(ctx, t.URL()) // (not err: the deferred function sets the named result)
+		if ferr != nil {
 			// nothing was sent: the run leaves no directory
-			return workload.Outcome{}, nil, &NotStartedError{Err: fmt.Errorf("%s: starting the load nodes: %w", r.Spec.ID, err)}
+			return workload.Outcome{}, nil, &NotStartedError{Err: fmt.Errorf("%s: starting the load nodes: %w", r.Spec.ID, ferr)}
 		}
 		fleet = f
 		defer func() {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"strings"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/ray"
 	"github.com/sagebench/sagebench/internal/summary"
@@ -95,9 +97,9 @@ func (s Shared) Validate() error {
 	default:
 		return fmt.Errorf("backend %q: choose sage or ray", s.Backend)
 	}
-	if u, err := url.Parse(s.NATSURL); s.NATSURL != "" && (err != nil || u.Host == "") {
-		return fmt.Errorf("nats_url %q: want nats://host:port", s.NATSURL)
-	} else if s.NATSURL != "" && u.User != nil {
+	if err := jetstream.CheckURL(s.NATSURL); s.NATSURL != "" && err != nil {
+		return fmt.Errorf("nats_url %w", err)
+	} else if u, _ := url.Parse(s.NATSURL); s.NATSURL != "" && (u == nil || u.User != nil || strings.Contains(s.NATSURL, "@")) {
 		return errors.New("nats_url carries credentials; put a token in NATS_TOKEN or a creds file in NATS_CREDS (they are never recorded)")
 	}
 	if err := s.Target.Validate(); err != nil {

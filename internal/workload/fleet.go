@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
@@ -65,4 +66,17 @@ type NodeLoad struct {
 	Scheduled int
 	Delivered int
 	LagP99Ms  float64 // send lag (sent − intended) p99 of its records
+}
+
+// NodeLostError is a load node that stopped answering mid-phase: the
+// phase's records it owed never came back (Missing of them, each handed
+// to emit as a failed record naming the node). The run is incomplete.
+type NodeLostError struct {
+	Node    string
+	Phase   string
+	Missing int
+}
+
+func (e *NodeLostError) Error() string {
+	return fmt.Sprintf("load node %s stopped answering mid-phase %s: %d of its requests never came back and are counted as failed", e.Node, e.Phase, e.Missing)
 }

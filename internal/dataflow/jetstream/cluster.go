@@ -118,9 +118,25 @@ func (c *Cluster) Deploy(ctx context.Context, g dataflow.Graph) error {
 	if err := c.eng.Deploy(ctx, g); err != nil {
 		return err
 	}
+	c.announce("")
 	wctx, cancel := context.WithTimeout(ctx, c.cfg.JoinTimeout)
 	defer cancel()
 	return c.eng.WaitWorkers(wctx, c.cfg.Nodes)
+}
+
+// announce tells, on an external cluster, the run's ID and how a worker
+// on another host joins it (hint: what such a worker needs, e.g.
+// "--target URL"): that is where the operator starts workers by hand.
+func (c *Cluster) announce(hint string) {
+	if c.embedded {
+		return
+	}
+	if hint != "" {
+		hint = " " + hint
+	}
+	url := c.eng.url()
+	c.eng.cfg.Logf("run %s: waiting up to %v for %d worker(s) on %s; on each worker host: sagebench worker --nats-url %s%s (joins any run; --run %s for this one only)",
+		c.eng.cfg.Run, c.cfg.JoinTimeout, c.cfg.Nodes, url, url, hint, c.eng.cfg.Run)
 }
 
 // Info says where the run ran.

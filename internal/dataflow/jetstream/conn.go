@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -41,14 +43,59 @@ func (e *ConnectError) Error() string {
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
-// Redact returns u with any user info (user, password, token) removed.
+// URLError is a server URL that is not a NATS URL: a usage error,
+// refused before anything is dialled.
+type URLError struct{ Err error }
+
+func (e *URLError) Error() string { return "nats url " + e.Err.Error() }
+func (e *URLError) Unwrap() error { return e.Err }
+
+// Redact returns u (one URL or a comma-separated list) with any user info
+// (user, password, token) removed, also from a URL that does not parse.
 func Redact(u string) string {
+	parts := strings.Split(u, ",")
+	for i, one := range parts {
+		parts[i] = redactOne(one)
+	}
+	return strings.Join(parts, ",")
+}
+
+func redactOne(u string) string {
 	p, err := url.Parse(u)
-	if err != nil || p.User == nil {
+	if err == nil {
+		p.User = nil
+		return p.String()
+	}
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
 		return u
 	}
-	p.User = nil
-	return p.String()
+	host, path, _ := strings.Cut(rest, "/")
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = host[at+1:]
+	}
+	if path != "" {
+		host += "/" + path
+	}
+	return scheme + "://" + host
+}
+
+// Schemes are the URL schemes a NATS client dials.
+var Schemes = []string{"nats", "tls", "ws", "wss"}
+
+// CheckURL checks that u (one URL or a comma-separated list, as
+// nats.Connect takes) names NATS servers: a scheme of Schemes and a host.
+// Anything else (an http:// URL, a bare host) would be dialled and then
+// waited on; the error names the URL without its credentials.
+func CheckURL(u string) error {
+	for _, one := range strings.Split(u, ",") {
+		one = strings.TrimSpace(one)
+		p, err := url.Parse(one)
+		if err != nil || p.Host == "" || !slices.Contains(Schemes, p.Scheme) {
+			return fmt.Errorf("%q: want nats://host:port (or tls://, ws://, wss://; several comma-separated)", Redact(one))
+		}
+	}
+	return nil
 }
 
 // Client pings: a connection is stale after maxPingsOut unanswered ones.
@@ -64,6 +111,9 @@ const (
 func Connect(c ConnConfig) (*nats.Conn, error) {
 	if c.URL == "" {
 		return nil, &ConnectError{URL: "(none)", Err: errors.New("no URL given (--nats-url)")}
+	}
+	if err := CheckURL(c.URL); err != nil {
+		return nil, &URLError{Err: err}
 	}
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = 3 * time.Second

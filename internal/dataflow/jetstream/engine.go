@@ -44,6 +44,7 @@ type Engine struct {
 	stopRun     context.CancelFunc
 
 	sink    sinkStats
+	server  serverCounts
 	workers roster
 	local   counters
 }

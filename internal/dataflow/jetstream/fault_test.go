@@ -11,20 +11,19 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/dataflow/dataflowtest"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
+	"github.com/sagebench/sagebench/internal/dataflow/jetstream/jstest"
 )
 
 // The test binary doubles as a worker process: with these variables set,
 // TestMain serves runs instead of running tests (and as a NATS server
-// process with envServer set, see cluster3_test.go).
+// process, see jstest).
 const (
 	envWorkerURL = "SAGEBENCH_JOIN_URL" // set by SpawnWorkers
 	envWorkerRun = "SAGEBENCH_JOIN_RUN"
 )
 
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(envServer); spec != "" {
-		os.Exit(serverMain(spec))
-	}
+	jstest.MaybeServe()
 	if url := os.Getenv(envWorkerURL); url != "" {
 		os.Exit(workerMain(url, os.Getenv(envWorkerRun)))
 	}
@@ -157,9 +156,14 @@ func TestWorkerKilledMidRun(t *testing.T) {
 		}
 	}
 	s := eng.Stats()
-	t.Logf("after the kill: delivered %d, duplicates dropped at the sink %d, workers %d", s.Delivered, s.Duplicates, s.Workers)
+	t.Logf("after the kill: delivered %d, duplicates dropped at the sink %d, redelivered %d, workers %d", s.Delivered, s.Duplicates, s.Redelivered, s.Workers)
 	if s.Delivered != n || s.InFlight != 0 {
 		t.Fatalf("stats %+v", s)
+	}
+	// every worker is remote: only the server's consumer state knows the
+	// killed worker's records went out again
+	if s.Redelivered == 0 {
+		t.Errorf("redelivered 0 after a worker holding unacked records was killed; the server's count was not read")
 	}
 }
 

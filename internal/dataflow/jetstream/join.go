@@ -26,8 +26,11 @@ type joinRequest struct {
 	// Clock is the worker's clock offset from the coordinator's.
 	Clock *ClockOffset `json:"clock,omitempty"`
 	// Service is the subject of the worker's Service in this run ("":
-	// it has none).
+	// it has none, or it is discovering the run and names it at join).
 	Service string `json:"service,omitempty"`
+	// Serves says the worker has a Service (set at discovery too, before
+	// the run and so its subject are known).
+	Serves bool `json:"serves,omitempty"`
 }
 
 // joinReply is the coordinator's answer: the run's manifest, or a refusal.
@@ -109,11 +112,11 @@ func (e *Engine) onJoin(m *nats.Msg) {
 	}
 	b, _ := json.Marshal(rep)
 	_ = m.Respond(b)
-	if req.Discover {
+	if rep.Refused != "" && !rep.Over {
+		e.cfg.Logf("refused worker %q: %s", req.Worker, rep.Refused)
 		return
 	}
-	if rep.Refused != "" {
-		e.cfg.Logf("refused worker %q: %s", req.Worker, rep.Refused)
+	if req.Discover || rep.Refused != "" {
 		return
 	}
 	e.workers.add(WorkerInfo{Name: req.Worker, Version: req.Version, Joined: time.Now(), Clock: req.Clock, Service: req.Service})
@@ -130,7 +133,7 @@ func (e *Engine) refusal(req joinRequest) string {
 		return fmt.Sprintf("worker %q runs sagebench %s but run %s runs sagebench %s; start workers of the same version",
 			req.Worker, req.Version, e.cfg.Run, e.cfg.Version)
 	}
-	if e.opened.Load() && req.Service == "" {
+	if e.opened.Load() && (!req.Serves || (!req.Discover && req.Service == "")) {
 		return fmt.Sprintf("worker %q serves no load shards, which run %s needs; start it with --target URL", req.Worker, e.cfg.Run)
 	}
 	if req.Graph != "" && req.Graph != e.graph.Name {

@@ -50,6 +50,7 @@ func (c *Cluster) Open(ctx context.Context) error {
 	if err := c.eng.Open(ctx); err != nil {
 		return err
 	}
+	c.announce("--target URL")
 	wctx, cancel := context.WithTimeout(ctx, c.cfg.JoinTimeout)
 	defer cancel()
 	if err := c.eng.WaitWorkers(wctx, c.cfg.Nodes); err != nil {

@@ -3,7 +3,9 @@ package jetstream_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,10 +17,25 @@ import (
 // TestOpenRunServesService: a run opened without a graph admits a worker
 // offering a Service, which runs with the worker's subject and clock
 // offset until Close ends the run (the worker then leaves, Once); a
-// worker without a Service is refused, naming --target.
+// worker without a Service is refused, naming --target, and the
+// coordinator logs the refusal. Workers started with the run's ID and
+// workers discovering it (no --run, as on another host) alike.
 func TestOpenRunServesService(t *testing.T) {
+	for _, discover := range []bool{false, true} {
+		t.Run(map[bool]string{false: "with the run ID", true: "discovering the run"}[discover], func(t *testing.T) {
+			testOpenRunServesService(t, discover)
+		})
+	}
+}
+
+func testOpenRunServesService(t *testing.T, discover bool) {
 	srv := startServer(t)
-	eng := newEngine(t, srv, jetstream.Config{RemoteOnly: true})
+	var logs syncLines
+	eng := newEngine(t, srv, jetstream.Config{RemoteOnly: true, Logf: logs.add})
+	run := eng.Run()
+	if discover {
+		run = ""
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := eng.Open(ctx); err != nil {
@@ -27,7 +44,7 @@ func TestOpenRunServesService(t *testing.T) {
 	if err := eng.Deploy(ctx, dataflowtest.Chain(1, 4, "noop")); !errors.Is(err, dataflow.ErrDeployed) {
 		t.Errorf("Deploy after Open: %v, want ErrDeployed", err)
 	}
-	bare, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: srv.URL()}, Run: eng.Run(),
+	bare, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: srv.URL()}, Run: run,
 		Registry: dataflow.NewRegistry(), Name: "bare"})
 	if err != nil {
 		t.Fatal(err)
@@ -37,13 +54,16 @@ func TestOpenRunServesService(t *testing.T) {
 	if err := bare.Serve(ctx); !errors.As(err, &refused) || !strings.Contains(err.Error(), "--target") {
 		t.Errorf("a worker without a service: %v, want refused naming --target", err)
 	}
+	if !strings.Contains(logs.String(), `refused worker "bare": worker "bare" serves no load shards`) {
+		t.Errorf("the coordinator did not log the refusal: %q", logs.String())
+	}
 	runs := make(chan jetstream.ServiceRun, 1)
 	svc := func(sctx context.Context, r jetstream.ServiceRun) error {
 		runs <- r
 		<-sctx.Done()
 		return nil
 	}
-	w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: srv.URL()}, Run: eng.Run(),
+	w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: srv.URL()}, Run: run,
 		Registry: dataflow.NewRegistry(), Name: "loader", Service: svc, Once: true})
 	if err != nil {
 		t.Fatal(err)
@@ -68,4 +88,22 @@ func TestOpenRunServesService(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the worker did not leave when the run ended")
 	}
+}
+
+// syncLines collects log lines from several goroutines.
+type syncLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (s *syncLines) add(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lines = append(s.lines, fmt.Sprintf(format, args...))
+}
+
+func (s *syncLines) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.lines, "\n")
 }

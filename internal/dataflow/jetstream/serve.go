@@ -29,12 +29,23 @@ type sinkStats struct {
 	delivered, errors, duplicates, dead atomic.Int64
 }
 
-// Stats returns a snapshot of the run's counters. Redelivered and TimedOut
-// count this process's workers only.
+// serverCounts are the run's counts as the JetStream server keeps them,
+// across every worker wherever it runs: read from the stage consumers'
+// and the dead-letter stream's state before the streams go.
+type serverCounts struct {
+	read         atomic.Bool
+	redelivered  atomic.Int64
+	deadLettered atomic.Int64
+}
+
+// Stats returns a snapshot of the run's counters. Once the run has been
+// served, Redelivered and DeadLettered are the server's (every worker's
+// redeliveries, from the stage consumers' state); before that, and
+// TimedOut always, they count this process's workers and sink only.
 func (e *Engine) Stats() Stats {
 	sub := e.submitted.Load()
 	done := int64(e.credits.Load() / unit)
-	return Stats{
+	s := Stats{
 		Stats: dataflow.Stats{
 			Submitted: sub, Delivered: e.sink.delivered.Load(), Errors: e.sink.errors.Load(),
 			Duplicates: e.sink.duplicates.Load(), Redelivered: e.local.redelivered.Load(),
@@ -44,6 +55,41 @@ func (e *Engine) Stats() Stats {
 		StreamDuplicates: e.local.streamDuplicates.Load(),
 		Workers:          e.workers.count(),
 	}
+	if e.server.read.Load() {
+		s.Redelivered = max(s.Redelivered, e.server.redelivered.Load())
+		s.DeadLettered = max(s.DeadLettered, e.server.deadLettered.Load())
+	}
+	return s
+}
+
+// readServerCounts reads the redeliveries of every stage consumer (its
+// deliveries minus the stream messages it delivered: the server counts
+// each redelivery in the consumer sequence only) and the dead-letter
+// stream's messages. A count it cannot read stays the local one.
+func (e *Engine) readServerCounts(ctx context.Context) {
+	var redelivered int64
+	for i := range e.graph.Stages {
+		c, err := e.js.Consumer(ctx, e.n.stageStream(i), e.n.stageConsumer(i))
+		if err != nil {
+			return
+		}
+		info, err := c.Info(ctx)
+		if err != nil {
+			return
+		}
+		redelivered += int64(info.Delivered.Consumer) - int64(info.Delivered.Stream)
+	}
+	st, err := e.js.Stream(ctx, e.n.deadStream())
+	if err != nil {
+		return
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return
+	}
+	e.server.redelivered.Store(max(redelivered, 0))
+	e.server.deadLettered.Store(int64(info.State.Msgs))
+	e.server.read.Store(true)
 }
 
 // Serve runs the sink and, unless RemoteOnly, this process's workers for
@@ -78,9 +124,10 @@ func (e *Engine) Serve(ctx context.Context) error {
 	close(e.results)
 	_ = e.nc.Publish(e.n.endSubject(), nil)
 	_ = e.nc.Flush()
+	dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer dcancel()
+	e.readServerCounts(dctx)
 	if !e.cfg.KeepStreams {
-		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer dcancel()
 		if derr := e.deleteStreams(dctx); derr != nil && err == nil {
 			err = fmt.Errorf("deleting the run's streams: %w", derr)
 		}

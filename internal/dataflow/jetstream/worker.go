@@ -146,7 +146,8 @@ func (w *Worker) Serve(ctx context.Context) error {
 // Without a run ID it first discovers the run on the shared subject. It
 // measures the clock offset to the coordinator before joining.
 func (w *Worker) join(ctx context.Context) (joinReply, *ClockOffset, error) {
-	jr := joinRequest{Worker: w.cfg.Name, Version: w.cfg.Version, Operators: w.cfg.Registry.Names(), Graph: w.cfg.Graph}
+	jr := joinRequest{Worker: w.cfg.Name, Version: w.cfg.Version, Operators: w.cfg.Registry.Names(), Graph: w.cfg.Graph,
+		Serves: w.cfg.Service != nil}
 	for logged := false; ; logged = true {
 		run := w.cfg.Run
 		if run == "" {
@@ -183,11 +184,18 @@ func (w *Worker) join(ctx context.Context) (joinReply, *ClockOffset, error) {
 // errRunOver: the coordinator answered that its run has ended.
 var errRunOver = errors.New("run over")
 
+// askTimeout bounds one join request: on a cluster, a request can go to
+// a coordinator that just left (its interest not yet withdrawn across
+// the routes) and never be answered, nor refused as "no responders".
+const askTimeout = 2 * time.Second
+
 // ask sends a join request to subj until a coordinator answers.
 func (w *Worker) ask(ctx context.Context, subj string, jr joinRequest) (joinReply, error) {
 	req, _ := json.Marshal(jr)
 	for {
-		m, err := w.nc.RequestWithContext(ctx, subj, req)
+		rctx, cancel := context.WithTimeout(ctx, askTimeout)
+		m, err := w.nc.RequestWithContext(rctx, subj, req)
+		cancel()
 		if err == nil {
 			var rep joinReply
 			switch err := json.Unmarshal(m.Data, &rep); {

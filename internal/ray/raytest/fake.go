@@ -4,7 +4,9 @@
 // /api/jobs/{id}/logs, POST /api/jobs/{id}/stop, GET/PUT
 // /api/packages/gcs/{name}, GET /api/version; statuses PENDING → RUNNING
 // → SUCCEEDED | FAILED | STOPPED; a duplicate submission_id answers 500;
-// with Token set every request needs `x-ray-authorization: Bearer Token`.
+// with Token set every request needs `Authorization: Bearer Token` (what
+// Ray's token auth reads) and, as sagebench sends it for proxies,
+// `x-ray-authorization: Bearer Token`.
 package raytest
 
 import (
@@ -101,7 +103,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.calls = append(f.calls, r.Method+" "+r.URL.Path)
 	f.mu.Unlock()
-	if f.Token != "" && r.Header.Get(ray.HeaderAuth) != "Bearer "+f.Token {
+	if f.Token != "" && (r.Header.Get(ray.HeaderAuth) != "Bearer "+f.Token || r.Header.Get(ray.HeaderAuthProxy) != "Bearer "+f.Token) {
 		http.Error(w, "Unauthorized: missing or invalid token", http.StatusUnauthorized)
 		return
 	}
