@@ -37,15 +37,9 @@ type Aggregate struct {
 // and a run repeating an earlier run's seed is left out as a duplicate.
 func Runs(runs []record.Run, conf float64) Aggregate {
 	a := Aggregate{Confidence: conf}
-	seen := map[int64]string{}
-	var kept []record.Run
-	for _, r := range runs {
-		if prev, dup := seen[r.Seed]; dup {
-			a.Duplicates = append(a.Duplicates, fmt.Sprintf("%s (seed %d, as %s)", r.RunID, r.Seed, prev))
-			continue
-		}
-		seen[r.Seed] = r.RunID
-		kept = append(kept, r)
+	kept, dups := DistinctSeeds(runs, func(r record.Run) (int64, string) { return r.Seed, r.RunID })
+	a.Duplicates = dups
+	for _, r := range kept {
 		a.Workload, a.Name, a.Backend, a.ConfigHash, a.WorkloadHash = r.Workload, r.Name, r.Backend, r.ConfigHash, r.WorkloadHash
 		a.RunIDs, a.Seeds = append(a.RunIDs, r.RunID), append(a.Seeds, r.Seed)
 		if r.Valid && r.Result != nil {
@@ -60,6 +54,23 @@ func Runs(runs []record.Run, conf float64) Aggregate {
 		a.Metrics = append(a.Metrics, Of(samplesOf(kept, name), conf))
 	}
 	return a
+}
+
+// DistinctSeeds keeps the first of items (repetitions of one
+// configuration) with each seed; the later ones repeat a sample and are
+// returned as "<id> (seed S, as <first id>)".
+func DistinctSeeds[T any](items []T, key func(T) (seed int64, id string)) (kept []T, dups []string) {
+	seen := map[int64]string{}
+	for _, it := range items {
+		seed, id := key(it)
+		if prev, dup := seen[seed]; dup {
+			dups = append(dups, fmt.Sprintf("%s (seed %d, as %s)", id, seed, prev))
+			continue
+		}
+		seen[seed] = id
+		kept = append(kept, it)
+	}
+	return kept, dups
 }
 
 // Metric returns the estimate of the metric called name.

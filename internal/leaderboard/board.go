@@ -167,15 +167,9 @@ func mean(e aggregate.Estimate) float64 {
 func entryOf(k Key, rows []Row, conf float64) Entry {
 	sort.Slice(rows, func(i, j int) bool { return rows[i].RunID < rows[j].RunID })
 	e := Entry{Key: k, Values: map[string]aggregate.Estimate{}}
-	seen := map[int64]string{}
-	var kept []Row
-	for _, r := range rows {
-		if prev, dup := seen[r.Seed]; dup {
-			e.Duplicates = append(e.Duplicates, fmt.Sprintf("%s (seed %d, as %s)", r.RunID, r.Seed, prev))
-			continue
-		}
-		seen[r.Seed] = r.RunID
-		kept = append(kept, r)
+	kept, dups := aggregate.DistinctSeeds(rows, func(r Row) (int64, string) { return r.Seed, r.RunID })
+	e.Duplicates = dups
+	for _, r := range kept {
 		e.RunIDs, e.Seeds = append(e.RunIDs, r.RunID), append(e.Seeds, r.Seed)
 	}
 	sort.Slice(e.Seeds, func(i, j int) bool { return e.Seeds[i] < e.Seeds[j] })

@@ -45,12 +45,8 @@ func Markdown(w io.Writer, r Run) {
 	fmt.Fprintf(w, "\n## Requests per phase (latencies in ms; E2E and TTFT from the intended send)\n\n")
 	cols, rows := r.phaseRows()
 	writeMarkdownTable(w, cols, rows)
-	fmt.Fprintf(w, "schedule: target %.2f req/s, delivered %.2f req/s, lag p99 %.2f ms\n",
-		run.Summary.TargetRate, run.Summary.DeliveredRate, run.Summary.ScheduleLag.P99)
-	if o := run.Summary.HarnessOverhead; o != nil {
-		fmt.Fprintf(w, "\nharness overhead (client − server time, %d requests): TTFT p50 %.3f / p99 %.3f ms, E2E p50 %.3f / p99 %.3f ms\n",
-			o.E2E.Count, o.TTFT.P50, o.TTFT.P99, o.E2E.P50, o.E2E.P99)
-	}
+	schedule(w, run.Summary)
+	overhead(w, run.Summary)
 	writeFloor(w, r)
 	e := run.Environment
 	fmt.Fprintf(w, "\n## Environment\n\n%s %s/%s, %s, %d cores, %d MiB, sagebench %s (%s)\n",

@@ -51,13 +51,9 @@ func (r Run) verdictLines(w io.Writer) {
 			fmt.Fprintf(w, "target %s: %s\n", metMissed(v.Met), v.Reason)
 		}
 	}
-	fmt.Fprintf(w, "schedule: target %.2f req/s, delivered %.2f req/s, lag p99 %.2f ms\n",
-		s.TargetRate, s.DeliveredRate, s.ScheduleLag.P99)
+	schedule(w, s)
 	fmt.Fprintln(w, Verdict(run))
-	if o := s.HarnessOverhead; o != nil {
-		fmt.Fprintf(w, "harness overhead (client − server time, %d requests): TTFT p50 %.3f / p99 %.3f ms, E2E p50 %.3f / p99 %.3f ms\n",
-			o.E2E.Count, o.TTFT.P50, o.TTFT.P99, o.E2E.P50, o.E2E.P99)
-	}
+	overhead(w, s)
 	if f := run.MeasurementFloor; f != nil {
 		fmt.Fprintf(w, "measurement floor: TTFT p99 error %.3f ms, E2E p99 error %.3f ms, rate %+.2f %% (goal %s)\n",
 			f.TTFT.P99, f.E2E.P99, f.RateErrorPct, metNot(f.GoalMet))
@@ -65,6 +61,20 @@ func (r Run) verdictLines(w io.Writer) {
 	if e := run.Environment; !run.Valid && e.Cores > 0 && e.LoadAvg1 > float64(e.Cores) {
 		fmt.Fprintf(w, "hint: the load average was %.1f on %d cores when the run started; other processes may have delayed the driver\n",
 			e.LoadAvg1, e.Cores)
+	}
+}
+
+// schedule writes the schedule line of s.
+func schedule(w io.Writer, s record.Summary) {
+	fmt.Fprintf(w, "schedule: target %.2f req/s, delivered %.2f req/s, lag p99 %.2f ms\n",
+		s.TargetRate, s.DeliveredRate, s.ScheduleLag.P99)
+}
+
+// overhead writes the harness overhead line of s, when it has one.
+func overhead(w io.Writer, s record.Summary) {
+	if o := s.HarnessOverhead; o != nil {
+		fmt.Fprintf(w, "harness overhead (client − server time, %d requests): TTFT p50 %.3f / p99 %.3f ms, E2E p50 %.3f / p99 %.3f ms\n",
+			o.E2E.Count, o.TTFT.P50, o.TTFT.P99, o.E2E.P50, o.E2E.P99)
 	}
 }
 

@@ -1,6 +1,7 @@
 package q4
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -172,9 +173,7 @@ func probeTable(fs []Frontier) result.Table {
 	t := result.Table{Title: "Probes", Columns: []string{"engines", "rate req/s", "requests", "success", "p99 TTFT ms", "p99 E2E ms", "lag p99 ms", "verdict"}}
 	for _, f := range fs {
 		ps := slices.Clone(f.Probes)
-		slices.SortStableFunc(ps, func(a, b Probe) int {
-			return cmpFloat(a.Rate, b.Rate)
-		})
+		slices.SortStableFunc(ps, func(a, b Probe) int { return cmp.Compare(a.Rate, b.Rate) })
 		for _, p := range ps {
 			v := "pass"
 			if !p.Pass {
@@ -185,16 +184,6 @@ func probeTable(fs []Frontier) result.Table {
 		}
 	}
 	return t
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // verdict says how a scale's search ended.
