@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"strings"
 	"time"
 
@@ -35,7 +36,10 @@ func clusterConfig(s runconfig.Shared, targetURL string, log, stderr io.Writer) 
 	if s.NATSURL != "" {
 		out = stderr
 	}
+	var mu sync.Mutex // the engine logs from its subscriptions' goroutines
 	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
 		fmt.Fprintf(out, "sagebench: "+format+"\n", args...)
 	}
 	return jetstream.ClusterConfig{Nodes: s.Nodes, URL: s.NATSURL,

@@ -1,0 +1,47 @@
+package presenter
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/aggregate"
+	"github.com/sagebench/sagebench/internal/result"
+)
+
+// TestTableCells: a metric cell prints its value, its bracket, "never"
+// or "–" by its state — never a number for a state.
+func TestTableCells(t *testing.T) {
+	ms := result.Def{Name: "p99", Unit: result.Ms, Direction: result.Lower}
+	tbl := result.Table{Columns: []string{"policy", "p99"}}
+	tbl.AddRow(result.Text("fifo"), result.Of(ms.Measure(2208, 50, "")))
+	tbl.AddRow(result.Text("priority"), result.Of(ms.Within(1200, math.Inf(1), 50, "3 failed")))
+	tbl.AddRow(result.Text("slo_aware"), result.Of(ms.Never("never back")))
+	tbl.AddRow(result.Text("fair_share"), result.Of(ms.NotMeasurable("no first token")))
+	var b bytes.Buffer
+	WriteTable(&b, tbl, true)
+	want := "| policy | p99 |\n|---|---|\n| fifo | 2,208 ms |\n| priority | ≥ 1,200 ms |\n| slo_aware | never |\n| fair_share | – |\n\n"
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestAggregateAnswer: the aggregate leads with the primary's mean over
+// the measured repetitions and what it left out.
+func TestAggregateAnswer(t *testing.T) {
+	rec := result.Def{Name: "recovery_s", Unit: result.Seconds, Direction: result.Lower}
+	e := aggregate.Of([]aggregate.Sample{{Metric: rec.Measure(4, 1, ""), Valid: true}, {Metric: rec.Never("never"), Valid: true},
+		{Metric: rec.Measure(30, 1, ""), Valid: false}}, 0.95)
+	a := aggregate.Aggregate{Workload: "Q5", Name: "HeteroResilience", Repetitions: 3, Valid: 2, Primary: "recovery_s",
+		Confidence: 0.95, Metrics: []aggregate.Estimate{e}}
+	got := AggregateAnswer(a)
+	if !strings.Contains(got, "recovery_s mean 4.00 s over 1 measured; 1 never, 1 invalid excluded; no interval from one value") {
+		t.Errorf("answer %q", got)
+	}
+	var b bytes.Buffer
+	Aggregate(&b, a, false)
+	if !strings.HasPrefix(b.String(), "answer: "+got) || !strings.Contains(b.String(), "– (one value)") {
+		t.Errorf("aggregate:\n%s", b.String())
+	}
+}
