@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/dataflow"
