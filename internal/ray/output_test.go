@@ -2,6 +2,7 @@ package ray_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,8 +38,8 @@ func TestParseOutput(t *testing.T) {
 			if err != nil || len(out.Records) != tt.records || out.Done != tt.done || (out.Meta != nil) != tt.meta {
 				t.Fatalf("ParseOutput = %+v, %v", out, err)
 			}
-			if strings.Contains(out.Other, "SAGEBENCH_") {
-				t.Fatalf("Other keeps marked lines: %q", out.Other)
+			if strings.Contains(out.Tail, "SAGEBENCH_") {
+				t.Fatalf("Tail keeps marked lines: %q", out.Tail)
 			}
 		})
 	}
@@ -60,13 +61,31 @@ func FuzzParseOutput(f *testing.F) {
 	})
 }
 
-func TestLogFilterDropsRecords(t *testing.T) {
-	var b bytes.Buffer
-	f := &ray.LogFilter{W: &b}
-	for _, part := range []string{"one\nSAGEBENCH_REC", "ORD {}\ntw", "o\n"} {
-		f.Write([]byte(part))
+// TestParserInPieces: a log written in pieces that split lines anywhere
+// parses as the whole; unmarked lines go to Other, the last TailLines of
+// them into Tail.
+func TestParserInPieces(t *testing.T) {
+	var logs strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&logs, "line %d\n%s{\"id\":\"%d\"}\n", i, ray.MarkRecord, i)
 	}
-	if b.String() != "one\ntwo\n" {
-		t.Fatalf("filtered %q", b.String())
+	logs.WriteString(ray.MarkDone + `{"records":30}` + "\nlast, without newline")
+	var other bytes.Buffer
+	ps := ray.NewParser(&other)
+	for rest := logs.String(); rest != ""; {
+		k := min(len(rest), 7)
+		ps.Write([]byte(rest[:k]))
+		rest = rest[k:]
+	}
+	out, err := ps.Output()
+	if err != nil || len(out.Records) != 30 || !out.Done {
+		t.Fatalf("Output = %d records, done %v, %v", len(out.Records), out.Done, err)
+	}
+	if strings.Contains(other.String(), "SAGEBENCH_") || !strings.HasPrefix(other.String(), "line 0\nline 1\n") {
+		t.Fatalf("Other got %q", other.String())
+	}
+	tail := strings.Split(out.Tail, "\n")
+	if len(tail) != ray.TailLines || tail[0] != "line 11" || tail[len(tail)-1] != "last, without newline" {
+		t.Fatalf("Tail %q: want the last %d unmarked lines", out.Tail, ray.TailLines)
 	}
 }
