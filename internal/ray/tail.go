@@ -21,9 +21,9 @@ import (
 // /api/jobs/{id}/logs answers the whole log every time, and recent Ray
 // versions cut it to its last RAY_JOB_LOG_MAX_READ_BYTES (16 MiB) behind
 // a "[LOG TRUNCATED" line, so it is only the fallback: when the
-// websocket is refused (a proxy without websockets) or the job ended
-// without the stream's clean close, the rest of the log from the offset
-// is read from it once, after the job ended.
+// websocket is refused (a proxy without websockets), or its streams keep
+// breaking after the job ended, the rest of the log from the offset is
+// read from it once, after the job ended.
 
 // maxMessage bounds one websocket message (Ray sends at most 20,000
 // characters, up to 4 bytes each).
@@ -50,12 +50,15 @@ type errSink struct{ err error }
 func (e errSink) Error() string { return e.err.Error() }
 func (e errSink) Unwrap() error { return e.err }
 
-// run streams the log to its end. It reopens a stream that broke while
-// the job runs (after a pause, from the offset); once the job has ended
-// without a clean end of the stream, or when the websocket is refused,
-// it reads the rest with GET /logs.
+// endedRetries is how many more streams are tried, once the job has
+// ended, before the rest of the log is read with GET /logs.
+const endedRetries = 2
+
+// run streams the log to its end. It reopens a stream that broke (after
+// a pause, from the offset); when the websocket is refused, or still
+// breaks after the job ended, it reads the rest with GET /logs.
 func (t *tail) run(ctx context.Context) error {
-	pause := t.o.MinPoll
+	pause, retries := t.o.MinPoll, endedRetries
 	for {
 		before := t.off
 		clean, err := t.c.tailOnce(ctx, t.id, &t.off, t.w)
@@ -71,14 +74,18 @@ func (t *tail) run(ctx context.Context) error {
 			return t.rest(ctx)
 		}
 		job, jerr := t.c.Job(ctx, t.id)
+		ended := jerr == nil && Terminal(job.Status)
 		switch {
-		case jerr == nil && Terminal(job.Status) && clean:
+		case ended && clean:
 			return nil
-		case jerr == nil && Terminal(job.Status):
+		case ended && retries == 0:
 			return t.rest(ctx)
-		case t.off > before:
+		case ended:
+			retries--
+		}
+		if t.off > before {
 			pause = t.o.MinPoll
-		default:
+		} else {
 			pause = min(pause*2, t.o.MaxPoll)
 		}
 		t.o.Sleep(ctx, pause)
