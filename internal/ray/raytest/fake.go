@@ -125,6 +125,16 @@ func (f *Fake) LogBytesServed(route string) int64 {
 	return f.served[route]
 }
 
+// Log returns a job's log so far ("" when unknown).
+func (f *Fake) Log(id string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if j := f.jobs[id]; j != nil {
+		return j.logs.String()
+	}
+	return ""
+}
+
 // Status returns a job's status ("" when unknown).
 func (f *Fake) Status(id string) string {
 	f.mu.Lock()
