@@ -143,21 +143,24 @@ class Pool:
         gate = threading.Barrier(n, timeout=timeout) if n > 0 else None
 
         def one():
+            conn = None
             try:
                 conn = self.dial()
-            except CallFailed:
-                return
-            try:
                 conn.request("GET", self.prefix + "/v1/models", headers=headers)
                 resp = conn.getresponse()
                 resp.read(MAX_BODY)
                 if resp.status // 100 == 2:
                     ok.append(1)
-                gate.wait()  # every connection opened before any is reused
             except Exception:  # a refused warm-up is no error here; the run's calls say it
-                conn.close()
-                return
-            self.put(conn)
+                if conn is not None:
+                    conn.close()
+                conn = None
+            try:
+                gate.wait()  # each its own connection: none is put back before all are open
+            except threading.BrokenBarrierError:
+                pass
+            if conn is not None:
+                self.put(conn)
 
         threads = [threading.Thread(target=one, daemon=True) for _ in range(n)]
         for t in threads:

@@ -367,6 +367,22 @@ class DriveTest(unittest.TestCase):
         tr = [r for r in recs if r["kind"] == "txn"][0]
         self.assertEqual(tr["error_class"], "truncated")
 
+    def test_warm_up_of_a_target_that_refuses_some(self):
+        """Connections that fail to open do not hold the others back."""
+        t = self.target()
+        pool = drv.Pool(t.url, 4, 5)
+        self.addCleanup(pool.close)
+        dial, calls = pool.dial, []
+
+        def flaky():
+            calls.append(1)
+            if len(calls) % 2:
+                raise drv.CallFailed("connect", 0, "refused")
+            return dial()
+        pool.dial = flaky
+        self.assertEqual(pool.warm(4, {}, timeout=30), 2)
+        self.assertEqual(len(pool.idle), 2, "the connections that opened are kept")
+
     def test_unreachable_target(self):
         t = self.target()
         url = t.url

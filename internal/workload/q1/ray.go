@@ -158,6 +158,9 @@ func (q *q1Ray) submit(ctx context.Context, c *ray.Client, env *workload.Env, pl
 	fmt.Fprintf(env.Log, "q1: ray job %s on %s (attached: %v), %d transactions\n", id, c.Address(), attached, len(plan.Arrivals))
 	ps := ray.NewParser(env.Log)
 	job, err := c.Await(ctx, id, ray.AwaitOptions{Logs: ps})
+	if err != nil && ctx.Err() == nil && !ray.Terminal(job.Status) {
+		stopOrphan(c, id) // its records can no longer be read: no job outlives its run
+	}
 	out, perr := ps.Output()
 	switch {
 	case !out.Meta.Ready():
