@@ -112,11 +112,12 @@ class Stage:
         self.plan, self.spec = plan, plan["stages"][index]
         self.name, self.op = self.spec["name"], self.spec["op"]
         self.pool = Pool(plan["target"], self.spec["parallelism"], self.spec["timeout_s"])
+        self.node = socket.gethostname()  # the Ray node this stage's calls leave from
 
     def ready(self):
         """Warms the pool; says how it went."""
         warmed = self.pool.warm(self.spec["warm_conns"], base_headers(self.plan), self.plan["ready_timeout_s"])
-        return {"stage": self.name, "wanted": self.spec["warm_conns"], "warmed": warmed, "node": socket.gethostname()}
+        return {"stage": self.name, "wanted": self.spec["warm_conns"], "warmed": warmed, "node": self.node}
 
     def headers(self, txn):
         h = base_headers(self.plan)
@@ -190,7 +191,7 @@ class Stage:
             c = new_call(self.name)
             fail(c, CallFailed("stage_error", 0, "stage %s: %s" % (self.name, exc)))
         hops.append({"stage": self.name, "op": self.op, "model": self.spec.get("model", ""), "enqueued": enqueued,
-                     "started": started, "ended": now(), "call": c})
+                     "started": started, "ended": now(), "call": c, "node": self.node})
         txn["failed"] = not c["ok"]
         return txn
 
@@ -262,6 +263,7 @@ def stage_record(plan, clock, txn, hop):
     tid = txn["id"]
     rec = {"id": tid + "/" + hop["stage"], "seq": txn["seq"], "kind": "stage", "type": STAGE_TYPE[hop["op"]],
            "stage": hop["stage"], "txn_id": tid, "tenant": plan.get("tenant", ""), "model": hop.get("model", ""),
+           "node": hop.get("node", ""),
            "intended_ns": clock.off(hop["enqueued"]), "end_ns": clock.off(hop["ended"]),
            "e2e_ms": ms(hop["ended"] - hop["enqueued"]), "status": 0, "ok": False, "slo_met": False}
     c = hop["call"]

@@ -265,6 +265,7 @@ class DriveTest(unittest.TestCase):
             self.assertTrue(st["ok"])
             self.assertLessEqual(st["intended_ns"], st["sent_ns"])
             self.assertLessEqual(st["sent_ns"], st["end_ns"])
+            self.assertEqual(st["node"], drv.socket.gethostname())
         _, headers, _, _, _ = t.posts()[0]
         self.assertEqual(headers["Authorization"], "Bearer k")
         self.assertEqual(headers["X-Tenant-Id"], "tenant-a")

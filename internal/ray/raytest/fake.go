@@ -2,7 +2,7 @@
 // for tests, following the documented contract: POST /api/jobs/ (with the
 // trailing slash; without it 404), GET /api/jobs/{id}, GET
 // /api/jobs/{id}/logs (the whole log, cut to its last LogCap bytes
-// behind a "[LOG TRUNCATED" line as Ray ≥ 2.49 does), the websocket GET
+// behind a "[LOG TRUNCATED" line as recent Ray versions do), the websocket GET
 // /api/jobs/{id}/logs/tail (the log from its start in chunks of up to 10
 // lines or 20,000 bytes, closed normally once the job ended and the log
 // was sent), POST /api/jobs/{id}/stop, GET/PUT /api/packages/gcs/{name},
