@@ -45,11 +45,23 @@ func TestParseOutput(t *testing.T) {
 	}
 }
 
+// FuzzParseOutput: any log parses without panicking, keeps only JSON
+// objects as records, and parses the same when it arrives in two pieces
+// cut anywhere (as the websocket delivers it).
 func FuzzParseOutput(f *testing.F) {
-	f.Add("SAGEBENCH_META {}\nSAGEBENCH_RECORD {\"id\":\"a\"}\nSAGEBENCH_DONE {\"records\":1}\n")
-	f.Add("plain\n")
-	f.Fuzz(func(t *testing.T, logs string) {
+	f.Add("SAGEBENCH_META {}\nSAGEBENCH_RECORD {\"id\":\"a\"}\nSAGEBENCH_DONE {\"records\":1}\n", uint16(20))
+	f.Add("plain\n", uint16(0))
+	f.Fuzz(func(t *testing.T, logs string, cut uint16) {
 		out, err := ray.ParseOutput(logs)
+		ps := ray.NewParser(nil)
+		k := int(cut) % (len(logs) + 1)
+		ps.Write([]byte(logs[:k]))
+		ps.Write([]byte(logs[k:]))
+		pieces, perr := ps.Output()
+		if (err == nil) != (perr == nil) || len(out.Records) != len(pieces.Records) || out.Done != pieces.Done || out.Tail != pieces.Tail {
+			t.Fatalf("whole: %d records, done %v, %v; in pieces cut at %d: %d records, done %v, %v",
+				len(out.Records), out.Done, err, k, len(pieces.Records), pieces.Done, perr)
+		}
 		if err != nil {
 			return
 		}
