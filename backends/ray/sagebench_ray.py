@@ -140,7 +140,7 @@ class Stage:
             fail(c, exc)
             return c, None
 
-    def json(self, conn, resp, c):
+    def decode(self, conn, resp, c):
         out = read_json(self.pool, conn, resp)
         if not isinstance(out, dict):
             raise CallFailed("malformed", c["status"], "%s: the answer is not a JSON object" % self.name)
@@ -149,7 +149,7 @@ class Stage:
         return out
 
     def embed(self, txn):
-        c, out = self.call("/v1/embeddings", {"model": self.spec["model"], "input": [txn["query"]]}, txn, self.json)
+        c, out = self.call("/v1/embeddings", {"model": self.spec["model"], "input": [txn["query"]]}, txn, self.decode)
         if c["ok"]:
             try:
                 txn["vector"] = out["data"][0]["embedding"]
@@ -161,7 +161,7 @@ class Stage:
         return c
 
     def retrieve(self, txn):
-        c, out = self.call("/v1/retrieve", {"embedding": txn.pop("vector", None), "top_k": self.spec["top_k"]}, txn, self.json)
+        c, out = self.call("/v1/retrieve", {"embedding": txn.pop("vector", None), "top_k": self.spec["top_k"]}, txn, self.decode)
         if c["ok"]:
             if not isinstance(out.get("data"), list):
                 fail(c, CallFailed("malformed", c["status"], "retrieve: response has no data array"))
