@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
 """sagebench's Ray driver: Q1's embed -> retrieve -> generate on Ray.
 
-sagebench (`run --backend ray`) uploads this file with plan.json as the
-job's working_dir and runs `python sagebench_ray.py --plan plan.json`.
-The plan holds the target, the stages with their concurrency, and every
-arrival (intended offset, query), so this driver sends the same arrivals
-as the sage backend. Each stage is one threaded Ray actor whose
-max_concurrency is the stage's parallelism; a transaction's stages are
-chained by passing object refs. Every finished transaction is printed as
-sagebench records (the requests.jsonl schema), one
+sagebench (`run --backend ray`) uploads this file, sagebench_http.py and
+plan.json as the job's working_dir and runs
+`python3 sagebench_ray.py --plan plan.json`. The plan holds the target,
+the stages with their own settings and concurrency, and every arrival
+(intended offset, query), so this driver sends the same arrivals as the
+sage backend.
+
+Each stage is one threaded Ray actor whose max_concurrency is the stage's
+parallelism, with a keep-alive connection pool to the target of that
+size. Before the schedule starts, every actor is created and answers
+ready with its pool warmed; the schedule's zero is set only then, so no
+arrival waits for a worker to start. A SAGEBENCH_META line says when the
+stages were ready and how (the warm-up), then a transaction's stages are
+chained by passing object refs, and every finished transaction is
+printed as sagebench records (the requests.jsonl schema), one
 "SAGEBENCH_RECORD <json>" line each, which sagebench reads back from the
 job's log.
 
-Only the Runtime differs between Ray and the test seam (LocalRuntime:
-one thread pool per stage, same concurrency): plan reading, the
-schedule, the HTTP calls (urllib, no third-party packages) and the
-records are the same code. SAGEBENCH_RAY_RUNTIME=local selects the seam.
+Only the Runtime differs between Ray and the test seam (LocalRuntime: one
+thread pool per stage, same concurrency, same pools and readiness): plan
+reading, the schedule, the HTTP calls and the records are the same code.
+SAGEBENCH_RAY_RUNTIME=local selects the seam.
 """
 
 import argparse
@@ -26,16 +33,17 @@ import socket
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 
-PLAN_VERSION = 1
+from sagebench_http import MAX_ERROR, CallFailed, Pool, classify, exchange, now, read_json, read_stream
+
+PLAN_VERSION = 2
 MARK_RECORD = "SAGEBENCH_RECORD "
 MARK_META = "SAGEBENCH_META "
 MARK_DONE = "SAGEBENCH_DONE "
 OPS = ("embed", "retrieve", "generate")
 STAGE_TYPE = {"embed": "embedding", "retrieve": "retrieve", "generate": "llm"}
-MAX_ERROR = 300
+USER_AGENT = "sagebench-ray-driver/%d" % PLAN_VERSION
+LEAD_NS = 5_000_000  # the zero is this far after readiness: time to print the META line
 
 
 class PlanError(ValueError):
@@ -45,99 +53,153 @@ class PlanError(ValueError):
 def load_plan(path):
     """Reads and checks the plan sagebench wrote."""
     with open(path, encoding="utf-8") as f:
-        plan = json.load(f)
+        return check_plan(json.load(f))
+
+
+def check_plan(plan):
+    """Checks a plan and fills its defaults."""
     if plan.get("version") != PLAN_VERSION:
         raise PlanError("plan version %r: this driver reads %d" % (plan.get("version"), PLAN_VERSION))
     for key in ("target", "stages", "arrivals", "embedding_model", "llm_model"):
         if not plan.get(key):
             raise PlanError("plan: %s is missing or empty" % key)
+    plan.setdefault("request_timeout_s", 60)
+    plan.setdefault("ready_timeout_s", 120)
+    plan.setdefault("headers", {})
     ops = [s.get("op") for s in plan["stages"]]
     if tuple(ops) != OPS:
         raise PlanError("plan: stages run %s; Q1 runs %s" % (ops, list(OPS)))
     for s in plan["stages"]:
-        if int(s.get("parallelism", 0)) < 1:
-            raise PlanError("plan: stage %s: parallelism must be >= 1" % s.get("name"))
+        check_stage(plan, s)
     last = -1
     for a in plan["arrivals"]:
         if a["offset_ns"] < last:
             raise PlanError("plan: arrival %d is earlier than the one before" % a["seq"])
         last = a["offset_ns"]
-    plan.setdefault("top_k", 5)
-    plan.setdefault("max_tokens", 32)
-    plan.setdefault("request_timeout_s", 60)
-    plan.setdefault("headers", {})
     return plan
 
 
-# ---- HTTP calls -----------------------------------------------------------
+def check_stage(plan, s):
+    """Checks one stage's own settings and fills its defaults."""
+    name = s.get("name")
+    if int(s.get("parallelism", 0)) < 1:
+        raise PlanError("plan: stage %s: parallelism must be >= 1" % name)
+    need = {"generate": "max_tokens", "retrieve": "top_k"}.get(s["op"])
+    if need and int(s.get(need, 0)) < 1:
+        raise PlanError("plan: stage %s: %s must be >= 1" % (name, need))
+    if s["op"] != "retrieve":
+        s.setdefault("model", plan["embedding_model"] if s["op"] == "embed" else plan["llm_model"])
+    s["warm_conns"] = min(max(int(s.get("warm_conns", 0)), 0), s["parallelism"])
+    s["timeout_s"] = s.get("timeout_s") or plan["request_timeout_s"]
 
 
-class CallFailed(Exception):
-    def __init__(self, cls, status, msg):
-        super().__init__(msg)
-        self.cls, self.status = cls, status
+# ---- one stage ------------------------------------------------------------
 
 
-def classify(exc):
-    """Maps an exception to sagebench's error class and HTTP status."""
-    if isinstance(exc, CallFailed):
-        return exc.cls, exc.status
-    if isinstance(exc, urllib.error.HTTPError):
-        if exc.code == 429:
-            return "http_429", exc.code
-        return ("http_4xx" if 400 <= exc.code < 500 else "http_5xx"), exc.code
-    if isinstance(exc, urllib.error.URLError):
-        exc = exc.reason if isinstance(exc.reason, BaseException) else exc
-    if isinstance(exc, (socket.timeout, TimeoutError)):
-        return "timeout", 0
-    if isinstance(exc, ConnectionResetError):
-        return "reset", 0
-    if isinstance(exc, (ConnectionError, OSError, urllib.error.URLError)):
-        return "connect", 0
-    if isinstance(exc, ValueError):
-        return "malformed", 0
-    return "stream_error", 0
+def base_headers(plan):
+    h = {"Content-Type": "application/json", "X-Request-Type": "rag", "User-Agent": USER_AGENT}
+    h.update(plan.get("headers") or {})
+    if plan.get("tenant"):
+        h["X-Tenant-Id"] = plan["tenant"]
+    return h
 
 
-def now():
-    return time.time_ns()
+class Stage:
+    """One stage's worker state: its settings and its connection pool.
+    A Ray actor (RayRuntime) or a thread pool (LocalRuntime) holds one."""
+
+    def __init__(self, plan, index):
+        self.plan, self.spec = plan, plan["stages"][index]
+        self.name, self.op = self.spec["name"], self.spec["op"]
+        self.pool = Pool(plan["target"], self.spec["parallelism"], self.spec["timeout_s"])
+        self.node = socket.gethostname()  # the Ray node this stage's calls leave from
+
+    def ready(self):
+        """Warms the pool; says how it went."""
+        warmed = self.pool.warm(self.spec["warm_conns"], base_headers(self.plan), self.plan["ready_timeout_s"])
+        return {"stage": self.name, "wanted": self.spec["warm_conns"], "warmed": warmed, "node": self.node}
+
+    def headers(self, txn):
+        h = base_headers(self.plan)
+        if self.plan.get("deadline_ms", 0) > 0:
+            left = self.plan["deadline_ms"] - (now() - txn["intended_unix"]) // 1_000_000
+            h["X-SLO-Deadline-Ms"] = str(max(left, 1))
+        return h
+
+    def call(self, path, body, txn, read):
+        """One call: its timing, headers and outcome, and what read made of
+        the answer (None when it failed)."""
+        c = new_call(self.name)
+        try:
+            conn, resp = exchange(self.pool, path, body, self.headers(txn), c)
+            out = read(conn, resp, c)
+            c["end"] = c["end"] or now()
+            c["ok"] = True
+            return c, out
+        except Exception as exc:  # every failure becomes the call's class
+            fail(c, exc)
+            return c, None
+
+    def decode(self, conn, resp, c):
+        out = read_json(self.pool, conn, resp)
+        if not isinstance(out, dict):
+            raise CallFailed("malformed", c["status"], "%s: the answer is not a JSON object" % self.name)
+        if out.get("error") is not None:
+            raise CallFailed("stream_error", c["status"], "target reported an error: %s" % str(out["error"])[:200])
+        return out
+
+    def embed(self, txn):
+        c, out = self.call("/v1/embeddings", {"model": self.spec["model"], "input": [txn["query"]]}, txn, self.decode)
+        if c["ok"]:
+            try:
+                txn["vector"] = out["data"][0]["embedding"]
+                c["prompt_tokens"] = (out.get("usage") or {}).get("prompt_tokens", 0)
+                if not txn["vector"] or len(out["data"]) != 1:
+                    raise ValueError("%d embeddings for 1 input" % len(out["data"]))
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                fail(c, CallFailed("malformed", c["status"], "embeddings: %s" % exc))
+        return c
+
+    def retrieve(self, txn):
+        c, out = self.call("/v1/retrieve", {"embedding": txn.pop("vector", None), "top_k": self.spec["top_k"]}, txn, self.decode)
+        if c["ok"]:
+            if not isinstance(out.get("data"), list):
+                fail(c, CallFailed("malformed", c["status"], "retrieve: response has no data array"))
+            else:
+                txn["hits"] = [d.get("text", "") if isinstance(d, dict) else "" for d in out["data"]]
+        return c
+
+    def generate(self, txn):
+        mt = self.spec["max_tokens"]
+        body = {"model": self.spec["model"], "max_tokens": mt, "stream": True,
+                "stream_options": {"include_usage": True}, "messages": prompt(txn)}
+        c, _ = self.call("/v1/chat/completions", body, txn,
+                         lambda conn, resp, c: read_stream(self.pool, conn, resp, c, mt))
+        return c
+
+    def run(self, txn):
+        """Runs this stage of txn: enqueued is when the stage before ended
+        (or the source accepted it); a failed transaction passes through."""
+        if txn.get("failed"):
+            return txn
+        hops = txn["hops"]
+        enqueued = hops[-1]["ended"] if hops else txn["accepted"]
+        started = now()
+        try:
+            c = getattr(self, self.op)(txn)
+        except Exception as exc:  # a bug in the stage, not the call: keep the transaction
+            c = new_call(self.name)
+            fail(c, CallFailed("stage_error", 0, "stage %s: %s" % (self.name, exc)))
+        hops.append({"stage": self.name, "op": self.op, "model": self.spec.get("model", ""), "enqueued": enqueued,
+                     "started": started, "ended": now(), "call": c, "node": self.node})
+        txn["failed"] = not c["ok"]
+        return txn
 
 
 def new_call(stage):
-    return {"stage": stage, "sent": 0, "first_byte": 0, "first_token": 0, "end": 0, "tokens": [],
-            "status": 0, "ok": False, "error_class": "", "error": "", "engine": "",
-            "prompt_tokens": 0, "completion_tokens": 0}
-
-
-def request(plan, stage, path, body, txn):
-    headers = {"Content-Type": "application/json", "X-Request-Type": "rag"}
-    headers.update(plan.get("headers") or {})
-    if plan.get("tenant"):
-        headers["X-Tenant-Id"] = plan["tenant"]
-    if plan.get("deadline_ms", 0) > 0:
-        left = plan["deadline_ms"] - (now() - txn["intended_unix"]) // 1_000_000
-        headers["X-SLO-Deadline-Ms"] = str(max(left, 1))
-    url = plan["target"].rstrip("/") + path
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
-    # the stage's timeout bounds each blocking socket operation (urllib has
-    # no whole-request bound); without one, the plan's request timeout
-    return urllib.request.urlopen(req, timeout=stage.get("timeout_s") or plan["request_timeout_s"])
-
-
-def call_json(plan, stage, path, body, txn):
-    """POSTs body and returns (call, decoded answer or None)."""
-    c = new_call(stage["name"])
-    c["sent"] = now()
-    try:
-        with request(plan, stage, path, body, txn) as resp:
-            c["first_byte"] = now()
-            c["status"], c["engine"] = resp.status, resp.headers.get("X-Engine-Id", "")
-            out = json.loads(resp.read())
-        c["end"], c["ok"] = now(), True
-        return c, out
-    except Exception as exc:  # every failure becomes the call's class
-        fail(c, exc)
-        return c, None
+    return {"stage": stage, "sent": 0, "first_byte": 0, "first_token": 0, "first_answer_token": 0, "end": 0,
+            "tokens": [], "token_count": 0, "tokens_dropped": 0, "status": 0, "ok": False, "error_class": "",
+            "error": "", "engine": "", "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
 
 
 def fail(c, exc):
@@ -148,97 +210,10 @@ def fail(c, exc):
     c["error"] = ("%s: %s" % (type(exc).__name__, exc))[:MAX_ERROR]
 
 
-def do_embed(plan, stage, txn):
-    c, out = call_json(plan, stage, "/v1/embeddings",
-                       {"model": stage.get("model") or plan["embedding_model"], "input": [txn["query"]]}, txn)
-    if c["ok"]:
-        try:
-            txn["vector"] = out["data"][0]["embedding"]
-            c["prompt_tokens"] = (out.get("usage") or {}).get("prompt_tokens", 0)
-            if not txn["vector"]:
-                raise ValueError("empty embedding")
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
-            fail(c, CallFailed("malformed", c["status"], "embeddings: %s" % exc))
-    return c
-
-
-def do_retrieve(plan, stage, txn):
-    c, out = call_json(plan, stage, "/v1/retrieve",
-                       {"embedding": txn.pop("vector", None), "top_k": plan["top_k"]}, txn)
-    if c["ok"]:
-        if not isinstance(out.get("data"), list):
-            fail(c, CallFailed("malformed", c["status"], "retrieve: response has no data array"))
-        else:
-            txn["hits"] = [d.get("text", "") for d in out["data"]]
-    return c
-
-
 def prompt(txn):
     ctx = "".join("[%d] %s\n" % (i + 1, h) for i, h in enumerate(txn.get("hits", [])))
     return [{"role": "system", "content": "Answer the question using only the numbered context passages; cite them as [n]."},
             {"role": "user", "content": "Context:\n" + ctx + "\nQuestion: " + txn["query"]}]
-
-
-def do_generate(plan, stage, txn):
-    c = new_call(stage["name"])
-    body = {"model": stage.get("model") or plan["llm_model"], "max_tokens": plan["max_tokens"], "stream": True,
-            "stream_options": {"include_usage": True}, "messages": prompt(txn)}
-    c["sent"] = now()
-    try:
-        with request(plan, stage, "/v1/chat/completions", body, txn) as resp:
-            c["first_byte"] = now()
-            c["status"], c["engine"] = resp.status, resp.headers.get("X-Engine-Id", "")
-            read_stream(resp, c)
-        c["end"], c["ok"] = now(), True
-    except Exception as exc:
-        fail(c, exc)
-    return c
-
-
-def read_stream(resp, c):
-    """Reads an SSE chat stream: a timestamp per content chunk, usage."""
-    for raw in resp:
-        line = raw.decode("utf-8", "replace").strip()
-        if not line.startswith("data:"):
-            continue
-        data = line[5:].strip()
-        if data == "[DONE]":
-            return
-        chunk = json.loads(data)
-        if "error" in chunk:
-            raise CallFailed("stream_error", c["status"], "stream error: %s" % chunk["error"])
-        for choice in chunk.get("choices") or []:
-            if (choice.get("delta") or {}).get("content"):
-                t = now()
-                c["first_token"] = c["first_token"] or t
-                c["tokens"].append(t)
-        usage = chunk.get("usage") or {}
-        c["prompt_tokens"] = usage.get("prompt_tokens", c["prompt_tokens"])
-        c["completion_tokens"] = usage.get("completion_tokens", c["completion_tokens"])
-    raise CallFailed("truncated", c["status"], "stream ended without [DONE]")
-
-
-CALLS = {"embed": do_embed, "retrieve": do_retrieve, "generate": do_generate}
-
-
-def run_stage(plan, index, txn):
-    """Runs stage index of txn: enqueued is when the stage before ended
-    (or the source accepted it); a failed transaction passes through."""
-    if txn.get("failed"):
-        return txn
-    stage = plan["stages"][index]
-    hops = txn["hops"]
-    enqueued = hops[-1]["ended"] if hops else txn["accepted"]
-    started = now()
-    try:
-        c = CALLS[stage["op"]](plan, stage, txn)
-    except Exception as exc:  # a bug in the stage, not the call: keep the transaction
-        c = new_call(stage["name"])
-        fail(c, CallFailed("stage_error", 0, "stage %s: %s" % (stage["name"], exc)))
-    hops.append({"stage": stage["name"], "op": stage["op"], "model": stage.get("model", ""), "enqueued": enqueued, "started": started,
-                 "ended": now(), "call": c})
-    txn["failed"] = not c["ok"]
-    return txn
 
 
 # ---- records --------------------------------------------------------------
@@ -258,30 +233,42 @@ class Clock:
         return max(t - self.zero, 1) if t else 0
 
 
-def fill_call(rec, clock, frm, c):
+def fill_call(rec, clock, frm, c, stage):
+    """Copies a call's timing into rec as sagebench's Q1 does (fillCall in
+    internal/workload/q1/records.go), latencies counted from frm; a stage
+    record also gets what the target said of the call (queue wait, its
+    own timing, notes) and the first answer token."""
     rec.update(sent_ns=clock.off(c["sent"]), first_byte_ns=clock.off(c["first_byte"]),
                first_token_ns=clock.off(c["first_token"]), service_ms=ms(c["end"] - c["sent"]),
-               lag_ms=ms(c["sent"] - frm), status=c["status"], engine=c["engine"],
+               lag_ms=ms(c["sent"] - frm), status=c["status"], engine=c["engine"], retries=c["retries"],
                prompt_tokens=c["prompt_tokens"], completion_tokens=c["completion_tokens"])
     if c["tokens"]:
         rec["token_ns"] = [clock.off(t) for t in c["tokens"]]
+        rec["token_ns_dropped"] = c["tokens_dropped"]
     if c["first_token"]:
         rec["ttft_ms"] = ms(c["first_token"] - frm)
-        n = max(c["completion_tokens"], len(c["tokens"]))
+        n = len(c["tokens"])  # the tokens actually timed, never a usage count
         if n > 1:
-            rec["tpot_ms"] = ms(c["end"] - c["first_token"]) / (n - 1)
+            rec["tpot_ms"] = ms(c["tokens"][-1] - c["first_token"]) / (n - 1)
+    if not stage:
+        return
+    for k in ("queue_ms", "server_ttft_ms", "server_e2e_ms", "note"):
+        if k in c:
+            rec[k] = c[k]
+    if c["first_answer_token"]:
+        rec.update(first_answer_token_ns=clock.off(c["first_answer_token"]), ttfat_ms=ms(c["first_answer_token"] - frm))
 
 
 def stage_record(plan, clock, txn, hop):
     tid = txn["id"]
-    model = hop.get("model") or {"embed": plan["embedding_model"], "generate": plan["llm_model"]}.get(hop["op"], "")
     rec = {"id": tid + "/" + hop["stage"], "seq": txn["seq"], "kind": "stage", "type": STAGE_TYPE[hop["op"]],
-           "stage": hop["stage"], "txn_id": tid, "tenant": plan.get("tenant", ""), "model": model,
+           "stage": hop["stage"], "txn_id": tid, "tenant": plan.get("tenant", ""), "model": hop.get("model", ""),
+           "node": hop.get("node", ""),
            "intended_ns": clock.off(hop["enqueued"]), "end_ns": clock.off(hop["ended"]),
            "e2e_ms": ms(hop["ended"] - hop["enqueued"]), "status": 0, "ok": False, "slo_met": False}
     c = hop["call"]
     if c["ok"]:
-        fill_call(rec, clock, hop["enqueued"], c)
+        fill_call(rec, clock, hop["enqueued"], c, True)
         rec["ok"] = True
         return rec
     rec.update(sent_ns=clock.off(hop["started"]), lag_ms=ms(hop["started"] - hop["enqueued"]),
@@ -303,7 +290,7 @@ def records(plan, clock, txn, received):
     gen = [h["call"] for h in txn["hops"] if h["op"] == "generate" and h["call"]["ok"]]
     if gen:
         keep = {k: tr[k] for k in ("sent_ns", "lag_ms", "service_ms")}
-        fill_call(tr, clock, intended, gen[0])
+        fill_call(tr, clock, intended, gen[0], False)
         tr.update(keep, first_byte_ns=0)
     if txn.get("failed"):
         last = txn["hops"][-1]["call"] if txn["hops"] else {"error_class": "stage_error", "status": 0,
@@ -313,9 +300,10 @@ def records(plan, clock, txn, received):
 
 
 def compact(rec):
-    """Drops empty optional fields, as Go's omitempty does."""
+    """Drops empty optional fields, as Go's omitempty does (queue_ms is a
+    pointer there: 0 is a value, kept)."""
     keep = {"id", "seq", "kind", "type", "intended_ns", "sent_ns", "end_ns", "e2e_ms", "service_ms",
-            "lag_ms", "status", "ok", "slo_met"}
+            "lag_ms", "status", "ok", "slo_met", "queue_ms"}
     return {k: v for k, v in rec.items() if k in keep or v not in (0, "", [], None)}
 
 
@@ -324,22 +312,39 @@ def compact(rec):
 
 class LocalRuntime:
     """The test seam: one thread pool per stage, max_workers = the
-    stage's parallelism; stage k+1 is submitted when stage k ends."""
+    stage's parallelism, each with its Stage; stage k+1 is submitted when
+    stage k ends. start() starts every worker thread and warms every pool
+    before it returns, as RayRuntime awaits its actors."""
 
     name = "local"
 
     def __init__(self, plan):
         self.plan = plan
+        self.stages = [Stage(plan, i) for i in range(len(plan["stages"]))]
         self.pools = [concurrent.futures.ThreadPoolExecutor(max_workers=s["parallelism"]) for s in plan["stages"]]
 
     def info(self):
         return "", {}
 
+    def start(self):
+        """Every worker thread running and every pool warmed; per stage
+        how it went, with when it was ready (ns)."""
+        out = []
+        for st, pool in zip(self.stages, self.pools):
+            n = st.spec["parallelism"]
+            gate = threading.Barrier(n + 1, timeout=self.plan["ready_timeout_s"])
+            for _ in range(n):  # a worker thread each: they are started lazily otherwise
+                pool.submit(gate.wait)
+            gate.wait()
+            warm = pool.submit(st.ready).result(self.plan["ready_timeout_s"])
+            out.append((warm, now()))
+        return out
+
     def submit(self, txn, done):
         self._stage(0, txn, done)
 
     def _stage(self, k, txn, done):
-        fut = self.pools[k].submit(run_stage, self.plan, k, txn)
+        fut = self.pools[k].submit(self.stages[k].run, txn)
 
         def next_(f):
             out = f.result()
@@ -352,38 +357,66 @@ class LocalRuntime:
     def drain(self):
         for p in self.pools:  # stage order: a later pool gets no new work once earlier ones are done
             p.shutdown(wait=True)
+        for st in self.stages:
+            st.pool.close()
 
 
 class RayRuntime:
-    """One threaded actor per stage (max_concurrency = parallelism); a
-    transaction is chained by handing each stage the previous ref."""
+    """One threaded actor per stage (max_concurrency = parallelism), each
+    holding its Stage; a transaction is chained by handing each stage the
+    previous ref. start() creates the actors and waits until each has
+    answered ready with its pool warmed."""
 
     name = "ray"
 
-    def __init__(self, plan):
-        import ray  # only here: the seam runs without Ray
+    def __init__(self, plan, ray=None):
+        if ray is None:
+            import ray  # only here: the seam runs without Ray
 
-        self.ray = ray
-        ray.init()  # a job's driver: RAY_ADDRESS is set by the job
+            ray.init()  # a job's driver: RAY_ADDRESS is set by the job
+        self.ray, self.plan = ray, plan
 
         @ray.remote(num_cpus=0)
         class StageActor:
             def __init__(self, plan, index):
-                self.plan, self.index = plan, index
+                self.stage = Stage(plan, index)
+
+            def ready(self):
+                return self.stage.ready()
 
             def run(self, txn):
-                return run_stage(self.plan, self.index, txn)
+                return self.stage.run(txn)
+
+            def close(self):
+                self.stage.pool.close()
 
         self.actors = [StageActor.options(max_concurrency=s["parallelism"]).remote(plan, i)
                        for i, s in enumerate(plan["stages"])]
         self.pending = {}
         self.lock = threading.Lock()
-        self.waiter = threading.Thread(target=self._wait, daemon=True)
         self.closed = False
-        self.waiter.start()
+        self.waiter = None
 
     def info(self):
         return self.ray.__version__, dict(self.ray.cluster_resources())
+
+    def start(self):
+        """Waits for every actor's ready answer (its creation, its pool
+        warmed); per stage how it went, with when it came (ns)."""
+        refs = {a.ready.remote(): i for i, a in enumerate(self.actors)}
+        out = [None] * len(refs)
+        deadline = time.monotonic() + self.plan["ready_timeout_s"]
+        while refs:
+            left = deadline - time.monotonic()
+            ready, _ = self.ray.wait(list(refs), num_returns=1, timeout=max(left, 0))
+            if not ready:
+                raise RuntimeError("stages not ready within %ss: %s" % (
+                    self.plan["ready_timeout_s"], ", ".join(self.plan["stages"][i]["name"] for i in refs.values())))
+            for ref in ready:
+                out[refs.pop(ref)] = (self.ray.get(ref), now())
+        self.waiter = threading.Thread(target=self._wait, daemon=True)
+        self.waiter.start()
+        return out
 
     def submit(self, txn, done):
         ref = txn
@@ -415,40 +448,54 @@ class RayRuntime:
     def drain(self):
         with self.lock:
             self.closed = True
-        self.waiter.join()
+        if self.waiter is not None:
+            self.waiter.join()
+        try:
+            self.ray.get([a.close.remote() for a in self.actors], timeout=10)
+        except Exception:  # an actor that died has no connections left to close
+            pass
 
 
 # ---- driver ---------------------------------------------------------------
 
 
 class Emitter:
-    """Prints marked lines, one at a time."""
+    """Prints marked lines; a transaction's lines together."""
 
     def __init__(self, out):
         self.out, self.lock, self.count = out, threading.Lock(), 0
 
-    def line(self, mark, obj):
-        text = mark + json.dumps(obj, separators=(",", ":")) + "\n"
+    def lines(self, mark, objs):
+        text = "".join(mark + json.dumps(o, separators=(",", ":")) + "\n" for o in objs)
         with self.lock:
             self.out.write(text)
             self.out.flush()
             if mark == MARK_RECORD:
-                self.count += 1
+                self.count += len(objs)
 
 
-def drive(plan, runtime, out, sleep=time.sleep, lead_ns=50_000_000):
-    """Delivers the plan's arrivals at their intended offsets from a zero
-    lead_ns ahead, and emits every transaction's records as it ends."""
+def warmup(started, stages):
+    """The META line's account of the start-up."""
+    return {"started_unix_ns": started,
+            "stages": [dict(w, ready_ms=ms(at - started)) for w, at in stages]}
+
+
+def drive(plan, runtime, out, sleep=time.sleep, lead_ns=LEAD_NS):
+    """Gets the stages ready, sets the schedule's zero lead_ns after that,
+    delivers the plan's arrivals at their intended offsets from it, and
+    emits every transaction's records as it ends."""
     em = Emitter(out)
     version, resources = runtime.info()
-    zero = now() + lead_ns
+    started = now()
+    stages = runtime.start()
+    ready = now()
+    zero = ready + lead_ns
     clock = Clock(zero)
-    em.line(MARK_META, {"ray_version": version, "cluster_resources": resources, "start_unix_ns": zero,
-                        "runtime": runtime.name})
+    em.lines(MARK_META, [{"ray_version": version, "cluster_resources": resources, "ready_unix_ns": ready,
+                          "start_unix_ns": zero, "warmup": warmup(started, stages), "runtime": runtime.name}])
 
     def done(txn):
-        for rec in records(plan, clock, txn, now()):
-            em.line(MARK_RECORD, rec)
+        em.lines(MARK_RECORD, records(plan, clock, txn, now()))
 
     for a in plan["arrivals"]:
         intended = zero + a["offset_ns"]
@@ -459,7 +506,7 @@ def drive(plan, runtime, out, sleep=time.sleep, lead_ns=50_000_000):
                "accepted": now(), "hops": []}
         runtime.submit(txn, done)
     runtime.drain()
-    em.line(MARK_DONE, {"records": em.count})
+    em.lines(MARK_DONE, [{"records": em.count}])
     return em.count
 
 
@@ -471,7 +518,7 @@ def main(argv=None, out=None):
     args = ap.parse_args(argv)
     try:
         plan = load_plan(args.plan)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         print("sagebench_ray: %s" % exc, file=sys.stderr)
         return 2
     runtime = RayRuntime(plan) if args.runtime == "ray" else LocalRuntime(plan)

@@ -21,6 +21,7 @@ func (o *runOptions) printPlans(w io.Writer, specs []workload.Spec, resolved []r
 		byID[r.Spec.ID] = r
 	}
 	var missing []string
+	var unrunnable error
 	for _, spec := range specs {
 		fmt.Fprintf(w, "== %s %s (entry %s)\n   %s\n", spec.ID, spec.Name, spec.Entry, spec.Description)
 		r, ok := byID[spec.ID]
@@ -32,9 +33,15 @@ func (o *runOptions) printPlans(w io.Writer, specs []workload.Spec, resolved []r
 		if err := printPlan(w, r); err != nil {
 			return usageErrorf("%s: %v", spec.ID, err)
 		}
+		if err := r.Shared.Runnable(); err != nil && unrunnable == nil { // what the real run would refuse (exit 2)
+			unrunnable = usageErrorf("%s: %v", spec.ID, err)
+		}
 	}
 	fmt.Fprintln(w, "dry run: nothing was written or sent")
-	if len(missing) > 0 && !o.all {
+	switch {
+	case unrunnable != nil:
+		return unrunnable
+	case len(missing) > 0 && !o.all:
 		return usageErrorf("%s not implemented in this build yet", strings.Join(missing, ", "))
 	}
 	return nil

@@ -9,16 +9,20 @@ import (
 
 // AwaitOptions tune Await; the zero value is usable.
 type AwaitOptions struct {
-	// Logs receives the job's log text as it appears (nil: discarded).
+	// Logs receives the job's log text once, in order, as it is tailed
+	// (nil: discarded). A write error ends the wait (the job is stopped:
+	// its log can no longer be read).
 	Logs io.Writer
-	// MinPoll and MaxPoll bound the polling interval, which grows ×1.5
-	// from MinPoll and starts over when the status changes (defaults
-	// 100ms and 2s). Log growth does not reset it: the log endpoint
-	// answers the whole log each time.
+	// MinPoll and MaxPoll bound the status polling interval, which grows
+	// ×1.5 from MinPoll and starts over when the status changes (defaults
+	// 100ms and 2s). The log is streamed, not polled.
 	MinPoll, MaxPoll time.Duration
 	// StopWait bounds how long Await waits for a stopped job to end
 	// (default 30s).
 	StopWait time.Duration
+	// LogWait bounds how long Await waits, once the job has ended, for
+	// the rest of its log (default 60s).
+	LogWait time.Duration
 	// Sleep waits d or until ctx is done (default: a timer); tests inject it.
 	Sleep func(ctx context.Context, d time.Duration)
 }
@@ -32,6 +36,9 @@ func (o *AwaitOptions) defaults() {
 	}
 	if o.StopWait <= 0 {
 		o.StopWait = 30 * time.Second
+	}
+	if o.LogWait <= 0 {
+		o.LogWait = 60 * time.Second
 	}
 	if o.Sleep == nil {
 		o.Sleep = sleep
@@ -50,82 +57,131 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// Await follows job id until it ends and returns its last status and
-// whole log. When ctx is cancelled it stops the job, waits up to
-// StopWait for it to end and returns what it has with ctx's error.
-func (c *Client) Await(ctx context.Context, id string, o AwaitOptions) (Job, string, error) {
+// Await follows job id until it ends, its log streamed to o.Logs (see
+// tail), and returns its last status once the whole log was read. When
+// ctx is cancelled it stops the job, waits up to StopWait for it to end
+// and returns what it has with ctx's error.
+func (c *Client) Await(ctx context.Context, id string, o AwaitOptions) (Job, error) {
 	o.defaults()
-	f := &follower{c: c, id: id, o: o}
-	poll := o.MinPoll
-	for ctx.Err() == nil {
-		job, changed, err := f.step(ctx)
-		if err != nil && ctx.Err() == nil {
-			return job, f.logs, err
+	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	tl := &tail{c: c, id: id, w: o.Logs, o: &o}
+	tw := &tailWait{ch: make(chan error, 1), cancel: cancel}
+	go func() { tw.ch <- tl.run(tctx) }()
+	w := &watcher{c: c, id: id, o: &o}
+	job, err := w.watch(ctx, tw)
+	switch {
+	case tw.failed():
+		job, _ = w.stop() // its records can no longer be read: the job must not go on
+		return job, tw.err
+	case ctx.Err() != nil:
+		var serr error
+		if job, serr = w.stop(); serr != nil {
+			err = fmt.Errorf("%w (and stopping job %s: %v)", ctx.Err(), id, serr)
+		} else {
+			err = ctx.Err()
 		}
-		if Terminal(job.Status) {
-			return job, f.logs, nil
-		}
-		poll = min(time.Duration(float64(poll)*1.5), o.MaxPoll)
-		if changed {
-			poll = o.MinPoll
-		}
-		o.Sleep(ctx, poll)
+		tw.wait(o.StopWait, id)
+		return job, err
+	case err != nil:
+		tw.wait(0, id)
+		return job, err
 	}
-	job, err := f.stop()
-	if err != nil {
-		return job, f.logs, fmt.Errorf("%w (and stopping job %s: %v)", ctx.Err(), id, err)
-	}
-	return job, f.logs, ctx.Err()
+	return job, tw.wait(o.LogWait, id)
 }
 
-// follower polls one job and forwards its new log text.
-type follower struct {
+// tailWait is the tail's outcome as Await sees it.
+type tailWait struct {
+	ch     chan error
+	cancel context.CancelFunc
+	done   bool
+	err    error
+}
+
+// poll reports whether the tail has returned (without waiting).
+func (t *tailWait) poll() bool {
+	if !t.done {
+		select {
+		case t.err = <-t.ch:
+			t.done = true
+		default:
+		}
+	}
+	return t.done
+}
+
+// failed reports whether the tail returned an error.
+func (t *tailWait) failed() bool { return t.poll() && t.err != nil }
+
+// wait waits up to d for the tail's end, then gives up on it; it
+// returns the tail's error, or why the log is incomplete.
+func (t *tailWait) wait(d time.Duration, id string) error {
+	if t.done {
+		return t.err
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case t.err = <-t.ch:
+	case <-timer.C:
+		t.cancel()
+		<-t.ch
+		t.err = fmt.Errorf("ray: job %s ended, but the rest of its log did not come within %s", id, d)
+	}
+	t.done = true
+	return t.err
+}
+
+// watcher polls one job's status.
+type watcher struct {
 	c    *Client
 	id   string
-	o    AwaitOptions
-	logs string
+	o    *AwaitOptions
 	last string // status seen last
 }
 
-// step reads the status and then the logs (so a terminal status comes
-// with the complete log); changed is true when the status moved.
-func (f *follower) step(ctx context.Context) (Job, bool, error) {
-	job, err := f.c.Job(ctx, f.id)
-	if err != nil {
-		return job, false, err
+// watch polls until the job ends, ctx is done, a poll fails, or the
+// tail of the log fails.
+func (w *watcher) watch(ctx context.Context, tw *tailWait) (Job, error) {
+	poll := w.o.MinPoll
+	var job Job
+	for ctx.Err() == nil && !tw.failed() {
+		var err error
+		if job, err = w.c.Job(ctx, w.id); err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return job, err
+		}
+		if Terminal(job.Status) {
+			return job, nil
+		}
+		poll = min(time.Duration(float64(poll)*1.5), w.o.MaxPoll)
+		if job.Status != w.last {
+			poll = w.o.MinPoll
+		}
+		w.last = job.Status
+		w.o.Sleep(ctx, poll)
 	}
-	changed := job.Status != f.last
-	f.last = job.Status
-	logs, err := f.c.Logs(ctx, f.id)
-	if err != nil {
-		return job, changed, err
-	}
-	if len(logs) < len(f.logs) || logs[:len(f.logs)] != f.logs {
-		f.logs = "" // rotated or replaced: forward it whole
-	}
-	if len(logs) > len(f.logs) {
-		io.WriteString(f.o.Logs, logs[len(f.logs):])
-		f.logs = logs
-	}
-	return job, changed, nil
+	return job, ctx.Err()
 }
 
 // stop asks the cluster to stop the job and follows it until it ends or
-// StopWait passes, with a context of its own (the run's is done).
-func (f *follower) stop() (Job, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), f.o.StopWait)
+// StopWait passes, with a context of its own (the run's may be done).
+func (w *watcher) stop() (Job, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), w.o.StopWait)
 	defer cancel()
-	if _, err := f.c.Stop(ctx, f.id); err != nil {
-		return Job{Status: f.last}, err
+	if _, err := w.c.Stop(ctx, w.id); err != nil {
+		return Job{Status: w.last}, err
 	}
 	for {
-		job, _, err := f.step(ctx)
+		job, err := w.c.Job(ctx, w.id)
 		if err != nil || Terminal(job.Status) {
 			return job, err
 		}
-		f.o.Sleep(ctx, f.o.MinPoll)
+		w.o.Sleep(ctx, w.o.MinPoll)
 		if ctx.Err() != nil {
-			return job, fmt.Errorf("job %s did not end within %s of the stop", f.id, f.o.StopWait)
+			return job, fmt.Errorf("job %s did not end within %s of the stop", w.id, w.o.StopWait)
 		}
 	}
 }

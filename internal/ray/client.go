@@ -91,6 +91,16 @@ func IsStatus(err error, status int) bool {
 	return errors.As(err, &ae) && ae.Status == status
 }
 
+// authHeader holds the token's headers (none without a token).
+func (c *Client) authHeader() http.Header {
+	h := http.Header{}
+	if c.token != "" {
+		h.Set(HeaderAuth, "Bearer "+c.token)
+		h.Set(HeaderAuthProxy, "Bearer "+c.token)
+	}
+	return h
+}
+
 // do sends one request; out (may be nil) receives the decoded 2xx body.
 func (c *Client) do(ctx context.Context, method, path, ctype string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
@@ -100,9 +110,8 @@ func (c *Client) do(ctx context.Context, method, path, ctype string, body []byte
 	if body != nil {
 		req.Header.Set("Content-Type", ctype)
 	}
-	if c.token != "" {
-		req.Header.Set(HeaderAuth, "Bearer "+c.token)
-		req.Header.Set(HeaderAuthProxy, "Bearer "+c.token)
+	for k, v := range c.authHeader() {
+		req.Header[k] = v
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

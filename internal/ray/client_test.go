@@ -27,6 +27,10 @@ func client(t *testing.T, f *raytest.Fake, token string) *ray.Client {
 	return c
 }
 
+// readyMeta is the driver's line declaring its stages ready before its
+// schedule's zero, which the fake requires before any record.
+const readyMeta = ray.MarkMeta + `{"ready_unix_ns":10,"start_unix_ns":20,"runtime":"local"}`
+
 func noSleep(ctx context.Context, d time.Duration) { // yields without waiting
 	select {
 	case <-ctx.Done():
@@ -54,6 +58,7 @@ func TestSubmitAwaitSucceeds(t *testing.T) {
 			return fmt.Errorf("working_dir files: %v", files)
 		}
 		fmt.Fprintln(log, "hello")
+		fmt.Fprintln(log, readyMeta)
 		fmt.Fprintln(log, ray.MarkRecord+`{"id":"txn-000000"}`)
 		return nil
 	}
@@ -63,12 +68,12 @@ func TestSubmitAwaitSucceeds(t *testing.T) {
 		t.Fatalf("Submit = %q, %v, %v", id, attached, err)
 	}
 	var seen bytes.Buffer
-	job, logs, err := c.Await(context.Background(), id, ray.AwaitOptions{Logs: &seen, Sleep: noSleep})
+	job, err := c.Await(context.Background(), id, ray.AwaitOptions{Logs: &seen, Sleep: noSleep})
 	if err != nil || job.Status != ray.StatusSucceeded {
 		t.Fatalf("Await = %+v, %v", job, err)
 	}
-	if logs != seen.String() || !strings.Contains(logs, "hello\n") {
-		t.Fatalf("logs %q, forwarded %q", logs, seen.String())
+	if !strings.HasPrefix(seen.String(), "hello\n") || !strings.HasSuffix(seen.String(), `{"id":"txn-000000"}`+"\n") {
+		t.Fatalf("forwarded %q", seen.String())
 	}
 	if !slices.Contains(f.Calls(), "POST /api/jobs/") {
 		t.Fatalf("no POST with the trailing slash in %v", f.Calls())
@@ -143,12 +148,13 @@ func TestAwaitStopsOnCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-running; cancel() }()
-	job, logs, err := c.Await(ctx, id, ray.AwaitOptions{Sleep: noSleep})
+	var logs bytes.Buffer
+	job, err := c.Await(ctx, id, ray.AwaitOptions{Logs: &logs, Sleep: noSleep})
 	if !errors.Is(err, context.Canceled) || job.Status != ray.StatusStopped {
 		t.Fatalf("Await = %+v, %v; want STOPPED and context.Canceled", job, err)
 	}
-	if !strings.Contains(logs, "started") || !slices.Contains(f.Calls(), "POST /api/jobs/"+id+"/stop") {
-		t.Fatalf("logs %q, calls %v", logs, f.Calls())
+	if !strings.Contains(logs.String(), "started") || !slices.Contains(f.Calls(), "POST /api/jobs/"+id+"/stop") {
+		t.Fatalf("logs %q, calls %v", logs.String(), f.Calls())
 	}
 }
 
@@ -157,7 +163,7 @@ func TestAwaitFailed(t *testing.T) {
 	f.Exec = func(context.Context, ray.JobSpec, map[string][]byte, io.Writer) error { return errors.New("exit 1") }
 	c := client(t, f, "")
 	id, _, _ := c.Submit(context.Background(), spec(t, c, "q1-ray-0-dd"))
-	job, _, err := c.Await(context.Background(), id, ray.AwaitOptions{Sleep: noSleep})
+	job, err := c.Await(context.Background(), id, ray.AwaitOptions{Sleep: noSleep})
 	if err != nil || job.Status != ray.StatusFailed || !strings.Contains(job.Message, "exit 1") {
 		t.Fatalf("Await = %+v, %v", job, err)
 	}
@@ -184,7 +190,7 @@ func TestAwaitBacksOff(t *testing.T) {
 		noSleep(ctx, d)
 	}
 	o := ray.AwaitOptions{MinPoll: 10 * time.Millisecond, MaxPoll: 40 * time.Millisecond, Sleep: sleepRec}
-	if _, _, err := c.Await(context.Background(), id, o); err != nil {
+	if _, err := c.Await(context.Background(), id, o); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()

@@ -30,7 +30,8 @@ func clusterClient(t *testing.T) *ray.Client {
 
 // TestRayClusterJobsAPI checks the client against a real cluster: the
 // version, a working_dir upload, submit, the duplicate-id 500 the client
-// attaches through, logs, a SUCCEEDED job, and a stop.
+// attaches through, the log streamed over the websocket (the same text as
+// GET /logs), a SUCCEEDED job, and a stop.
 func TestRayClusterJobsAPI(t *testing.T) {
 	c := clusterClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -48,7 +49,7 @@ func TestRayClusterJobsAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	runID := "raycluster-" + time.Now().UTC().Format("20060102T150405")
-	spec := ray.JobSpec{Entrypoint: "python hello.py", SubmissionID: ray.SubmissionID(runID),
+	spec := ray.JobSpec{Entrypoint: "python3 hello.py", SubmissionID: ray.SubmissionID(runID),
 		RuntimeEnv: map[string]any{"working_dir": pkg.URI}, Metadata: map[string]string{ray.MetaRunID: runID}}
 	id, attached, err := c.Submit(ctx, spec)
 	if err != nil || attached {
@@ -57,12 +58,17 @@ func TestRayClusterJobsAPI(t *testing.T) {
 	if _, attached, err := c.Submit(ctx, spec); err != nil || !attached {
 		t.Fatalf("second Submit of the same id: attached %v, %v; want an attach through the 500", attached, err)
 	}
-	job, logs, err := c.Await(ctx, id, ray.AwaitOptions{})
-	if err != nil || job.Status != ray.StatusSucceeded || !strings.Contains(logs, "hello from") {
-		t.Fatalf("Await = %+v, %v\n%s", job, err, logs)
+	var logs strings.Builder // streamed over the websocket /logs/tail
+	job, err := c.Await(ctx, id, ray.AwaitOptions{Logs: &logs})
+	if err != nil || job.Status != ray.StatusSucceeded || !strings.Contains(logs.String(), "hello from") {
+		t.Fatalf("Await = %+v, %v\n%s", job, err, logs.String())
+	}
+	whole, err := c.Logs(ctx, id)
+	if err != nil || whole != logs.String() {
+		t.Fatalf("the streamed log differs from GET /logs (%v):\nstreamed %q\nGET %q", err, logs.String(), whole)
 	}
 
-	spec.Entrypoint, spec.SubmissionID = "python -c 'import time; time.sleep(600)'", ray.SubmissionID(runID+"-stop")
+	spec.Entrypoint, spec.SubmissionID = "python3 -c 'import time; time.sleep(600)'", ray.SubmissionID(runID+"-stop")
 	spec.RuntimeEnv = nil
 	id, _, err = c.Submit(ctx, spec)
 	if err != nil {
@@ -70,7 +76,7 @@ func TestRayClusterJobsAPI(t *testing.T) {
 	}
 	sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
 	defer scancel()
-	job, _, err = c.Await(sctx, id, ray.AwaitOptions{})
+	job, err = c.Await(sctx, id, ray.AwaitOptions{})
 	if err == nil || job.Status != ray.StatusStopped {
 		t.Fatalf("Await of a cancelled run = %+v, %v; want STOPPED", job, err)
 	}

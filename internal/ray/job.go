@@ -96,7 +96,9 @@ func (c *Client) Job(ctx context.Context, id string) (Job, error) {
 	return j, err
 }
 
-// Logs is GET /api/jobs/{id}/logs: the job's whole log so far.
+// Logs is GET /api/jobs/{id}/logs: the job's whole log so far (recent
+// Ray versions answer only its last RAY_JOB_LOG_MAX_READ_BYTES, after a
+// "[LOG TRUNCATED" line). Await streams the log instead (see tail).
 func (c *Client) Logs(ctx context.Context, id string) (string, error) {
 	var out struct {
 		Logs string `json:"logs"`

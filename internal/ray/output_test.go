@@ -2,6 +2,7 @@ package ray_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,18 +38,30 @@ func TestParseOutput(t *testing.T) {
 			if err != nil || len(out.Records) != tt.records || out.Done != tt.done || (out.Meta != nil) != tt.meta {
 				t.Fatalf("ParseOutput = %+v, %v", out, err)
 			}
-			if strings.Contains(out.Other, "SAGEBENCH_") {
-				t.Fatalf("Other keeps marked lines: %q", out.Other)
+			if strings.Contains(out.Tail, "SAGEBENCH_") {
+				t.Fatalf("Tail keeps marked lines: %q", out.Tail)
 			}
 		})
 	}
 }
 
+// FuzzParseOutput: any log parses without panicking, keeps only JSON
+// objects as records, and parses the same when it arrives in two pieces
+// cut anywhere (as the websocket delivers it).
 func FuzzParseOutput(f *testing.F) {
-	f.Add("SAGEBENCH_META {}\nSAGEBENCH_RECORD {\"id\":\"a\"}\nSAGEBENCH_DONE {\"records\":1}\n")
-	f.Add("plain\n")
-	f.Fuzz(func(t *testing.T, logs string) {
+	f.Add("SAGEBENCH_META {}\nSAGEBENCH_RECORD {\"id\":\"a\"}\nSAGEBENCH_DONE {\"records\":1}\n", uint16(20))
+	f.Add("plain\n", uint16(0))
+	f.Fuzz(func(t *testing.T, logs string, cut uint16) {
 		out, err := ray.ParseOutput(logs)
+		ps := ray.NewParser(nil)
+		k := int(cut) % (len(logs) + 1)
+		ps.Write([]byte(logs[:k]))
+		ps.Write([]byte(logs[k:]))
+		pieces, perr := ps.Output()
+		if (err == nil) != (perr == nil) || len(out.Records) != len(pieces.Records) || out.Done != pieces.Done || out.Tail != pieces.Tail {
+			t.Fatalf("whole: %d records, done %v, %v; in pieces cut at %d: %d records, done %v, %v",
+				len(out.Records), out.Done, err, k, len(pieces.Records), pieces.Done, perr)
+		}
 		if err != nil {
 			return
 		}
@@ -60,13 +73,31 @@ func FuzzParseOutput(f *testing.F) {
 	})
 }
 
-func TestLogFilterDropsRecords(t *testing.T) {
-	var b bytes.Buffer
-	f := &ray.LogFilter{W: &b}
-	for _, part := range []string{"one\nSAGEBENCH_REC", "ORD {}\ntw", "o\n"} {
-		f.Write([]byte(part))
+// TestParserInPieces: a log written in pieces that split lines anywhere
+// parses as the whole; unmarked lines go to Other, the last TailLines of
+// them into Tail.
+func TestParserInPieces(t *testing.T) {
+	var logs strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&logs, "line %d\n%s{\"id\":\"%d\"}\n", i, ray.MarkRecord, i)
 	}
-	if b.String() != "one\ntwo\n" {
-		t.Fatalf("filtered %q", b.String())
+	logs.WriteString(ray.MarkDone + `{"records":30}` + "\nlast, without newline")
+	var other bytes.Buffer
+	ps := ray.NewParser(&other)
+	for rest := logs.String(); rest != ""; {
+		k := min(len(rest), 7)
+		ps.Write([]byte(rest[:k]))
+		rest = rest[k:]
+	}
+	out, err := ps.Output()
+	if err != nil || len(out.Records) != 30 || !out.Done {
+		t.Fatalf("Output = %d records, done %v, %v", len(out.Records), out.Done, err)
+	}
+	if strings.Contains(other.String(), "SAGEBENCH_") || !strings.HasPrefix(other.String(), "line 0\nline 1\n") {
+		t.Fatalf("Other got %q", other.String())
+	}
+	tail := strings.Split(out.Tail, "\n")
+	if len(tail) != ray.TailLines || tail[0] != "line 11" || tail[len(tail)-1] != "last, without newline" {
+		t.Fatalf("Tail %q: want the last %d unmarked lines", out.Tail, ray.TailLines)
 	}
 }

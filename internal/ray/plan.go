@@ -1,12 +1,9 @@
 package ray
 
-import (
-	"bytes"
-	"io"
-)
-
-// PlanVersion is the plan format the driver understands.
-const PlanVersion = 1
+// PlanVersion is the plan format the driver understands. Version 2 keeps
+// each stage's own settings (model, max_tokens, top_k, connections to
+// warm) on the stage instead of plan-wide values.
+const PlanVersion = 2
 
 // PlanFile is the plan's name in the working_dir package.
 const PlanFile = "plan.json"
@@ -23,22 +20,31 @@ type Plan struct {
 	Tenant   string            `json:"tenant,omitempty"`
 	// DeadlineMS, when > 0, is sent as X-SLO-Deadline-Ms (time left of
 	// the transaction's end-to-end SLO).
-	DeadlineMS int64     `json:"deadline_ms,omitempty"`
-	TopK       int       `json:"top_k"`
-	Embedding  string    `json:"embedding_model"`
-	LLM        string    `json:"llm_model"`
-	MaxTokens  int       `json:"max_tokens"`
-	Stages     []Stage   `json:"stages"`
-	Arrivals   []Arrival `json:"arrivals"`
-	TimeoutS   float64   `json:"request_timeout_s"` // one HTTP call
+	DeadlineMS int64 `json:"deadline_ms,omitempty"`
+	// Embedding and LLM are the workload's models: the transaction
+	// record's model is LLM (a stage's own model is on the stage).
+	Embedding string    `json:"embedding_model"`
+	LLM       string    `json:"llm_model"`
+	Stages    []Stage   `json:"stages"`
+	Arrivals  []Arrival `json:"arrivals"`
+	TimeoutS  float64   `json:"request_timeout_s"` // one HTTP call without a stage timeout
+	// ReadyTimeoutS bounds the stages' start-up (actors created, answered
+	// ready, connections warmed) before the schedule's zero.
+	ReadyTimeoutS float64 `json:"ready_timeout_s"`
 }
 
-// Stage is one stage of the graph with its concurrency.
+// Stage is one stage of the graph with its own settings: the operator's
+// model (embed, generate), max_tokens (generate), top_k (retrieve), its
+// concurrency, and how many keep-alive connections to the target it
+// opens before the schedule's zero (its pool holds at most Parallelism).
 type Stage struct {
 	Name        string  `json:"name"`
 	Op          string  `json:"op"` // embed | retrieve | generate
 	Model       string  `json:"model,omitempty"`
+	MaxTokens   int     `json:"max_tokens,omitempty"`
+	TopK        int     `json:"top_k,omitempty"`
 	Parallelism int     `json:"parallelism"`
+	WarmConns   int     `json:"warm_conns"`
 	TimeoutS    float64 `json:"timeout_s,omitempty"`
 }
 
@@ -48,30 +54,6 @@ type Arrival struct {
 	Seq      int    `json:"seq"`
 	OffsetNS int64  `json:"offset_ns"`
 	Query    string `json:"query"`
-}
-
-// LogFilter passes the job log to w without the driver's marked lines
-// (records are many; the user wants the rest).
-type LogFilter struct {
-	W       io.Writer
-	partial []byte
-}
-
-func (f *LogFilter) Write(p []byte) (int, error) {
-	f.partial = append(f.partial, p...)
-	for {
-		i := bytes.IndexByte(f.partial, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		line := string(f.partial[:i+1])
-		f.partial = f.partial[i+1:]
-		if mark, _ := split(line); mark == "" || mark == MarkMeta || mark == MarkDone {
-			if _, err := io.WriteString(f.W, line); err != nil {
-				return len(p), err
-			}
-		}
-	}
 }
 
 // Redacted is p without the header values (they may be credentials), for

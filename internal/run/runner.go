@@ -62,12 +62,11 @@ var ErrInterrupted = errors.New("interrupted")
 
 // NotStartedError marks a failure before a run's traffic began, such as a
 // distributed runtime that could not start (cluster unreachable, workers
-// that never joined). Nothing was measured, so the repetition leaves no
-// run directory: runOnce removes the one it created.
-type NotStartedError struct{ Err error }
-
-func (e *NotStartedError) Error() string { return e.Err.Error() }
-func (e *NotStartedError) Unwrap() error { return e.Err }
+// that never joined) or a Ray job whose driver never got ready. Nothing
+// was measured, so the repetition leaves no run directory: runOnce
+// removes the one it created. It is workload's, so that a workload can
+// return it too.
+type NotStartedError = workload.NotStartedError
 
 // Result is one finished repetition.
 type Result struct {

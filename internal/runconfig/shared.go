@@ -108,8 +108,9 @@ func (s Shared) Validate() error {
 	return s.Validity.Validate()
 }
 
-// Runnable reports what a run needs beyond Validate, which a --dry-run
-// does not: the cluster's address on --backend ray.
+// Runnable reports what a run needs beyond Validate: the cluster's
+// address on --backend ray. A --dry-run prints its plan without it, then
+// fails on it as the run would.
 func (s Shared) Runnable() error {
 	if s.Backend != BackendRay {
 		return nil

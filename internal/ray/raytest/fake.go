@@ -1,12 +1,20 @@
 // Package raytest is an in-process fake of a Ray cluster's Jobs REST API
 // for tests, following the documented contract: POST /api/jobs/ (with the
 // trailing slash; without it 404), GET /api/jobs/{id}, GET
-// /api/jobs/{id}/logs, POST /api/jobs/{id}/stop, GET/PUT
-// /api/packages/gcs/{name}, GET /api/version; statuses PENDING → RUNNING
-// → SUCCEEDED | FAILED | STOPPED; a duplicate submission_id answers 500;
-// with Token set every request needs `Authorization: Bearer Token` (what
-// Ray's token auth reads) and, as sagebench sends it for proxies,
-// `x-ray-authorization: Bearer Token`.
+// /api/jobs/{id}/logs (the whole log, cut to its last LogCap bytes
+// behind a "[LOG TRUNCATED" line as recent Ray versions do), the websocket GET
+// /api/jobs/{id}/logs/tail (the log from its start in chunks of up to 10
+// lines or 20,000 bytes, closed normally once the job ended and the log
+// was sent), POST /api/jobs/{id}/stop, GET/PUT /api/packages/gcs/{name},
+// GET /api/version; statuses PENDING → RUNNING → SUCCEEDED | FAILED |
+// STOPPED; a duplicate submission_id answers 500; with Token set every
+// request needs `Authorization: Bearer Token` (what Ray's token auth
+// reads) and, as sagebench sends it for proxies, `x-ray-authorization:
+// Bearer Token`.
+//
+// It also holds sagebench's driver to its contract (docs/ray.md): a job
+// that logs a record (SAGEBENCH_RECORD) before a SAGEBENCH_META line
+// declaring its stages ready before its schedule's zero is failed.
 package raytest
 
 import (
@@ -29,31 +37,51 @@ import (
 // job's log. Its error fails the job; ctx is cancelled by a stop.
 type Exec func(ctx context.Context, spec ray.JobSpec, files map[string][]byte, log io.Writer) error
 
-// Fake is the fake cluster. Set Token and Exec before the first request.
+// Fake is the fake cluster. Set its fields before the first request.
 type Fake struct {
 	URL     string
 	Token   string
 	Exec    Exec
 	Version ray.Version
+	// LogCap, when > 0, is what GET /logs answers at most, as Ray's
+	// RAY_JOB_LOG_MAX_READ_BYTES: a longer log comes as its last LogCap
+	// bytes behind a "[LOG TRUNCATED …]" line.
+	LogCap int
+	// NoTail answers the websocket /logs/tail with 404 (a dashboard or
+	// proxy that does not serve it).
+	NoTail bool
+	// BreakTailAt, when > 0, breaks the first websocket stream (no close
+	// frame) once it has sent that many bytes.
+	BreakTailAt int
 
 	mu       sync.Mutex
 	jobs     map[string]*job
 	packages map[string][]byte
 	calls    []string
+	served   map[string]int64 // log bytes sent, by "logs" and "tail"
+	broken   bool
 	wg       sync.WaitGroup
 }
 
 type job struct {
-	spec   ray.JobSpec
-	status string
-	msg    string
-	logs   bytes.Buffer
-	cancel context.CancelFunc
+	spec     ray.JobSpec
+	status   string
+	msg      string
+	logs     bytes.Buffer
+	contract contract
+	cancel   context.CancelFunc
+	wake     chan struct{} // closed when the log or the status changes
+}
+
+// changed wakes the job's log streams; f.mu is held.
+func (j *job) changed() {
+	close(j.wake)
+	j.wake = make(chan struct{})
 }
 
 // New starts a fake on 127.0.0.1, closed with the test.
 func New(t testing.TB) *Fake {
-	f := &Fake{jobs: map[string]*job{}, packages: map[string][]byte{},
+	f := &Fake{jobs: map[string]*job{}, packages: map[string][]byte{}, served: map[string]int64{},
 		Version: ray.Version{API: "0.1", RayVersion: "2.52.0-fake", RayCommit: "fake"}}
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	f.URL = srv.URL
@@ -89,6 +117,24 @@ func (f *Fake) Jobs() []string {
 	return ids
 }
 
+// LogBytesServed is how many bytes of job logs GET /logs ("logs") and
+// the websocket ("tail") have sent.
+func (f *Fake) LogBytesServed(route string) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.served[route]
+}
+
+// Log returns a job's log so far ("" when unknown).
+func (f *Fake) Log(id string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if j := f.jobs[id]; j != nil {
+		return j.logs.String()
+	}
+	return ""
+}
+
 // Status returns a job's status ("" when unknown).
 func (f *Fake) Status(id string) string {
 	f.mu.Lock()
@@ -115,6 +161,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		f.submit(w, r)
 	case strings.HasPrefix(p, "/api/packages/gcs/"):
 		f.pkg(w, r, strings.TrimPrefix(p, "/api/packages/gcs/"))
+	case strings.HasPrefix(p, "/api/jobs/") && strings.HasSuffix(p, "/logs/tail") && r.Method == http.MethodGet:
+		f.tail(w, r, strings.TrimSuffix(strings.TrimPrefix(p, "/api/jobs/"), "/logs/tail"))
 	case strings.HasPrefix(p, "/api/jobs/") && p != "/api/jobs/":
 		f.jobCall(w, r, strings.Split(strings.TrimPrefix(p, "/api/jobs/"), "/"))
 	default:
@@ -164,7 +212,7 @@ func (f *Fake) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	j := &job{spec: spec, status: ray.StatusPending, cancel: cancel}
+	j := &job{spec: spec, status: ray.StatusPending, cancel: cancel, wake: make(chan struct{})}
 	f.jobs[spec.SubmissionID] = j
 	f.wg.Add(1)
 	go f.run(ctx, j, files)
@@ -208,6 +256,11 @@ type logWriter struct {
 func (l logWriter) Write(p []byte) (int, error) {
 	l.f.mu.Lock()
 	defer l.f.mu.Unlock()
+	if msg := l.j.contract.check(p); msg != "" && l.j.contract.broken == "" {
+		l.j.contract.broken = msg
+		l.j.cancel()
+	}
+	l.j.changed()
 	return l.j.logs.Write(p)
 }
 
@@ -218,7 +271,12 @@ func (f *Fake) run(ctx context.Context, j *job, files map[string][]byte) {
 	if f.Exec != nil {
 		err = f.Exec(ctx, j.spec, files, logWriter{f, j})
 	}
+	f.mu.Lock()
+	broken := j.contract.broken
+	f.mu.Unlock()
 	switch {
+	case broken != "":
+		f.set(j, ray.StatusFailed, "sagebench's driver broke its contract: "+broken)
 	case ctx.Err() != nil:
 		f.set(j, ray.StatusStopped, "Job was intentionally stopped.")
 	case err != nil:
@@ -235,6 +293,7 @@ func (f *Fake) set(j *job, status, msg string) {
 		return
 	}
 	j.status, j.msg = status, msg
+	j.changed()
 }
 
 func (f *Fake) jobCall(w http.ResponseWriter, r *http.Request, parts []string) {
@@ -250,7 +309,16 @@ func (f *Fake) jobCall(w http.ResponseWriter, r *http.Request, parts []string) {
 		writeJSON(w, ray.Job{SubmissionID: j.spec.SubmissionID, JobID: j.spec.SubmissionID, Status: j.status,
 			Message: j.msg, Metadata: j.spec.Metadata})
 	case len(parts) == 2 && parts[1] == "logs" && r.Method == http.MethodGet:
-		writeJSON(w, map[string]string{"logs": j.logs.String()})
+		logs := j.logs.String()
+		if f.LogCap > 0 && len(logs) > f.LogCap {
+			cut := logs[len(logs)-f.LogCap:]
+			if i := strings.IndexByte(cut, '\n'); i >= 0 { // Ray skips the partial first line
+				cut = cut[i+1:]
+			}
+			logs = fmt.Sprintf("[LOG TRUNCATED — showing last %d bytes of %d total]\n%s", f.LogCap, len(logs), cut)
+		}
+		f.served["logs"] += int64(len(logs))
+		writeJSON(w, map[string]string{"logs": logs})
 	case len(parts) == 2 && parts[1] == "stop" && r.Method == http.MethodPost:
 		stopped := !ray.Terminal(j.status)
 		j.cancel()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,8 +15,10 @@ import (
 	"github.com/sagebench/sagebench/internal/corpus"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/openai"
+	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/ray"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -35,15 +38,17 @@ func (q *q1) OnRay(c ray.Config) workload.Workload { return &q1Ray{q1: q, cluste
 
 // Run checks the cluster, rebuilds the questions as the sage backend does,
 // submits the job with the plan, follows it (its log to env.Log, a stop
-// when ctx is cancelled) and records what the driver reported.
+// when ctx is cancelled) and records what the driver reported. A run
+// whose driver never declared its stages ready sent nothing: its error is
+// a *workload.NotStartedError (the runner then keeps no run directory).
 func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
 	c, err := ray.NewClient(q.cluster)
 	if err != nil {
-		return workload.Outcome{}, err
+		return workload.Outcome{}, notStarted(err)
 	}
 	v, err := c.Version(ctx) // first: an unreachable cluster fails before any work
 	if err != nil {
-		return workload.Outcome{}, err
+		return workload.Outcome{}, notStarted(err)
 	}
 	sched, err := load.NewSchedule(q.cfg.Schedule, env.Seed)
 	if err != nil {
@@ -76,6 +81,8 @@ func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, e
 		Result: q.result(phase, count, nil, sched.Rate())}, nil
 }
 
+func notStarted(err error) error { return &workload.NotStartedError{Err: err} }
+
 // rayRunID is the run's id, or one derived from the repetition and its
 // start when the runner did not set it.
 func rayRunID(env *workload.Env) string {
@@ -85,17 +92,29 @@ func rayRunID(env *workload.Env) string {
 	return fmt.Sprintf("q1-ray-%d-%x", env.Repetition, env.Start.UnixNano())
 }
 
-// rayPlan is the driver's plan: Q1's stages with the parallelism the
-// sage backend would give them, and every arrival with its question.
+// rayPlan is the driver's plan: Q1's stages, each with its own settings
+// (model and max_tokens from the stage's params as the sage backend's
+// operators read them, top_k for retrieve), the parallelism sage would
+// give it and the connections to warm (openai.WarmConns of the
+// schedule's rate, as the sage run warms, at most one per worker), and
+// every arrival with its question.
 func (q *q1Ray) rayPlan(parallelism int, sched load.Schedule, queries []corpus.Query, runID string) ray.Plan {
 	g := q.cfg.deployGraph(parallelism)
 	p := ray.Plan{Version: ray.PlanVersion, RunID: runID, Workload: "Q1",
-		Tenant: q.cfg.Tenant, DeadlineMS: q.cfg.SLO.E2E.Milliseconds(), TopK: q.cfg.TopK,
-		Embedding: q.cfg.Embedding.Model, LLM: q.cfg.LLM.Model, MaxTokens: q.cfg.LLM.MaxTokens,
-		TimeoutS: 60}
+		Tenant: q.cfg.Tenant, DeadlineMS: q.cfg.SLO.E2E.Milliseconds(),
+		Embedding: q.cfg.Embedding.Model, LLM: q.cfg.LLM.Model, TimeoutS: 60, ReadyTimeoutS: 120}
+	warm := openai.WarmConns(sched.Rate())
 	for _, s := range g.Stages {
-		p.Stages = append(p.Stages, ray.Stage{Name: s.Name, Op: s.Operator, Model: s.Params["model"],
-			Parallelism: stageParallelism(g, s), TimeoutS: s.Timeout.Seconds()})
+		st := ray.Stage{Name: s.Name, Op: s.Operator, Model: s.Params["model"],
+			Parallelism: stageParallelism(g, s), TimeoutS: s.Timeout.Seconds()}
+		st.WarmConns = min(warm, st.Parallelism)
+		switch s.Operator {
+		case rag.OpGenerate:
+			st.MaxTokens, _ = strconv.Atoi(s.Params["max_tokens"]) // validated ≥ 1 with the graph
+		case rag.OpRetrieve:
+			st.TopK = q.cfg.TopK // what the sage source puts in every transaction
+		}
+		p.Stages = append(p.Stages, st)
 	}
 	for i, off := range sched.Offsets {
 		p.Arrivals = append(p.Arrivals, ray.Arrival{Seq: i, OffsetNS: int64(off), Query: queries[i].Text})
@@ -111,18 +130,22 @@ func jobSpec(runID, workingDir string) ray.JobSpec {
 }
 
 // submit uploads the driver and the plan, submits the job (attaching to
-// it when this run submitted it before) and follows it to its end.
+// it when this run submitted it before) and follows it to its end, its
+// log read as it comes. Failures before the driver declared its stages
+// ready are *workload.NotStartedError: nothing was sent.
 func (q *q1Ray) submit(ctx context.Context, c *ray.Client, env *workload.Env, plan ray.Plan) (ray.Job, ray.Output, error) {
 	pb, err := json.Marshal(plan)
 	if err != nil {
 		return ray.Job{}, ray.Output{}, fmt.Errorf("q1: encoding the Ray plan: %w", err)
 	}
-	pkg, err := ray.NewPackage(map[string][]byte{raydriver.FileName: raydriver.Script(), ray.PlanFile: pb})
+	files := raydriver.Files()
+	files[ray.PlanFile] = pb
+	pkg, err := ray.NewPackage(files)
 	if err != nil {
 		return ray.Job{}, ray.Output{}, err
 	}
 	if err := c.Upload(ctx, pkg); err != nil {
-		return ray.Job{}, ray.Output{}, err
+		return ray.Job{}, ray.Output{}, notStarted(err)
 	}
 	spec := jobSpec(plan.RunID, pkg.URI)
 	id, attached, err := c.Submit(ctx, spec)
@@ -130,18 +153,33 @@ func (q *q1Ray) submit(ctx context.Context, c *ray.Client, env *workload.Env, pl
 		if ctx.Err() != nil { // Ctrl-C during the submission: the cluster may have the job already
 			stopOrphan(c, spec.SubmissionID)
 		}
-		return ray.Job{}, ray.Output{}, err
+		return ray.Job{}, ray.Output{}, notStarted(err)
 	}
 	fmt.Fprintf(env.Log, "q1: ray job %s on %s (attached: %v), %d transactions\n", id, c.Address(), attached, len(plan.Arrivals))
-	job, logs, err := c.Await(ctx, id, ray.AwaitOptions{Logs: &ray.LogFilter{W: env.Log}})
-	if err != nil && ctx.Err() == nil {
-		return job, ray.Output{}, err
+	ps := ray.NewParser(env.Log)
+	job, err := c.Await(ctx, id, ray.AwaitOptions{Logs: ps})
+	if err != nil && ctx.Err() == nil && !ray.Terminal(job.Status) {
+		stopOrphan(c, id) // its records can no longer be read: no job outlives its run
 	}
-	out, perr := ray.ParseOutput(logs)
-	if perr != nil {
-		return job, out, perr
+	out, perr := ps.Output()
+	switch {
+	case !out.Meta.Ready():
+		return job, out, notStarted(rayNeverReady(job, out, cmp.Or(ctx.Err(), err)))
+	case err != nil && ctx.Err() == nil:
+		return job, out, err
 	}
-	return job, out, nil
+	return job, out, perr
+}
+
+// rayNeverReady describes a job whose driver never declared its stages
+// ready (cause: why the wait ended early, if it did).
+func rayNeverReady(job ray.Job, out ray.Output, cause error) error {
+	why := fmt.Sprintf("ended %s: %s", job.Status, job.Message)
+	if cause != nil {
+		why = cause.Error()
+	}
+	return fmt.Errorf("q1: ray job %s sent no traffic: its driver never declared its stages ready (%s); log tail:\n%s",
+		job.SubmissionID, why, lastLines(out.Tail, 5))
 }
 
 // stopOrphan stops the job the run may have submitted before it was
@@ -154,10 +192,7 @@ func stopOrphan(c *ray.Client, id string) {
 
 // rayFailure describes a job that did not deliver all its records.
 func rayFailure(job ray.Job, out ray.Output) error {
-	tail := out.Other
-	if lines := strings.Split(strings.TrimRight(tail, "\n"), "\n"); len(lines) > 5 {
-		tail = strings.Join(lines[len(lines)-5:], "\n")
-	}
+	tail := lastLines(out.Tail, 5)
 	if job.Status == ray.StatusSucceeded {
 		return fmt.Errorf("q1: ray job %s succeeded but its log holds %d records without the driver's end line; log tail:\n%s",
 			job.SubmissionID, len(out.Records), tail)
@@ -165,8 +200,16 @@ func rayFailure(job ray.Job, out ray.Output) error {
 	return fmt.Errorf("q1: ray job %s ended %s: %s; log tail:\n%s", job.SubmissionID, job.Status, job.Message, tail)
 }
 
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	if lines := strings.Split(strings.TrimRight(s, "\n"), "\n"); len(lines) > n {
+		return strings.Join(lines[len(lines)-n:], "\n")
+	}
+	return s
+}
+
 // rayNotes put the cluster into the run's notes: the environment
-// manifest of the Ray side.
+// manifest of the Ray side and how its stages got ready.
 func rayNotes(c *ray.Client, v ray.Version, job ray.Job, out ray.Output) []string {
 	host := c.Address()
 	if u, err := url.Parse(host); err == nil {
@@ -184,10 +227,26 @@ func rayNotes(c *ray.Client, v ray.Version, job ray.Job, out ray.Output) []strin
 		for i, k := range keys {
 			parts[i] = fmt.Sprintf("%s %g", k, m.ClusterResources[k])
 		}
-		notes = append(notes, fmt.Sprintf("ray: driver runtime %s, Ray %s; cluster resources: %s", m.Runtime, m.RayVersion, strings.Join(parts, ", ")))
+		notes = append(notes, fmt.Sprintf("ray: driver runtime %s, Ray %s; cluster resources: %s", m.Runtime, m.RayVersion, strings.Join(parts, ", ")),
+			warmupNote(m))
 	}
 	notes = append(notes, "ray: offsets use the driver's clock, re-based on its schedule zero; recall@k is not measured on this backend")
 	return notes
+}
+
+// warmupNote says how the driver's stages got ready before its
+// schedule's zero (which it set only then).
+func warmupNote(m *ray.Meta) string {
+	parts := make([]string, len(m.Warmup.Stages))
+	for i, s := range m.Warmup.Stages {
+		parts[i] = fmt.Sprintf("%s ready at %s with %d of %d connections warmed", s.Stage, result.FormatValue(s.ReadyMS, result.Ms), s.Warmed, s.Wanted)
+		if s.Node != "" {
+			parts[i] += " on " + s.Node
+		}
+	}
+	total := float64(m.ReadyUnixNS-m.Warmup.StartedUnixNS) / 1e6
+	return fmt.Sprintf("ray: warm-up before the schedule's zero: stages ready %s after the driver started them (%s); zero %s after readiness",
+		result.FormatValue(total, result.Ms), strings.Join(parts, "; "), result.FormatValue(float64(m.StartUnixNS-m.ReadyUnixNS)/1e6, result.Ms))
 }
 
 // recordRay re-bases the driver's records onto env.Start, applies Q1's
@@ -232,7 +291,7 @@ func (q *q1Ray) recordRay(env *workload.Env, sched load.Schedule, out ray.Output
 
 // rebase moves every offset of r by shift ns (0 stays "did not happen").
 func rebase(r *record.Request, shift int64) {
-	for _, p := range []*int64{&r.IntendedNS, &r.SentNS, &r.FirstByte, &r.FirstToken, &r.EndNS} {
+	for _, p := range []*int64{&r.IntendedNS, &r.SentNS, &r.FirstByte, &r.FirstToken, &r.FirstAnswerToken, &r.EndNS} {
 		if *p != 0 {
 			*p += shift
 		}

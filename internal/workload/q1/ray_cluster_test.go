@@ -47,8 +47,8 @@ func TestRayClusterQ1(t *testing.T) {
 		t.Fatalf("%d transactions recorded, want 100 (quick scale)", len(txns))
 	}
 	b, _ := os.ReadFile(filepath.Join(dirs[0], "run.json"))
-	if !strings.Contains(string(b), "driver runtime ray") {
-		t.Errorf("run.json does not say the driver ran on Ray:\n%s", b)
+	if !strings.Contains(string(b), "driver runtime ray") || !strings.Contains(string(b), "warm-up before the schedule's zero") {
+		t.Errorf("run.json does not say the driver ran on Ray with its actors ready before the schedule:\n%s", b)
 	}
 	t.Logf("%s", stdout.String())
 }

@@ -2,10 +2,13 @@ package q1
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/corpus"
 	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/ray"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -41,10 +44,12 @@ func TestRecordRay(t *testing.T) {
 	var got []record.Request
 	env := &workload.Env{Start: start, Record: func(r record.Request) { got = append(got, r) }, Sent: func() {}}
 	rec := func(r record.Request) json.RawMessage { b, _ := json.Marshal(r); return b }
+	queue := 1.5
 	out := ray.Output{Meta: &ray.Meta{StartUnixNS: start.UnixNano() + 1000}, Records: []json.RawMessage{
 		rec(record.Request{ID: "txn-000000/embed", Kind: "stage", Stage: "embed", TxnID: "txn-000000", IntendedNS: 5, SentNS: 6, EndNS: 7, E2EMs: 300, OK: true}),
 		rec(record.Request{ID: "txn-000000", Kind: "txn", TxnID: "txn-000000", IntendedNS: 1, SentNS: 2, EndNS: 9, E2EMs: 10, OK: true}),
-		rec(record.Request{ID: "txn-000000/retrieve", Kind: "stage", Stage: "retrieve", TxnID: "txn-000000", IntendedNS: 7, EndNS: 8, E2EMs: 1, OK: true}),
+		rec(record.Request{ID: "txn-000000/retrieve", Kind: "stage", Stage: "retrieve", TxnID: "txn-000000", IntendedNS: 7, EndNS: 8, E2EMs: 1, OK: true,
+			Retries: 1, QueueMs: &queue, ServerE2EMs: 0.5, FirstAnswerToken: 8, TokenNS: []int64{8}}),
 	}}
 	sched, err := load.NewSchedule(q.cfg.Schedule, 1)
 	if err != nil {
@@ -54,10 +59,41 @@ func TestRecordRay(t *testing.T) {
 	if len(got) != 3 || got[0].Kind != "txn" || got[0].IntendedNS != 1001 || got[0].EndNS != 1009 {
 		t.Fatalf("records %+v: want the txn first, offsets + 1000 ns", got)
 	}
+	if r := got[2]; r.Retries != 1 || r.QueueMs == nil || *r.QueueMs != 1.5 || r.ServerE2EMs != 0.5 || r.FirstAnswerToken != 1008 || r.TokenNS[0] != 1008 {
+		t.Errorf("retrieve record %+v: the target's fields lost or not re-based", r)
+	}
 	if got[0].SLOMet || got[1].SLOMet || !got[2].SLOMet {
 		t.Errorf("SLO: txn %v, embed (300ms > 250ms) %v, retrieve %v; want false, false, true", got[0].SLOMet, got[1].SLOMet, got[2].SLOMet)
 	}
 	if !phase.Interrupted || phase.Start != 1000 || phase.End != 1009 {
 		t.Errorf("phase %+v: want interrupted (2 arrivals unreported), start 1000ns, end 1009ns", phase)
+	}
+}
+
+// TestRayPlanKeepsStageSettings: each stage of the plan carries its own
+// settings, as the sage backend's operators read them (a stage's model
+// and max_tokens params over the workload's, top_k for retrieve), and
+// the connections to warm: openai.WarmConns of the rate, at most one per
+// worker of the stage.
+func TestRayPlanKeepsStageSettings(t *testing.T) {
+	q := &q1Ray{q1: &q1{cfg: Default(true)}}
+	q.cfg.TopK = 3
+	q.cfg.Graph.Stages[0].Params = map[string]string{"model": "emb-2"}
+	q.cfg.Graph.Stages[2].Params = map[string]string{"model": "llm-2", "max_tokens": "7"}
+	sched, err := load.NewSchedule(q.cfg.Schedule, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := q.rayPlan(2, sched, make([]corpus.Query, sched.Len()), "r")
+	want := []ray.Stage{
+		{Name: "embed", Op: "embed", Model: "emb-2", Parallelism: 2, WarmConns: 2, TimeoutS: 10},
+		{Name: "retrieve", Op: "retrieve", TopK: 3, Parallelism: 2, WarmConns: 2, TimeoutS: 10},
+		{Name: "generate", Op: "generate", Model: "llm-2", MaxTokens: 7, Parallelism: 32, WarmConns: openai.WarmConns(20), TimeoutS: 60},
+	}
+	if !reflect.DeepEqual(p.Stages, want) {
+		t.Fatalf("stages\n%+v\nwant\n%+v", p.Stages, want)
+	}
+	if p.Version != ray.PlanVersion || p.LLM != q.cfg.LLM.Model || len(p.Arrivals) != sched.Len() {
+		t.Fatalf("plan %+v", p)
 	}
 }

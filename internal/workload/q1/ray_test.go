@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,10 +30,7 @@ import (
 // python3 through its test seam (SAGEBENCH_RAY_RUNTIME=local: thread
 // pools instead of Ray actors) in the job's unpacked working_dir.
 func localDriver(t *testing.T) raytest.Exec {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed: the Ray driver cannot run here")
-	}
+	py := raytest.Python3(t)
 	return func(ctx context.Context, spec ray.JobSpec, files map[string][]byte, log io.Writer) error {
 		dir := t.TempDir()
 		for name, b := range files {
@@ -49,6 +52,7 @@ func localDriver(t *testing.T) raytest.Exec {
 type rayResult struct {
 	code           int
 	stdout, stderr string
+	dirs           int // run directories left
 	run            record.Run
 	reqs           []record.Request
 }
@@ -77,7 +81,7 @@ func runQ1RayCtx(t *testing.T, ctx context.Context, addr, targetURL string, args
 		"--ray-address", addr, "--target", targetURL}, args...)
 	res := rayResult{code: cli.Main(ctx, argv, &stdout, &stderr), stdout: stdout.String(), stderr: stderr.String()}
 	dirs, _ := filepath.Glob(filepath.Join(out, "q1", "q1-ray-*"))
-	if len(dirs) != 1 {
+	if res.dirs = len(dirs); len(dirs) != 1 {
 		return res
 	}
 	b, err := os.ReadFile(filepath.Join(dirs[0], "run.json"))
@@ -114,12 +118,84 @@ func TestQ1OnRayThroughTheJobsAPI(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer srv.Close()
-			res := runQ1Ray(t, f, srv.URL)
+			rec := recordTraffic(t, srv.URL)
+			res := runQ1Ray(t, f, rec.URL)
 			if res.code != cli.ExitOK || res.run.RunID == "" {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 			}
 			checkRayRun(t, res, f, tc.failed)
+			checkRayTraffic(t, f, rec)
 		})
+	}
+}
+
+// traffic is a proxy in front of the RAG target that notes when each
+// request arrived and how many connections the driver opened.
+type traffic struct {
+	URL   string
+	mu    sync.Mutex
+	posts []time.Time
+	conns int
+}
+
+func recordTraffic(t *testing.T, target string) *traffic {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &traffic{}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasPrefix(r.UserAgent(), "sagebench-ray-driver/") { // not the harness's embedding probe
+			tr.mu.Lock()
+			tr.posts = append(tr.posts, time.Now())
+			tr.mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			tr.mu.Lock()
+			tr.conns++
+			tr.mu.Unlock()
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	tr.URL = srv.URL
+	return tr
+}
+
+// checkRayTraffic: the driver declared its stages ready before its
+// schedule's zero, no request of the workload reached the target before
+// that, the warm-up is in the notes, and the calls went over kept-alive
+// connections (at most the stages' concurrency of them, where one per
+// call would be three per transaction).
+func checkRayTraffic(t *testing.T, f *raytest.Fake, tr *traffic) {
+	t.Helper()
+	out, err := ray.ParseOutput(f.Log(f.Jobs()[0]))
+	if err != nil || !out.Meta.Ready() {
+		t.Fatalf("driver's META %+v, %v: want its stages ready before its zero", out.Meta, err)
+	}
+	ready := time.Unix(0, out.Meta.ReadyUnixNS)
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for _, at := range tr.posts {
+		if at.Before(ready) {
+			t.Fatalf("a request reached the target %s before the stages were ready", ready.Sub(at))
+		}
+	}
+	var workers, warm int
+	for _, s := range out.Meta.Warmup.Stages {
+		warm += s.Warmed
+	}
+	for _, p := range []int{2, 2, 32} { // embed, retrieve, generate at --parallelism 2 (generate width 16)
+		workers += p
+	}
+	workers++ // the harness's own embedding probe
+	if warm < 3 || tr.conns > workers || tr.conns >= len(tr.posts) {
+		t.Fatalf("%d connections for %d requests (%d warmed): want the warmed, kept-alive pools (at most %d)", tr.conns, len(tr.posts), warm, workers)
 	}
 }
 
@@ -133,8 +209,9 @@ func checkRayRun(t *testing.T, res rayResult, f *raytest.Fake, failed bool) {
 	if jobs := f.Jobs(); len(jobs) != 1 || !strings.HasPrefix(jobs[0], "sagebench-q1-ray-0-") || f.Status(jobs[0]) != ray.StatusSucceeded {
 		t.Errorf("jobs on the cluster %v: want one sagebench-q1-ray-0-… that SUCCEEDED", jobs)
 	}
-	if notes := strings.Join(res.run.Notes, "\n"); !strings.Contains(notes, "Ray 2.52.0-fake") || !strings.Contains(notes, "driver runtime local") {
-		t.Errorf("notes do not name the cluster's Ray version and the driver's runtime:\n%s", notes)
+	if notes := strings.Join(res.run.Notes, "\n"); !strings.Contains(notes, "Ray 2.52.0-fake") || !strings.Contains(notes, "driver runtime local") ||
+		!strings.Contains(notes, "ray: warm-up before the schedule's zero: stages ready") {
+		t.Errorf("notes do not name the cluster's Ray version, the driver's runtime and its warm-up:\n%s", notes)
 	}
 	txns, stages := byTxn(t, res.reqs)
 	if len(txns) != 20 || res.run.Summary.Requests != 20 {
@@ -162,16 +239,30 @@ func checkRayRun(t *testing.T, res rayResult, f *raytest.Fake, failed bool) {
 	}
 }
 
-// TestQ1OnRayInterrupted: Ctrl-C during the job stops it on the cluster
-// and the run says it is incomplete.
+// cancelOn calls cancel once a line with mark is written through it.
+type cancelOn struct {
+	io.Writer
+	mark   string
+	cancel context.CancelFunc
+}
+
+func (c cancelOn) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(c.mark)) {
+		c.cancel()
+	}
+	return c.Writer.Write(p)
+}
+
+// TestQ1OnRayInterrupted: Ctrl-C during the job, once its driver is
+// ready and sending, stops it on the cluster and the run says it is
+// incomplete.
 func TestQ1OnRayInterrupted(t *testing.T) {
 	f := raytest.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	driver := localDriver(t)
 	f.Exec = func(jctx context.Context, spec ray.JobSpec, files map[string][]byte, log io.Writer) error {
-		cancel() // Ctrl-C once the job runs
-		return driver(jctx, spec, files, log)
+		return driver(jctx, spec, files, cancelOn{log, ray.MarkMeta, cancel}) // Ctrl-C once the stages are ready
 	}
 	srv, err := targettest.NewRAG(targettest.RAGOptions{HangEvery: 1})
 	if err != nil {
@@ -179,8 +270,8 @@ func TestQ1OnRayInterrupted(t *testing.T) {
 	}
 	defer srv.Close()
 	res := runQ1RayCtx(t, ctx, f.URL, srv.URL)
-	if res.code != cli.ExitError || res.run.Complete {
-		t.Fatalf("exit %d, complete %v: want an interrupted run\nstderr:\n%s", res.code, res.run.Complete, res.stderr)
+	if res.code != cli.ExitError || res.run.RunID == "" || res.run.Complete {
+		t.Fatalf("exit %d, run %q complete %v: want an interrupted run\nstderr:\n%s", res.code, res.run.RunID, res.run.Complete, res.stderr)
 	}
 	jobs := f.Jobs()
 	if len(jobs) != 1 {
@@ -210,6 +301,61 @@ func TestQ1OnRayUnreachableCluster(t *testing.T) {
 	res := runQ1RayCtx(t, ctx, addr, srv.URL)
 	if res.code != cli.ExitError || !strings.Contains(res.stderr, addr) || !strings.Contains(res.stderr, "unreachable") {
 		t.Fatalf("exit %d, stderr %q: want exit 1 naming %s as unreachable", res.code, res.stderr, addr)
+	}
+	if res.dirs != 0 {
+		t.Fatalf("%d run directories: a run that never started leaves none", res.dirs)
+	}
+}
+
+// TestQ1OnRayJobThatNeverStarted: a job that ends before its driver
+// declared its stages ready (a runtime_env that does not build, a
+// missing python3) sent nothing: exit 1 with the job's message and log
+// tail, and no run directory.
+func TestQ1OnRayJobThatNeverStarted(t *testing.T) {
+	f := raytest.New(t)
+	f.Exec = func(_ context.Context, _ ray.JobSpec, _ map[string][]byte, log io.Writer) error {
+		io.WriteString(log, "ModuleNotFoundError: No module named 'ray'\n")
+		return errors.New("exit status 1")
+	}
+	srv, err := targettest.NewRAG(targettest.RAGOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	res := runQ1Ray(t, f, srv.URL)
+	if res.code != cli.ExitError || !strings.Contains(res.stderr, "never declared its stages ready") ||
+		!strings.Contains(res.stderr, "No module named 'ray'") {
+		t.Fatalf("exit %d, stderr %q: want exit 1 with the job's log", res.code, res.stderr)
+	}
+	if res.dirs != 0 {
+		t.Fatalf("%d run directories: a run that never started leaves none", res.dirs)
+	}
+}
+
+// TestQ1OnRayDryRunNeedsAnAddress: --dry-run prints the job, and without
+// an address says so and exits 2, as the run does.
+func TestQ1OnRayDryRunNeedsAnAddress(t *testing.T) {
+	t.Setenv("RAY_ADDRESS", "")
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"no address", nil, cli.ExitUsage},
+		{"address", []string{"--ray-address", "http://127.0.0.1:8265"}, cli.ExitOK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"run", "-e", "Q1", "--backend", "ray", "--quick", "--dry-run"}, tc.args...)
+			code := cli.Main(context.Background(), args, &stdout, &stderr)
+			if code != tc.code || !strings.Contains(stdout.String(), "POST /api/jobs/") {
+				t.Fatalf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout.String(), stderr.String())
+			}
+			if tc.code != cli.ExitOK && !strings.Contains(stderr.String(), "--ray-address") {
+				t.Fatalf("stderr %q does not say the address is missing", stderr.String())
+			}
+		})
 	}
 }
 
