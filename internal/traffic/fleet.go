@@ -97,7 +97,7 @@ func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan, s
 		env.Sent()
 		r := plan.Requests[i]
 		rec := record.Request{ID: r.ID, Seq: r.Seq, Kind: "request", Phase: plan.Phase}
-		env.Record(spec.Shapes.Send(hctx, env, rec, items[i], start.Add(r.Offset), r.Deadline))
+		spec.Shapes.Do(hctx, env, rec, items[i], start.Add(r.Offset), r.Deadline, env.Record)
 	})
 	return rep, nil
 }

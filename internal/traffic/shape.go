@@ -1,6 +1,11 @@
 package traffic
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/shape"
+)
 
 // Upper bounds on request shapes: far beyond any model's context, and low
 // enough that a typo cannot make the harness build gigabytes of prompts.
@@ -11,17 +16,75 @@ const (
 	MaxInputWords  = 100_000
 )
 
-// Validate checks s under the config key key (e.g. "q2.llm").
-func (s LLMShape) Validate(key string) error {
+// Validate checks s under the config key key (e.g. "q2.llm") and
+// compiles its token shape (reading empirical files). The shorthands
+// max_tokens and prompt_words win over output_tokens and input_tokens
+// (a file that sets them means them) and are folded into those.
+func (s *LLMShape) Validate(key string) error {
 	switch {
 	case s.Model == "":
 		return fmt.Errorf("%s.model must be set", key)
-	case s.MaxTokens < 1 || s.MaxTokens > MaxTokens:
+	case s.MaxTokens < 0 || s.MaxTokens > MaxTokens:
 		return fmt.Errorf("%s.max_tokens %d: must be in [1, %d]", key, s.MaxTokens, MaxTokens)
-	case s.PromptWords < 1 || s.PromptWords > MaxPromptWords:
+	case s.PromptWords < 0 || s.PromptWords > MaxPromptWords:
 		return fmt.Errorf("%s.prompt_words %d: must be in [1, %d]", key, s.PromptWords, MaxPromptWords)
 	}
+	if s.MaxTokens > 0 {
+		s.OutputTokens, s.MaxTokens = shape.FixedDist(s.MaxTokens), 0
+	}
+	if s.PromptWords > 0 {
+		s.InputTokens, s.PromptWords = shape.FixedDist(s.PromptWords), 0
+	}
+	if !s.InputTokens.IsSet() || !s.OutputTokens.IsSet() {
+		return fmt.Errorf("%s: input_tokens and output_tokens (or max_tokens) must be set", key)
+	}
+	d, err := s.Compile(key, 0, 0)
+	if err != nil {
+		return err
+	}
+	s.drawer = d
 	return nil
+}
+
+// Drawer returns the compiled token shape: Validate's, else compiled now
+// (with max_tokens and prompt_words as the fallback lengths). An
+// uncompilable shape falls back to fixed lengths of at least one token.
+func (s *LLMShape) Drawer() *shape.Drawer {
+	if s.drawer != nil {
+		return s.drawer
+	}
+	d, err := s.Compile("llm", max(s.PromptWords, 1), max(s.MaxTokens, 1))
+	if err != nil {
+		fixed := shape.Shape{}
+		d, _ = fixed.Compile("llm", max(s.PromptWords, 1), max(s.MaxTokens, 1))
+	}
+	return d
+}
+
+// Fill draws the lengths (and prefix group, and turns) of every LLM item
+// from its text seed: the same seed gives the same shapes, whatever the
+// target. A Q calls it on the items it drew.
+func (s *LLMShape) Fill(items []Item) {
+	d := s.Drawer()
+	for i := range items {
+		if items[i].Type != protocol.TypeLLM {
+			continue
+		}
+		l := d.Draw(items[i].Text)
+		items[i].In, items[i].Out, items[i].Group, items[i].Turns = l.Input, l.Output, l.Group, l.Turns
+	}
+}
+
+// Mean is the mean input and output length of the shape's draws over n
+// seeds (a Q's capacity estimate).
+func (s *LLMShape) Mean(n int) (input, output float64) {
+	d := s.Drawer()
+	for seed := range uint64(max(n, 1)) {
+		l := d.Draw(seed)
+		input += float64(l.Input + d.PrefixTokens()*min(l.Group, 1))
+		output += float64(l.Output)
+	}
+	return input / float64(max(n, 1)), output / float64(max(n, 1))
 }
 
 // Validate checks s under the config key key (e.g. "q2.embedding").

@@ -8,6 +8,7 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
 )
@@ -152,6 +153,9 @@ type Env struct {
 	// the nodes of --nodes N (sharded by request index) instead of this
 	// process; the records come back here. Nil: this process sends.
 	Load LoadFleet
+	// Prompts synthesizes prompts in the run's tokenizer (nil: the
+	// default tokenizer's, shape.DefaultSynth).
+	Prompts *shape.Synth
 }
 
 // DataflowStarter starts an engine for graph g whose operators reach the
