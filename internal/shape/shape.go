@@ -3,6 +3,10 @@ package shape
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
+
+	"github.com/sagebench/sagebench/internal/dataset"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Shape is the token shape of a workload's chat completions: the input
@@ -21,6 +25,24 @@ type Shape struct {
 	Prefix *Prefix `yaml:"prefix,omitempty" json:"prefix,omitempty"`
 	// Sessions, when set, makes each arrival a multi-turn conversation.
 	Sessions *Sessions `yaml:"sessions,omitempty" json:"sessions,omitempty"`
+	// BlockTokens is the size of a trace's prefix block (a Mooncake
+	// hash_id) in tokens (0: 512, Mooncake's).
+	BlockTokens int `yaml:"block_tokens,omitempty" json:"block_tokens,omitempty"`
+	// Source, when set, replays a prompt dataset's texts instead of
+	// synthesized prompts.
+	Source *Source `yaml:"source,omitempty" json:"source,omitempty"`
+}
+
+// Source is `source: {file: sharegpt.json, format: sharegpt, sessions:
+// true}`: each request replays a conversation drawn from the dataset by
+// the request's seed (its first human turn, or with sessions all its
+// human turns as a session's turns); input lengths are the texts'
+// lengths in tokens and output lengths the reference answers' (the
+// shape's output_tokens where the dataset has none).
+type Source struct {
+	File     string `yaml:"file" json:"file"`
+	Format   string `yaml:"format" json:"format"` // sharegpt | prompts
+	Sessions bool   `yaml:"sessions,omitempty" json:"sessions,omitempty"`
 }
 
 // Prefix is `prefix: {groups: G, tokens: P, share: s}`: a share s of the
@@ -57,12 +79,15 @@ type Lengths struct {
 	Input, Output int
 	Group         int // prefix group + 1; 0: no prefix
 	Turns         int // turns of a session (0: not a session)
+	Entry         int // dataset conversation (1-based; 0: synthesized)
 }
 
 // Drawer draws Lengths from a compiled Shape.
 type Drawer struct {
 	in, out, turns, think, turnOut *Sampler
 	prefix                         *Prefix
+	convs                          []dataset.Conversation
+	sessions                       bool // source conversations are sessions
 }
 
 // Compile checks s under key (e.g. "q2.llm") and reads its files;
@@ -84,15 +109,53 @@ func (s *Shape) Compile(key string, input, output int) (*Drawer, error) {
 	if d.out, err = out.Compile(key+".output_tokens", 1); err != nil {
 		return nil, err
 	}
+	if s.BlockTokens < 0 || s.BlockTokens > MaxBlockTokens {
+		return nil, fmt.Errorf("%s.block_tokens %d: must be in [0, %d] (0: 512)", key, s.BlockTokens, MaxBlockTokens)
+	}
 	if s.Prefix != nil {
 		if err := s.Prefix.Validate(key + ".prefix"); err != nil {
+			return nil, err
+		}
+	}
+	if s.Source != nil {
+		if err := d.compileSource(key+".source", s.Source); err != nil {
 			return nil, err
 		}
 	}
 	if s.Sessions != nil {
 		return d, d.compileSessions(key+".sessions", s.Sessions)
 	}
+	if d.sessions { // dataset sessions without sessions: no think time
+		d.think, _ = FixedDist(0).Compile(key, 0)
+		d.turnOut = d.out
+	}
 	return d, nil
+}
+
+// compileSource reads the dataset, measuring it with the default
+// tokenizer (a run with another one measures again when it sends).
+func (d *Drawer) compileSource(key string, s *Source) error {
+	if s.File == "" {
+		return fmt.Errorf("%s.file must name a %s dataset", key, strings.Join(dataset.PromptFormats(), " or "))
+	}
+	if s.Sessions && s.Format != dataset.ShareGPT {
+		return fmt.Errorf("%s.sessions: only a sharegpt dataset has conversations", key)
+	}
+	convs, err := dataset.ReadPrompts(s.File, s.Format, tokenizer.Default())
+	if err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	d.convs, d.sessions = convs, s.Sessions
+	return nil
+}
+
+// Conversation returns dataset conversation entry (1-based), nil when
+// there is none.
+func (d *Drawer) Conversation(entry int) *dataset.Conversation {
+	if entry < 1 || entry > len(d.convs) {
+		return nil
+	}
+	return &d.convs[entry-1]
 }
 
 func (d *Drawer) compileSessions(key string, s *Sessions) error {
@@ -127,6 +190,17 @@ func (d *Drawer) Draw(seed uint64) Lengths {
 	if d.turns != nil {
 		l.Turns = d.turns.Draw(rng)
 	}
+	if len(d.convs) > 0 {
+		l.Entry = 1 + int(mix(seed)%uint64(len(d.convs)))
+		c := d.convs[l.Entry-1]
+		l.Input = c.Turns[0].Input
+		if c.Turns[0].Output > 0 {
+			l.Output = c.Turns[0].Output
+		}
+		if d.sessions {
+			l.Turns = len(c.Turns)
+		}
+	}
 	return l
 }
 
@@ -148,3 +222,8 @@ func (d *Drawer) PrefixTokens() int {
 
 // GroupSeed is the block id of prefix group g (1-based).
 func GroupSeed(g int) uint64 { return 0x70726566 ^ uint64(g)*0x9e3779b97f4a7c15 }
+
+// Of is the shape of fixed input and output lengths.
+func Of(input, output int) Shape {
+	return Shape{InputTokens: FixedDist(input), OutputTokens: FixedDist(output)}
+}

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataset"
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/shape"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -24,6 +26,13 @@ type Item struct {
 	// turns when it opens a session (LLMShape.Fill draws them; a zero In
 	// is drawn at send time).
 	In, Out, Group, Turns int `json:",omitempty"`
+	// Blocks are the prefix blocks of a trace request (Mooncake hash_ids),
+	// BlockTokens long each: requests naming the same blocks share them.
+	Blocks      []int64 `json:",omitempty"`
+	BlockTokens int     `json:",omitempty"`
+	// Entry is the dataset conversation the request replays (1-based;
+	// 0: a synthesized prompt).
+	Entry int `json:",omitempty"`
 }
 
 // Shapes are the request shapes Send uses for each type.
@@ -60,10 +69,13 @@ func (s Shapes) Send(ctx context.Context, env *workload.Env, rec record.Request,
 // group's system prompt, then a user prompt of it.In tokens.
 func (s Shapes) chat(env *workload.Env, rec *record.Request, it *Item, hdr http.Header) openai.ChatRequest {
 	if it.In == 0 {
-		l := s.LLM.Drawer().Draw(it.Text)
-		it.In, it.Out, it.Group, it.Turns = l.Input, l.Output, l.Group, l.Turns
+		setLengths(it, s.LLM.Drawer().Draw(it.Text))
 	}
 	synth := prompts(env)
+	user := userPrompt(synth, it)
+	if c := s.LLM.Drawer().Conversation(it.Entry); c != nil {
+		user, it.In = c.Turns[0].Text, measured(synth, c.Turns[0])
+	}
 	msgs := make([]openai.Message, 0, 2)
 	in := it.In
 	if it.Group > 0 && s.LLM.Prefix != nil {
@@ -71,7 +83,7 @@ func (s Shapes) chat(env *workload.Env, rec *record.Request, it *Item, hdr http.
 		in += s.LLM.Prefix.Tokens
 		rec.PrefixGroup = it.Group
 	}
-	msgs = append(msgs, openai.Message{Role: "user", Content: synth.Prompt(it.Text, it.In)})
+	msgs = append(msgs, openai.Message{Role: "user", Content: user})
 	rec.Model, rec.InputTokens, rec.OutputTokens = s.LLM.Model, in, it.Out
 	return s.chatRequest(env, msgs, it.Out, hdr)
 }
@@ -139,4 +151,36 @@ func RequestID(phase string, seq int) string {
 	}
 	b.Write(d)
 	return b.String()
+}
+
+// userPrompt is the user message of it: its trace blocks (each the same
+// text wherever it appears) then fresh text, or a synthesized prompt,
+// it.In tokens in all.
+func userPrompt(synth *shape.Synth, it *Item) string {
+	if len(it.Blocks) == 0 || it.BlockTokens < 1 {
+		return synth.Prompt(it.Text, it.In)
+	}
+	var b strings.Builder
+	left := it.In
+	for _, id := range it.Blocks {
+		if left <= 0 {
+			break
+		}
+		n := min(left, it.BlockTokens)
+		b.WriteString(synth.Block(uint64(id), n))
+		left -= n
+	}
+	if left > 0 {
+		b.WriteString(synth.Prompt(it.Text, left))
+	}
+	return b.String()
+}
+
+// measured is a dataset turn's input length in the run's tokenizer (the
+// dataset was measured with the default one).
+func measured(synth *shape.Synth, t dataset.Turn) int {
+	if tok := synth.Tokenizer(); tok.Name() != tokenizer.DefaultName {
+		return tok.Count(t.Text)
+	}
+	return t.Input
 }

@@ -17,8 +17,7 @@ import (
 // conversation so far. A session stops at its first failed turn.
 func (s Shapes) Do(ctx context.Context, env *workload.Env, rec record.Request, it Item, intended time.Time, deadline time.Duration, emit func(record.Request)) {
 	if it.Turns == 0 && it.In == 0 && it.Type == "llm" {
-		l := s.LLM.Drawer().Draw(it.Text)
-		it.In, it.Out, it.Group, it.Turns = l.Input, l.Output, l.Group, l.Turns
+		setLengths(&it, s.LLM.Drawer().Draw(it.Text))
 	}
 	if it.Turns == 0 {
 		emit(s.Send(ctx, env, rec, it, intended, deadline))
@@ -48,7 +47,15 @@ func (s Shapes) session(ctx context.Context, env *workload.Env, base record.Requ
 				return
 			}
 		}
-		user := openai.Message{Role: "user", Content: synth.Prompt(it.Text^uint64(turn)*0x51ed27, in)}
+		text := synth.Prompt(it.Text^uint64(turn)*0x51ed27, in)
+		if c := d.Conversation(it.Entry); c != nil && turn <= len(c.Turns) { // the dataset's own turn
+			t := c.Turns[turn-1]
+			text, in = t.Text, measured(synth, t)
+			if t.Output > 0 {
+				out = t.Output
+			}
+		}
+		user := openai.Message{Role: "user", Content: text}
 		msgs := append(history[:len(history):len(history)], user)
 		rec := base
 		rec.ID = base.ID + "-t" + strconv.Itoa(turn)

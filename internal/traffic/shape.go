@@ -3,6 +3,7 @@ package traffic
 import (
 	"fmt"
 
+	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/shape"
 )
@@ -64,15 +65,80 @@ func (s *LLMShape) Drawer() *shape.Drawer {
 // Fill draws the lengths (and prefix group, and turns) of every LLM item
 // from its text seed: the same seed gives the same shapes, whatever the
 // target. A Q calls it on the items it drew.
-func (s *LLMShape) Fill(items []Item) {
-	d := s.Drawer()
+func (s *LLMShape) Fill(items []Item) { s.FillIf(items, func(Item) bool { return true }) }
+
+// DefaultBlockTokens is the block size of a Mooncake trace's hash_ids.
+const DefaultBlockTokens = 512
+
+// FillTrace gives the LLM items of a trace schedule with request lengths
+// (load.Schedule.Entries) their arrival's lengths and prefix blocks, in
+// place of the drawn ones: item i is arrival i. blockTokens is the size
+// of a hash_id's block (0: DefaultBlockTokens). Without entries it does
+// nothing.
+func FillTrace(items []Item, sched load.Schedule, blockTokens int) {
+	if len(sched.Entries) != len(items) {
+		return
+	}
+	if blockTokens <= 0 {
+		blockTokens = DefaultBlockTokens
+	}
 	for i := range items {
 		if items[i].Type != protocol.TypeLLM {
 			continue
 		}
-		l := d.Draw(items[i].Text)
-		items[i].In, items[i].Out, items[i].Group, items[i].Turns = l.Input, l.Output, l.Group, l.Turns
+		e := sched.Entries[i]
+		items[i].In, items[i].Out, items[i].Group, items[i].Turns = e.Input, max(e.Output, 1), 0, 0
+		if len(e.HashIDs) > 0 {
+			items[i].Blocks, items[i].BlockTokens = e.HashIDs, blockTokens
+		}
 	}
+}
+
+// With returns s with the lengths o sets (a class's or tenant's own
+// input_tokens and output_tokens) in place of its own; s itself when o
+// is nil. Validate the result under the class's key.
+func (s LLMShape) With(o *shape.Shape) LLMShape {
+	if o == nil {
+		return s
+	}
+	if o.InputTokens.IsSet() {
+		s.InputTokens, s.PromptWords, s.drawer = o.InputTokens, 0, nil
+	}
+	if o.OutputTokens.IsSet() {
+		s.OutputTokens, s.MaxTokens, s.drawer = o.OutputTokens, 0, nil
+	}
+	return s
+}
+
+// FillIf is Fill for the items keep selects.
+func (s *LLMShape) FillIf(items []Item, keep func(Item) bool) {
+	d := s.Drawer()
+	for i := range items {
+		if items[i].Type != protocol.TypeLLM || !keep(items[i]) {
+			continue
+		}
+		setLengths(&items[i], d.Draw(items[i].Text))
+	}
+}
+
+// setLengths copies drawn lengths into it.
+func setLengths(it *Item, l shape.Lengths) {
+	it.In, it.Out, it.Group, it.Turns, it.Entry = l.Input, l.Output, l.Group, l.Turns, l.Entry
+}
+
+// ValidateClass checks a class's override o of s under key (e.g.
+// "q2.classes.critical.llm"): the merged shape must compile, and o may
+// set lengths only.
+func (s LLMShape) ValidateClass(key string, o *shape.Shape) error {
+	if o == nil {
+		return nil
+	}
+	if o.Prefix != nil || o.Sessions != nil {
+		return fmt.Errorf("%s: a class sets input_tokens and output_tokens only; prefix and sessions belong to the workload's llm block", key)
+	}
+	m := s.With(o)
+	_, err := m.Compile(key, max(m.PromptWords, 1), max(m.MaxTokens, 1))
+	return err
 }
 
 // Mean is the mean input and output length of the shape's draws over n

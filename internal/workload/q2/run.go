@@ -40,6 +40,10 @@ func drawMix(c *Config, seed int64, n int) []traffic.Item {
 		}
 		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, c.Tenants), Priority: traffic.Pick(rng, prios), Text: rng.Uint64()}
 	}
+	for _, k := range c.Classes { // each class's lengths: its own or the llm block's
+		ls := c.LLM.With(k.LLM)
+		ls.FillIf(items, func(it traffic.Item) bool { return it.Priority == k.Priority })
+	}
 	return items
 }
 
@@ -94,6 +98,7 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 			return workload.Outcome{}, fmt.Errorf("q2.%w", err)
 		}
 		mix := drawMix(q.cfg, roundSeed(env.Seed, round), sched.Len())
+		traffic.FillTrace(mix, sched, q.cfg.LLM.BlockTokens)
 		for _, policy := range q.cfg.Policies {
 			if ctx.Err() != nil {
 				return q.outcome(out, ran, kept.View(), env), nil
@@ -139,14 +144,15 @@ func (q *q2) runPhase(ctx context.Context, env *workload.Env, phase string, seq0
 	}
 	rep := d.Run(ctx, s, func(hctx context.Context, i int, intended time.Time) {
 		env.Sent()
-		env.Record(q.send(hctx, env, phase, seq0+i, mix[i], intended))
+		q.send(hctx, env, phase, seq0+i, mix[i], intended, env.Record)
 	})
 	return summary.Phase{Name: phase, Start: rep.Start.Sub(env.Start), End: rep.End.Sub(env.Start),
 		Scheduled: rep.Scheduled, ScheduleSpan: s.Span(), Interrupted: rep.Interrupted}
 }
 
-// send performs one request and returns its record.
-func (q *q2) send(ctx context.Context, env *workload.Env, phase string, seq int, it traffic.Item, intended time.Time) record.Request {
+// send performs one request (every turn of a session) and hands each
+// record to emit.
+func (q *q2) send(ctx context.Context, env *workload.Env, phase string, seq int, it traffic.Item, intended time.Time, emit func(record.Request)) {
 	c := q.cfg
 	slo := c.class(it.Priority).SLO
 	deadline := slo.EmbeddingE2E
@@ -154,9 +160,10 @@ func (q *q2) send(ctx context.Context, env *workload.Env, phase string, seq int,
 		deadline = slo.LLME2E
 	}
 	rec := record.Request{ID: traffic.RequestID(phase, seq), Seq: seq, Kind: "request", Phase: phase}
-	rec = traffic.Shapes{LLM: c.LLM, Embedding: c.Embedding}.Send(ctx, env, rec, it, intended, deadline)
-	rec.SLOMet = rec.OK && sloMet(&rec, slo)
-	return rec
+	traffic.Shapes{LLM: c.LLM, Embedding: c.Embedding}.Do(ctx, env, rec, it, intended, deadline, func(rec record.Request) {
+		rec.SLOMet = rec.OK && sloMet(&rec, slo)
+		emit(rec)
+	})
 }
 
 func sloMet(r *record.Request, slo SLO) bool {

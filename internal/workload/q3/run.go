@@ -43,17 +43,19 @@ func (q *q3) draw(seed int64) (plan, error) {
 		return plan{}, fmt.Errorf("q3.aggressor: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5133))
-	items := func(n int, tenant, prio string) []traffic.Item {
+	victim, aggressor := c.LLM.With(c.Victim.LLM), c.LLM.With(c.Aggressor.LLM)
+	items := func(n int, tenant, prio string, ls *traffic.LLMShape) []traffic.Item {
 		out := make([]traffic.Item, n)
 		for i := range out {
 			out[i] = traffic.Item{Type: protocol.TypeLLM, Tenant: tenant, Priority: prio, Text: rng.Uint64()}
 		}
+		ls.Fill(out)
 		return out
 	}
-	p := plan{alone: va, aloneItems: items(va.Len(), c.Victim.Tenant, c.Victim.Priority)}
+	p := plan{alone: va, aloneItems: items(va.Len(), c.Victim.Tenant, c.Victim.Priority, &victim)}
 	p.contended, p.contendedItems = traffic.Merge(
-		traffic.Stream{Schedule: vc, Items: items(vc.Len(), c.Victim.Tenant, c.Victim.Priority)},
-		traffic.Stream{Schedule: ag, Items: items(ag.Len(), c.Aggressor.Tenant, c.Aggressor.Priority)})
+		traffic.Stream{Schedule: vc, Items: items(vc.Len(), c.Victim.Tenant, c.Victim.Priority, &victim)},
+		traffic.Stream{Schedule: ag, Items: items(ag.Len(), c.Aggressor.Tenant, c.Aggressor.Priority, &aggressor)})
 	return p, nil
 }
 

@@ -125,6 +125,8 @@ func (s *searcher) probe(engines int, rate float64) (Probe, bool) {
 	for i := range items {
 		items[i] = traffic.Item{Type: protocol.TypeLLM, Tenant: "tenant-a", Priority: protocol.PriorityNormal, Text: rng.Uint64()}
 	}
+	c.LLM.Fill(items) // the same shape at every rate and scale of the search
+	traffic.FillTrace(items, sched, c.LLM.BlockTokens)
 	var mine reqset.Set
 	inner := *s.env
 	inner.Record = func(r record.Request) { mine.Add(r); s.env.Record(r) }

@@ -32,6 +32,10 @@ func (q *q6) draw(seed int64) (load.Schedule, []traffic.Item, error) {
 		}
 		items[i] = traffic.Item{Type: protocol.TypeLLM, Tenant: "tenant-a", Priority: p, Text: rng.Uint64()}
 	}
+	high, low := q.cfg.LLM.With(q.cfg.HighLLM), q.cfg.LLM.With(q.cfg.LowLLM)
+	high.FillIf(items, func(it traffic.Item) bool { return it.Priority == protocol.PriorityHigh })
+	low.FillIf(items, func(it traffic.Item) bool { return it.Priority != protocol.PriorityHigh })
+	traffic.FillTrace(items, s, q.cfg.LLM.BlockTokens)
 	return s, items, nil
 }
 
