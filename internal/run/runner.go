@@ -257,6 +257,9 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	if serr := snk.close(); err == nil && serr != nil {
 		err = serr
 	}
+	if note := snk.output.Note(); note != "" {
+		outcome.Notes = append(outcome.Notes, note)
+	}
 	return outcome, col, err
 }
 

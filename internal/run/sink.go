@@ -7,6 +7,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/summary"
+	"github.com/sagebench/sagebench/internal/traffic"
 )
 
 // sinkQueue is how many finished requests may wait for the sink; a full
@@ -37,6 +38,7 @@ type sink struct {
 	shut     bool
 	done     chan struct{}
 	err      error // the writer's first error, set by the loop
+	output   traffic.OutputCheck
 }
 
 func newSink(col *summary.Collector, w *record.RequestWriter) *sink {
@@ -68,6 +70,7 @@ func (s *sink) loop() {
 
 func (s *sink) add(r record.Request) {
 	s.col.Add(r)
+	s.output.Add(&r)
 	if err := s.w.Write(r); err != nil && s.err == nil {
 		s.err = err
 	}

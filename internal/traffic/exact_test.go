@@ -131,12 +131,12 @@ func TestPromptTokensExactOnEmbeddedStack(t *testing.T) {
 // prefill, and TTFT, grow with the turn index.
 func TestSessionTTFTGrowsWithTurn(t *testing.T) {
 	tgt := embedded(t, func(p *profile.LLM) { p.PrefixCache, p.Jitter = false, 0 })
-	llm := traffic.LLMShape{Model: model, Stream: true, Shape: shape.Shape{InputTokens: shape.FixedDist(600), OutputTokens: shape.FixedDist(20),
+	llm := traffic.LLMShape{Model: model, Stream: true, Shape: shape.Shape{InputTokens: shape.FixedDist(600), OutputTokens: shape.FixedDist(4),
 		Sessions: &shape.Sessions{Turns: shape.FixedDist(4), ThinkTime: shape.FixedDist(5)}}}
 	if err := llm.Validate("test.llm"); err != nil {
 		t.Fatal(err)
 	}
-	recs := runPhase(t, tgt, llm, every(3, 400*time.Millisecond), llmItems(3, &llm))
+	recs := runPhase(t, tgt, llm, every(3, 800*time.Millisecond), llmItems(3, &llm)) // sessions one after the other
 	stats := traffic.TurnStats(recs)
 	if len(stats) != 4 {
 		t.Fatalf("turn stats %+v", stats)
