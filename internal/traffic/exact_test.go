@@ -60,7 +60,7 @@ func embedded(t *testing.T, tweak func(*profile.LLM)) *target.Target {
 }
 
 // runPhase sends items on sched to tgt and returns the records by ID.
-func runPhase(t *testing.T, tgt *target.Target, llm traffic.LLMShape, sched load.Schedule, items []traffic.Item) []record.Request {
+func runPhase(t testing.TB, tgt *target.Target, llm traffic.LLMShape, sched load.Schedule, items []traffic.Item) []record.Request {
 	t.Helper()
 	var mu sync.Mutex
 	var recs []record.Request

@@ -24,7 +24,7 @@ type capture struct {
 	bodies []map[string]any
 }
 
-func (c *capture) serve(t *testing.T) string {
+func (c *capture) serve(t testing.TB) string {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
