@@ -9,8 +9,8 @@ import (
 
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
-	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -145,6 +145,14 @@ func (l *Load) deadline(typ string) time.Duration {
 		return l.SLO.LLME2E
 	}
 	return l.SLO.EmbeddingE2E
+}
+
+// Tokens is the distribution of the chat lengths drawn for sched, by
+// priority, for plans.
+func (l *Load) Tokens(seed int64, sched load.Schedule) []workload.TokenDist {
+	items := l.Items(seed, sched.Len())
+	traffic.FillTrace(items, sched, l.LLM.BlockTokens)
+	return traffic.TokenPlan(items, l.LLM.PrefixTokens(), func(it traffic.Item) string { return it.Priority })
 }
 
 // Mix describes the request types of n requests drawn from seed, for plans.

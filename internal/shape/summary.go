@@ -7,9 +7,11 @@ import (
 
 // Summary is a distribution of drawn lengths: what --dry-run prints.
 type Summary struct {
-	N             int
-	Mean          float64
-	P50, P99, Max int
+	N    int     `json:"n"`
+	Mean float64 `json:"mean"`
+	P50  int     `json:"p50"`
+	P99  int     `json:"p99"`
+	Max  int     `json:"max"`
 }
 
 // Summarize returns the summary of vals (zero for none).

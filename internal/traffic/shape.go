@@ -6,6 +6,7 @@ import (
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/shape"
+	"github.com/sagebench/sagebench/internal/workload"
 )
 
 // Upper bounds on request shapes: far beyond any model's context, and low
@@ -164,4 +165,44 @@ func (s EmbedShape) Validate(key string) error {
 		return fmt.Errorf("%s.words %d: must be in [1, %d]", key, s.Words, MaxInputWords)
 	}
 	return nil
+}
+
+// TokenPlan summarises the drawn lengths of the LLM items per class
+// (class(it); "llm" when class is nil), classes in first-seen order:
+// what --dry-run prints. A prefixed item counts its prefix (prefixTokens)
+// in its input; a session's first turn stands for it.
+func TokenPlan(items []Item, prefixTokens int, class func(Item) string) []workload.TokenDist {
+	type acc struct{ in, out []int }
+	var order []string
+	by := map[string]*acc{}
+	for _, it := range items {
+		if it.Type != protocol.TypeLLM {
+			continue
+		}
+		k := "llm"
+		if class != nil {
+			k = class(it)
+		}
+		a, ok := by[k]
+		if !ok {
+			a = &acc{}
+			by[k] = a
+			order = append(order, k)
+		}
+		a.in = append(a.in, it.In+prefixTokens*min(it.Group, 1))
+		a.out = append(a.out, it.Out)
+	}
+	out := make([]workload.TokenDist, 0, len(order))
+	for _, k := range order {
+		out = append(out, workload.TokenDist{Class: k, Input: shape.Summarize(by[k].in), Output: shape.Summarize(by[k].out)})
+	}
+	return out
+}
+
+// PrefixTokens is the length of the shape's shared prefix (0: none).
+func (s *LLMShape) PrefixTokens() int {
+	if s.Prefix == nil {
+		return 0
+	}
+	return s.Prefix.Tokens
 }

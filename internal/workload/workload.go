@@ -118,6 +118,15 @@ type PlannedPhase struct {
 	Rate     float64       `json:"rate"` // req/s of the schedule
 	Span     time.Duration `json:"span"`
 	Mix      string        `json:"mix,omitempty"` // e.g. "llm 71, embedding 29"
+	// Tokens are the drawn input and output lengths of the phase's chat
+	// requests per class (a priority, a tenant), in tokens.
+	Tokens []TokenDist `json:"tokens,omitempty"`
+}
+
+// TokenDist is the distribution of one class's drawn lengths.
+type TokenDist struct {
+	Class         string `json:"class"`
+	Input, Output shape.Summary
 }
 
 // Env is what a workload gets for one repetition.

@@ -54,17 +54,20 @@ func (q *q2) Plan(seed int64) (workload.Plan, error) {
 		return workload.Plan{}, fmt.Errorf("q2.%w", err)
 	}
 	llm := 0
-	for _, it := range drawMix(q.cfg, seed, s.Len()) {
+	mix := drawMix(q.cfg, seed, s.Len())
+	traffic.FillTrace(mix, s, q.cfg.LLM.BlockTokens)
+	for _, it := range mix {
 		if it.Type == protocol.TypeLLM {
 			llm++
 		}
 	}
+	tokens := traffic.TokenPlan(mix, q.cfg.LLM.PrefixTokens(), func(it traffic.Item) string { return it.Priority })
 	var p workload.Plan
 	for r := range q.cfg.Rounds {
 		for _, pol := range q.cfg.Policies {
 			p.Phases = append(p.Phases, workload.PlannedPhase{Name: phaseName(pol, r, q.cfg.Rounds), Process: q.cfg.Schedule.Process,
 				Requests: s.Len(), Rate: s.Rate(), Span: s.Span(),
-				Mix: fmt.Sprintf("llm %d, embedding %d", llm, s.Len()-llm)})
+				Mix: fmt.Sprintf("llm %d, embedding %d", llm, s.Len()-llm), Tokens: tokens})
 		}
 	}
 	if q.cfg.Rounds > 1 {

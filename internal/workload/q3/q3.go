@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/protocol"
-	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )

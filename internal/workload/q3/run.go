@@ -75,12 +75,15 @@ func (q *q3) Plan(seed int64) (workload.Plan, error) {
 	for _, pol := range q.cfg.Policies {
 		wp.Phases = append(wp.Phases,
 			workload.PlannedPhase{Name: pol + "." + phaseAlone, Process: load.ProcessPoisson, Requests: p.alone.Len(), Rate: p.alone.Rate(), Span: p.alone.Span(),
-				Mix: fmt.Sprintf("%s %d", q.cfg.Victim.Tenant, p.alone.Len())},
+				Mix: fmt.Sprintf("%s %d", q.cfg.Victim.Tenant, p.alone.Len()), Tokens: traffic.TokenPlan(p.aloneItems, q.cfg.LLM.PrefixTokens(), byTenant)},
 			workload.PlannedPhase{Name: pol + "." + phaseContended, Process: "poisson+ramp", Requests: p.contended.Len(), Rate: p.contended.Rate(), Span: p.contended.Span(),
-				Mix: fmt.Sprintf("%s %d, %s %d (ramp %.0f→%.0f req/s)", q.cfg.Victim.Tenant, p.contended.Len()-agg, q.cfg.Aggressor.Tenant, agg, q.cfg.Aggressor.Rate, q.cfg.Aggressor.RampTo)})
+				Mix:    fmt.Sprintf("%s %d, %s %d (ramp %.0f→%.0f req/s)", q.cfg.Victim.Tenant, p.contended.Len()-agg, q.cfg.Aggressor.Tenant, agg, q.cfg.Aggressor.Rate, q.cfg.Aggressor.RampTo),
+				Tokens: traffic.TokenPlan(p.contendedItems, q.cfg.LLM.PrefixTokens(), byTenant)})
 	}
 	return wp, nil
 }
+
+func byTenant(it traffic.Item) string { return it.Tenant }
 
 // Run sends, per policy, the victim alone and then beside the aggressor.
 func (q *q3) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {

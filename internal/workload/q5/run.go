@@ -29,7 +29,8 @@ func (q *q5) Plan(seed int64) (workload.Plan, error) {
 		return workload.Plan{}, fmt.Errorf("q5.load.%w", err)
 	}
 	p := workload.Plan{Phases: []workload.PlannedPhase{{Name: "hetero", Process: q.cfg.Load.Schedule.Process,
-		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: q.cfg.Load.Mix(seed, s.Len())}}}
+		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: q.cfg.Load.Mix(seed, s.Len()),
+		Tokens: q.cfg.Load.Tokens(seed, s)}}}
 	for _, e := range drill.Expand(q.cfg.Drill.Events) {
 		p.Notes = append(p.Notes, "event: "+e.String())
 	}

@@ -21,9 +21,9 @@ import (
 
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
-	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/series"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -50,8 +50,8 @@ type Config struct {
 	// and output_tokens (default: the llm block's).
 	HighLLM *shape.Shape `yaml:"high_llm,omitempty" json:"high_llm,omitempty"`
 	LowLLM  *shape.Shape `yaml:"low_llm,omitempty" json:"low_llm,omitempty"`
-	High      SLO                 `yaml:"high_slo" json:"high_slo"`
-	Low       SLO                 `yaml:"low_slo" json:"low_slo"`
+	High    SLO          `yaml:"high_slo" json:"high_slo"`
+	Low     SLO          `yaml:"low_slo" json:"low_slo"`
 	// Series windows the records for the recovery after each burst: the
 	// TTFT p99 of all requests back within low_slo.ttft for Hold.
 	Series      series.Config `yaml:"series" json:"series"`

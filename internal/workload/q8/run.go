@@ -33,7 +33,8 @@ func (q *q8) Plan(seed int64) (workload.Plan, error) {
 		return workload.Plan{}, fmt.Errorf("q8.load.%w", err)
 	}
 	p := workload.Plan{Phases: []workload.PlannedPhase{{Name: "soak", Process: q.cfg.Load.Schedule.Process,
-		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: q.cfg.Load.Mix(seed, s.Len())}}}
+		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: q.cfg.Load.Mix(seed, s.Len()),
+		Tokens: q.cfg.Load.Tokens(seed, s)}}}
 	for _, e := range drill.Expand(q.cfg.Events()) {
 		p.Notes = append(p.Notes, "event: "+e.String())
 	}
