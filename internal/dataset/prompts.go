@@ -150,17 +150,28 @@ func parseShareGPT(r io.Reader, name string, tok tokenizer.Tokenizer) ([]Convers
 }
 
 // lineCounter counts the newlines read through it, so an offset into
-// the stream can be named by its line.
+// the stream can be named by its line. It keeps the offsets of the last
+// newlines only (the decoder reports offsets close behind the read
+// position), so a large file costs no memory per line.
 type lineCounter struct {
 	r        io.Reader
 	off      int64
-	newlines []int64
+	dropped  int     // newlines before newlines[0]
+	newlines []int64 // offsets of the most recent newlines
 }
+
+// keptNewlines bounds lineCounter.newlines.
+const keptNewlines = 1 << 16
 
 func (l *lineCounter) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	for i, c := range p[:n] {
 		if c == '\n' {
+			if len(l.newlines) == keptNewlines {
+				half := keptNewlines / 2
+				l.dropped += half
+				l.newlines = append(l.newlines[:0], l.newlines[half:]...)
+			}
 			l.newlines = append(l.newlines, l.off+int64(i))
 		}
 	}
@@ -170,7 +181,7 @@ func (l *lineCounter) Read(p []byte) (int, error) {
 
 // line is the 1-based line holding byte offset off.
 func (l *lineCounter) line(off int64) int {
-	n := 1
+	n := 1 + l.dropped
 	for _, nl := range l.newlines {
 		if nl >= off {
 			break

@@ -216,10 +216,14 @@ func parseCSV(r io.Reader, name string, cols csvColumns) ([]Entry, error) {
 		if err == io.EOF {
 			return es, nil
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
+			line := 0
+			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+				line = pe.Line
+			}
 			return nil, &Error{File: name, Line: line, Err: err}
 		}
+		line, _ := cr.FieldPos(0)
 		e, err := csvEntry(rec, idx, cols)
 		if err != nil {
 			err.(*Error).File, err.(*Error).Line = name, line

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
@@ -83,6 +84,9 @@ func compile(file, pat string) (*regexp2.Regexp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer %s: pattern %q: %w", file, pat, err)
 	}
+	// A pattern from a file could backtrack without end; past this a
+	// match gives up and the rest of the text is one piece.
+	re.MatchTimeout = 5 * time.Second
 	return re, nil
 }
 
