@@ -169,6 +169,9 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 	o.file, o.ov = file, ov
 	var out []runconfig.Resolved
 	var skipped []string
+	for _, note := range file.Deprecated() {
+		fmt.Fprintln(cmd.ErrOrStderr(), "sagebench:", note)
+	}
 	for _, spec := range specs {
 		if !spec.Implemented() && (o.all || o.dryRun) {
 			skipped = append(skipped, spec.ID)

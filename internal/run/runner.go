@@ -20,6 +20,7 @@ import (
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/tokenizer"
+	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -259,6 +260,9 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	}
 	if note := snk.output.Note(); note != "" {
 		outcome.Notes = append(outcome.Notes, note)
+	}
+	if len(snk.sessions) > 0 { // TTFT and ITL by turn index
+		outcome.Sections = append(outcome.Sections, traffic.TurnSection(snk.sessions))
 	}
 	return outcome, col, err
 }
