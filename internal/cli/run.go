@@ -169,9 +169,6 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 	o.file, o.ov = file, ov
 	var out []runconfig.Resolved
 	var skipped []string
-	for _, note := range file.Deprecated() {
-		fmt.Fprintln(cmd.ErrOrStderr(), "sagebench:", note)
-	}
 	for _, spec := range specs {
 		if !spec.Implemented() && (o.all || o.dryRun) {
 			skipped = append(skipped, spec.ID)
@@ -188,6 +185,9 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 			fmt.Fprintf(cmd.ErrOrStderr(), "sagebench: --%s does not apply to %s; ignored\n", name, spec.ID)
 		}
 		out = append(out, r)
+	}
+	for _, note := range file.Deprecated() { // after the checks: a bad file's error stays one line
+		fmt.Fprintln(cmd.ErrOrStderr(), "sagebench:", note)
 	}
 	if o.all && !o.dryRun && len(skipped) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "sagebench: skipping %s: not implemented in this build yet\n", strings.Join(skipped, ", "))
