@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/shape"
@@ -76,18 +77,9 @@ func (s Shapes) session(ctx context.Context, env *workload.Env, base record.Requ
 	}
 }
 
-// sleepUntil waits for t or ctx; false when ctx ended first.
+// sleepUntil waits for t (precisely, as the pacer waits for an arrival:
+// a turn's lag counts in the run's schedule lag) or ctx; false when ctx
+// ended first.
 func sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return load.PreciseClock{}.SleepUntil(ctx, t) == nil
 }

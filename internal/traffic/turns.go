@@ -45,7 +45,11 @@ func TurnStats(recs []record.Request) []TurnStat {
 		if r.FirstToken > 0 {
 			a.ttft = append(a.ttft, r.TTFTMs)
 		}
-		for k := 1; k < len(r.TokenNS); k++ {
+		last := len(r.TokenNS)
+		if r.TokenNSDropped > 0 { // the kept first ones, then the last: no gap across the cut
+			last--
+		}
+		for k := 1; k < last; k++ {
 			a.gaps = append(a.gaps, float64(r.TokenNS[k]-r.TokenNS[k-1])/1e6)
 		}
 	}
