@@ -150,6 +150,7 @@ func TestShareGPTReplay(t *testing.T) {
 func BenchmarkReplayLag(b *testing.B) {
 	share := filepath.Join(b.TempDir(), "sharegpt.json")
 	os.WriteFile(share, []byte(`[{"conversations": [{"from": "human", "value": "What is goodput?"}, {"from": "gpt", "value": "Requests per second that met their SLO."}]}]`), 0o644)
+	shape.DefaultSynth() // built before traffic, as a run does
 	for _, format := range []string{"azure", "burstgpt", "sharegpt"} {
 		b.Run(format, func(b *testing.B) {
 			for b.Loop() {
