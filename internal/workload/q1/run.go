@@ -18,9 +18,9 @@ import (
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/rag"
-	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/summary"
+	"github.com/sagebench/sagebench/internal/target"
 )
 
 // q1 is Q1 PipelineChain: each transaction runs embed → retrieve →
