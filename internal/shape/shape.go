@@ -3,6 +3,7 @@ package shape
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/dataset"
@@ -41,7 +42,10 @@ type Shape struct {
 // shape's output_tokens where the dataset has none).
 type Source struct {
 	File     string `yaml:"file" json:"file"`
-	Format   string `yaml:"format" json:"format"` // sharegpt | prompts
+	// Format is sharegpt or prompts (texts), or a trace format —
+	// mooncake, azure, burstgpt — whose requests' (input, output) lengths
+	// are drawn jointly (empirical pairs; the arrivals are the schedule's).
+	Format   string `yaml:"format" json:"format"`
 	Sessions bool   `yaml:"sessions,omitempty" json:"sessions,omitempty"`
 }
 
@@ -80,6 +84,9 @@ type Lengths struct {
 	Group         int // prefix group + 1; 0: no prefix
 	Turns         int // turns of a session (0: not a session)
 	Entry         int // dataset conversation (1-based; 0: synthesized)
+	// Blocks are the prefix blocks (Mooncake hash_ids) of a trace request
+	// drawn for its lengths.
+	Blocks []int64
 }
 
 // Drawer draws Lengths from a compiled Shape.
@@ -87,6 +94,7 @@ type Drawer struct {
 	in, out, turns, think, turnOut *Sampler
 	prefix                         *Prefix
 	convs                          []dataset.Conversation
+	pairs                          []dataset.Entry // a trace's requests, drawn for their lengths
 	sessions                       bool // source conversations are sessions
 }
 
@@ -141,6 +149,14 @@ func (d *Drawer) compileSource(key string, s *Source) error {
 	if s.Sessions && s.Format != dataset.ShareGPT {
 		return fmt.Errorf("%s.sessions: only a sharegpt dataset has conversations", key)
 	}
+	if slices.Contains(dataset.TraceFormats(), s.Format) { // lengths only: drawn jointly
+		es, err := dataset.ReadTrace(s.File, s.Format)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		d.pairs = es
+		return nil
+	}
 	convs, err := dataset.ReadPrompts(s.File, s.Format, tokenizer.Default())
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
@@ -189,6 +205,10 @@ func (d *Drawer) Draw(seed uint64) Lengths {
 	}
 	if d.turns != nil {
 		l.Turns = d.turns.Draw(rng)
+	}
+	if len(d.pairs) > 0 {
+		e := d.pairs[mix(seed)%uint64(len(d.pairs))]
+		l.Input, l.Output, l.Blocks = e.Input, max(e.Output, 1), e.HashIDs
 	}
 	if len(d.convs) > 0 {
 		l.Entry = 1 + int(mix(seed)%uint64(len(d.convs)))

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -153,7 +154,7 @@ func TestDrawerSeeded(t *testing.T) {
 	groups := map[int]int{}
 	for seed := range uint64(2000) {
 		a, b := d.Draw(seed), d.Draw(seed)
-		if a != b || a.Output != 32 || a.Turns < 2 || a.Turns > 5 {
+		if !reflect.DeepEqual(a, b) || a.Output != 32 || a.Turns < 2 || a.Turns > 5 {
 			t.Fatalf("seed %d: %+v vs %+v", seed, a, b)
 		}
 		groups[a.Group]++
@@ -163,5 +164,30 @@ func TestDrawerSeeded(t *testing.T) {
 	}
 	if _, err := (&Shape{Prefix: &Prefix{Groups: 0, Tokens: 1}}).Compile("qx.llm", 1, 1); err == nil || !strings.Contains(err.Error(), "qx.llm.prefix") {
 		t.Errorf("bad prefix: %v", err)
+	}
+}
+
+// TestTracePairs: a trace as source gives each request one of its
+// requests' (input, output) pairs, drawn jointly, with its prefix blocks.
+func TestTracePairs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.jsonl")
+	os.WriteFile(path, []byte(`{"timestamp": 0, "input_length": 700, "output_length": 10, "hash_ids": [1, 2]}
+{"timestamp": 5, "input_length": 30, "output_length": 300}
+`), 0o644)
+	sh := Shape{Source: &Source{File: path, Format: "mooncake"}}
+	d, err := sh.Compile("qx.llm", 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[[2]int]int{}
+	for seed := range uint64(200) {
+		l := d.Draw(seed)
+		seen[[2]int{l.Input, l.Output}]++
+		if (l.Input == 700) != (len(l.Blocks) == 2) {
+			t.Fatalf("seed %d: %+v", seed, l)
+		}
+	}
+	if len(seen) != 2 || seen[[2]int{700, 10}] == 0 || seen[[2]int{30, 300}] == 0 {
+		t.Errorf("pairs drawn %v, want both of the trace's and no other", seen)
 	}
 }

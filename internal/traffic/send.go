@@ -69,7 +69,7 @@ func (s Shapes) Send(ctx context.Context, env *workload.Env, rec record.Request,
 // group's system prompt, then a user prompt of it.In tokens.
 func (s Shapes) chat(env *workload.Env, rec *record.Request, it *Item, hdr http.Header) openai.ChatRequest {
 	if it.In == 0 {
-		setLengths(it, s.LLM.Drawer().Draw(it.Text))
+		s.LLM.setLengths(it, s.LLM.Drawer().Draw(it.Text))
 	}
 	synth := prompts(env)
 	user := userPrompt(synth, it)

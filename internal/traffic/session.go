@@ -18,7 +18,7 @@ import (
 // conversation so far. A session stops at its first failed turn.
 func (s Shapes) Do(ctx context.Context, env *workload.Env, rec record.Request, it Item, intended time.Time, deadline time.Duration, emit func(record.Request)) {
 	if it.Turns == 0 && it.In == 0 && it.Type == "llm" {
-		setLengths(&it, s.LLM.Drawer().Draw(it.Text))
+		s.LLM.setLengths(&it, s.LLM.Drawer().Draw(it.Text))
 	}
 	if it.Turns == 0 {
 		emit(s.Send(ctx, env, rec, it, intended, deadline))

@@ -118,13 +118,20 @@ func (s *LLMShape) FillIf(items []Item, keep func(Item) bool) {
 		if items[i].Type != protocol.TypeLLM || !keep(items[i]) {
 			continue
 		}
-		setLengths(&items[i], d.Draw(items[i].Text))
+		s.setLengths(&items[i], d.Draw(items[i].Text))
 	}
 }
 
-// setLengths copies drawn lengths into it.
-func setLengths(it *Item, l shape.Lengths) {
+// setLengths copies drawn lengths into it (and a trace request's prefix
+// blocks, of the shape's block size).
+func (s *LLMShape) setLengths(it *Item, l shape.Lengths) {
 	it.In, it.Out, it.Group, it.Turns, it.Entry = l.Input, l.Output, l.Group, l.Turns, l.Entry
+	if len(l.Blocks) > 0 {
+		it.Blocks, it.BlockTokens = l.Blocks, s.BlockTokens
+		if it.BlockTokens <= 0 {
+			it.BlockTokens = DefaultBlockTokens
+		}
+	}
 }
 
 // ValidateClass checks a class's override o of s under key (e.g.
