@@ -41,7 +41,7 @@ type Shape struct {
 // lengths in tokens and output lengths the reference answers' (the
 // shape's output_tokens where the dataset has none).
 type Source struct {
-	File     string `yaml:"file" json:"file"`
+	File string `yaml:"file" json:"file"`
 	// Format is sharegpt or prompts (texts), or a trace format —
 	// mooncake, azure, burstgpt — whose requests' (input, output) lengths
 	// are drawn jointly (empirical pairs; the arrivals are the schedule's).
@@ -95,7 +95,7 @@ type Drawer struct {
 	prefix                         *Prefix
 	convs                          []dataset.Conversation
 	pairs                          []dataset.Entry // a trace's requests, drawn for their lengths
-	sessions                       bool // source conversations are sessions
+	sessions                       bool            // source conversations are sessions
 }
 
 // Compile checks s under key (e.g. "q2.llm") and reads its files;
