@@ -75,8 +75,8 @@ func mergeBelow(ranks map[string]int, s string, limit int) []string {
 // when fed cl100k_base converted to Hugging Face's format — a check that
 // needs no 10 MB file in the repository.
 func TestHFFromTiktoken(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a 100k-token tokenizer.json")
+	if testing.Short() || raceEnabled {
+		t.Skip("builds a 100k-token tokenizer.json (single-goroutine code: the race detector would only slow it tenfold)")
 	}
 	tk := cl100k()
 	hf, err := ParseHF("cl100k.json", hfFromTiktoken(t, tk, cl100kPattern))
