@@ -200,6 +200,9 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 		}
 		out = append(out, r)
 	}
+	for _, note := range file.Deprecated() { // after the checks: a bad file's error stays one line
+		fmt.Fprintln(cmd.ErrOrStderr(), "sagebench:", note)
+	}
 	if o.all && !o.dryRun && len(skipped) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "sagebench: skipping %s: not implemented in this build yet\n", strings.Join(skipped, ", "))
 	}

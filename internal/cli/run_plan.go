@@ -71,6 +71,9 @@ func printPlan(w io.Writer, r runconfig.Resolved) error {
 		for _, p := range plan.Phases {
 			fmt.Fprintf(w, "   phase %-10s %s: %d requests at %.2f req/s over %s (%s)\n",
 				p.Name, p.Process, p.Requests, p.Rate, p.Span.Round(1e6), p.Mix)
+			for _, d := range p.Tokens {
+				fmt.Fprintf(w, "      tokens %-12s input %s; output %s\n", d.Class+":", d.Input, d.Output)
+			}
 		}
 		for _, n := range plan.Notes {
 			fmt.Fprintf(w, "   note: %s\n", n)

@@ -103,12 +103,13 @@ func runStack(ctx context.Context, cfg stack.Config, stdout, stderr io.Writer, v
 }
 
 type serveEngineOptions struct {
-	profile string
-	kind    string
-	listen  string
-	id      string
-	seed    int64
-	verbose bool
+	profile   string
+	kind      string
+	listen    string
+	id        string
+	seed      int64
+	tokenizer string
+	verbose   bool
 }
 
 func newServeEngineCmd() *cobra.Command {
@@ -131,6 +132,7 @@ func newServeEngineCmd() *cobra.Command {
 	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to listen on (port 0 picks a free port)")
 	f.StringVar(&o.id, "id", "", "engine id (default: the profile name)")
 	f.Int64Var(&o.seed, "seed", 1, "seed of the engine's jitter and text")
+	f.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer the engine counts prompts with: cl100k_base (default), o200k_base or a tokenizer.json path")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log at debug level to stderr")
 	return cmd
 }
@@ -154,7 +156,7 @@ func (o serveEngineOptions) stackConfig() (stack.Config, error) {
 	if id == "" {
 		id = o.profile
 	}
-	cfg := stack.Config{Listen: o.listen, Policy: protocol.PolicyFIFO, Seed: o.seed,
+	cfg := stack.Config{Listen: o.listen, Policy: protocol.PolicyFIFO, Seed: o.seed, Tokenizer: o.tokenizer,
 		Engines: []stack.EngineConfig{{ID: id, Kind: kind, Profile: o.profile, Seed: o.seed}}}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageErrorf("serve engine: %v", err)

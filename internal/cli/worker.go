@@ -16,6 +16,7 @@ import (
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/spf13/cobra"
 )
@@ -170,6 +171,7 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	shape.DefaultSynth() // the prompt text (and the tokenizer under it) is built before joining, not by a shard's first request
 	var mu sync.Mutex
 	returned := false // connection callbacks may fire after runWorker returns
 	defer func() { mu.Lock(); returned = true; mu.Unlock() }()

@@ -46,7 +46,8 @@ func (b *Base) Plan(section, phase string, seed int64, events []Event) (workload
 		return workload.Plan{}, fmt.Errorf("%s.load.%w", section, err)
 	}
 	p := workload.Plan{Phases: []workload.PlannedPhase{{Name: phase, Process: b.Load.Schedule.Process,
-		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: b.Load.Mix(seed, s.Len())}}}
+		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: b.Load.Mix(seed, s.Len()),
+		Tokens: b.Load.Tokens(seed, s)}}}
 	for _, e := range Expand(events) {
 		p.Notes = append(p.Notes, "event: "+e.String())
 	}

@@ -36,6 +36,7 @@ func Drive(ctx context.Context, env *workload.Env, phase string, l Load, cfg Con
 		return nil, fmt.Errorf("schedule: %w", err)
 	}
 	mix := l.Items(env.Seed, sched.Len())
+	traffic.FillTrace(mix, sched, l.LLM.BlockTokens)
 	shapes := traffic.Shapes{LLM: l.LLM, Embedding: l.Embedding}
 	r := &Run{cfg: cfg}
 	var mu sync.Mutex
@@ -55,12 +56,13 @@ func Drive(ctx context.Context, env *workload.Env, phase string, l Load, cfg Con
 		sent.Add(1)
 		env.Sent()
 		rec := record.Request{ID: fmt.Sprintf("%s-%05d", phase, i), Seq: i, Kind: "request", Phase: phase}
-		rec = shapes.Send(hctx, env, rec, mix[i], intended, l.deadline(mix[i].Type))
-		rec.SLOMet = l.sloMet(&rec)
-		mu.Lock()
-		kept = append(kept, rec)
-		mu.Unlock()
-		env.Record(rec)
+		shapes.Do(hctx, env, rec, mix[i], intended, l.deadline(mix[i].Type), func(rec record.Request) {
+			rec.SLOMet = l.sloMet(&rec)
+			mu.Lock()
+			kept = append(kept, rec)
+			mu.Unlock()
+			env.Record(rec)
+		})
 	})
 	stopEvents()
 	r.Events = <-events

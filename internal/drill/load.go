@@ -10,6 +10,7 @@ import (
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -44,7 +45,7 @@ func DefaultLoad(rate float64, d time.Duration) Load {
 		Tenants:  []traffic.Weighted{{Name: "tenant-a", Weight: 0.6}, {Name: "tenant-b", Weight: 0.4}},
 		Priorities: []traffic.Weighted{{Name: "critical", Weight: 0.05}, {Name: "high", Weight: 0.15},
 			{Name: "normal", Weight: 0.7}, {Name: "low", Weight: 0.1}},
-		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 64, PromptWords: 128, Stream: true},
+		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", Shape: shape.Of(128, 64), Stream: true},
 		Embedding: traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 2, Words: 32},
 		SLO:       SLO{LLMTTFT: time.Second, LLME2E: 10 * time.Second, EmbeddingE2E: time.Second},
 	}
@@ -54,7 +55,7 @@ func DefaultLoad(rate float64, d time.Duration) Load {
 // drill's --quick scale.
 func QuickLoad(rate float64, d time.Duration) Load {
 	l := DefaultLoad(rate, d)
-	l.LLM.MaxTokens, l.LLM.PromptWords = 32, 64
+	l.LLM.Shape = shape.Of(64, 32)
 	return l
 }
 
@@ -119,6 +120,7 @@ func (l *Load) Items(seed int64, n int) []traffic.Item {
 		}
 		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, l.Tenants), Priority: traffic.Pick(rng, l.Priorities), Text: rng.Uint64()}
 	}
+	l.LLM.Fill(items)
 	return items
 }
 
@@ -143,6 +145,14 @@ func (l *Load) deadline(typ string) time.Duration {
 		return l.SLO.LLME2E
 	}
 	return l.SLO.EmbeddingE2E
+}
+
+// Tokens is the distribution of the chat lengths drawn for sched, by
+// priority, for plans.
+func (l *Load) Tokens(seed int64, sched load.Schedule) []workload.TokenDist {
+	items := l.Items(seed, sched.Len())
+	traffic.FillTrace(items, sched, l.LLM.BlockTokens)
+	return traffic.TokenPlan(items, l.LLM.PrefixTokens(), func(it traffic.Item) string { return it.Priority })
 }
 
 // Mix describes the request types of n requests drawn from seed, for plans.

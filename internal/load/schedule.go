@@ -4,7 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/dataset"
 )
 
 // Arrival processes understood by NewSchedule.
@@ -53,6 +57,15 @@ type ScheduleConfig struct {
 	Spacing string `yaml:"spacing" json:"spacing"` // onoff, ramp: poisson (default) | uniform
 
 	TraceFile string `yaml:"trace_file" json:"trace_file"` // trace: JSONL, one {"offset_ms": x} or {"offset_s": x} per line
+	// TraceFormat is the trace file's format: offsets (the JSONL above,
+	// the default) or a trace with request lengths — mooncake, azure,
+	// burstgpt (package dataset) — whose lengths ride along in
+	// Schedule.Entries for the workload's requests.
+	TraceFormat string `yaml:"trace_format,omitempty" json:"trace_format,omitempty"`
+	// TraceStart and Speedup window a trace: arrivals from TraceStart
+	// (in the trace's own time) on, their gaps divided by Speedup (0: 1).
+	TraceStart time.Duration `yaml:"trace_start,omitempty" json:"trace_start,omitempty"`
+	Speedup    float64       `yaml:"speedup,omitempty" json:"speedup,omitempty"`
 }
 
 // Validate reports the first problem of c as an error naming the field
@@ -111,6 +124,12 @@ func (c ScheduleConfig) validateProcess() error {
 		if c.Rate != 0 {
 			return errors.New("schedule.rate is not used by process trace (the trace gives the times); remove it")
 		}
+		if f := c.TraceFormat; f != "" && f != TraceOffsets && !slices.Contains(dataset.TraceFormats(), f) {
+			return fmt.Errorf("schedule.trace_format %q: use %s or one of %s", f, TraceOffsets, strings.Join(dataset.TraceFormats(), ", "))
+		}
+		if c.TraceStart < 0 || math.IsNaN(c.Speedup) || c.Speedup < 0 || math.IsInf(c.Speedup, 0) {
+			return errors.New("schedule.trace_start must be ≥ 0 and schedule.speedup a finite number ≥ 0 (0: 1, as recorded)")
+		}
 	case "":
 		return errors.New("schedule.process is missing; use one of poisson, constant, gamma, onoff, ramp, trace")
 	default:
@@ -153,6 +172,9 @@ func (c ScheduleConfig) validateSize() error {
 type Schedule struct {
 	Offsets []time.Duration
 	Length  time.Duration
+	// Entries, for a trace with request lengths, are the trace's request
+	// of each arrival (len(Offsets)); nil otherwise.
+	Entries []dataset.Entry
 }
 
 // Len is the number of arrivals.

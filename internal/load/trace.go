@@ -10,6 +10,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/dataset"
 )
 
 // traceLine is one line of a trace file. Exactly one of the two fields
@@ -74,8 +76,14 @@ func parseTraceLine(b []byte) (time.Duration, error) {
 	return time.Duration(math.Round(ns)), nil
 }
 
+// TraceOffsets is the default trace format: JSONL of offsets.
+const TraceOffsets = "offsets"
+
 // traceSchedule loads cfg.TraceFile and cuts it at Count / Duration.
 func traceSchedule(cfg ScheduleConfig) (Schedule, error) {
+	if cfg.TraceFormat != "" && cfg.TraceFormat != TraceOffsets {
+		return lengthsSchedule(cfg)
+	}
 	f, err := os.Open(cfg.TraceFile)
 	if err != nil {
 		return Schedule{}, fmt.Errorf("schedule.trace_file: %w", err)
@@ -95,6 +103,36 @@ func traceSchedule(cfg ScheduleConfig) (Schedule, error) {
 	s := Schedule{Offsets: offs, Length: cfg.Duration}
 	if s.Length == 0 && len(offs) > 0 {
 		s.Length = offs[len(offs)-1]
+	}
+	return s, nil
+}
+
+// lengthsSchedule reads a trace with request lengths (dataset.ReadTrace)
+// and windows it: arrivals from TraceStart on, sped up, cut at Duration
+// (of replay time) and Count; each arrival keeps its entry.
+func lengthsSchedule(cfg ScheduleConfig) (Schedule, error) {
+	es, err := dataset.ReadTrace(cfg.TraceFile, cfg.TraceFormat)
+	if err != nil {
+		return Schedule{}, fmt.Errorf("schedule.trace_file: %w", err)
+	}
+	speed := cfg.Speedup
+	if speed <= 0 {
+		speed = 1
+	}
+	w := dataset.Window{Start: cfg.TraceStart, Duration: time.Duration(float64(cfg.Duration) * speed), Count: min(cfg.Count, MaxArrivals), Speedup: speed}
+	if cfg.Count == 0 {
+		w.Count = MaxArrivals
+	}
+	es = w.Apply(es)
+	if len(es) == 0 {
+		return Schedule{}, fmt.Errorf("schedule.trace_file %s: no requests from trace_start %v on", cfg.TraceFile, cfg.TraceStart)
+	}
+	s := Schedule{Offsets: make([]time.Duration, len(es)), Length: cfg.Duration, Entries: es}
+	for i, e := range es {
+		s.Offsets[i] = e.At
+	}
+	if s.Length == 0 {
+		s.Length = s.Offsets[len(s.Offsets)-1]
 	}
 	return s, nil
 }

@@ -83,3 +83,33 @@ func FuzzTrace(f *testing.F) {
 		}
 	})
 }
+
+// TestLengthsTrace: a trace with request lengths (trace_format) windows
+// by trace_start, speedup and count, and keeps each arrival's entry;
+// bad keys are named.
+func TestLengthsTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.jsonl")
+	var b strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&b, "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": 1}\n", 1000+i*100, 10+i)
+	}
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	s, err := NewSchedule(ScheduleConfig{Process: ProcessTrace, TraceFile: path, TraceFormat: "mooncake", TraceStart: 200 * time.Millisecond, Speedup: 2, Count: 5}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Len() != 5 || len(s.Entries) != 5 || s.Entries[0].Input != 12 || s.Offsets[4] != 200*time.Millisecond {
+		t.Errorf("schedule %v, entries %+v", s.Offsets, s.Entries)
+	}
+	for _, tc := range []struct {
+		cfg  ScheduleConfig
+		want string
+	}{
+		{ScheduleConfig{Process: ProcessTrace, TraceFile: path, TraceFormat: "parquet", Count: 1}, "schedule.trace_format \"parquet\""},
+		{ScheduleConfig{Process: ProcessTrace, TraceFile: path, TraceFormat: "azure", Speedup: -1, Count: 1}, "schedule.speedup"},
+	} {
+		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+}

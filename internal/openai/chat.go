@@ -32,12 +32,19 @@ type ChatRequest struct {
 	KeepText     bool // fill Result.Text with the answer
 	Header       http.Header
 	OnToken      func(at time.Time, text string)
+	// IgnoreEOS and MinTokens pin the output length on servers that take
+	// them (vLLM, SGLang, TensorRT-LLM: "ignore_eos": true, "min_tokens":
+	// N); zero values are not sent.
+	IgnoreEOS bool
+	MinTokens int
 }
 
 type chatBody struct {
 	Model         string         `json:"model"`
 	Messages      []Message      `json:"messages"`
 	MaxTokens     int            `json:"max_tokens,omitempty"`
+	MinTokens     int            `json:"min_tokens,omitempty"`
+	IgnoreEOS     bool           `json:"ignore_eos,omitempty"`
 	Stream        bool           `json:"stream,omitempty"`
 	StreamOptions *streamOptions `json:"stream_options,omitempty"`
 }
@@ -64,7 +71,8 @@ type completion struct {
 
 // Chat sends a chat completion and reads its answer (streamed or not).
 func (c *Client) Chat(ctx context.Context, req ChatRequest) (res Result) { // named: done (deferred) completes it
-	body := chatBody{Model: req.Model, Messages: req.Messages, MaxTokens: req.MaxTokens, Stream: req.Stream}
+	body := chatBody{Model: req.Model, Messages: req.Messages, MaxTokens: req.MaxTokens, Stream: req.Stream,
+		MinTokens: req.MinTokens, IgnoreEOS: req.IgnoreEOS}
 	if req.Stream && req.IncludeUsage {
 		body.StreamOptions = &streamOptions{IncludeUsage: true}
 	}

@@ -190,16 +190,21 @@ func newRetrieve(c Client, d Defaults, s dataflow.StageConfig) (dataflow.Operato
 }
 
 func newGenerate(c Client, d Defaults, s dataflow.StageConfig) (dataflow.Operator, error) {
-	p := newParams(s, "model", "max_tokens")
+	p := newParams(s, "model", "max_tokens", "ignore_eos", "min_tokens")
 	model := p.str("model", d.LLMModel)
 	maxTok := p.positive("max_tokens", max(d.MaxTokens, 1))
+	ignoreEOS := p.str("ignore_eos", "false") == "true" // pins the output length on a real server
+	minTok := 0
+	if _, ok := s.Params["min_tokens"]; ok {
+		minTok = p.positive("min_tokens", 1)
+	}
 	if p.err == nil && model == "" {
 		p.err = fmt.Errorf("stage %q: no LLM model (set param model)", s.Name)
 	}
 	o := &op{stage: s.Name, client: c}
 	o.call = func(ctx context.Context, in dataflow.Record, t *Txn) (openai.Result, error) {
 		res := c.Chat(ctx, openai.ChatRequest{Model: model, MaxTokens: maxTok, Stream: true, IncludeUsage: true,
-			Messages: Prompt(t), Header: header(in.Meta)})
+			Messages: Prompt(t), Header: header(in.Meta), IgnoreEOS: ignoreEOS, MinTokens: minTok})
 		return res, nil
 	}
 	return o, p.err

@@ -128,6 +128,8 @@ func TestStageParams(t *testing.T) {
 		{"embed model", dataflow.StageConfig{Name: "e", Operator: rag.OpEmbed, Params: map[string]string{"model": "m"}}, ""},
 		{"generate max_tokens", dataflow.StageConfig{Name: "g", Operator: rag.OpGenerate, Params: map[string]string{"max_tokens": "16"}}, ""},
 		{"bad max_tokens", dataflow.StageConfig{Name: "g", Operator: rag.OpGenerate, Params: map[string]string{"max_tokens": "0"}}, "max_tokens"},
+		{"generate output control", dataflow.StageConfig{Name: "g", Operator: rag.OpGenerate, Params: map[string]string{"ignore_eos": "true", "min_tokens": "16"}}, ""},
+		{"bad min_tokens", dataflow.StageConfig{Name: "g", Operator: rag.OpGenerate, Params: map[string]string{"min_tokens": "x"}}, "min_tokens"},
 		{"unknown param", dataflow.StageConfig{Name: "r", Operator: rag.OpRetrieve, Params: map[string]string{"top_k": "3"}}, `unknown param "top_k"`},
 		{"empty model", dataflow.StageConfig{Name: "e", Operator: rag.OpEmbed, Params: map[string]string{"model": ""}}, "no embedding model"},
 	}

@@ -69,6 +69,11 @@ func AppendRequest(dst []byte, r *Request) ([]byte, error) {
 	}
 	b = appendOptString(f.b, `,"note":`, r.Note)
 	b = appendOptString(b, `,"node":`, r.Node)
+	b = appendOptInt(b, `,"input_tokens":`, int64(r.InputTokens))
+	b = appendOptInt(b, `,"output_tokens":`, int64(r.OutputTokens))
+	b = appendOptInt(b, `,"prefix_group":`, int64(r.PrefixGroup))
+	b = appendOptString(b, `,"session":`, r.Session)
+	b = appendOptInt(b, `,"turn":`, int64(r.Turn))
 	return append(b, '}'), nil
 }
 

@@ -181,6 +181,19 @@ type Request struct {
 	// Node is the load-generating node that sent the request (a worker
 	// of --nodes N); empty when the run's own process sent it.
 	Node string `json:"node,omitempty"`
+	// InputTokens and OutputTokens are the intended lengths in tokens of
+	// the run's tokenizer (prompt_tokens and completion_tokens are what
+	// the server reported in usage): the prompt as synthesized (shared
+	// prefix and conversation included) and max_tokens.
+	InputTokens  int `json:"input_tokens,omitempty"`
+	OutputTokens int `json:"output_tokens,omitempty"`
+	// PrefixGroup is the shared system prompt the request started with
+	// (1-based; 0: none).
+	PrefixGroup int `json:"prefix_group,omitempty"`
+	// Session and Turn place a request in a multi-turn session (Turn
+	// counts from 1; 0: not a session).
+	Session string `json:"session,omitempty"`
+	Turn    int    `json:"turn,omitempty"`
 }
 
 // Unified is one row of unified_results.jsonl/.csv: field for field the

@@ -25,7 +25,7 @@ func runFigures(r *Run, prefix string) ([]*Figure, error) {
 		return nil, err
 	}
 	figs = append(figs, cdfs...)
-	for _, build := range []func(*Run, string) (*Figure, error){throughputFigure, p99Figure, groupBarFigure, scaleFrontierFigure} {
+	for _, build := range []func(*Run, string) (*Figure, error){throughputFigure, p99Figure, groupBarFigure, scaleFrontierFigure, turnFigure} {
 		f, err := build(r, prefix)
 		if err != nil {
 			return nil, err
@@ -182,6 +182,36 @@ func p99Figure(r *Run, prefix string) (*Figure, error) {
 	}
 	return &Figure{ID: prefix + "p99", Title: p.Title.Text, Plot: p,
 		Caption: fmt.Sprintf("p99 and p50 end-to-end latency of the requests completing in each %gs bin%s.", width, eventsNote(r.Events))}, nil
+}
+
+// turnFigure draws TTFT (p50, p99) and ITL (p50) by turn index of a
+// run's multi-turn sessions (nil without sessions).
+func turnFigure(r *Run, prefix string) (*Figure, error) {
+	if len(r.Turns) < 2 {
+		return nil, nil
+	}
+	var p50, p99, itl plotter.XYs
+	for _, s := range r.Turns {
+		if s.Count == 0 {
+			continue
+		}
+		x := float64(s.Turn)
+		p50, p99 = append(p50, plotter.XY{X: x, Y: s.TTFT.P50}), append(p99, plotter.XY{X: x, Y: s.TTFT.P99})
+		itl = append(itl, plotter.XY{X: x, Y: s.ITL.P50})
+	}
+	p := newPlot("Sessions: latency by turn", "turn of the session", "ms")
+	for i, l := range []struct {
+		name string
+		xys  plotter.XYs
+	}{{"TTFT p99", p99}, {"TTFT p50", p50}, {"ITL p50", itl}} {
+		if err := addLine(p, i, l.name, l.xys); err != nil {
+			return nil, err
+		}
+	}
+	p.X.Min, p.Y.Min = 0.5, 0
+	p.Y.Max = 1.3 * maxY(p99, p50, itl) // room for the legend above the lines
+	return &Figure{ID: prefix + "turns", Title: p.Title.Text, Plot: p,
+		Caption: "TTFT (from the intended send) and inter-token latency of the turns of multi-turn sessions by turn index: a turn carries the conversation so far, so what the prefix cache does not hold grows its prefill."}, nil
 }
 
 // groupBarFigure draws p99 E2E per summary group (per tenant for Q3).

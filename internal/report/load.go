@@ -10,6 +10,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/capture"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/traffic"
 )
 
 // maxProblems bounds the problems listed per run.
@@ -55,6 +56,9 @@ type Run struct {
 	Metrics  *capture.Timeline // nil without metrics.jsonl
 	Events   []Event           // drill events (events.jsonl), if any
 	Problems []string
+	// Turns are the multi-turn sessions' TTFT and ITL by turn index
+	// (empty without sessions).
+	Turns []traffic.TurnStat
 }
 
 // Label names the run in legends: its run id, or the directory.
@@ -101,13 +105,18 @@ func (r *Run) loadRequests(path string) {
 		intern[s] = s
 		return s
 	}
+	var turns []record.Request
 	err := record.ReadRequestsFile(path, func(_ int, q record.Request) {
 		if q.Kind == "stage" {
 			return // stages are inside their transaction's latency
 		}
+		if q.Turn > 0 {
+			turns = append(turns, q)
+		}
 		l := Labels{Type: in(q.Type), Tenant: in(q.Tenant), Priority: in(q.Priority), Phase: in(q.Phase)}
 		r.Samples = append(r.Samples, Sample{E2EMs: q.E2EMs, EndS: float64(q.EndNS) / 1e9, OK: q.OK, Labels: l})
 	})
+	r.Turns = traffic.TurnStats(turns)
 	if errors.Is(err, os.ErrNotExist) {
 		r.problem("requests.jsonl is missing: no latency figures")
 		return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/traffic"
 )
 
 func fixedNow() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
@@ -253,5 +254,21 @@ func TestReportSkipsAggregateDirs(t *testing.T) {
 	}
 	if _, err := Build(Config{Dirs: []string{agg}, Now: fixedNow}); err == nil {
 		t.Error("a report of aggregates only was accepted")
+	}
+}
+
+func TestTurnFigure(t *testing.T) {
+	r := &Run{Record: &record.Run{}, Turns: []traffic.TurnStat{
+		{Turn: 1, Count: 3, TTFT: record.Latency{P50: 40, P99: 50}, ITL: record.Latency{P50: 6}},
+		{Turn: 2, Count: 3, TTFT: record.Latency{P50: 70, P99: 80}, ITL: record.Latency{P50: 6}}}}
+	f, err := turnFigure(r, "")
+	if err != nil || f == nil || f.ID != "turns" {
+		t.Fatalf("figure %v, %v: want the turns", f, err)
+	}
+	if svg, err := f.Render("svg"); err != nil || !bytes.Contains(svg, []byte("TTFT p99")) {
+		t.Errorf("turns SVG (%v) lacks its lines", err)
+	}
+	if f, _ := turnFigure(&Run{Record: &record.Run{}}, ""); f != nil {
+		t.Error("a run without sessions got a turns figure")
 	}
 }

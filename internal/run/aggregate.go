@@ -47,5 +47,5 @@ func writeAggregate(w io.Writer, r runconfig.Resolved, results []Result) error {
 		presenter.Aggregate(w, a, false)
 	}
 	last := results[len(results)-1].Run
-	return record.AppendUnified(r.Shared.OutputDir, aggregate.AggregateRow(a, &last, shape(r), id))
+	return record.AppendUnified(r.Shared.OutputDir, aggregate.AggregateRow(a, &last, unifiedShape(r), id))
 }

@@ -36,7 +36,7 @@ func writeRecords(dir string, r runconfig.Resolved, run *record.Run, o workload.
 	if err := record.WriteFileAtomic(filepath.Join(dir, "bench.txt"), bench.Bytes()); err != nil {
 		return err
 	}
-	sh := shape(r)
+	sh := unifiedShape(r)
 	if err := record.AppendUnified(r.Shared.OutputDir, aggregate.Row(run, sh)); err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func writeRecords(dir string, r runconfig.Resolved, run *record.Run, o workload.
 	return nil
 }
 
-func shape(r runconfig.Resolved) aggregate.Shape {
+func unifiedShape(r runconfig.Resolved) aggregate.Shape {
 	return aggregate.Shape{Nodes: r.Shared.Nodes, Parallelism: r.Shared.Parallelism}
 }
 

@@ -18,8 +18,11 @@ import (
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/runconfig"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/tokenizer"
+	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -49,6 +52,38 @@ type Runner struct {
 	// the floor's own tests use it, to show a slower harness raises the
 	// floor by as much.
 	InjectDelay time.Duration
+	// synths are the prompt synthesizers built so far, by tokenizer spec
+	// (a tokenizer.json takes a second to load: once per command).
+	synths map[string]*shape.Synth
+}
+
+// synth returns the prompt synthesizer of the tokenizer spec names.
+func (rn *Runner) synth(spec string) (*shape.Synth, error) {
+	if spec == "" {
+		return shape.DefaultSynth(), nil
+	}
+	if s, ok := rn.synths[spec]; ok {
+		return s, nil
+	}
+	tok, err := tokenizer.Load(spec)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	s, err := shape.NewSynth(tok)
+	if err != nil {
+		return nil, err
+	}
+	if rn.synths == nil {
+		rn.synths = map[string]*shape.Synth{}
+	}
+	rn.synths[spec] = s
+	return s, nil
+}
+
+// prompts is synth for a spec already loaded by runOnce.
+func (rn *Runner) prompts(spec string) *shape.Synth {
+	s, _ := rn.synth(spec)
+	return s
 }
 
 // FleetStarter starts the load-generating nodes of a repetition against
@@ -112,7 +147,10 @@ func NewRunID(spec workload.Spec, backend string, rep int) string {
 
 // runOnce does repetition rep: target up, traffic, records, target down.
 func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
-	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload)}
+	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload), Tokenizer: r.Shared.Tokenizer}
+	if _, err := rn.synth(r.Shared.Tokenizer); err != nil {
+		return Result{}, err
+	}
 	if sd, ok := r.Workload.(workload.StackDefaults); ok {
 		opts.StackYAML = sd.StackYAML()
 	}
@@ -218,6 +256,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	var sent atomic.Int64
 	env := &workload.Env{Target: t, RunID: run.RunID, Dataflow: rn.Dataflow, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, FineGap: fineGap(r.Shared.Pacer), Log: rn.log(), Record: snk.Record, Load: fleet,
+		Prompts: rn.prompts(r.Shared.Tokenizer),
 		Sent: func() {
 			sent.Add(1)
 			if rn.InjectDelay > 0 {
@@ -229,6 +268,12 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	stop()
 	if serr := snk.close(); err == nil && serr != nil {
 		err = serr
+	}
+	if note := snk.output.Note(); note != "" {
+		outcome.Notes = append(outcome.Notes, note)
+	}
+	if t, ok := traffic.TurnTable(snk.sessions); ok { // TTFT and ITL by turn index
+		outcome.Result.Tables = append(outcome.Result.Tables, t)
 	}
 	return outcome, col, err
 }

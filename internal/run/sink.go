@@ -7,6 +7,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/summary"
+	"github.com/sagebench/sagebench/internal/traffic"
 )
 
 // sinkQueue is how many finished requests may wait for the sink; a full
@@ -37,7 +38,12 @@ type sink struct {
 	shut     bool
 	done     chan struct{}
 	err      error // the writer's first error, set by the loop
+	output   traffic.OutputCheck
+	sessions []record.Request // the turns of multi-turn sessions, for their section
 }
+
+// maxSessionRecords bounds the session turns kept for their section.
+const maxSessionRecords = 1 << 20
 
 func newSink(col *summary.Collector, w *record.RequestWriter) *sink {
 	s := &sink{col: col, w: w, recs: make(chan record.Request, sinkQueue), shutting: make(chan struct{}), done: make(chan struct{})}
@@ -68,6 +74,10 @@ func (s *sink) loop() {
 
 func (s *sink) add(r record.Request) {
 	s.col.Add(r)
+	s.output.Add(&r)
+	if r.Turn > 0 && len(s.sessions) < maxSessionRecords {
+		s.sessions = append(s.sessions, r)
+	}
 	if err := s.w.Write(r); err != nil && s.err == nil {
 		s.err = err
 	}

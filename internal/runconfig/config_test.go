@@ -214,8 +214,8 @@ func TestConfigHashIsPinned(t *testing.T) {
 	}{
 		{"Q1 full", q1.Spec(), false, "02bc52e4557851f53c486dfa26970489dcb6754e32a215aa12aa652a609ac5fd"},
 		{"Q1 quick", q1.Spec(), true, "295b4832a2af9172e09da7e4ef39f1d7109657cb613d8f7b5999a97dd925e2d1"},
-		{"Q2 full", q2.Spec(), false, "33e65a1bab7a31a4fad17aedffc92d88a4566e7536a060b927928651a2a2c1f7"},
-		{"Q2 quick", q2.Spec(), true, "690a5a711194b900ca42823df07bdb832f81805de09492bb7a9044c09a3b0e1a"},
+		{"Q2 full", q2.Spec(), false, "9d8b0c19d748b4d0a51ee34f38426f9e534c3490e7d59d2c11590d912b5ec425"},
+		{"Q2 quick", q2.Spec(), true, "9b57a6d9a90f3d77ce638db847e64501ef37351917050131850b8a7cbd5b9d67"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := DefaultShared()

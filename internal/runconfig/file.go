@@ -1,6 +1,7 @@
 package runconfig
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -213,4 +214,13 @@ func nodePath(mv *ast.MappingValueNode) string {
 func samePos(tk *token.Token, pos *token.Position) bool {
 	return tk != nil && tk.Position != nil && pos != nil &&
 		tk.Position.Line == pos.Line && tk.Position.Column == pos.Column
+}
+
+// Deprecated lists the deprecated keys the file uses, each with what to
+// write instead (one line each; none for a nil file).
+func (f *File) Deprecated() []string {
+	if f == nil || !bytes.Contains(f.src, []byte("prompt_words:")) {
+		return nil
+	}
+	return []string{f.Path + ": prompt_words is deprecated: it is read as input_tokens (a count of tokens now, not words) and goes away after this release; write input_tokens"}
 }

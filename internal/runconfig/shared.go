@@ -13,6 +13,7 @@ import (
 	"github.com/sagebench/sagebench/internal/ray"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Backends of the shared flag contract.
@@ -52,6 +53,10 @@ type Shared struct {
 	Pacer string `yaml:"pacer,omitempty" json:"pacer,omitempty"`
 	// Ray is the cluster of --backend ray (--ray-address or RAY_ADDRESS).
 	Ray ray.Config `yaml:"ray,omitempty" json:"ray,omitempty"`
+	// Tokenizer counts and synthesizes request lengths: cl100k_base (the
+	// default), o200k_base, or the path of a Hugging Face tokenizer.json
+	// (byte-level BPE). The embedded stack counts with it too.
+	Tokenizer string `yaml:"tokenizer,omitempty" json:"tokenizer,omitempty"`
 }
 
 // DefaultShared returns the defaults of the shared flag contract.
@@ -87,6 +92,9 @@ func (s Shared) Validate() error {
 	}
 	if _, err := load.FineGapOf(s.Pacer); err != nil {
 		return err
+	}
+	if err := tokenizer.Validate(s.Tokenizer); err != nil {
+		return fmt.Errorf("tokenizer: %w", err)
 	}
 	switch s.Backend {
 	case BackendSage:

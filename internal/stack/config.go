@@ -13,6 +13,7 @@ import (
 	"github.com/sagebench/sagebench/internal/stack/index"
 	"github.com/sagebench/sagebench/internal/stack/sched"
 	"github.com/sagebench/sagebench/internal/strictyaml"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Config describes a whole reference stack. Zero values take the defaults
@@ -29,6 +30,10 @@ type Config struct {
 	Health    HealthConfig   `yaml:"health"`
 	Admin     AdminConfig    `yaml:"admin"`
 	Metrics   MetricsConfig  `yaml:"metrics"`
+	// Tokenizer counts chat prompts in tokens: cl100k_base (empty, the
+	// default), o200k_base or a Hugging Face tokenizer.json path — the
+	// same as the harness's, so usage.prompt_tokens is what it intended.
+	Tokenizer string `yaml:"tokenizer,omitempty"`
 }
 
 // EngineConfig is one engine: a simulated profile (in-process, or a child
@@ -166,6 +171,9 @@ func (c Config) Validate() error {
 	var errs []error
 	fail := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if err := tokenizer.Validate(c.Tokenizer); err != nil {
+		fail("tokenizer", "%v", err)
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); c.Listen != "" && err != nil {
 		fail("listen", "%q is not host:port (%v)", c.Listen, err)

@@ -37,8 +37,12 @@ func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, 
 			return nil, fmt.Errorf("finding the sagebench binary for process engines: %w", err)
 		}
 	}
-	cmd := exec.Command(bin, "serve", "engine", "--profile", ec.Profile, "--kind", ec.Kind,
-		"--listen", listen, "--seed", strconv.FormatInt(seed, 10), "--id", ec.ID)
+	args := []string{"serve", "engine", "--profile", ec.Profile, "--kind", ec.Kind,
+		"--listen", listen, "--seed", strconv.FormatInt(seed, 10), "--id", ec.ID}
+	if opts.tokenizer != "" {
+		args = append(args, "--tokenizer", opts.tokenizer)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = opts.EngineStderr
 	// Own process group: a terminal Ctrl-C reaches only serve, which drains
 	// and then stops its children; Pdeathsig kills them if serve dies.

@@ -17,6 +17,7 @@ import (
 	"github.com/sagebench/sagebench/internal/stack/gateway"
 	"github.com/sagebench/sagebench/internal/stack/profile"
 	"github.com/sagebench/sagebench/internal/stack/sched"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Options are the process-level dependencies of a stack.
@@ -32,6 +33,8 @@ type Options struct {
 	Getenv func(string) string
 	// Catalog overrides the embedded profile catalog.
 	Catalog *profile.Catalog
+	// tokenizer is the config's, passed on to process engines.
+	tokenizer string
 }
 
 // Stack is a running reference stack.
@@ -58,6 +61,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
 		return nil, &ConfigError{Err: err}
 	}
 	opts = opts.withDefaults()
+	opts.tokenizer = cfg.Tokenizer // process engines count with it too
 	cat := opts.Catalog
 	if cat == nil {
 		var err error
@@ -113,6 +117,11 @@ func (s *Stack) startGateway(ctx context.Context, token string) error {
 		MaxTenantLabels: cfg.Metrics.MaxTenants, AdminToken: token,
 		Factory: s.factory, Registry: s.opts.Registry, Logger: s.opts.Logger,
 	}
+	tok, err := tokenizer.Load(cfg.Tokenizer)
+	if err != nil {
+		return &ConfigError{Err: fmt.Errorf("tokenizer: %w", err)}
+	}
+	gcfg.Tokenizer = tok
 	for i, ec := range cfg.Engines {
 		b, err := s.build(ctx, ec, cfg.Seed+int64(i)+1)
 		if errors.Is(err, profile.ErrUnknown) {

@@ -28,6 +28,9 @@ func EmbeddedStack(logger *slog.Logger) Starter {
 		}
 		cfg.Listen = "127.0.0.1:0"
 		cfg.Seed = spec.Seed
+		if cfg.Tokenizer == "" {
+			cfg.Tokenizer = spec.Tokenizer
+		}
 		s, err := stack.Start(ctx, cfg, stack.Options{Logger: logger, Getenv: withoutAdminToken(cfg.Admin.TokenEnv)})
 		if err != nil {
 			return "", nil, fmt.Errorf("embedded stack: %w", err)

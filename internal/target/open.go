@@ -39,6 +39,8 @@ type Options struct {
 	// one the target does not list makes Open fail with an
 	// *UnknownModelError before any traffic.
 	Models []string
+	// Tokenizer is the run's tokenizer spec, handed to the embedded stack.
+	Tokenizer string
 }
 
 // DefaultAdminTokenEnv is read for the admin token when AdminTokenEnv is empty.
@@ -55,13 +57,13 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{apiKey: key, http: &http.Client{Timeout: CheckTimeout, CheckRedirect: noRedirect}}
+	t := &Target{apiKey: key, http: &http.Client{Timeout: CheckTimeout, CheckRedirect: noRedirect}, output: cfg.outputControl()}
 	if cfg.IsEmbedded() {
 		start := opts.Start
 		if start == nil {
 			return nil, errors.New("the embedded reference stack is not in this build; use --target http://host:port")
 		}
-		base, stop, err := start(ctx, StackSpec{Path: cfg.StackConfig, YAML: opts.StackYAML, Seed: opts.Seed, Attach: t.attach})
+		base, stop, err := start(ctx, StackSpec{Path: cfg.StackConfig, YAML: opts.StackYAML, Seed: opts.Seed, Attach: t.attach, Tokenizer: opts.Tokenizer})
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded reference stack: %w", err)
 		}

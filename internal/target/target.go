@@ -41,6 +41,37 @@ type Config struct {
 	// StackConfig is a reference-stack YAML for the embedded target (empty:
 	// the workload's default stack).
 	StackConfig string `yaml:"stack_config,omitempty" json:"stack_config,omitempty"`
+	// OutputControl is how chat requests pin their output length:
+	// "vllm" sends ignore_eos: true and min_tokens = max_tokens (vLLM,
+	// SGLang, TensorRT-LLM), "ignore_eos" only the first, "none" neither
+	// (OpenAI's own API refuses both). Empty: vllm for a URL target, none
+	// for the embedded stack (its engines always generate max_tokens).
+	OutputControl string `yaml:"output_control,omitempty" json:"output_control,omitempty"`
+}
+
+// Output controls (Config.OutputControl).
+const (
+	OutputVLLM      = "vllm"
+	OutputIgnoreEOS = "ignore_eos"
+	OutputNone      = "none"
+)
+
+// OutputControl is what a chat request sends to pin its output length.
+type OutputControl struct {
+	IgnoreEOS bool // "ignore_eos": true
+	MinTokens bool // "min_tokens": max_tokens
+}
+
+// outputControl resolves c.OutputControl (validated).
+func (c Config) outputControl() OutputControl {
+	mode := c.OutputControl
+	if mode == "" {
+		mode = OutputVLLM
+		if c.IsEmbedded() {
+			mode = OutputNone
+		}
+	}
+	return OutputControl{IgnoreEOS: mode != OutputNone, MinTokens: mode == OutputVLLM}
 }
 
 // DefaultTimeout bounds one request when Config.Timeout is zero.
@@ -56,6 +87,11 @@ func (c Config) Validate() error {
 	}
 	if c.MaxConns < 0 || c.MaxBytesInFlight < 0 {
 		return errors.New("target.max_conns and target.max_bytes_in_flight must be ≥ 0 (0 = default)")
+	}
+	switch c.OutputControl {
+	case "", OutputVLLM, OutputIgnoreEOS, OutputNone:
+	default:
+		return fmt.Errorf("target.output_control %q: use vllm (ignore_eos + min_tokens), ignore_eos, or none", c.OutputControl)
 	}
 	if c.IsEmbedded() {
 		return nil
@@ -117,6 +153,9 @@ type StackSpec struct {
 	Path string // a `sagebench serve` stack YAML (Config.StackConfig); wins over YAML
 	YAML []byte // the workload's default stack YAML; empty: the stack's defaults
 	Seed int64  // seeds the simulated engines
+	// Tokenizer is the run's tokenizer spec, which the stack counts prompt
+	// tokens with unless its YAML names one.
+	Tokenizer string
 	// Attach, when set, receives the started stack's drill handle.
 	Attach func(Faults)
 }
@@ -137,6 +176,16 @@ type Target struct {
 	client   *openai.Client
 	stop     func(context.Context) error
 	faults   Faults // the embedded stack's drill handle (nil for a URL target)
+	output   OutputControl
+}
+
+// OutputControl says what chat requests send to pin their output length
+// (Config.OutputControl); the zero value for a Target not from Open.
+func (t *Target) OutputControl() OutputControl {
+	if t == nil {
+		return OutputControl{}
+	}
+	return t.output
 }
 
 // URL is the base URL (no trailing /v1).

@@ -81,6 +81,11 @@ func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan, s
 	if err := json.Unmarshal(plan.Spec, &spec); err != nil {
 		return load.Report{}, fmt.Errorf("phase %s: decoding its shapes: %w", plan.Phase, err)
 	}
+	if spec.Shapes.LLM.Model != "" { // compiled once here, not per request (a dataset is read once)
+		if err := spec.Shapes.LLM.Validate("llm"); err != nil {
+			return load.Report{}, fmt.Errorf("phase %s: its llm shape: %w", plan.Phase, err)
+		}
+	}
 	items := make([]Item, len(plan.Requests))
 	sched := load.Schedule{Offsets: make([]time.Duration, len(plan.Requests)), Length: plan.Span}
 	for i, r := range plan.Requests {
@@ -97,7 +102,7 @@ func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan, s
 		env.Sent()
 		r := plan.Requests[i]
 		rec := record.Request{ID: r.ID, Seq: r.Seq, Kind: "request", Phase: plan.Phase}
-		env.Record(spec.Shapes.Send(hctx, env, rec, items[i], start.Add(r.Offset), r.Deadline))
+		spec.Shapes.Do(hctx, env, rec, items[i], start.Add(r.Offset), r.Deadline, env.Record)
 	})
 	return rep, nil
 }

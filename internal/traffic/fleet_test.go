@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestPlanAndSendShard(t *testing.T) {
 	}
 	for i, r := range plan.Requests {
 		var it traffic.Item
-		if err := json.Unmarshal(r.Item, &it); err != nil || it != ph.Items[i] {
+		if err := json.Unmarshal(r.Item, &it); err != nil || !reflect.DeepEqual(it, ph.Items[i]) {
 			t.Errorf("request %d: item %+v (%v), want %+v", i, it, err, ph.Items[i])
 		}
 		if r.ID != fmt.Sprintf("ph-%05d", 7+i) || r.Seq != 7+i || r.Offset != ph.Schedule.Offsets[i] || r.Deadline != time.Second {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/shape"
 )
 
 // Weighted is a value drawn with a relative weight.
@@ -55,12 +56,20 @@ func ValidateWeights(key string, ws []Weighted, allowed []string) error {
 	return nil
 }
 
-// LLMShape is the shape of a Q's chat completions.
+// LLMShape is the shape of a Q's chat completions: the model, the token
+// shape (input_tokens, output_tokens, prefix, sessions; package shape)
+// and streaming.
 type LLMShape struct {
 	Model       string `yaml:"model" json:"model"`
-	MaxTokens   int    `yaml:"max_tokens" json:"max_tokens"`
-	PromptWords int    `yaml:"prompt_words" json:"prompt_words"`
-	Stream      bool   `yaml:"stream" json:"stream"`
+	shape.Shape `yaml:",inline"`
+	// MaxTokens is shorthand for output_tokens: N (fixed).
+	MaxTokens int `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
+	// PromptWords is the deprecated alias of input_tokens: N (fixed; the
+	// count is now in tokens, not words). It goes away after one release.
+	PromptWords int  `yaml:"prompt_words,omitempty" json:"prompt_words,omitempty"`
+	Stream      bool `yaml:"stream" json:"stream"`
+	// drawer is the compiled shape (Validate); nil until then.
+	drawer *shape.Drawer
 }
 
 // EmbedShape is the shape of a Q's embedding requests.

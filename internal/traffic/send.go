@@ -8,9 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataset"
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/shape"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -18,6 +21,18 @@ import (
 type Item struct {
 	Type, Tenant, Priority string
 	Text                   uint64 // seed of the request's text
+	// In and Out are an LLM request's intended input and output tokens,
+	// Group its prefix group (1-based; 0: none) and Turns its number of
+	// turns when it opens a session (LLMShape.Fill draws them; a zero In
+	// is drawn at send time).
+	In, Out, Group, Turns int `json:",omitempty"`
+	// Blocks are the prefix blocks of a trace request (Mooncake hash_ids),
+	// BlockTokens long each: requests naming the same blocks share them.
+	Blocks      []int64 `json:",omitempty"`
+	BlockTokens int     `json:",omitempty"`
+	// Entry is the dataset conversation the request replays (1-based;
+	// 0: a synthesized prompt).
+	Entry int `json:",omitempty"`
 }
 
 // Shapes are the request shapes Send uses for each type.
@@ -29,16 +44,15 @@ type Shapes struct {
 // Send performs one request of it's type with the protocol headers
 // (tenant, priority, type and, when deadline > 0, the SLO deadline) and
 // returns rec completed with the call's timing, status and usage. rec
-// carries the caller's identity fields (ID, Seq, Kind, Phase).
+// carries the caller's identity fields (ID, Seq, Kind, Phase). A session
+// item sends its first turn only: Do sends them all.
 func (s Shapes) Send(ctx context.Context, env *workload.Env, rec record.Request, it Item, intended time.Time, deadline time.Duration) record.Request {
 	hdr := protocolHeader(it, deadline)
 	rec.Type, rec.Tenant, rec.Priority = it.Type, it.Tenant, it.Priority
 	var res openai.Result
 	if it.Type == protocol.TypeLLM {
-		rec.Model = s.LLM.Model
-		res = env.Target.Client().Chat(ctx, openai.ChatRequest{Model: s.LLM.Model, MaxTokens: s.LLM.MaxTokens,
-			Messages: []openai.Message{{Role: "user", Content: Words(it.Text, s.LLM.PromptWords)}},
-			Stream:   s.LLM.Stream, IncludeUsage: s.LLM.Stream, Header: hdr})
+		req := s.chat(env, &rec, &it, hdr)
+		res = env.Target.Client().Chat(ctx, req)
 	} else {
 		rec.Model = s.Embedding.Model
 		in := make([]string, s.Embedding.Inputs)
@@ -49,6 +63,51 @@ func (s Shapes) Send(ctx context.Context, env *workload.Env, rec record.Request,
 	}
 	env.Fill(&rec, intended, &res)
 	return rec
+}
+
+// chat builds the first (or only) request of an LLM item: the prefix
+// group's system prompt, then a user prompt of it.In tokens.
+func (s Shapes) chat(env *workload.Env, rec *record.Request, it *Item, hdr http.Header) openai.ChatRequest {
+	if it.In == 0 {
+		s.LLM.setLengths(it, s.LLM.Drawer().Draw(it.Text))
+	}
+	synth := prompts(env)
+	user := userPrompt(synth, it)
+	if c := s.LLM.Drawer().Conversation(it.Entry); c != nil {
+		user, it.In = c.Turns[0].Text, measured(synth, c.Turns[0])
+	}
+	msgs := make([]openai.Message, 0, 2)
+	in := it.In
+	if it.Group > 0 && s.LLM.Prefix != nil {
+		msgs = append(msgs, openai.Message{Role: "system", Content: synth.Block(shape.GroupSeed(it.Group), s.LLM.Prefix.Tokens)})
+		in += s.LLM.Prefix.Tokens
+		rec.PrefixGroup = it.Group
+	}
+	msgs = append(msgs, openai.Message{Role: "user", Content: user})
+	rec.Model, rec.InputTokens, rec.OutputTokens = s.LLM.Model, in, it.Out
+	return s.chatRequest(env, msgs, it.Out, hdr)
+}
+
+// chatRequest is a chat completion of msgs generating out tokens, with
+// the target's output control (ignore_eos, min_tokens).
+func (s Shapes) chatRequest(env *workload.Env, msgs []openai.Message, out int, hdr http.Header) openai.ChatRequest {
+	req := openai.ChatRequest{Model: s.LLM.Model, MaxTokens: out, Messages: msgs,
+		Stream: s.LLM.Stream, IncludeUsage: s.LLM.Stream, Header: hdr}
+	ctl := env.Target.OutputControl()
+	req.IgnoreEOS = ctl.IgnoreEOS
+	if ctl.MinTokens {
+		req.MinTokens = out
+	}
+	return req
+}
+
+// prompts is the run's prompt synthesizer (env.Prompts), or the default
+// tokenizer's.
+func prompts(env *workload.Env) *shape.Synth {
+	if env.Prompts != nil {
+		return env.Prompts
+	}
+	return shape.DefaultSynth()
 }
 
 // Canonical forms of the protocol header names (TestCanonicalNames), so
@@ -92,4 +151,36 @@ func RequestID(phase string, seq int) string {
 	}
 	b.Write(d)
 	return b.String()
+}
+
+// userPrompt is the user message of it: its trace blocks (each the same
+// text wherever it appears) then fresh text, or a synthesized prompt,
+// it.In tokens in all.
+func userPrompt(synth *shape.Synth, it *Item) string {
+	if len(it.Blocks) == 0 || it.BlockTokens < 1 {
+		return synth.Prompt(it.Text, it.In)
+	}
+	var b strings.Builder
+	left := it.In
+	for _, id := range it.Blocks {
+		if left <= 0 {
+			break
+		}
+		n := min(left, it.BlockTokens)
+		b.WriteString(synth.Block(uint64(id), n))
+		left -= n
+	}
+	if left > 0 {
+		b.WriteString(synth.Prompt(it.Text, left))
+	}
+	return b.String()
+}
+
+// measured is a dataset turn's input length in the run's tokenizer (the
+// dataset was measured with the default one).
+func measured(synth *shape.Synth, t dataset.Turn) int {
+	if tok := synth.Tokenizer(); tok.Name() != tokenizer.DefaultName {
+		return tok.Count(t.Text)
+	}
+	return t.Input
 }

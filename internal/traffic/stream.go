@@ -82,9 +82,10 @@ func (p Phase) Run(ctx context.Context, env *workload.Env, seq0 int) summary.Pha
 			dl = p.Deadline(it)
 		}
 		rec := record.Request{ID: RequestID(p.Name, seq0+i), Seq: seq0 + i, Kind: "request", Phase: p.Name}
-		rec = p.Shapes.Send(hctx, env, rec, it, intended, dl)
-		rec.SLOMet = rec.OK && (p.SLOMet == nil || p.SLOMet(&rec))
-		env.Record(rec)
+		p.Shapes.Do(hctx, env, rec, it, intended, dl, func(rec record.Request) {
+			rec.SLOMet = rec.OK && (p.SLOMet == nil || p.SLOMet(&rec))
+			env.Record(rec)
+		})
 	})
 	return summary.Phase{Name: p.Name, Start: rep.Start.Sub(env.Start), End: rep.End.Sub(env.Start),
 		Scheduled: rep.Scheduled, ScheduleSpan: p.Schedule.Span(), Interrupted: rep.Interrupted}

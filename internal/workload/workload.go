@@ -9,6 +9,7 @@ import (
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
 )
@@ -118,6 +119,15 @@ type PlannedPhase struct {
 	Rate     float64       `json:"rate"` // req/s of the schedule
 	Span     time.Duration `json:"span"`
 	Mix      string        `json:"mix,omitempty"` // e.g. "llm 71, embedding 29"
+	// Tokens are the drawn input and output lengths of the phase's chat
+	// requests per class (a priority, a tenant), in tokens.
+	Tokens []TokenDist `json:"tokens,omitempty"`
+}
+
+// TokenDist is the distribution of one class's drawn lengths.
+type TokenDist struct {
+	Class         string `json:"class"`
+	Input, Output shape.Summary
 }
 
 // Env is what a workload gets for one repetition.
@@ -153,6 +163,9 @@ type Env struct {
 	// the nodes of --nodes N (sharded by request index) instead of this
 	// process; the records come back here. Nil: this process sends.
 	Load LoadFleet
+	// Prompts synthesizes prompts in the run's tokenizer (nil: the
+	// default tokenizer's, shape.DefaultSynth).
+	Prompts *shape.Synth
 }
 
 // DataflowStarter starts an engine for graph g whose operators reach the

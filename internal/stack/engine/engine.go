@@ -50,6 +50,16 @@ type ChatRequest struct {
 	Model     string
 	Prompt    string // the rendered conversation
 	MaxTokens int    // > 0; the engine stops at this many output tokens
+	// Messages are the conversation as sent (a remote engine forwards
+	// them); Tokens, when set, are the prompt's token IDs under the
+	// stack's tokenizer, which a simulated engine counts and caches by.
+	Messages []Message
+	Tokens   []int
+}
+
+// Message is one message of a conversation.
+type Message struct {
+	Role, Content string
 }
 
 // Token is one generated token.

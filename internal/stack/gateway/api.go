@@ -13,6 +13,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/protocol"
 
+	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/sched"
 )
 
@@ -89,26 +90,29 @@ func decodeError(err error) *apiError {
 	return badRequest("invalid_json", "malformed JSON: %v", err)
 }
 
-// renderPrompt flattens messages into the prompt an engine sees.
-func renderPrompt(msgs []chatMessage) (string, *apiError) {
+// renderPrompt flattens messages into the prompt an engine sees, and
+// returns them with their text.
+func renderPrompt(msgs []chatMessage) (string, []engine.Message, *apiError) {
 	if len(msgs) == 0 {
-		return "", badRequest("invalid_value", "field messages: must hold at least one message")
+		return "", nil, badRequest("invalid_value", "field messages: must hold at least one message")
 	}
 	var b strings.Builder
+	out := make([]engine.Message, len(msgs))
 	for i, m := range msgs {
 		if m.Role == "" {
-			return "", badRequest("invalid_value", "field messages[%d].role: required", i)
+			return "", nil, badRequest("invalid_value", "field messages[%d].role: required", i)
 		}
 		text, err := messageText(m.Content)
 		if err != nil {
-			return "", badRequest("invalid_type", "field messages[%d].content: %v", i, err)
+			return "", nil, badRequest("invalid_type", "field messages[%d].content: %v", i, err)
 		}
+		out[i] = engine.Message{Role: m.Role, Content: text}
 		b.WriteString(m.Role)
 		b.WriteString(": ")
 		b.WriteString(text)
 		b.WriteByte('\n')
 	}
-	return b.String(), nil
+	return b.String(), out, nil
 }
 
 func messageText(raw json.RawMessage) (string, error) {

@@ -72,10 +72,11 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request, c *call) {
 	u := gen.st.Usage()
 	g.met.tokens.WithLabelValues(gen.m.id, creq.Model, "prompt").Add(float64(u.PromptTokens))
 	g.met.tokens.WithLabelValues(gen.m.id, creq.Model, "completion").Add(float64(u.CompletionTokens))
+	g.met.countPrefix(gen.m.id, creq.Model, u.PromptTokens, u.CachedTokens)
 }
 
 func (g *Gateway) chatEngineRequest(req *chatRequest) (engine.ChatRequest, *apiError) {
-	prompt, aerr := renderPrompt(req.Messages)
+	prompt, msgs, aerr := renderPrompt(req.Messages)
 	if aerr != nil {
 		return engine.ChatRequest{}, aerr
 	}
@@ -87,7 +88,23 @@ func (g *Gateway) chatEngineRequest(req *chatRequest) (engine.ChatRequest, *apiE
 	if aerr != nil {
 		return engine.ChatRequest{}, aerr
 	}
-	return engine.ChatRequest{ID: g.ids.next("chatcmpl"), Model: model, Prompt: prompt, MaxTokens: n}, nil
+	return engine.ChatRequest{ID: g.ids.next("chatcmpl"), Model: model, Prompt: prompt, MaxTokens: n,
+		Messages: msgs, Tokens: g.encode(msgs)}, nil
+}
+
+// encode is the prompt's token IDs under the gateway's tokenizer: each
+// message's content in turn (no chat template), so that usage's
+// prompt_tokens is the sum of the contents' lengths. Nil without a
+// tokenizer (the engine counts its own way).
+func (g *Gateway) encode(msgs []engine.Message) []int {
+	if g.cfg.Tokenizer == nil {
+		return nil
+	}
+	var ids []int
+	for _, m := range msgs {
+		ids = append(ids, g.cfg.Tokenizer.Encode(m.Content)...)
+	}
+	return ids
 }
 
 func (g *Gateway) admit(tenant string, now time.Time) (func(), *apiError) {

@@ -26,7 +26,7 @@ func FuzzChatRequest(f *testing.F) {
 			}
 			return
 		}
-		if _, aerr := renderPrompt(req.Messages); aerr != nil && aerr.Status != 400 {
+		if _, _, aerr := renderPrompt(req.Messages); aerr != nil && aerr.Status != 400 {
 			t.Fatalf("render status %d", aerr.Status)
 		}
 		n, aerr := req.maxTokens(256, 1000)

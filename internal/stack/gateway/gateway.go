@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/sched"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Config tunes a Gateway. Zero fields take the defaults documented on them.
@@ -33,10 +34,13 @@ type Config struct {
 	MaxTenantLabels  int           // distinct tenant label values (default 16)
 	AdminToken       string        // bearer token for /admin/; "" = open
 	Retriever        Retriever     // /v1/retrieve; nil = 404
-	Factory          Factory       // builds engines for POST /admin/engines
-	Registry         *prometheus.Registry
-	Logger           *slog.Logger
-	Now              func() time.Time
+	// Tokenizer counts chat prompts in tokens for the engines (nil: each
+	// engine counts its own way).
+	Tokenizer tokenizer.Tokenizer
+	Factory   Factory // builds engines for POST /admin/engines
+	Registry  *prometheus.Registry
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // Factory builds an engine from an admin request.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -23,6 +24,29 @@ type metrics struct {
 	ejections *prometheus.CounterVec
 	sseWrites prometheus.Counter
 	tenants   tenantLabels
+	// prefixQueries and prefixHits count prompt tokens looked up in, and
+	// served by, the engines' prefix caches (usage cached_tokens), as
+	// vLLM's prefix_cache_queries/hits do; their totals make the ratio.
+	prefixQueries, prefixHits *prometheus.CounterVec
+	queried, hit              atomic.Int64
+}
+
+// countPrefix counts one finished chat's prompt and cached tokens.
+func (m *metrics) countPrefix(engineID, model string, prompt, cached int) {
+	m.prefixQueries.WithLabelValues(engineID, model).Add(float64(prompt))
+	m.prefixHits.WithLabelValues(engineID, model).Add(float64(cached))
+	m.queried.Add(int64(prompt))
+	m.hit.Add(int64(cached))
+}
+
+// hitRatio is the prefix-cache hit rate so far: cached ÷ prompt tokens
+// (0 before any prompt).
+func (m *metrics) hitRatio() float64 {
+	q := m.queried.Load()
+	if q == 0 {
+		return 0
+	}
+	return float64(m.hit.Load()) / float64(q)
 }
 
 func newMetrics(g *Gateway) (*metrics, error) {
@@ -55,8 +79,18 @@ func newMetrics(g *Gateway) (*metrics, error) {
 			Name: "sagebench_gateway_stream_writes_total", Help: "Writes (one flush each) of streamed chat completions: tokens due at the same instant share one.",
 		}),
 		tenants: tenantLabels{max: g.cfg.MaxTenantLabels, seen: map[string]struct{}{}},
+		prefixQueries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sagebench_gateway_prefix_cache_queries_total", Help: "Prompt tokens of finished chat completions, looked up in the engines' prefix caches.",
+		}, []string{"engine", "model"}),
+		prefixHits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sagebench_gateway_prefix_cache_hits_total", Help: "Prompt tokens served from the engines' prefix caches (usage cached_tokens).",
+		}, []string{"engine", "model"}),
 	}
-	cs := []prometheus.Collector{m.requests, m.duration, m.ttft, m.queueWait, m.tokens, m.retries, m.ejections, m.sseWrites, &poolCollector{g: g}}
+	ratio := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "sagebench_gateway_prefix_cache_hit_ratio", Help: "Prefix-cache hits ÷ queries in tokens since the start, over all engines.",
+	}, m.hitRatio)
+	cs := []prometheus.Collector{m.requests, m.duration, m.ttft, m.queueWait, m.tokens, m.retries, m.ejections, m.sseWrites, &poolCollector{g: g},
+		m.prefixQueries, m.prefixHits, ratio}
 	for _, c := range cs {
 		if err := g.cfg.Registry.Register(c); err != nil {
 			return nil, fmt.Errorf("registering gateway metrics (one registry per gateway): %w", err)

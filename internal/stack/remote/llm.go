@@ -42,14 +42,21 @@ type streamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
-// Generate starts a streamed completion. The prompt is sent as one user
-// message. It returns when the server has answered with its headers; the
+// Generate starts a streamed completion: the request's messages, or its
+// prompt as one user message. It returns when the server has answered with its headers; the
 // stream's requests end when ctx is done or the stream is closed.
 func (l *LLM) Generate(ctx context.Context, req engine.ChatRequest) (engine.Stream, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	l.running.Add(1)
+	msgs := []chatMessage{{Role: "user", Content: req.Prompt}}
+	if len(req.Messages) > 0 { // forwarded as sent, so the server counts what the client sent
+		msgs = make([]chatMessage, len(req.Messages))
+		for i, m := range req.Messages {
+			msgs[i] = chatMessage{Role: m.Role, Content: m.Content}
+		}
+	}
 	resp, err := l.post(ctx, "/v1/chat/completions", chatBody{
-		Model: l.cfg.Model, Messages: []chatMessage{{Role: "user", Content: req.Prompt}},
+		Model: l.cfg.Model, Messages: msgs,
 		MaxTokens: req.MaxTokens, Stream: true, StreamOptions: streamOptions{IncludeUsage: true},
 	}, true)
 	if err != nil {

@@ -124,10 +124,18 @@ func (e *LLM) newRequest(req engine.ChatRequest) *request {
 	if maxTokens <= 0 {
 		maxTokens = e.p.DefaultMaxTokens
 	}
-	prompt := max(CountTokens(req.Prompt), 1)
+	prompt := len(req.Tokens) // the stack's tokenizer's count, when the gateway gave one
+	if prompt == 0 {
+		prompt = CountTokens(req.Prompt)
+	}
+	prompt = max(prompt, 1)
 	r := &request{prompt: prompt, maxTokens: maxTokens, kv: e.p.KVTokens(prompt, maxTokens), arrived: e.clock.Now()}
 	if e.p.PrefixCache {
-		r.blocks = blockHashes(req.Prompt, e.p.KVBlockTokens)
+		if len(req.Tokens) > 0 {
+			r.blocks = blockHashesIDs(req.Tokens, e.p.KVBlockTokens)
+		} else {
+			r.blocks = blockHashes(req.Prompt, e.p.KVBlockTokens)
+		}
 	}
 	r.s = &stream{
 		e:      e,

@@ -19,6 +19,20 @@ func blockHashes(prompt string, blockTokens int) []uint64 {
 	return out
 }
 
+// blockHashesIDs is blockHashes over token IDs.
+func blockHashesIDs(ids []int, blockTokens int) []uint64 {
+	out := make([]uint64, 0, len(ids)/blockTokens)
+	h := uint64(fnvOffset)
+	for i, id := range ids {
+		h ^= uint64(id)
+		h *= fnvPrime
+		if (i+1)%blockTokens == 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // prefixCache is an LRU set of prompt-block hashes bounded to the engine's
 // KV pages. Cached blocks are counted as a speed-up only: admission still
 // reserves a request's full KV (a conservative simplification of vLLM,

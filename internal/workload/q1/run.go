@@ -20,6 +20,7 @@ import (
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/summary"
+	"github.com/sagebench/sagebench/internal/target"
 )
 
 // q1 is Q1 PipelineChain: each transaction runs embed → retrieve →
@@ -94,6 +95,26 @@ func (c *Config) stageParams(s dataflow.StageConfig) map[string]string {
 		set("max_tokens", strconv.Itoa(c.LLM.MaxTokens))
 	}
 	return p
+}
+
+// outputControl writes the target's output control into the generate
+// stages' params (ignore_eos, min_tokens = max_tokens) unless the graph
+// sets them: a real server then generates the answer length Q1 intends.
+func outputControl(g dataflow.Graph, ctl target.OutputControl) dataflow.Graph {
+	for i, s := range g.Stages {
+		if s.Operator != rag.OpGenerate {
+			continue
+		}
+		p := maps.Clone(s.Params)
+		if _, ok := p["ignore_eos"]; !ok && ctl.IgnoreEOS {
+			p["ignore_eos"] = "true"
+		}
+		if _, ok := p["min_tokens"]; !ok && ctl.MinTokens {
+			p["min_tokens"] = p["max_tokens"]
+		}
+		g.Stages[i].Params = p
+	}
+	return g
 }
 
 // stageParallelism is the number of workers stage s gets in g.
@@ -208,7 +229,7 @@ type q1Txn struct {
 }
 
 func newQ1Run(ctx context.Context, cfg *Config, env *workload.Env, client rag.Client, ix *corpus.Corpus, n int) (*q1Run, error) {
-	r := &q1Run{cfg: cfg, env: env, graph: cfg.deployGraph(env.Parallelism), ix: ix,
+	r := &q1Run{cfg: cfg, env: env, graph: outputControl(cfg.deployGraph(env.Parallelism), env.Target.OutputControl()), ix: ix,
 		queries: ix.Queries(n, cfg.QueryWords, env.Seed), txns: make([]q1Txn, n), stop: func() ([]string, error) { return nil, nil }}
 	r.stats = newQ1Stats(r.graph, env.Target.IsEmbedded(), ix, cfg.TopK)
 	if env.Dataflow != nil { // --nodes: the operators run on the workers

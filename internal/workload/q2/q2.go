@@ -8,6 +8,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -57,6 +58,9 @@ type Class struct {
 	Priority string  `yaml:"priority" json:"priority"`
 	Weight   float64 `yaml:"weight" json:"weight"`
 	SLO      SLO     `yaml:"slo" json:"slo"`
+	// LLM, when set, gives the class its own input_tokens and
+	// output_tokens (default: the llm block's).
+	LLM *shape.Shape `yaml:"llm,omitempty" json:"llm,omitempty"`
 }
 
 // SLO are a class's service-level objectives. A request meets its SLO
@@ -85,13 +89,13 @@ func Default(quick bool) *Config {
 			{Priority: protocol.PriorityNormal, Weight: 0.6, SLO: SLO{LLMTTFT: 2 * time.Second, LLME2E: 10 * time.Second, EmbeddingE2E: time.Second}},
 			{Priority: protocol.PriorityBackground, Weight: 0.3, SLO: SLO{LLME2E: 30 * time.Second, EmbeddingE2E: 5 * time.Second}},
 		},
-		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 128, PromptWords: 256, Stream: true},
+		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", Shape: shape.Of(256, 128), Stream: true},
 		Embedding: traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 4, Words: 64},
 		Stack:     traffic.Pool{LLMEngines: 2, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
 	}
 	if quick {
 		c.Schedule.Rate, c.Schedule.Count, c.Rounds = 26, 150, 1
-		c.LLM.MaxTokens, c.LLM.PromptWords = 32, 64
+		c.LLM.Shape = shape.Of(64, 32)
 		c.Embedding.Inputs, c.Embedding.Words = 2, 32
 		c.Stack.LLMEngines, c.Stack.LLMSlots = 1, 3
 	}
@@ -159,6 +163,9 @@ func (c *Config) validateShapes() error {
 		return errors.New("q2.max_in_flight must be ≥ 0 (0 = unlimited)")
 	}
 	for _, k := range c.Classes {
+		if err := c.LLM.ValidateClass("q2.classes."+k.Priority+".llm", k.LLM); c.LLMRatio > 0 && err != nil {
+			return err
+		}
 		if !traffic.SLOBoundOK(k.SLO.LLMTTFT) || !traffic.SLOBoundOK(k.SLO.LLME2E) || !traffic.SLOBoundOK(k.SLO.EmbeddingE2E) {
 			return fmt.Errorf("q2.classes: %s slo bounds must be between 0 (no bound) and %v (the X-SLO-Deadline-Ms limit)", k.Priority, protocol.MaxDeadline)
 		}

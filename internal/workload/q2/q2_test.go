@@ -51,8 +51,8 @@ func TestQ2QuickShrinksEveryKnob(t *testing.T) {
 	}{
 		{"schedule.count", float64(full.Schedule.Count), float64(quick.Schedule.Count)},
 		{"schedule.rate", full.Schedule.Rate, quick.Schedule.Rate},
-		{"llm.max_tokens", float64(full.LLM.MaxTokens), float64(quick.LLM.MaxTokens)},
-		{"llm.prompt_words", float64(full.LLM.PromptWords), float64(quick.LLM.PromptWords)},
+		{"llm.output_tokens", float64(full.LLM.OutputTokens.Value), float64(quick.LLM.OutputTokens.Value)},
+		{"llm.input_tokens", float64(full.LLM.InputTokens.Value), float64(quick.LLM.InputTokens.Value)},
 		{"embedding.inputs", float64(full.Embedding.Inputs), float64(quick.Embedding.Inputs)},
 		{"embedding.words", float64(full.Embedding.Words), float64(quick.Embedding.Words)},
 		{"rounds", float64(full.Rounds), float64(quick.Rounds)},

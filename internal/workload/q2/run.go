@@ -40,6 +40,10 @@ func drawMix(c *Config, seed int64, n int) []traffic.Item {
 		}
 		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, c.Tenants), Priority: traffic.Pick(rng, prios), Text: rng.Uint64()}
 	}
+	for _, k := range c.Classes { // each class's lengths: its own or the llm block's
+		ls := c.LLM.With(k.LLM)
+		ls.FillIf(items, func(it traffic.Item) bool { return it.Priority == k.Priority })
+	}
 	return items
 }
 
@@ -50,17 +54,20 @@ func (q *q2) Plan(seed int64) (workload.Plan, error) {
 		return workload.Plan{}, fmt.Errorf("q2.%w", err)
 	}
 	llm := 0
-	for _, it := range drawMix(q.cfg, seed, s.Len()) {
+	mix := drawMix(q.cfg, seed, s.Len())
+	traffic.FillTrace(mix, s, q.cfg.LLM.BlockTokens)
+	for _, it := range mix {
 		if it.Type == protocol.TypeLLM {
 			llm++
 		}
 	}
+	tokens := traffic.TokenPlan(mix, q.cfg.LLM.PrefixTokens(), func(it traffic.Item) string { return it.Priority })
 	var p workload.Plan
 	for r := range q.cfg.Rounds {
 		for _, pol := range q.cfg.Policies {
 			p.Phases = append(p.Phases, workload.PlannedPhase{Name: phaseName(pol, r, q.cfg.Rounds), Process: q.cfg.Schedule.Process,
 				Requests: s.Len(), Rate: s.Rate(), Span: s.Span(),
-				Mix: fmt.Sprintf("llm %d, embedding %d", llm, s.Len()-llm)})
+				Mix: fmt.Sprintf("llm %d, embedding %d", llm, s.Len()-llm), Tokens: tokens})
 		}
 	}
 	if q.cfg.Rounds > 1 {
@@ -94,6 +101,7 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 			return workload.Outcome{}, fmt.Errorf("q2.%w", err)
 		}
 		mix := drawMix(q.cfg, roundSeed(env.Seed, round), sched.Len())
+		traffic.FillTrace(mix, sched, q.cfg.LLM.BlockTokens)
 		for _, policy := range q.cfg.Policies {
 			if ctx.Err() != nil {
 				return q.outcome(out, ran, kept.View(), env), nil
@@ -139,14 +147,15 @@ func (q *q2) runPhase(ctx context.Context, env *workload.Env, phase string, seq0
 	}
 	rep := d.Run(ctx, s, func(hctx context.Context, i int, intended time.Time) {
 		env.Sent()
-		env.Record(q.send(hctx, env, phase, seq0+i, mix[i], intended))
+		q.send(hctx, env, phase, seq0+i, mix[i], intended, env.Record)
 	})
 	return summary.Phase{Name: phase, Start: rep.Start.Sub(env.Start), End: rep.End.Sub(env.Start),
 		Scheduled: rep.Scheduled, ScheduleSpan: s.Span(), Interrupted: rep.Interrupted}
 }
 
-// send performs one request and returns its record.
-func (q *q2) send(ctx context.Context, env *workload.Env, phase string, seq int, it traffic.Item, intended time.Time) record.Request {
+// send performs one request (every turn of a session) and hands each
+// record to emit.
+func (q *q2) send(ctx context.Context, env *workload.Env, phase string, seq int, it traffic.Item, intended time.Time, emit func(record.Request)) {
 	c := q.cfg
 	slo := c.class(it.Priority).SLO
 	deadline := slo.EmbeddingE2E
@@ -154,9 +163,10 @@ func (q *q2) send(ctx context.Context, env *workload.Env, phase string, seq int,
 		deadline = slo.LLME2E
 	}
 	rec := record.Request{ID: traffic.RequestID(phase, seq), Seq: seq, Kind: "request", Phase: phase}
-	rec = traffic.Shapes{LLM: c.LLM, Embedding: c.Embedding}.Send(ctx, env, rec, it, intended, deadline)
-	rec.SLOMet = rec.OK && sloMet(&rec, slo)
-	return rec
+	traffic.Shapes{LLM: c.LLM, Embedding: c.Embedding}.Do(ctx, env, rec, it, intended, deadline, func(rec record.Request) {
+		rec.SLOMet = rec.OK && sloMet(&rec, slo)
+		emit(rec)
+	})
 }
 
 func sloMet(r *record.Request, slo SLO) bool {

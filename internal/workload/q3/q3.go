@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -57,6 +58,9 @@ type Victim struct {
 	Tenant   string  `yaml:"tenant" json:"tenant"`
 	Rate     float64 `yaml:"rate" json:"rate"`
 	Priority string  `yaml:"priority" json:"priority"`
+	// LLM, when set, gives the victim its own input_tokens and
+	// output_tokens (default: the llm block's).
+	LLM *shape.Shape `yaml:"llm,omitempty" json:"llm,omitempty"`
 }
 
 // Aggressor is the batch tenant: a ramp from Rate to RampTo over the
@@ -68,6 +72,9 @@ type Aggressor struct {
 	RampTo        float64 `yaml:"ramp_to" json:"ramp_to"`
 	Priority      string  `yaml:"priority" json:"priority"`
 	MaxConcurrent int     `yaml:"max_concurrent" json:"max_concurrent"`
+	// LLM, when set, gives the aggressor its own lengths (batch work
+	// often has longer prompts and outputs).
+	LLM *shape.Shape `yaml:"llm,omitempty" json:"llm,omitempty"`
 }
 
 // SLO bounds of the victim's chats.
@@ -86,14 +93,14 @@ func Default(quick bool) *Config {
 		Aggressor: Aggressor{Tenant: "aggressor", Rate: 2, RampTo: 40, Priority: protocol.PriorityNormal, MaxConcurrent: 48},
 		Alone:     30 * time.Second, Contended: 60 * time.Second,
 		Policies: []string{protocol.PolicyFIFO, protocol.PolicyFairShare},
-		LLM:      traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 128, PromptWords: 256, Stream: true},
+		LLM:      traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", Shape: shape.Of(256, 128), Stream: true},
 		SLO:      SLO{TTFT: time.Second, E2E: 5 * time.Second},
 		Stack:    traffic.Pool{LLMEngines: 2, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
 	}
 	if quick {
 		c.Victim.Rate, c.Aggressor.RampTo, c.Aggressor.MaxConcurrent = 5, 30, 12
 		c.Alone, c.Contended = 5*time.Second, 8*time.Second
-		c.LLM.MaxTokens, c.LLM.PromptWords = 32, 64
+		c.LLM.Shape = shape.Of(64, 32)
 		c.SLO = SLO{TTFT: 500 * time.Millisecond, E2E: 2 * time.Second}
 		c.Stack.LLMEngines, c.Stack.LLMSlots = 1, 4
 	}
@@ -118,6 +125,10 @@ func (c *Config) Validate() error {
 		return errors.New("q3.alone and q3.contended must be > 0")
 	case c.LLM.Validate("q3.llm") != nil:
 		return c.LLM.Validate("q3.llm")
+	case c.LLM.ValidateClass("q3.victim.llm", c.Victim.LLM) != nil:
+		return c.LLM.ValidateClass("q3.victim.llm", c.Victim.LLM)
+	case c.LLM.ValidateClass("q3.aggressor.llm", c.Aggressor.LLM) != nil:
+		return c.LLM.ValidateClass("q3.aggressor.llm", c.Aggressor.LLM)
 	case !traffic.SLOBoundOK(c.SLO.TTFT) || !traffic.SLOBoundOK(c.SLO.E2E):
 		return fmt.Errorf("q3.slo: bounds must be between 0 (no bound) and %v", protocol.MaxDeadline)
 	}

@@ -43,17 +43,19 @@ func (q *q3) draw(seed int64) (plan, error) {
 		return plan{}, fmt.Errorf("q3.aggressor: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5133))
-	items := func(n int, tenant, prio string) []traffic.Item {
+	victim, aggressor := c.LLM.With(c.Victim.LLM), c.LLM.With(c.Aggressor.LLM)
+	items := func(n int, tenant, prio string, ls *traffic.LLMShape) []traffic.Item {
 		out := make([]traffic.Item, n)
 		for i := range out {
 			out[i] = traffic.Item{Type: protocol.TypeLLM, Tenant: tenant, Priority: prio, Text: rng.Uint64()}
 		}
+		ls.Fill(out)
 		return out
 	}
-	p := plan{alone: va, aloneItems: items(va.Len(), c.Victim.Tenant, c.Victim.Priority)}
+	p := plan{alone: va, aloneItems: items(va.Len(), c.Victim.Tenant, c.Victim.Priority, &victim)}
 	p.contended, p.contendedItems = traffic.Merge(
-		traffic.Stream{Schedule: vc, Items: items(vc.Len(), c.Victim.Tenant, c.Victim.Priority)},
-		traffic.Stream{Schedule: ag, Items: items(ag.Len(), c.Aggressor.Tenant, c.Aggressor.Priority)})
+		traffic.Stream{Schedule: vc, Items: items(vc.Len(), c.Victim.Tenant, c.Victim.Priority, &victim)},
+		traffic.Stream{Schedule: ag, Items: items(ag.Len(), c.Aggressor.Tenant, c.Aggressor.Priority, &aggressor)})
 	return p, nil
 }
 
@@ -73,12 +75,15 @@ func (q *q3) Plan(seed int64) (workload.Plan, error) {
 	for _, pol := range q.cfg.Policies {
 		wp.Phases = append(wp.Phases,
 			workload.PlannedPhase{Name: pol + "." + phaseAlone, Process: load.ProcessPoisson, Requests: p.alone.Len(), Rate: p.alone.Rate(), Span: p.alone.Span(),
-				Mix: fmt.Sprintf("%s %d", q.cfg.Victim.Tenant, p.alone.Len())},
+				Mix: fmt.Sprintf("%s %d", q.cfg.Victim.Tenant, p.alone.Len()), Tokens: traffic.TokenPlan(p.aloneItems, q.cfg.LLM.PrefixTokens(), byTenant)},
 			workload.PlannedPhase{Name: pol + "." + phaseContended, Process: "poisson+ramp", Requests: p.contended.Len(), Rate: p.contended.Rate(), Span: p.contended.Span(),
-				Mix: fmt.Sprintf("%s %d, %s %d (ramp %.0f→%.0f req/s)", q.cfg.Victim.Tenant, p.contended.Len()-agg, q.cfg.Aggressor.Tenant, agg, q.cfg.Aggressor.Rate, q.cfg.Aggressor.RampTo)})
+				Mix:    fmt.Sprintf("%s %d, %s %d (ramp %.0f→%.0f req/s)", q.cfg.Victim.Tenant, p.contended.Len()-agg, q.cfg.Aggressor.Tenant, agg, q.cfg.Aggressor.Rate, q.cfg.Aggressor.RampTo),
+				Tokens: traffic.TokenPlan(p.contendedItems, q.cfg.LLM.PrefixTokens(), byTenant)})
 	}
 	return wp, nil
 }
+
+func byTenant(it traffic.Item) string { return it.Tenant }
 
 // Run sends, per policy, the victim alone and then beside the aggressor.
 func (q *q3) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -73,13 +74,13 @@ func Default(quick bool) *Config {
 		Scales: []int{1, 2, 4}, Probe: 10 * time.Second, StartRate: 4, Growth: 2, Precision: 0.1, MaxProbes: 10,
 		MaxDriverLag: 100 * time.Millisecond,
 		SLO:          SLO{TTFT: time.Second, E2E: 5 * time.Second, MinSuccess: 0.99},
-		LLM:          traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 128, PromptWords: 256, Stream: true},
+		LLM:          traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", Shape: shape.Of(256, 128), Stream: true},
 		Stack:        traffic.Pool{LLMEngines: 1, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
 	}
 	if quick {
 		c.Scales, c.Probe, c.MaxProbes, c.Precision = []int{1, 2}, 2*time.Second, 5, 0.25
 		c.SLO.TTFT, c.SLO.E2E = 500*time.Millisecond, 2*time.Second
-		c.LLM.MaxTokens, c.LLM.PromptWords = 32, 64
+		c.LLM.Shape = shape.Of(64, 32)
 		c.Stack.LLMSlots = 2
 	}
 	return c

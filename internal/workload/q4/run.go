@@ -30,6 +30,14 @@ func (q *q4) Plan(seed int64) (workload.Plan, error) {
 			Requests: int(rate * c.Probe.Seconds()), Rate: rate, Span: c.Probe * time.Duration(c.MaxProbes),
 			Mix: fmt.Sprintf("%s; up to %d probes of %v, ramp ×%g then bisection to %g", start, c.MaxProbes, c.Probe, c.Growth, c.Precision)})
 	}
+	sample := make([]traffic.Item, 1000) // the shape, fixed during the search, on a sample
+	for i := range sample {
+		sample[i] = traffic.Item{Type: protocol.TypeLLM, Text: uint64(seed)*1_000_003 + uint64(i)}
+	}
+	c.LLM.Fill(sample)
+	if len(p.Phases) > 0 {
+		p.Phases[0].Tokens = traffic.TokenPlan(sample, c.LLM.PrefixTokens(), nil)
+	}
 	p.Notes = append(p.Notes, "probe count and rates depend on the target: the span is the most the search may send per scale")
 	return p, nil
 }
@@ -125,6 +133,8 @@ func (s *searcher) probe(engines int, rate float64) (Probe, bool) {
 	for i := range items {
 		items[i] = traffic.Item{Type: protocol.TypeLLM, Tenant: "tenant-a", Priority: protocol.PriorityNormal, Text: rng.Uint64()}
 	}
+	c.LLM.Fill(items) // the same shape at every rate and scale of the search
+	traffic.FillTrace(items, sched, c.LLM.BlockTokens)
 	var mine reqset.Set
 	inner := *s.env
 	inner.Record = func(r record.Request) { mine.Add(r); s.env.Record(r) }

@@ -128,6 +128,7 @@ func (q *q5) capacity() (details, error) {
 	}
 	d := details{Capacity: map[string]float64{}}
 	total, killed := 0.0, 0.0
+	in, out := q.cfg.Load.LLM.Mean(1000) // the shape's mean lengths
 	for _, e := range q.cfg.Pool {
 		if e.Kind != "llm" {
 			continue
@@ -136,8 +137,8 @@ func (q *q5) capacity() (details, error) {
 		if err != nil {
 			return details{}, fmt.Errorf("q5.pool %s: %w", e.ID, err)
 		}
-		seqs := max(min(p.MaxNumSeqs, p.KVCacheTokens/max(p.KVTokens(q.cfg.Load.LLM.PromptWords, q.cfg.Load.LLM.MaxTokens), 1)), 1)
-		c := float64(seqs) / p.StepTime(seqs).Seconds() / float64(q.cfg.Load.LLM.MaxTokens)
+		seqs := max(min(p.MaxNumSeqs, p.KVCacheTokens/max(p.KVTokens(int(in), int(out)), 1)), 1)
+		c := float64(seqs) / p.StepTime(seqs).Seconds() / max(out, 1)
 		d.Capacity[e.ID] = c
 		total += c
 		for _, ev := range q.cfg.Drill.Events {

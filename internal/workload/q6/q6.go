@@ -22,6 +22,7 @@ import (
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/series"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -44,8 +45,12 @@ type Config struct {
 	Policies  []string            `yaml:"policies" json:"policies"`
 	HighShare float64             `yaml:"high_share" json:"high_share"` // fraction sent as priority high; the rest low
 	LLM       traffic.LLMShape    `yaml:"llm" json:"llm"`
-	High      SLO                 `yaml:"high_slo" json:"high_slo"`
-	Low       SLO                 `yaml:"low_slo" json:"low_slo"`
+	// HighLLM and LowLLM, when set, give a class its own input_tokens
+	// and output_tokens (default: the llm block's).
+	HighLLM *shape.Shape `yaml:"high_llm,omitempty" json:"high_llm,omitempty"`
+	LowLLM  *shape.Shape `yaml:"low_llm,omitempty" json:"low_llm,omitempty"`
+	High    SLO          `yaml:"high_slo" json:"high_slo"`
+	Low     SLO          `yaml:"low_slo" json:"low_slo"`
 	// Series windows the records for the recovery after each burst: the
 	// TTFT p99 of all requests back within low_slo.ttft for Hold.
 	Series      series.Config `yaml:"series" json:"series"`
@@ -73,7 +78,7 @@ func Default(quick bool) *Config {
 			BurstLength: 5 * time.Second, BurstPeriod: 30 * time.Second, Duration: 90 * time.Second},
 		Policies:  []string{protocol.PolicyFIFO, protocol.PolicyPriority, protocol.PolicySLOAware},
 		HighShare: 0.2,
-		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 64, PromptWords: 128, Stream: true},
+		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", Shape: shape.Of(128, 64), Stream: true},
 		High:      SLO{TTFT: time.Second, E2E: 3 * time.Second},
 		Low:       SLO{TTFT: 5 * time.Second, E2E: 15 * time.Second},
 		Series:    series.Config{Width: 2 * time.Second, Step: 500 * time.Millisecond},
@@ -83,7 +88,7 @@ func Default(quick bool) *Config {
 	if quick {
 		c.Schedule.Rate, c.Schedule.BurstRate = 4, 32
 		c.Schedule.BurstLength, c.Schedule.BurstPeriod, c.Schedule.Duration = time.Second, 5*time.Second, 10*time.Second
-		c.LLM.MaxTokens, c.LLM.PromptWords = 32, 64
+		c.LLM.Shape = shape.Of(64, 32)
 		c.High, c.Low = SLO{TTFT: 500 * time.Millisecond, E2E: 2 * time.Second}, SLO{TTFT: 2 * time.Second, E2E: 8 * time.Second}
 		c.Series, c.Hold = series.Config{Width: time.Second, Step: 250 * time.Millisecond}, time.Second
 		c.Stack.LLMEngines, c.Stack.LLMSlots = 1, 4
@@ -103,6 +108,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("q6.high_share %v: must be in [0,1]", c.HighShare)
 	case c.LLM.Validate("q6.llm") != nil:
 		return c.LLM.Validate("q6.llm")
+	case c.LLM.ValidateClass("q6.high_llm", c.HighLLM) != nil:
+		return c.LLM.ValidateClass("q6.high_llm", c.HighLLM)
+	case c.LLM.ValidateClass("q6.low_llm", c.LowLLM) != nil:
+		return c.LLM.ValidateClass("q6.low_llm", c.LowLLM)
 	case !traffic.SLOBoundOK(c.High.TTFT) || !traffic.SLOBoundOK(c.High.E2E) || !traffic.SLOBoundOK(c.Low.TTFT) || !traffic.SLOBoundOK(c.Low.E2E):
 		return fmt.Errorf("q6.high_slo, q6.low_slo: bounds must be between 0 (no bound) and %v", protocol.MaxDeadline)
 	case c.Hold <= 0:

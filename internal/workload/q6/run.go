@@ -32,6 +32,10 @@ func (q *q6) draw(seed int64) (load.Schedule, []traffic.Item, error) {
 		}
 		items[i] = traffic.Item{Type: protocol.TypeLLM, Tenant: "tenant-a", Priority: p, Text: rng.Uint64()}
 	}
+	high, low := q.cfg.LLM.With(q.cfg.HighLLM), q.cfg.LLM.With(q.cfg.LowLLM)
+	high.FillIf(items, func(it traffic.Item) bool { return it.Priority == protocol.PriorityHigh })
+	low.FillIf(items, func(it traffic.Item) bool { return it.Priority != protocol.PriorityHigh })
+	traffic.FillTrace(items, s, q.cfg.LLM.BlockTokens)
 	return s, items, nil
 }
 
@@ -50,7 +54,8 @@ func (q *q6) Plan(seed int64) (workload.Plan, error) {
 	var p workload.Plan
 	for _, pol := range q.cfg.Policies {
 		p.Phases = append(p.Phases, workload.PlannedPhase{Name: pol, Process: load.ProcessOnOff, Requests: s.Len(),
-			Rate: s.Rate(), Span: s.Span(), Mix: fmt.Sprintf("llm high %d, low %d", high, len(items)-high)})
+			Rate: s.Rate(), Span: s.Span(), Mix: fmt.Sprintf("llm high %d, low %d", high, len(items)-high),
+			Tokens: traffic.TokenPlan(items, q.cfg.LLM.PrefixTokens(), func(it traffic.Item) string { return it.Priority })})
 	}
 	sc := q.cfg.Schedule
 	p.Notes = append(p.Notes, fmt.Sprintf("bursts of %v at %.0f req/s every %v over a %.0f req/s base; %d bursts per policy",

@@ -1,0 +1,192 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sagebench/sagebench/internal/tokenizer"
+)
+
+// Prompt dataset formats.
+const (
+	ShareGPT = "sharegpt"
+	Prompts  = "prompts" // JSONL {"prompt": "…"}
+)
+
+// PromptFormats lists the formats ReadPrompts takes.
+func PromptFormats() []string { return []string{ShareGPT, Prompts} }
+
+// Turn is one exchange of a conversation: the user's text, its length,
+// and the length of the reference answer (0: none in the dataset).
+type Turn struct {
+	Text          string
+	Input, Output int
+}
+
+// Conversation is one dataset record: one turn (a prompt) or several
+// (a ShareGPT conversation: each human message and the reply after it).
+type Conversation struct {
+	Turns []Turn
+}
+
+// MaxConversations bounds what ReadPrompts keeps (ShareGPT's V3 file has
+// ~94,000); the rest of a larger file is not read.
+const MaxConversations = 200_000
+
+// ReadPrompts reads a prompt dataset, measuring every text with tok.
+// Records with no usable first turn (ShareGPT's empty or gpt-first
+// conversations) are skipped, as vLLM's bench does; a malformed file is
+// an *Error.
+func ReadPrompts(path, format string, tok tokenizer.Tokenizer) ([]Conversation, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParsePrompts(f, path, format, tok)
+}
+
+// ParsePrompts is ReadPrompts over r.
+func ParsePrompts(r io.Reader, name, format string, tok tokenizer.Tokenizer) ([]Conversation, error) {
+	var cs []Conversation
+	var err error
+	switch format {
+	case ShareGPT:
+		cs, err = parseShareGPT(r, name, tok)
+	case Prompts:
+		cs, err = parseJSONLPrompts(r, name, tok)
+	default:
+		return nil, fmt.Errorf("dataset format %q: use %s", format, strings.Join(PromptFormats(), ", "))
+	}
+	if err == nil && len(cs) == 0 {
+		err = fmt.Errorf("%s: the dataset has no usable prompts", name)
+	}
+	return cs, err
+}
+
+type promptLine struct {
+	Prompt       *string `json:"prompt"`
+	OutputTokens int     `json:"output_tokens"`
+}
+
+func parseJSONLPrompts(r io.Reader, name string, tok tokenizer.Tokenizer) ([]Conversation, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var cs []Conversation
+	for line := 1; sc.Scan() && len(cs) < MaxConversations; line++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var p promptLine
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, &Error{File: name, Line: line, Err: fmt.Errorf("not a JSON object like {\"prompt\": \"…\"}: %v", err)}
+		}
+		if p.Prompt == nil || *p.Prompt == "" {
+			return nil, &Error{File: name, Line: line, Field: "prompt", Err: errors.New("missing or empty")}
+		}
+		if err := checkLength(p.OutputTokens, 0); err != nil {
+			return nil, &Error{File: name, Line: line, Field: "output_tokens", Err: err}
+		}
+		cs = append(cs, Conversation{Turns: []Turn{{Text: *p.Prompt, Input: tok.Count(*p.Prompt), Output: p.OutputTokens}}})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w (lines are limited to %d bytes)", name, err, maxLine)
+	}
+	return cs, nil
+}
+
+type shareGPTRecord struct {
+	Conversations []struct {
+		From  string `json:"from"`
+		Value string `json:"value"`
+	} `json:"conversations"`
+}
+
+// parseShareGPT streams the JSON array: one conversation at a time.
+func parseShareGPT(r io.Reader, name string, tok tokenizer.Tokenizer) ([]Conversation, error) {
+	lc := &lineCounter{r: r}
+	dec := json.NewDecoder(lc)
+	bad := func(field string, err error) error {
+		return &Error{File: name, Line: lc.line(dec.InputOffset()), Field: field, Err: err}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, bad("", errors.New("a ShareGPT file is a JSON array of {\"conversations\": [{\"from\", \"value\"}, …]}"))
+	}
+	var cs []Conversation
+	for i := 0; dec.More() && len(cs) < MaxConversations; i++ {
+		var rec shareGPTRecord
+		if err := dec.Decode(&rec); err != nil {
+			return nil, bad(fmt.Sprintf("[%d]", i), err)
+		}
+		var c Conversation
+		for k, m := range rec.Conversations {
+			switch m.From {
+			case "human", "user":
+				c.Turns = append(c.Turns, Turn{Text: m.Value, Input: tok.Count(m.Value)})
+			case "gpt", "assistant", "chatgpt", "bard", "bing":
+				if n := len(c.Turns); n > 0 && c.Turns[n-1].Output == 0 {
+					c.Turns[n-1].Output = tok.Count(m.Value)
+				}
+			case "system":
+			default:
+				return nil, bad(fmt.Sprintf("[%d].conversations[%d].from", i, k), fmt.Errorf("%q is not human, gpt or system", m.From))
+			}
+		}
+		for len(c.Turns) > 0 && c.Turns[len(c.Turns)-1].Input == 0 {
+			c.Turns = c.Turns[:len(c.Turns)-1]
+		}
+		if len(c.Turns) > 0 && c.Turns[0].Input > 0 {
+			cs = append(cs, c)
+		}
+	}
+	return cs, nil
+}
+
+// lineCounter counts the newlines read through it, so an offset into
+// the stream can be named by its line. It keeps the offsets of the last
+// newlines only (the decoder reports offsets close behind the read
+// position), so a large file costs no memory per line.
+type lineCounter struct {
+	r        io.Reader
+	off      int64
+	dropped  int     // newlines before newlines[0]
+	newlines []int64 // offsets of the most recent newlines
+}
+
+// keptNewlines bounds lineCounter.newlines.
+const keptNewlines = 1 << 16
+
+func (l *lineCounter) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i, c := range p[:n] {
+		if c == '\n' {
+			if len(l.newlines) == keptNewlines {
+				half := keptNewlines / 2
+				l.dropped += half
+				l.newlines = append(l.newlines[:0], l.newlines[half:]...)
+			}
+			l.newlines = append(l.newlines, l.off+int64(i))
+		}
+	}
+	l.off += int64(n)
+	return n, err
+}
+
+// line is the 1-based line holding byte offset off.
+func (l *lineCounter) line(off int64) int {
+	n := 1 + l.dropped
+	for _, nl := range l.newlines {
+		if nl >= off {
+			break
+		}
+		n++
+	}
+	return n
+}

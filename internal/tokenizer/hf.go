@@ -1,0 +1,244 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// maxHFBytes bounds a tokenizer.json (Llama 3's is 9 MB, Qwen 3's 11 MB).
+const maxHFBytes = 64 << 20
+
+// HF is a Hugging Face tokenizer.json of the byte-level BPE family: an
+// optional NFC normalizer, pre-tokenizers Split (Isolated or Removed) and
+// ByteLevel in a Sequence, a BPE model (merges, ignore_merges), and the
+// added tokens, which are matched in the text before anything else. The
+// post-processor (BOS/EOS) and decoder play no part: counts are of the
+// text alone.
+type HF struct{ core }
+
+var _ Tokenizer = (*HF)(nil)
+
+// core is what both kinds share: added tokens, an optional NFC
+// normalizer, regex pre-tokenizers and a word encoder, with a bounded
+// memo of encoded pre-tokens (prompts repeat words).
+type core struct {
+	name  string
+	nfc   bool
+	pre   []preStep
+	word  func(piece string) []int
+	added addedTokens
+	mu    sync.Mutex
+	memo  map[string][]int
+}
+
+// maxMemo bounds the per-pre-token memo; it is emptied when full.
+const maxMemo = 1 << 16
+
+// UnsupportedError names what a tokenizer.json uses that HF cannot
+// reproduce faithfully.
+type UnsupportedError struct {
+	File, What string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%s: %s is not supported; sagebench loads byte-level BPE tokenizers (GPT-2, Llama 3, Qwen 2/3, DeepSeek V3 …) — use %s or %s otherwise",
+		e.File, e.What, CL100K, O200K)
+}
+
+type hfFile struct {
+	AddedTokens  []hfAdded    `json:"added_tokens"`
+	Normalizer   *hfComponent `json:"normalizer"`
+	PreTokenizer *hfComponent `json:"pre_tokenizer"`
+	Model        hfModel      `json:"model"`
+}
+
+type hfAdded struct {
+	ID      int    `json:"id"`
+	Content string `json:"content"`
+}
+
+// hfComponent is a normalizer or pre-tokenizer node.
+type hfComponent struct {
+	Type           string            `json:"type"`
+	Normalizers    []hfComponent     `json:"normalizers"`
+	Pretokenizers  []hfComponent     `json:"pretokenizers"`
+	Pattern        map[string]string `json:"pattern"`
+	Behavior       string            `json:"behavior"`
+	Invert         bool              `json:"invert"`
+	AddPrefixSpace bool              `json:"add_prefix_space"`
+	UseRegex       *bool             `json:"use_regex"`
+}
+
+type hfModel struct {
+	Type         string          `json:"type"`
+	Vocab        map[string]int  `json:"vocab"`
+	Merges       json.RawMessage `json:"merges"`
+	IgnoreMerges bool            `json:"ignore_merges"`
+	ByteFallback bool            `json:"byte_fallback"`
+	UnkToken     *string         `json:"unk_token"`
+	Prefix       *string         `json:"continuing_subword_prefix"`
+	Suffix       *string         `json:"end_of_word_suffix"`
+	Dropout      *float64        `json:"dropout"`
+}
+
+// LoadHF reads a Hugging Face tokenizer.json of the byte-level BPE family.
+// Anything else is an *UnsupportedError naming the component.
+func LoadHF(path string) (*HF, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxHFBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
+	}
+	if len(b) > maxHFBytes {
+		return nil, fmt.Errorf("tokenizer %s: larger than %d bytes; is it a tokenizer.json?", path, maxHFBytes)
+	}
+	return ParseHF(filepath.Base(path), b)
+}
+
+// ParseHF builds an HF tokenizer from the bytes of a tokenizer.json;
+// name labels it (Name returns "hf:"+name).
+func ParseHF(name string, b []byte) (*HF, error) {
+	var f hfFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("tokenizer %s: decoding tokenizer.json: %w", name, err)
+	}
+	t := &HF{core{name: "hf:" + name, memo: map[string][]int{}}}
+	var err error
+	if t.nfc, err = normalizer(name, f.Normalizer); err != nil {
+		return nil, err
+	}
+	if t.pre, err = preSteps(name, f.PreTokenizer); err != nil {
+		return nil, err
+	}
+	bpe, err := newBPE(name, &f.Model)
+	if err != nil {
+		return nil, err
+	}
+	t.word = bpe.encode
+	t.added = newAddedTokens(f.AddedTokens)
+	return t, nil
+}
+
+func normalizer(file string, c *hfComponent) (nfc bool, err error) {
+	if c == nil {
+		return false, nil
+	}
+	switch c.Type {
+	case "NFC":
+		return true, nil
+	case "Sequence":
+		for i := range c.Normalizers {
+			n, err := normalizer(file, &c.Normalizers[i])
+			if err != nil {
+				return false, err
+			}
+			nfc = nfc || n
+		}
+		return nfc, nil
+	}
+	return false, &UnsupportedError{File: file, What: fmt.Sprintf("normalizer %q", c.Type)}
+}
+
+func (t *core) Name() string { return t.name }
+
+func (t *core) Count(text string) int { return len(t.Encode(text)) }
+
+// Encode returns the IDs of text: added tokens first, then per remaining
+// segment the normalizer, the pre-tokenizers and the word encoder.
+func (t *core) Encode(text string) []int {
+	var out []int
+	t.added.split(text, func(seg string, id int) {
+		if id >= 0 {
+			out = append(out, id)
+			return
+		}
+		if t.nfc {
+			seg = norm.NFC.String(seg)
+		}
+		for _, piece := range pretokenize(t.pre, seg) {
+			out = append(out, t.encodeWord(piece)...)
+		}
+	})
+	return out
+}
+
+// encodeWord is the encoding of one pre-token, memoized.
+func (t *core) encodeWord(piece string) []int {
+	t.mu.Lock()
+	ids, ok := t.memo[piece]
+	t.mu.Unlock()
+	if ok {
+		return ids
+	}
+	ids = t.word(piece)
+	if len(piece) > 256 { // long runs are rare: not worth a memo slot
+		return ids
+	}
+	t.mu.Lock()
+	if len(t.memo) >= maxMemo {
+		clear(t.memo)
+	}
+	t.memo[piece] = ids
+	t.mu.Unlock()
+	return ids
+}
+
+// addedTokens matches added tokens in text, longest first at each
+// position; only positions whose byte starts some token are tried.
+type addedTokens struct {
+	first [256]bool
+	byLen []hfAdded // longest first
+}
+
+func newAddedTokens(list []hfAdded) addedTokens {
+	var a addedTokens
+	for _, t := range list {
+		if t.Content == "" {
+			continue
+		}
+		a.first[t.Content[0]] = true
+		a.byLen = append(a.byLen, t)
+	}
+	for i := 1; i < len(a.byLen); i++ { // insertion sort by length, descending
+		for j := i; j > 0 && len(a.byLen[j].Content) > len(a.byLen[j-1].Content); j-- {
+			a.byLen[j], a.byLen[j-1] = a.byLen[j-1], a.byLen[j]
+		}
+	}
+	return a
+}
+
+// split calls fn with the segments of text between added tokens (id −1)
+// and with each added token (its id).
+func (a *addedTokens) split(text string, fn func(seg string, id int)) {
+	start := 0
+	for i := 0; i < len(text); i++ {
+		if !a.first[text[i]] {
+			continue
+		}
+		for _, t := range a.byLen {
+			if strings.HasPrefix(text[i:], t.Content) {
+				if i > start {
+					fn(text[start:i], -1)
+				}
+				fn(t.Content, t.ID)
+				start = i + len(t.Content)
+				i = start - 1
+				break
+			}
+		}
+	}
+	if start < len(text) {
+		fn(text[start:], -1)
+	}
+}
