@@ -59,7 +59,7 @@ model instead (one worker per 8 MiB).`,
 	f.StringVar(&o.auto, "auto", micro.AutoProbe, "how workers=auto resolves: probe (measure this machine once, cached) or fallback (the constant model)")
 	f.StringVar(&o.cache, "machine-cache", "", "file the probe is cached in (default: the user cache directory's sagebench/fedavg-machine.json; off: no cache)")
 	f.StringVar(&o.names, "names", micro.NamesSagebench, "naming scheme: sagebench, or mohawk for the FedAvg matrix under the Sovereign-Mohawk contract's names (BenchmarkAggregateParallel/clients512_dim8192/workersAuto)")
-	cmd.AddCommand(newMicroReportCmd())
+	cmd.AddCommand(newMicroReportCmd(), newMicroProbeCmd())
 	return cmd
 }
 
