@@ -68,9 +68,10 @@ done:
 // rows are read at a stride of the dimension (a multiple of 4 KiB in the
 // micro matrix), so they share one L1 set, and the hardware prefetchers
 // keep fewer lines in flight than for one stream; the explicit prefetch
-// took FedAvg from 1.31–1.42 to 1.15–1.17 times the memory floor at 16 MiB
-// (one worker, minimum of 40 interleaved trials, docs/micro.md). Prefetches
-// past the end of a row never fault.
+// took FedAvg from 1.25–1.44 to 1.15–1.19 times the memory floor at 16 MiB
+// (one worker, minimum of interleaved trials, docs/micro.md), and made no
+// difference at 8 MiB and below. Prefetches past the end of a row never
+// fault.
 TEXT ·add8AVX512(SB), NOSPLIT, $0-32
 	MOVQ acc+0(FP), AX
 	MOVQ u+8(FP), BX

@@ -9,9 +9,10 @@ import (
 // Pacer names how a run's drivers wait for their arrivals (the run's
 // pacer key and --pacer flag).
 const (
-	// PacerEfficient waits on the runtime timer for arrivals less than
-	// DefaultFineGap after the previous one, and precisely for the rest:
-	// the default, cheapest at thousands of arrivals a second.
+	// PacerEfficient waits on the runtime timer, with a kernel-timer
+	// backstop within DefaultSlack, for arrivals less than DefaultFineGap
+	// after the previous one, and precisely for the rest: the default,
+	// cheapest at thousands of arrivals a second.
 	PacerEfficient = "efficient"
 	// PacerPrecise waits precisely for every arrival: lower schedule lag
 	// at high rates for more CPU per request (docs/load.md).
