@@ -244,13 +244,7 @@ func aggregateTable(w io.Writer, agg, floor map[string]*stats) int {
 	for _, c := range aggClients {
 		for _, d := range aggDims {
 			shape := fmt.Sprintf("clients=%d/dim=%d", c, d)
-			bestW, best := 0, (*stats)(nil)
-			for _, wk := range aggWorkers[:len(aggWorkers)-1] {
-				st := agg[fmt.Sprintf("%s/workers=%d", shape, wk)]
-				if st != nil && len(st.ns) > 0 && (best == nil || median(st.ns) < median(best.ns)) {
-					bestW, best = wk, st
-				}
-			}
+			bestW, best := bestFixed(agg, shape)
 			if best == nil {
 				continue
 			}
