@@ -23,10 +23,10 @@ const (
 // floorGoalShapes are the shapes GoalBestOverFloor is judged on.
 var floorGoalShapes = [][2]int{{512, 8192}, {256, 8192}}
 
-// WriteGoals reads Go benchmark output and prints one line per goal and
-// shape with the measured ratio (medians of the repetitions), the goal
-// and PASS, FAIL or "not measured" (a case missing from the input). It
-// returns how many lines failed.
+// WriteGoals reads Go benchmark output and prints the probes its runs
+// used, then one line per goal and shape with the measured ratio (medians
+// of the repetitions), the goal and PASS, FAIL or "not measured" (a case
+// missing from the input). It returns how many lines failed.
 func WriteGoals(w io.Writer, in io.Reader, file string) (failed int, err error) {
 	b, err := io.ReadAll(in)
 	if err != nil {
@@ -41,6 +41,7 @@ func WriteGoals(w io.Writer, in io.Reader, file string) (failed int, err error) 
 		return 0, ErrNoResults
 	}
 	ew := &errWriter{w: w}
+	writeProbeNotes(ew, b)
 	for _, c := range aggClients {
 		for _, d := range aggDims {
 			failed += autoGoal(ew, agg, c, d)
