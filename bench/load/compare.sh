@@ -6,17 +6,22 @@
 # Tools are interleaved and their order rotated every repetition; the load
 # average is printed before and after. Everything binds 127.0.0.1.
 #
-#   bench/load/compare.sh                      # RATES="2000 5000 8000", REPS=3, DUR=5
+#   bench/load/compare.sh                      # RATES="5000 10000", REPS=3, DUR=5
 #   RATES="2000 5000 8000 10000 12000" REPS=3 bench/load/compare.sh
 #   PACER=precise RATES=5000 bench/load/compare.sh   # sagebench run --pacer precise
+#   BASE_BIN=/tmp/sagebench-old bench/load/compare.sh # adds that build as "sagebench-base", interleaved
 #
 # Per run it prints one JSON line (tool, rate, delivered %, schedule-lag
 # p50/p99/max in µs, cpu_s and CPU µs per request); at the end a table of
-# medians and the highest rate each tool sustains (lag p99 ≤ 5 ms and
-# delivered ≥ 99 %).
+# medians, the highest rate each tool sustains (lag p99 ≤ 5 ms and
+# delivered ≥ 99 %) and the driver's goals with PASS/FAIL (issue 29): at
+# 5,000 req/s sagebench run's schedule-lag p99 ≤ 1.0 ms and CPU per request
+# ≤ 1.10× vegeta's in the same run; at 10,000 req/s ≥ 99.9 % delivered and
+# lag p99 ≤ 2 ms. Speed goals need a quiet machine: the load average is
+# printed before and after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-RATES=${RATES:-"2000 5000 8000"}
+RATES=${RATES:-"5000 10000"}
 REPS=${REPS:-3}
 DUR=${DUR:-5}
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -46,7 +51,10 @@ c=[l for l in open(sys.argv[1]) if l.startswith("cpu_s=")]; m["cpu_s"]=float(c[-
 m["cpu_us_per_req"]=round(m["cpu_s"]*1e6/max(m["sent"],1),1) if m["cpu_s"] is not None else None
 print(json.dumps(m))' "$TMP/cpu"; }
 
-run_sagebench() { # rate
+run_sagebench() { run_binary "$TMP/sagebench" sagebench-run "$1"; }
+run_base() { run_binary "$BASE_BIN" sagebench-base "$1"; }
+run_binary() { # binary tool rate
+  local bin=$1 tool=$2; shift 2
   cat > "$TMP/q2.yaml" <<YAML
 q2:
   schedule: {process: constant, rate: $1, duration: ${DUR}s, count: 0}
@@ -56,10 +64,10 @@ q2:
   embedding: {model: bench-embed, inputs: 1, words: 4}
 YAML
   rm -rf "$TMP/out"
-  "$TMP/loadbench" cpu -- "$TMP/sagebench" run -e Q2 -c "$TMP/q2.yaml" --target "$URL" --output-dir "$TMP/out" ${PACER:+--pacer "$PACER"} \
+  "$TMP/loadbench" cpu -- "$bin" run -e Q2 -c "$TMP/q2.yaml" --target "$URL" --output-dir "$TMP/out" ${PACER:+--pacer "$PACER"} \
     > "$TMP/run.log" 2> "$TMP/cpu" || true
   local dir; dir=$(ls -d "$TMP"/out/q2/*/ | head -1)
-  "$TMP/loadbench" run-lag -dir "$dir" -rate "$1" -duration "${DUR}s" | python3 -c '
+  "$TMP/loadbench" run-lag -dir "$dir" -rate "$1" -duration "${DUR}s" -tool "$tool" | python3 -c '
 import json,sys; m=json.loads(sys.stdin.read())
 c=[l for l in open(sys.argv[1]) if l.startswith("cpu_s=")]; m["cpu_s"]=float(c[-1][6:])
 m["cpu_us_per_req"]=round(m["cpu_s"]*1e6/max(m["sent"],1),1); print(json.dumps(m))' "$TMP/cpu"
@@ -76,16 +84,18 @@ m["cpu_us_per_req"]=round(m["cpu_s"]*1e6/max(m["sent"],1),1); print(json.dumps(m
 }
 
 TOOLS=(sagebench bare vegeta)
+[ -n "${BASE_BIN:-}" ] && TOOLS+=(base)
+NT=${#TOOLS[@]}
 for rep in $(seq "$REPS"); do
   for r in $RATES; do
-    for k in 0 1 2; do
-      t=${TOOLS[$(( (k + rep) % 3 ))]}
+    for k in $(seq 0 $((NT - 1))); do
+      t=${TOOLS[$(( (k + rep) % NT ))]}
       "run_$t" "$r" | tee -a "$TMP/all.jsonl"
     done
   done
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-python3 - "$TMP/all.jsonl" <<'PY'
+PACER=${PACER:-} python3 - "$TMP/all.jsonl" <<'PY'
 import json, sys, statistics as st
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 groups = {}
@@ -102,4 +112,26 @@ for t in sorted({k[0] for k in groups}):
     print("highest sustained rate (median lag p99 <= 5 ms, delivered >= 99 %%): %-14s %s" % (t, best.get(t, "none")))
 if best.get("sagebench-run") and best.get("vegeta"):
     print("ratio sagebench-run / vegeta: %.2f" % (best["sagebench-run"] / best["vegeta"]))
+
+import os
+pacer = os.environ.get("PACER") or "default"
+def goal(name, value, limit, unit, ok):
+    name = "%s (pacer %s)" % (name, pacer)
+    if value is None:
+        print("goal %s: not measured (goal %s)" % (name, limit))
+    else:
+        print("goal %s: %s (goal %s) %s" % (name, unit % value, limit, "PASS" if ok(value) else "FAIL"))
+med = lambda tool, rate, k: (st.median(x[k] for x in groups[(tool, rate)] if x.get(k) is not None)
+                            if (tool, rate) in groups else None)
+for tool in ("sagebench-run", "sagebench-base"):
+    if not any(k[0] == tool for k in groups):
+        continue
+    who = "" if tool == "sagebench-run" else " [%s]" % tool
+    lag5 = med(tool, 5000, "lag_p99_us")
+    cpu5, veg5 = med(tool, 5000, "cpu_us_per_req"), med("vegeta", 5000, "cpu_us_per_req")
+    goal("5000/s lag p99" + who, None if lag5 is None else lag5 / 1000, "<= 1.0 ms", "%.2f ms", lambda v: v <= 1.0)
+    goal("5000/s cpu/request %s / vegeta" % tool, cpu5 / veg5 if cpu5 and veg5 else None, "<= 1.10", "%.2f", lambda v: v <= 1.10)
+    dl10, lag10 = med(tool, 10000, "delivered_pct"), med(tool, 10000, "lag_p99_us")
+    goal("10000/s delivered" + who, dl10, ">= 99.9 %", "%.2f %%", lambda v: v >= 99.9)
+    goal("10000/s lag p99" + who, None if lag10 is None else lag10 / 1000, "<= 2.0 ms", "%.2f ms", lambda v: v <= 2.0)
 PY

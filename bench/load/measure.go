@@ -25,6 +25,9 @@ func drive(args []string) error {
 	dur := fs.Duration("duration", 10*time.Second, "schedule length")
 	spawn := fs.Bool("spawn", false, "one goroutine per request instead of the worker pool")
 	busy := fs.Bool("busy", false, "pacer busy-waits the last 2 ms instead of sleeping the OS thread (PreciseClock.Busy)")
+	slack := fs.Duration("slack", 0, "Driver.Slack (0: default; negative: no kernel timer)")
+	fineGap := fs.Duration("fine-gap", 0, "Driver.FineGap (negative: precise pacer)")
+	name := fs.String("name", "", "tool name to print")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -50,7 +53,7 @@ func drive(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *dur+30*time.Second)
 	defer cancel()
-	d := &load.Driver{Spawn: *spawn, Drain: 5 * time.Second, Clock: load.PreciseClock{Busy: *busy}}
+	d := &load.Driver{Spawn: *spawn, Drain: 5 * time.Second, Clock: load.PreciseClock{Busy: *busy}, Slack: *slack, FineGap: *fineGap}
 	rep := d.Run(ctx, s, hit)
 	tool := "bare-driver"
 	if *spawn {
@@ -58,6 +61,9 @@ func drive(args []string) error {
 	}
 	if *busy {
 		tool += "-busy"
+	}
+	if *name != "" {
+		tool = *name
 	}
 	sends := make([]time.Duration, 0, len(rep.Lags)) // actual dispatch offsets
 	lags := make([]time.Duration, 0, len(rep.Lags))

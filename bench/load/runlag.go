@@ -20,6 +20,7 @@ func runLag(args []string) error {
 	dir := fs.String("dir", "", "the run directory (results/q2/<run-id>)")
 	rate := fs.Float64("rate", 1000, "the run's rate")
 	dur := fs.Duration("duration", 5*time.Second, "the run's duration")
+	tool := fs.String("tool", "sagebench-run", "tool name to print")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func runLag(args []string) error {
 		sends[i] -= time.Duration(first)
 	}
 	scheduled := int(math.Round(*rate * dur.Seconds()))
-	return printJSON(measurement("sagebench-run", *rate, scheduled, sends, lags, ok))
+	return printJSON(measurement(*tool, *rate, scheduled, sends, lags, ok))
 }
 
 // cpu runs a command and prints the CPU seconds (user + system) it and

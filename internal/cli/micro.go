@@ -59,7 +59,7 @@ model instead (one worker per 8 MiB).`,
 	f.StringVar(&o.auto, "auto", micro.AutoProbe, "how workers=auto resolves: probe (measure this machine once, cached) or fallback (the constant model)")
 	f.StringVar(&o.cache, "machine-cache", "", "file the probe is cached in (default: the user cache directory's sagebench/fedavg-machine.json; off: no cache)")
 	f.StringVar(&o.names, "names", micro.NamesSagebench, "naming scheme: sagebench, or mohawk for the FedAvg matrix under the Sovereign-Mohawk contract's names (BenchmarkAggregateParallel/clients512_dim8192/workersAuto)")
-	cmd.AddCommand(newMicroReportCmd())
+	cmd.AddCommand(newMicroReportCmd(), newMicroProbeCmd())
 	return cmd
 }
 
@@ -112,37 +112,79 @@ func microCachePath(flag string) string {
 }
 
 func newMicroReportCmd() *cobra.Command {
-	return &cobra.Command{
+	var goals bool
+	cmd := &cobra.Command{
 		Use:   "report [FILE...]",
 		Short: "Tabulate micro output: JSON vs zero-copy per dim, FedAvg vs memory floor",
 		Long: `Read Go benchmark output of "sagebench micro" or go test -bench (files, or
 standard input when none is given) and print markdown tables: for each op and
 dimension JSON against zero-copy (mean ± sd ns/op, speedup, allocs, alloc
 reduction); for each aggregation shape the best fixed worker count against
-the memory floor for the same bytes and workers, and auto against the best.`,
+the memory floor for the same bytes and workers, and auto against the best.
+
+--goals prints instead one line per goal and shape: auto ÷ best fixed count
+(goal <= 1.05, every shape) and best ÷ memory floor by wall and CPU time
+(goal <= 1.20 at 512×8192 and 256×8192), each PASS or FAIL, from the medians
+of the repetitions. Speed goals need a quiet machine: state its load average.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if goals {
+				return runMicroGoals(cmd.InOrStdin(), cmd.OutOrStdout(), args)
+			}
 			return runMicroReport(cmd.InOrStdin(), cmd.OutOrStdout(), args)
 		},
 	}
+	cmd.Flags().BoolVar(&goals, "goals", false, "print the FedAvg goal ratios with PASS/FAIL instead of the tables")
+	return cmd
+}
+
+// runMicroGoals prints the goal lines; a goal not met is not an error of
+// the tool (exit 0): the lines say FAIL.
+func runMicroGoals(stdin io.Reader, stdout io.Writer, files []string) error {
+	in, name, done, err := openInputs(stdin, files)
+	if err != nil {
+		return err
+	}
+	defer done()
+	_, err = micro.WriteGoals(stdout, in, name)
+	if errors.Is(err, micro.ErrNoResults) {
+		return usageErrorf("micro report --goals: %s: no Aggregate results (feed it sagebench micro fedavg output)", name)
+	}
+	return err
+}
+
+// openInputs joins files (standard input when none) into one reader.
+func openInputs(stdin io.Reader, files []string) (io.Reader, string, func(), error) {
+	if len(files) == 0 {
+		return stdin, "stdin", func() {}, nil
+	}
+	var readers []io.Reader
+	var open []*os.File
+	done := func() {
+		for _, f := range open {
+			f.Close()
+		}
+	}
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			done()
+			return nil, "", nil, usageErrorf("micro report: %v", err)
+		}
+		open = append(open, f)
+		// A newline between files, so a last line without one does
+		// not run into the next file's first line.
+		readers = append(readers, f, strings.NewReader("\n"))
+	}
+	return io.MultiReader(readers...), files[0], done, nil
 }
 
 func runMicroReport(stdin io.Reader, stdout io.Writer, files []string) error {
-	in, name := stdin, "stdin"
-	if len(files) > 0 {
-		var readers []io.Reader
-		for _, path := range files {
-			f, err := os.Open(path)
-			if err != nil {
-				return usageErrorf("micro report: %v", err)
-			}
-			defer f.Close()
-			// A newline between files, so a last line without one does
-			// not run into the next file's first line.
-			readers = append(readers, f, strings.NewReader("\n"))
-		}
-		in, name = io.MultiReader(readers...), files[0]
+	in, name, done, err := openInputs(stdin, files)
+	if err != nil {
+		return err
 	}
-	err := micro.Report(stdout, in, name)
+	defer done()
+	err = micro.Report(stdout, in, name)
 	if errors.Is(err, micro.ErrNoResults) {
 		return usageErrorf("micro report: %s: %v (feed it sagebench micro or go test -bench output)", name, err)
 	}

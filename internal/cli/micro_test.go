@@ -150,20 +150,23 @@ func TestMicroMohawkNames(t *testing.T) {
 }
 
 // TestMicroAutoProbeIsCached: the first run probes and writes the cache,
-// the second reads it; --auto fallback skips the probe.
+// the second revalidates it; --auto fallback skips the probe. (A probe
+// that fails its checks on a busy machine runs with the fallback, and
+// says so.)
 func TestMicroAutoProbeIsCached(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "machine.json")
 	args := []string{"micro", "fedavg", "--benchtime", "1x", "--machine-cache", cache, "--filter", `clients=32/dim=2048/workers=auto$`}
 	code, out, errs := microCLI(t, args...)
-	if code != ExitOK || !strings.Contains(errs, "micro: workers=auto: ") || !strings.Contains(errs, "(probed in ") ||
-		!strings.Contains(out, "BenchmarkAggregate/clients=32/dim=2048/workers=auto") {
+	if code != ExitOK || !strings.Contains(errs, "micro: workers=auto: ") ||
+		!(strings.Contains(errs, "; probed now in ") || strings.Contains(errs, "the probe failed its checks")) ||
+		!strings.Contains(out, "BenchmarkAggregate/clients=32/dim=2048/workers=auto") || !strings.Contains(out, "# fedavg-probe: ") {
 		t.Fatalf("first run: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
 	b, err := os.ReadFile(cache)
-	if err != nil || !strings.Contains(string(b), `"bytes_per_worker"`) || !strings.Contains(string(b), `"gomaxprocs"`) {
+	if err != nil || !strings.Contains(string(b), `"bytes_per_worker"`) || !strings.Contains(string(b), `"gomaxprocs"`) || !strings.Contains(string(b), `"trials"`) {
 		t.Fatalf("cache: %v\n%s", err, b)
 	}
-	if code, _, errs = microCLI(t, args...); code != ExitOK || !strings.Contains(errs, "(cached probe from ") {
+	if code, _, errs = microCLI(t, args...); code != ExitOK || !strings.Contains(errs, "revalidated") {
 		t.Fatalf("second run: exit %d, stderr %s", code, errs)
 	}
 	if code, _, errs = microCLI(t, append(args, "--auto", "fallback")...); code != ExitOK || !strings.Contains(errs, "fallback model (8388608 bytes per worker") {
@@ -171,5 +174,32 @@ func TestMicroAutoProbeIsCached(t *testing.T) {
 	}
 	if code, _, errs = microCLI(t, append(args, "--auto", "guess")...); code != ExitUsage || !strings.Contains(errs, `auto "guess"`) {
 		t.Fatalf("bad --auto: exit %d, stderr %s", code, errs)
+	}
+}
+
+func TestMicroProbeShowsAndRefreshes(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "probe.json")
+	code, out, errs := microCLI(t, "micro", "probe", "--machine-cache", cache, "--cpu", "2")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"probe: ", "auto per shape: clients=32/dim=2048:", "| size | 1 worker(s) | 2 worker(s) |", "history (newest last):"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(cache); err != nil {
+		t.Fatalf("probe not cached: %v", err)
+	}
+	code, out, _ = microCLI(t, "micro", "probe", "--machine-cache", cache, "--cpu", "2")
+	if code != ExitOK || !strings.Contains(out, "revalidated") {
+		t.Errorf("second probe: exit %d, not revalidated from the cache:\n%s", code, out)
+	}
+	code, out, _ = microCLI(t, "micro", "probe", "--machine-cache", cache, "--cpu", "2", "--force")
+	if code != ExitOK || !strings.Contains(out, "(--force)") {
+		t.Errorf("--force: exit %d, not probed afresh:\n%s", code, out)
+	}
+	if code, _, errs := microCLI(t, "micro", "probe", "--cpu", "-1"); code != ExitUsage || !strings.Contains(errs, "--cpu -1") {
+		t.Errorf("--cpu -1: exit %d, %q", code, errs)
 	}
 }

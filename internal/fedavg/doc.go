@@ -16,8 +16,12 @@
 // The robust aggregators (coordinate-wise Median, TrimmedMean and
 // MultiKrum) share the pool and the input validation. A Machine turns a
 // requested worker count (0 = auto) into the count used, from the bytes
-// each worker needs and a worker ceiling; Probe measures one on the
-// machine it runs on, and the zero Machine (ResolveWorkers) is the
-// constant fallback. Both are pure functions of their arguments and
-// GOMAXPROCS.
+// each worker needs and a worker ceiling; the zero Machine
+// (ResolveWorkers) is the constant fallback. Both are pure functions of
+// their arguments and GOMAXPROCS. Probe measures a Machine on the machine
+// it runs on: a Grid of interleaved trials per input size and worker
+// count, of which only the fastest count (noise only adds time), checked
+// for self-consistency and re-probed while it fails; Revalidate checks a
+// cached grid cheaply against the machine as it is now and merges, so
+// that a probe taken under load heals and a quiet one is not spoiled.
 package fedavg

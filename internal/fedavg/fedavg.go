@@ -30,7 +30,7 @@ func (a *Aggregator) FedAvg(dst []float32, updates [][]float32, weights []float6
 }
 
 // fedavgTile computes one tile of the weighted mean in worker w's float64
-// partial buffer (at most 32 KiB, resident in L1 while the clients stream
+// partial buffer (at most 32 KiB: in L1 where L1 is larger, else in L2, while the clients stream
 // past) and rounds it into dst.
 func fedavgTile(e *engine, w, tile int) {
 	lo, hi := e.span(tile)

@@ -56,16 +56,18 @@ func TestFitMachine(t *testing.T) {
 }
 
 // TestProbeWithAFakeClock: with a clock that advances 10µs per reading
-// every operation takes the same time, so one worker is as good as any.
+// every operation takes the same time, so one worker is as good as any;
+// the real trial runs (its FedAvg calls), timed by the fake clock.
 func TestProbeWithAFakeClock(t *testing.T) {
 	var now time.Time
 	clock := func() time.Time { now = now.Add(10 * time.Microsecond); return now }
-	res, err := Probe(ProbeConfig{MaxWorkers: 2, Sizes: []int64{64 << 10, 128 << 10}, Reps: 2, MinTime: 5 * time.Microsecond, Now: clock})
+	res, err := Probe(ProbeConfig{MaxWorkers: 2, Sizes: []int64{64 << 10, 128 << 10}, Rounds: 2, MinTime: 5 * time.Microsecond, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Machine != (Machine{BytesPerWorker: 128 << 10, MaxWorkers: 1}) || len(res.NsPerOp) != 2 || len(res.NsPerOp[1]) != 2 ||
-		fmt.Sprint(res.Workers) != "[1 2]" || res.Cost <= 0 {
+	// Equal times do not grow with size: inconsistent, re-probed to the end.
+	if res.Machine != (Machine{BytesPerWorker: 128 << 10, MaxWorkers: 1}) || len(res.Grid.Trials) != 2 || len(res.Grid.Trials[1]) != 2 ||
+		fmt.Sprint(res.Grid.Workers) != "[1 2]" || res.Cost <= 0 || res.Consistent() || res.Attempts != 4 {
 		t.Fatalf("probe %+v", res)
 	}
 	if _, err := Probe(ProbeConfig{Sizes: []int64{1 << 20, 1 << 19}}); err == nil {

@@ -8,7 +8,17 @@ import (
 	"time"
 )
 
-// ProbeConfig paces Probe. Zero fields take the defaults named.
+// ProbeVersion names the probe's method and the kernels it measures; a
+// cached probe of another version is stale. Bump it when either changes.
+const ProbeVersion = 2
+
+// Trial times one trial: FedAvg over size bytes of input with workers
+// workers, returning the ns per call. Probe injects the real one unless
+// ProbeConfig.Trial is set (tests simulate machines with it).
+type Trial func(size int64, workers int) (nsPerOp float64, err error)
+
+// ProbeConfig paces Probe and Revalidate. Zero fields take the defaults
+// named.
 type ProbeConfig struct {
 	// MaxWorkers bounds the worker counts tried: 1, 2, 4, … and
 	// MaxWorkers itself; 0 means GOMAXPROCS.
@@ -16,15 +26,25 @@ type ProbeConfig struct {
 	// Sizes are the input sizes in bytes, ascending; by default 256 KiB
 	// to 16 MiB in powers of two, the span of the micro matrix.
 	Sizes []int64
-	// Reps is the number of timed repetitions per size and worker count,
-	// the fastest kept (noise on a shared machine only adds time); 5 by
-	// default.
-	Reps int
-	// MinTime is how long one repetition runs the operation; 1ms by
-	// default.
+	// Rounds is the number of interleaved rounds per attempt: each round
+	// times every size with every worker count once, in an order rotated
+	// from round to round, so that load from elsewhere on the machine
+	// hits every cell alike; 5 by default.
+	Rounds int
+	// MinTime is how long one trial runs the operation (after one
+	// untimed call); 1ms by default.
 	MinTime time.Duration
+	// Attempts bounds the probe: when the grid fails its checks
+	// (Grid.Check) another attempt adds Rounds more trials to every cell,
+	// up to Attempts in all; 4 by default.
+	Attempts int
+	// Tolerance is the relative tolerance of the checks and of
+	// Revalidate; 0.10 by default.
+	Tolerance float64
 	// Now is the clock; time.Now by default.
 	Now func() time.Time
+	// Trial times one trial; nil means the real FedAvg.
+	Trial Trial
 }
 
 func (c ProbeConfig) withDefaults() ProbeConfig {
@@ -36,11 +56,17 @@ func (c ProbeConfig) withDefaults() ProbeConfig {
 			c.Sizes = append(c.Sizes, s)
 		}
 	}
-	if c.Reps <= 0 {
-		c.Reps = 5
+	if c.Rounds <= 0 {
+		c.Rounds = 5
 	}
 	if c.MinTime <= 0 {
 		c.MinTime = time.Millisecond
+	}
+	if c.Attempts <= 0 {
+		c.Attempts = 4
+	}
+	if c.Tolerance <= 0 {
+		c.Tolerance = 0.10
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -51,15 +77,18 @@ func (c ProbeConfig) withDefaults() ProbeConfig {
 // ProbeResult is a measured Machine and the evidence behind it.
 type ProbeResult struct {
 	Machine Machine
-	Sizes   []int64
-	// Workers are the worker counts tried, ascending, starting at 1.
-	Workers []int
-	// NsPerOp[i][j] is the fastest FedAvg time at Sizes[i] with
-	// Workers[j] workers.
-	NsPerOp [][]float64
+	Grid    Grid
+	// Problems are the grid's failed checks (Grid.Check) after the last
+	// attempt; none when the probe is consistent.
+	Problems []string
+	Attempts int
 	// Cost is the wall time the probe took.
 	Cost time.Duration
 }
+
+// Consistent reports whether the probe passed its checks. A probe that
+// did not is no evidence: callers fall back to the constant model.
+func (r ProbeResult) Consistent() bool { return len(r.Problems) == 0 && r.Grid.Complete() }
 
 // probeDim is the dimension of the probe's updates (the middle of the
 // micro matrix); sizes vary the client count, as tiles depend on dim only.
@@ -68,69 +97,120 @@ const probeDim = 4096
 // Probe measures a Machine: FedAvg itself (the operation Auto serves, so
 // its arithmetic counts as well as memory bandwidth) over inputs of
 // cfg.Sizes with 1, 2, 4, … MaxWorkers workers (powers of two keep the
-// probe short on many cores). The worker ceiling is the largest
-// count whose time at the largest size is at least 5 % below every
+// probe short on many cores). Every cell keeps its fastest trials; the
+// grid is checked for self-consistency (Grid.Check) and re-probed, up to
+// cfg.Attempts, while it fails. The worker ceiling is the largest count
+// whose fastest time at the largest size is at least 5 % below every
 // smaller count's; bytes per worker is half the size at which two workers
-// start to beat one (interpolated between the sizes tried). It allocates
-// one input of the largest size.
+// start to beat one (interpolated between the sizes tried).
 func Probe(cfg ProbeConfig) (ProbeResult, error) {
 	cfg = cfg.withDefaults()
-	if !slices.IsSorted(cfg.Sizes) || cfg.Sizes[0] < probeDim*4 {
-		return ProbeResult{}, fmt.Errorf("probe sizes %v must be ascending and at least %d bytes", cfg.Sizes, probeDim*4)
+	if err := checkSizes(cfg.Sizes); err != nil {
+		return ProbeResult{}, err
 	}
+	return probeInto(cfg, NewGrid(cfg.Sizes, probeCounts(cfg.MaxWorkers)))
+}
+
+// probeInto adds attempts of trials to g until it is consistent or the
+// attempts are spent.
+func probeInto(cfg ProbeConfig, g Grid) (ProbeResult, error) {
 	start := cfg.Now()
-	clients := int(cfg.Sizes[len(cfg.Sizes)-1] / (probeDim * 4))
-	flat := make([]float32, clients*probeDim)
-	for i := range flat {
-		flat[i] = float32(i%251) * 0.01
+	trial, done, err := cfg.trial(g)
+	if err != nil {
+		return ProbeResult{}, err
 	}
-	counts := probeCounts(cfg.MaxWorkers)
-	aggs := make([]*Aggregator, len(counts))
-	for i := range aggs {
-		a, err := New(Config{Workers: counts[i]})
-		if err != nil {
-			return ProbeResult{}, err
-		}
-		defer a.Close()
-		aggs[i] = a
-	}
-	res := ProbeResult{Sizes: cfg.Sizes, Workers: counts}
-	for _, size := range cfg.Sizes {
-		row, err := timeSize(cfg, aggs, rows(flat, int(size/(probeDim*4))))
-		if err != nil {
+	defer done()
+	res := ProbeResult{Grid: g}
+	for res.Attempts < cfg.Attempts {
+		res.Attempts++
+		if err := measure(cfg, trial, g); err != nil {
 			return res, err
 		}
-		res.NsPerOp = append(res.NsPerOp, row)
+		if res.Problems = g.Check(cfg.Tolerance); len(res.Problems) == 0 {
+			break
+		}
 	}
-	res.Machine = fitMachine(res.Sizes, counts, res.NsPerOp)
+	res.Machine = fitMachine(g.Sizes, g.Workers, g.Mins())
 	res.Cost = cfg.Now().Sub(start)
 	return res, nil
 }
 
-// timeSize times FedAvg of ups with each aggregator (one per worker
-// count), interleaving the worker counts within every repetition so
-// that load from elsewhere on the machine hits them alike; it keeps each
-// count's fastest repetition, in ns per FedAvg.
-func timeSize(cfg ProbeConfig, aggs []*Aggregator, ups [][]float32) ([]float64, error) {
-	dst := make([]float32, probeDim)
-	best := make([]float64, len(aggs))
-	for _, a := range aggs {
-		if err := a.FedAvg(dst, ups, nil); err != nil { // start the pool, warm the caches
-			return nil, err
-		}
+func checkSizes(sizes []int64) error {
+	if !slices.IsSorted(sizes) || sizes[0] < probeDim*4 {
+		return fmt.Errorf("probe sizes %v must be ascending and at least %d bytes", sizes, probeDim*4)
 	}
-	for range cfg.Reps {
-		for i, a := range aggs {
-			ns, err := timeRep(cfg, a, dst, ups)
+	return nil
+}
+
+// trial returns cfg.Trial, or the real FedAvg trial over g's sizes and
+// worker counts with the function that releases it.
+func (c ProbeConfig) trial(g Grid) (Trial, func(), error) {
+	if c.Trial != nil {
+		return c.Trial, func() {}, nil
+	}
+	return fedavgTrial(c, g.Sizes[len(g.Sizes)-1], g.Workers)
+}
+
+// measure adds cfg.Rounds trials to every cell of g, interleaved: each
+// round visits every cell once, starting one cell further on than the
+// round before.
+func measure(cfg ProbeConfig, trial Trial, g Grid) error {
+	cells := len(g.Sizes) * len(g.Workers)
+	for r := range cfg.Rounds {
+		for k := range cells {
+			c := (k + r) % cells
+			i, j := c/len(g.Workers), c%len(g.Workers)
+			ns, err := trial(g.Sizes[i], g.Workers[j])
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if best[i] == 0 || ns < best[i] {
-				best[i] = ns
+			if !(ns > 0) {
+				return fmt.Errorf("probe: trial at %s with %d workers took %v ns", sizeName(g.Sizes[i]), g.Workers[j], ns)
 			}
+			g.add(i, j, ns)
 		}
 	}
-	return best, nil
+	return nil
+}
+
+// fedavgTrial is the real Trial: FedAvg of size/16 KiB clients of
+// dimension probeDim with an Aggregator per worker count. It allocates
+// one input of maxSize.
+func fedavgTrial(cfg ProbeConfig, maxSize int64, counts []int) (Trial, func(), error) {
+	if maxSize < probeDim*4 {
+		return nil, nil, fmt.Errorf("probe size %d below one client of dimension %d", maxSize, probeDim)
+	}
+	flat := make([]float32, maxSize/4/probeDim*probeDim)
+	for i := range flat {
+		flat[i] = float32(i%251) * 0.01
+	}
+	aggs := map[int]*Aggregator{}
+	done := func() {
+		for _, a := range aggs {
+			a.Close()
+		}
+	}
+	for _, w := range counts {
+		a, err := New(Config{Workers: w})
+		if err != nil {
+			done()
+			return nil, nil, err
+		}
+		aggs[w] = a
+	}
+	dst := make([]float32, probeDim)
+	trial := func(size int64, workers int) (float64, error) {
+		a := aggs[workers]
+		if a == nil {
+			return 0, fmt.Errorf("probe: no aggregator for %d workers", workers)
+		}
+		ups := rows(flat, int(size/(probeDim*4)))
+		if err := a.FedAvg(dst, ups, nil); err != nil { // start the pool, warm the caches
+			return 0, err
+		}
+		return timeRep(cfg, a, dst, ups)
+	}
+	return trial, done, nil
 }
 
 // probeCounts is 1, 2, 4, … below max, then max.
@@ -168,8 +248,12 @@ func timeRep(cfg ProbeConfig, a *Aggregator, dst []float32, ups [][]float32) (fl
 	return float64(el.Nanoseconds()) / float64(n), nil
 }
 
-// fitMachine turns probe times into a Machine (see Probe). With one size
-// or one worker count the ceiling is 1 unless the data show otherwise.
+// FitMachine turns a grid's fastest times into a Machine (see Probe).
+// With one size or one worker count the ceiling is 1 unless the data
+// show otherwise.
+func FitMachine(g Grid) Machine { return fitMachine(g.Sizes, g.Workers, g.Mins()) }
+
+// fitMachine turns probe times into a Machine (see Probe).
 func fitMachine(sizes []int64, counts []int, ns [][]float64) Machine {
 	last := ns[len(ns)-1]
 	ceiling, best := 1, last[0]

@@ -21,21 +21,24 @@ func processCPU(b *testing.B) time.Duration {
 
 // BenchmarkPacerCPU is the pacer's own cost: a constant schedule with a
 // no-op hit, waited for precisely (FineGap < 0: an OS-thread sleep per
-// arrival) or, for arrivals closer than 1 ms, on the runtime timer
-// (the default). It reports the process's CPU per arrival (system time
-// included: a wake-up is mostly kernel time) and the dispatch lag.
+// arrival), on the runtime timer alone (Slack < 0, the pacer before issue
+// 29), or on the runtime timer with the kernel-timer backstop at Slack
+// (the default, and 500 µs). It reports the process's CPU per arrival
+// (system time included: a wake-up is mostly kernel time) and the
+// dispatch lag. With no-op hits the process is otherwise idle: the worst
+// case for the runtime timer's lag and for the backstop's wake-ups.
 func BenchmarkPacerCPU(b *testing.B) {
 	for _, rate := range []float64{5000, 10000} {
 		for _, mode := range []struct {
-			name    string
-			fineGap time.Duration
-		}{{"precise", -1}, {"default", 0}} {
+			name           string
+			fineGap, slack time.Duration
+		}{{"precise", -1, 0}, {"timer-only", 0, -1}, {"default", 0, 0}, {"slack500", 0, 500 * time.Microsecond}} {
 			b.Run(fmt.Sprintf("rate=%.0f/%s", rate, mode.name), func(b *testing.B) {
 				s, err := NewSchedule(ScheduleConfig{Process: ProcessConstant, Rate: rate, Count: b.N}, 1)
 				if err != nil {
 					b.Fatal(err)
 				}
-				d := &Driver{FineGap: mode.fineGap}
+				d := &Driver{FineGap: mode.fineGap, Slack: mode.slack}
 				cpu0 := processCPU(b)
 				b.ResetTimer()
 				rep := d.Run(context.Background(), s, func(context.Context, int, time.Time) {})

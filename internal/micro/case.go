@@ -3,8 +3,6 @@ package micro
 import (
 	"fmt"
 	"testing"
-
-	"github.com/sagebench/sagebench/internal/fedavg"
 )
 
 // Case is one named benchmark body. Its full name, as go test prints it,
@@ -43,9 +41,9 @@ var Suites = []string{"fedavg", "codec", "all"}
 // Cases returns the cases of a suite: "fedavg" (Aggregate and
 // MemoryFloor), "codec" (Codec) or "all". Cases of one call share lazily
 // built input data; their workers=auto cases run with a Machine probed
-// once, on first use (fedavg.Probe).
+// once, on first use (ResolveProbe, without a cache).
 func Cases(suite string) ([]Case, error) {
-	return cases(suite, &fixture{resolve: func() fedavg.Machine { return resolveMachine(Options{Auto: AutoProbe}) }})
+	return cases(suite, &fixture{resolve: func() ProbeInfo { return ResolveProbe(Options{Auto: AutoProbe}, false) }})
 }
 
 func cases(suite string, fx *fixture) ([]Case, error) {

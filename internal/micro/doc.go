@@ -7,7 +7,9 @@
 // cases report cpu-ns/op (process CPU time) next to ns/op, because this
 // suite is meant to be run on shared machines. Report reads such output
 // and tabulates JSON against the zero-copy codec and FedAvg against the
-// floor. The workers=auto cases run with a fedavg.Machine probed once per
-// CPU, kernel and GOMAXPROCS (cached in a file), and the aggregation
+// floor, or prints the goal ratios (WriteGoals). The workers=auto cases
+// run with a fedavg.Machine from a probe cached in a file per CPU,
+// kernels and GOMAXPROCS, revalidated at every start and expiring after 7
+// days (ResolveProbe); every run names the probe it used. The aggregation
 // matrix can be printed under the Sovereign-Mohawk contract's names.
 package micro

@@ -21,21 +21,25 @@ type fixture struct {
 	once sync.Once
 	flat []float32
 
-	// resolve gives the Machine of workers=auto, once (nil: the fallback).
-	resolve   func() fedavg.Machine
+	// resolve gives the probe of workers=auto, once (nil: the fallback).
+	resolve   func() ProbeInfo
 	mOnce     sync.Once
-	mResolved fedavg.Machine
+	mResolved ProbeInfo
 }
 
-// machine is the Machine workers=auto cases run with, resolved on first use.
-func (f *fixture) machine() fedavg.Machine {
+// probe is the probe workers=auto cases run with, resolved on first use.
+func (f *fixture) probe() ProbeInfo {
 	f.mOnce.Do(func() {
+		f.mResolved = ProbeInfo{Source: SourceFallback, Why: "no probe"}
 		if f.resolve != nil {
 			f.mResolved = f.resolve()
 		}
 	})
 	return f.mResolved
 }
+
+// machine is the Machine workers=auto cases run with.
+func (f *fixture) machine() fedavg.Machine { return f.probe().Machine }
 
 func (f *fixture) data() []float32 {
 	f.once.Do(func() {

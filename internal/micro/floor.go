@@ -6,7 +6,11 @@ import "github.com/sagebench/sagebench/internal/fedavg"
 // (AVX2 where available, see sumFloor) of the same bytes on the same kind of pool as fedavg (fedavg.Pool, with
 // tiles claimed dynamically, about four per worker as fedavg cuts them),
 // so the gap between the two is the cost of the arithmetic, not of reading
-// memory or of dispatch.
+// memory or of dispatch. It reads the bytes contiguously; reading them in
+// FedAvg's own pattern (eight rows at a time, 16 KiB runs at a stride of
+// the dimension) was measured to cost the same at 1 and 16 MiB and more at
+// 8 MiB (docs/micro.md, issue 29), so the contiguous floor is the stricter
+// reference and is kept.
 type floor struct {
 	pool  *fedavg.Pool
 	body  func(worker, tile int)

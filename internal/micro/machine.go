@@ -2,11 +2,12 @@ package micro
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/fedavg"
@@ -15,81 +16,115 @@ import (
 
 // Ways of resolving workers=auto (Options.Auto).
 const (
-	AutoProbe    = "probe"    // measure the machine (fedavg.Probe), cached
+	AutoProbe    = "probe"    // measure the machine (fedavg.Probe), cached and revalidated
 	AutoFallback = "fallback" // the constant model of fedavg.ResolveWorkers
 )
 
-// machineKey identifies what a probe holds for: another CPU, kernel or
-// GOMAXPROCS needs a new probe.
+// DefaultProbeMaxAge is how long a cached probe lives before it is
+// discarded and the machine probed afresh (Options.ProbeMaxAge).
+const DefaultProbeMaxAge = 7 * 24 * time.Hour
+
+// machineKey identifies what a probe holds for: another CPU, instruction
+// kernel (avx512/avx2/portable), OS kernel release or GOMAXPROCS needs a
+// new probe.
 type machineKey struct {
 	GOARCH     string `json:"goarch"`
 	CPU        string `json:"cpu"`
 	Kernel     string `json:"kernel"`
+	OSRelease  string `json:"os_release"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
 }
 
 func currentKey() machineKey {
-	return machineKey{GOARCH: runtime.GOARCH, CPU: cpuName(), Kernel: fedavg.Kernel(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	return machineKey{GOARCH: runtime.GOARCH, CPU: cpuName(), Kernel: fedavg.Kernel(),
+		OSRelease: osRelease(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 }
 
-// machineFile is the probe cache: the Machine and the evidence behind it.
-type machineFile struct {
-	Key     machineKey     `json:"key"`
-	Machine fedavg.Machine `json:"machine"`
-	Sizes   []int64        `json:"sizes"`
-	Workers []int          `json:"workers"`
-	NsPerOp [][]float64    `json:"ns_per_op"`
-	CostNs  int64          `json:"cost_ns"`
-	Probed  time.Time      `json:"probed"`
-}
-
-// resolveMachine returns the Machine for workers=auto as o says: the
-// fallback, the cached probe of this machine, or a new probe (written to
-// the cache). It logs one line saying which.
-func resolveMachine(o Options) fedavg.Machine {
-	log := o.Log
-	if log == nil {
-		log = io.Discard
-	}
-	if o.Auto == AutoFallback {
-		fmt.Fprintf(log, "micro: workers=auto: fallback model (%v)\n", fedavg.Machine{})
-		return fedavg.Machine{}
-	}
-	key := currentKey()
-	if mf, ok := readMachine(o.MachineCache, key); ok {
-		fmt.Fprintf(log, "micro: workers=auto: %v (cached probe from %s, %s)\n", mf.Machine, mf.Probed.UTC().Format(time.RFC3339), o.MachineCache)
-		return mf.Machine
-	}
-	res, err := fedavg.Probe(fedavg.ProbeConfig{})
+// osRelease is the running OS kernel's release, "" where unknown.
+func osRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
 	if err != nil {
-		fmt.Fprintf(log, "micro: workers=auto: probe failed (%v); fallback model (%v)\n", err, fedavg.Machine{})
-		return fedavg.Machine{}
+		return ""
 	}
-	fmt.Fprintf(log, "micro: workers=auto: %v (probed in %v)\n", res.Machine, res.Cost.Round(time.Millisecond))
-	if o.MachineCache != "" {
-		mf := machineFile{Key: key, Machine: res.Machine, Sizes: res.Sizes, Workers: res.Workers, NsPerOp: res.NsPerOp, CostNs: res.Cost.Nanoseconds(), Probed: time.Now()}
-		if err := writeMachine(o.MachineCache, mf); err != nil {
-			fmt.Fprintf(log, "micro: probe not cached: %v\n", err)
+	return strings.TrimSpace(string(b))
+}
+
+// machineFile is the probe cache: the grid of trials, the Machine fitted
+// to it and how it came to be.
+type machineFile struct {
+	Version int            `json:"version"` // fedavg.ProbeVersion
+	Key     machineKey     `json:"key"`
+	Machine fedavg.Machine `json:"machine"` // refitted from Grid on every use
+	Grid    fedavg.Grid    `json:"grid"`
+	// Probed is when the grid was first probed; merges and re-probes keep
+	// it, so that the fastest trials of an old machine expire with it.
+	Probed time.Time `json:"probed"`
+	// LoadAvg and OtherCPU describe the machine during the first probe:
+	// the 1-minute load average and the share of all CPUs that other
+	// processes used while it ran.
+	LoadAvg  float64 `json:"loadavg_1m"`
+	OtherCPU float64 `json:"other_cpu"`
+	// History lists the latest probes and revalidations, newest last.
+	History []probeEvent `json:"history"`
+}
+
+// probeEvent is one probe or revalidation of a cached grid.
+type probeEvent struct {
+	Time     time.Time      `json:"time"`
+	Outcome  string         `json:"outcome"` // probed, or a fedavg.Outcome
+	Reason   string         `json:"reason,omitempty"`
+	Machine  fedavg.Machine `json:"machine"`
+	LoadAvg  float64        `json:"loadavg_1m"`
+	OtherCPU float64        `json:"other_cpu"`
+	CostNs   int64          `json:"cost_ns"`
+}
+
+const maxHistory = 10
+
+// readMachine reads the cache at path. It returns the file and "" when it
+// holds a usable probe of this machine (key, version, age), else nil and
+// why not.
+func readMachine(path string, key machineKey, now time.Time, maxAge time.Duration) (*machineFile, string) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, "no cached probe"
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("cache unreadable (%v)", err)
+	}
+	var mf machineFile
+	switch {
+	case json.Unmarshal(b, &mf) != nil:
+		return nil, "cache is not a probe file"
+	case mf.Version != fedavg.ProbeVersion:
+		return nil, fmt.Sprintf("cached probe of version %d, this is %d", mf.Version, fedavg.ProbeVersion)
+	case mf.Key != key:
+		return nil, fmt.Sprintf("cached probe is for another machine (%s)", keyDiff(mf.Key, key))
+	case now.Sub(mf.Probed) > maxAge || mf.Probed.After(now.Add(time.Minute)):
+		return nil, fmt.Sprintf("cached probe from %s has expired (older than %v)", stamp(mf.Probed), maxAge)
+	case mf.Grid.Validate() != nil:
+		return nil, fmt.Sprintf("cached probe holds no usable trials (%v)", mf.Grid.Validate())
+	}
+	return &mf, ""
+}
+
+// keyDiff names the fields in which two keys differ.
+func keyDiff(old, cur machineKey) string {
+	var d []string
+	add := func(name, a, b string) {
+		if a != b {
+			d = append(d, fmt.Sprintf("%s %q, now %q", name, a, b))
 		}
 	}
-	return res.Machine
+	add("goarch", old.GOARCH, cur.GOARCH)
+	add("cpu", old.CPU, cur.CPU)
+	add("kernel", old.Kernel, cur.Kernel)
+	add("os release", old.OSRelease, cur.OSRelease)
+	add("GOMAXPROCS", fmt.Sprint(old.GOMAXPROCS), fmt.Sprint(cur.GOMAXPROCS))
+	return strings.Join(d, "; ")
 }
 
-// readMachine reads the cache at path; a missing, unreadable or foreign
-// cache (another key) is no cache.
-func readMachine(path string, key machineKey) (machineFile, bool) {
-	var mf machineFile
-	if path == "" {
-		return mf, false
-	}
-	b, err := os.ReadFile(path)
-	if err != nil || json.Unmarshal(b, &mf) != nil || mf.Key != key || mf.Machine.Validate() != nil {
-		return mf, false
-	}
-	return mf, true
-}
-
-func writeMachine(path string, mf machineFile) error {
+func writeMachine(path string, mf *machineFile) error {
 	b, err := json.MarshalIndent(mf, "", "  ")
 	if err != nil {
 		return err
@@ -99,3 +134,12 @@ func writeMachine(path string, mf machineFile) error {
 	}
 	return record.WriteFileAtomic(path, append(b, '\n'))
 }
+
+func (mf *machineFile) addEvent(e probeEvent) {
+	mf.History = append(mf.History, e)
+	if n := len(mf.History); n > maxHistory {
+		mf.History = mf.History[n-maxHistory:]
+	}
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

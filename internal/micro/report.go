@@ -132,7 +132,11 @@ func fromMohawk(parts []string) (string, []string) {
 // alloc reduction), and FedAvg against the memory floor per shape (best
 // fixed worker count, floor at the same bytes and workers, auto ÷ best).
 func Report(w io.Writer, in io.Reader, file string) error {
-	rs, err := readResults(in, file)
+	b, err := io.ReadAll(in)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", file, err)
+	}
+	rs, err := readResults(bytes.NewReader(b), file)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", file, err)
 	}
@@ -146,8 +150,26 @@ func Report(w io.Writer, in io.Reader, file string) error {
 			return err
 		}
 	}
+	if agg.Len() > 0 {
+		writeProbeNotes(w, b)
+	}
 	_, err = agg.WriteTo(w)
 	return err
+}
+
+// writeProbeNotes prints the distinct probe lines of the input (see
+// writeProbeLines): which probe each run's workers=auto used.
+func writeProbeNotes(w io.Writer, in []byte) {
+	seen := map[string]bool{}
+	for line := range strings.Lines(string(in)) {
+		line = strings.TrimRight(line, "\r\n")
+		for prefix, label := range map[string]string{probeLinePrefix: "probe: ", choiceLinePrefix: "auto per shape: "} {
+			if rest, ok := strings.CutPrefix(line, prefix); ok && !seen[line] {
+				seen[line] = true
+				fmt.Fprintf(w, "%s%s\n\n", label, rest)
+			}
+		}
+	}
 }
 
 // table writes a markdown header once, before the first row.
@@ -222,13 +244,7 @@ func aggregateTable(w io.Writer, agg, floor map[string]*stats) int {
 	for _, c := range aggClients {
 		for _, d := range aggDims {
 			shape := fmt.Sprintf("clients=%d/dim=%d", c, d)
-			bestW, best := 0, (*stats)(nil)
-			for _, wk := range aggWorkers[:len(aggWorkers)-1] {
-				st := agg[fmt.Sprintf("%s/workers=%d", shape, wk)]
-				if st != nil && len(st.ns) > 0 && (best == nil || median(st.ns) < median(best.ns)) {
-					bestW, best = wk, st
-				}
-			}
+			bestW, best := bestFixed(agg, shape)
 			if best == nil {
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,12 +37,35 @@ type Options struct {
 	// Auto resolves workers=auto: "probe" (the default, also "") measures
 	// the machine with fedavg.Probe, "fallback" takes the constant model.
 	Auto string
-	// MachineCache is the file a probe is cached in, keyed by CPU, kernel
-	// and GOMAXPROCS; "" probes every run.
+	// MachineCache is the file a probe is cached in, keyed by CPU,
+	// kernels and GOMAXPROCS, and revalidated at every start; "" probes
+	// every run.
 	MachineCache string
+	// ProbeMaxAge is how long a cached probe lives; 0 means
+	// DefaultProbeMaxAge.
+	ProbeMaxAge time.Duration
 	// Log receives one line saying how workers=auto was resolved; nil
 	// discards it.
 	Log io.Writer
+
+	// probeConfig paces the probe (tests simulate machines with its
+	// Trial); clock is the time of the cache's bookkeeping (nil: time.Now).
+	probeConfig fedavg.ProbeConfig
+	clock       func() time.Time
+}
+
+func (o Options) now() time.Time {
+	if o.clock != nil {
+		return o.clock()
+	}
+	return time.Now()
+}
+
+func (o Options) probeMaxAge() time.Duration {
+	if o.ProbeMaxAge > 0 {
+		return o.ProbeMaxAge
+	}
+	return DefaultProbeMaxAge
 }
 
 // Validate checks the options before anything runs.
@@ -54,6 +78,9 @@ func (o Options) Validate() error {
 	}
 	if o.CPU < 0 {
 		return fmt.Errorf("cpu %d must be >= 1 (0 keeps GOMAXPROCS)", o.CPU)
+	}
+	if o.ProbeMaxAge < 0 {
+		return fmt.Errorf("probe max age %v must be >= 0 (0 takes %v)", o.ProbeMaxAge, DefaultProbeMaxAge)
 	}
 	if o.Auto != "" && o.Auto != AutoProbe && o.Auto != AutoFallback {
 		return fmt.Errorf("auto %q: want %s or %s", o.Auto, AutoProbe, AutoFallback)
@@ -94,7 +121,7 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	fx := &fixture{resolve: func() fedavg.Machine { return resolveMachine(o) }}
+	fx := &fixture{resolve: func() ProbeInfo { return ResolveProbe(o, false) }}
 	selected, _ := cases(o.Suite, fx)
 	if o.Filter != nil {
 		selected = filterCases(selected, o.Filter)
@@ -102,15 +129,9 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	if len(selected) == 0 {
 		return fmt.Errorf("%w %q in suite %s", ErrNoMatch, o.Filter, o.Suite)
 	}
-	for _, c := range selected {
-		if c.Bench == "Aggregate" && strings.HasSuffix(c.Sub, "/workers=auto") {
-			fx.machine() // probe before any timing, and log it first
-			break
-		}
-	}
 	runMu.Lock()
 	defer runMu.Unlock()
-	restore, err := pace(o)
+	restore, err := pace(o) // first: the probe is for the run's GOMAXPROCS
 	if err != nil {
 		return err
 	}
@@ -118,8 +139,17 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
 	writeHeader(bw)
+	if slices.ContainsFunc(selected, isAuto) {
+		p := fx.probe() // probe before any timing, and name it first
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "micro: workers=auto: %s\n", p.Summary())
+		}
+		writeProbeLines(bw, p)
+	}
 	return runCases(ctx, bw, selected, max(o.Count, 1), o.Names)
 }
+
+func isAuto(c Case) bool { return c.Bench == "Aggregate" && strings.HasSuffix(c.Sub, "/workers=auto") }
 
 func filterCases(cases []Case, re *regexp.Regexp) []Case {
 	var out []Case
