@@ -2,10 +2,17 @@ package redact
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestString(t *testing.T) {
@@ -68,4 +75,217 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("secret %q survives in %q", secret, out)
 		}
 	})
+}
+
+// encodings are the ways a peer can hand a secret back: each embeds
+// text (which holds the secret) in a body.
+var encodings = map[string]func(text string) string{
+	"raw":               func(t string) string { return t },
+	"base64 std":        func(t string) string { return base64.StdEncoding.EncodeToString([]byte(t)) },
+	"base64 url":        func(t string) string { return base64.URLEncoding.EncodeToString([]byte(t)) },
+	"base64 raw url":    func(t string) string { return base64.RawURLEncoding.EncodeToString([]byte(t)) },
+	"json \\u all":      jsonEscapeAll,
+	"json \\u some":     func(t string) string { return jsonEscapeAll(t[:len(t)/2]) + t[len(t)/2:] },
+	"json marshal":      func(t string) string { b, _ := json.Marshal(t); return string(b) },
+	"percent all":       percentAll,
+	"percent lowercase": func(t string) string { return strings.ToLower(percentAll(t)) },
+	"query escape":      url.QueryEscape,
+	"json of base64": func(t string) string {
+		return strings.ReplaceAll(base64.StdEncoding.EncodeToString([]byte(t)), "/", `\/`)
+	},
+	"percent of base64": func(t string) string { return url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(t))) },
+}
+
+func jsonEscapeAll(t string) string {
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		fmt.Fprintf(&b, `\u%04x`, t[i])
+	}
+	return b.String()
+}
+
+func percentAll(t string) string {
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		fmt.Fprintf(&b, "%%%02X", t[i])
+	}
+	return b.String()
+}
+
+// wrappers put the secret inside what a peer echoes.
+var wrappers = []string{"%s", "Bearer %s", "Authorization: Bearer %s", "x%s", "xy%s", `{"k":"%s"}`, "user:%s"}
+
+// leaks reports whether out still holds secret in any form a reader can
+// decode: raw, through percent/JSON escapes, or in base64 (std or URL,
+// any alignment). It is written independently of the package's own
+// matching, as a check on it.
+func leaks(out, secret string) bool {
+	for _, s := range []string{out, unescapeAll(out)} {
+		if strings.Contains(s, secret) {
+			return true
+		}
+		for _, run := range base64Runs.FindAllString(strings.NewReplacer("-", "+", "_", "/").Replace(s), -1) {
+			for k := range 4 {
+				if k >= len(run) {
+					break
+				}
+				r := strings.TrimRight(run[k:], "=")
+				r = r[:len(r)-len(r)%4]
+				if dec, err := base64.RawStdEncoding.DecodeString(r); err == nil && strings.Contains(string(dec), secret) {
+					return true
+				}
+				if len(run[k:]) >= 2 { // a run ending in a partial group
+					r := strings.TrimRight(run[k:], "=")
+					r = r[:len(r)-len(r)%4+min(len(r)%4, 3)]
+					if len(r)%4 != 1 {
+						if dec, err := base64.RawStdEncoding.DecodeString(r); err == nil && strings.Contains(string(dec), secret) {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+var (
+	base64Runs = regexp.MustCompile(`[A-Za-z0-9+/]+=*`)
+	uEscape    = regexp.MustCompile(`\\u00([0-9a-fA-F]{2})`)
+	pctEscape  = regexp.MustCompile(`%([0-9a-fA-F]{2})`)
+)
+
+func unescapeAll(s string) string {
+	hex := func(re *regexp.Regexp) func(string) string {
+		return func(m string) string {
+			v, _ := strconv.ParseUint(re.FindStringSubmatch(m)[1], 16, 8)
+			return string([]byte{byte(v)})
+		}
+	}
+	s = uEscape.ReplaceAllStringFunc(s, hex(uEscape))
+	s = strings.NewReplacer(`\/`, "/", `\"`, `"`, `\\`, `\`).Replace(s)
+	return pctEscape.ReplaceAllStringFunc(s, hex(pctEscape))
+}
+
+func TestSecretInEveryEncoding(t *testing.T) {
+	const key, admin = "sk-live-0123456789abcdef", "adm!n/t0ken+x y"
+	r := New(key, admin)
+	for name, enc := range encodings {
+		for _, wrap := range wrappers {
+			for _, secret := range []string{key, admin} {
+				in := "the target said: " + enc(fmt.Sprintf(wrap, secret)) + " (status 400)"
+				out := r.String(in)
+				if leaks(out, secret) {
+					t.Errorf("%s of %q: the secret survives in %q", name, wrap, out)
+				}
+				if !strings.HasPrefix(out, "the target said: ") || !strings.HasSuffix(out, " (status 400)") {
+					t.Errorf("%s of %q: the text around the secret was masked too: %q", name, wrap, out)
+				}
+			}
+		}
+	}
+}
+
+func TestDetectorSeesEveryEncoding(t *testing.T) {
+	const secret = "sk-live-0123456789abcdef"
+	for name, enc := range encodings {
+		for _, wrap := range wrappers {
+			if in := enc(fmt.Sprintf(wrap, secret)); !leaks(in, secret) {
+				t.Errorf("the test's detector misses %s of %q: %q", name, wrap, in)
+			}
+		}
+	}
+}
+
+func TestURLPassword(t *testing.T) {
+	for _, in := range []string{
+		`target "htp://alice:PW-secret@127.0.0.1:1": want an http(s) URL`,
+		"dial nats://bob:hunter2@10.0.0.1:4222: refused",
+		"http://alice:p%40ss@host/v1",
+	} {
+		out := New().String(in)
+		for _, pw := range []string{"PW-secret", "hunter2", "p%40ss"} {
+			if strings.Contains(out, pw) {
+				t.Errorf("%q → %q keeps the password", in, out)
+			}
+		}
+		if !strings.Contains(out, Mask+"@") {
+			t.Errorf("%q → %q: no mask where the password was", in, out)
+		}
+	}
+	if in := "http://host:8080/a@b and alice@example.com"; New().String(in) != in {
+		t.Errorf("a port or an e-mail address was masked: %q", New().String(in))
+	}
+}
+
+func TestClip(t *testing.T) {
+	long := strings.Repeat("é", 5000) // 2 bytes each
+	got := Clip(long, 256)
+	if len(got) > 256 || !strings.HasSuffix(got, " bytes]") || !utf8.ValidString(got) {
+		t.Fatalf("Clip = %q (%d bytes)", got, len(got))
+	}
+	if Clip("short", 256) != "short" {
+		t.Fatal("a short string was changed")
+	}
+	if got := New("s3cr3t-v4lue").Field("engine-s3cr3t-v4lue"+strings.Repeat("x", 1000), 64); strings.Contains(got, "s3cr3t") || len(got) > 64 {
+		t.Fatalf("Field = %q", got)
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var out strings.Builder
+	var set Set
+	w := NewWriter(&out, set.String)
+	set.Add("sk-the-key-123456")
+	fmt.Fprint(w, "progress 1\r")
+	if out.String() != "progress 1\r" {
+		t.Fatalf("a line ended by \\r was held back: %q", out.String())
+	}
+	fmt.Fprint(w, "error: sk-the-")
+	fmt.Fprint(w, "key-123456 refused\n")
+	fmt.Fprint(w, "tail Bearer sk-the-key-123456")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "key-123456") || !strings.Contains(out.String(), "error: [REDACTED] refused\n") {
+		t.Fatalf("Writer wrote %q", out.String())
+	}
+	if w.Unwrap() != &out {
+		t.Fatal("Unwrap does not return the writer underneath")
+	}
+}
+
+// FuzzEncodings embeds a secret in a peer's text in a random encoding
+// and wrapper and checks that no form of it survives the rule.
+func FuzzEncodings(f *testing.F) {
+	f.Add("sk-live-0123456789abcdef", "before ", " after", uint8(0), uint8(1))
+	f.Add("adm!n/t0ken+x", `{"error":"`, `"}`, uint8(4), uint8(2))
+	f.Add("tok_AAAA////", "", "", uint8(1), uint8(0))
+	names := make([]string, 0, len(encodings))
+	for n := range encodings {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	f.Fuzz(func(t *testing.T, secret, before, after string, enc, wrap uint8) {
+		secret = keyAlphabet(secret)
+		if len(secret) < 8 || len(secret) > 128 || len(before)+len(after) > 4096 {
+			t.Skip()
+		}
+		name := names[int(enc)%len(names)]
+		text := encodings[name](fmt.Sprintf(wrappers[int(wrap)%len(wrappers)], secret))
+		out := New(secret).String(before + text + after)
+		if leaks(out, secret) {
+			t.Fatalf("%s: secret %q survives in %q", name, secret, out)
+		}
+	})
+}
+
+// keyAlphabet maps s onto the characters API keys and tokens are made of.
+func keyAlphabet(s string) string {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=-!"
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = chars[int(c)%len(chars)]
+	}
+	return string(b)
 }
