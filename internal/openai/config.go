@@ -31,7 +31,20 @@ type Config struct {
 	MaxBytesInFlight int64         `yaml:"max_bytes_in_flight" json:"max_bytes_in_flight"` // response bytes held by all requests in flight together (bodies being read, SSE line buffers beyond their first 32 KiB); past it a request fails too_large; 0 → DefaultMaxBytesInFlight
 	MaxLineBytes     int           `yaml:"max_line_bytes" json:"max_line_bytes"`           // longest SSE line; 0 → DefaultMaxLine
 	DialConcurrency  int           `yaml:"dial_concurrency" json:"dial_concurrency"`       // connections dialed at once; 0 → DefaultDialConcurrency
+	// Secrets are further values (the admin token) the client masks, like
+	// the API key, in every target-originated string it keeps.
+	Secrets []string `yaml:"-" json:"-"`
 }
+
+// Bounds of what the client keeps of a response besides its body.
+const (
+	// MaxResponseHeaderBytes bounds a response's header block; past it
+	// the request fails too_large (net/http's default is 10 MB).
+	MaxResponseHeaderBytes = 1 << 20
+	// MaxEngineBytes bounds the X-Engine-Id kept in Result.Engine (a
+	// longer one is cut with a marker, see redact.Clip).
+	MaxEngineBytes = 256
+)
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 

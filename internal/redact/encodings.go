@@ -65,31 +65,62 @@ func unhex(c byte) byte {
 // span is a half-open byte range of the original text.
 type span struct{ from, to int }
 
+// maxUnescape is how many layers of escaping are seen through: a JSON
+// body quoting a JSON-escaped secret, as our own JSON records of it, or
+// a percent-encoded %XX.
+const maxUnescape = 3
+
+// layer is the text after some layers of unescaping, with where each of
+// its bytes came from in the original text (nil: the original itself).
+type layer struct {
+	text string
+	pos  []int
+}
+
+func (l layer) at(i int) int {
+	if l.pos == nil {
+		return i
+	}
+	return l.pos[i]
+}
+
+// layers returns s and its unescaped forms, each mapped to s.
+func layers(s string) []layer {
+	out := []layer{{text: s}}
+	for range maxUnescape {
+		prev := out[len(out)-1]
+		norm, pos := normalize(prev.text)
+		if pos == nil {
+			break
+		}
+		for i, p := range pos {
+			pos[i] = prev.at(p)
+		}
+		out = append(out, layer{text: norm, pos: pos})
+	}
+	return out
+}
+
 // secretsOut replaces every occurrence of a secret's forms (seen through
 // escapes) by Mask. A base64 core's match takes the base64 characters
 // right around it too (they carry a few of the secret's bits) and the
 // padding after it.
 func (r *Redactor) secretsOut(s string) string {
-	norm, pos := normalize(s)
-	at := func(i int) int {
-		if pos == nil {
-			return i
-		}
-		return pos[i]
-	}
 	var hits []span
-	for _, f := range r.forms {
-		for off := 0; ; {
-			i := strings.Index(norm[off:], f.text)
-			if i < 0 {
-				break
+	for _, l := range layers(s) {
+		for _, f := range r.forms {
+			for off := 0; ; {
+				i := strings.Index(l.text[off:], f.text)
+				if i < 0 {
+					break
+				}
+				from, to := off+i, off+i+len(f.text)
+				if f.base64 != "" {
+					from, to = widen(l.text, from, to, f.base64)
+				}
+				hits = append(hits, span{l.at(from), l.at(to)})
+				off = off + i + 1
 			}
-			from, to := off+i, off+i+len(f.text)
-			if f.base64 != "" {
-				from, to = widen(norm, from, to, f.base64)
-			}
-			hits = append(hits, span{at(from), at(to)})
-			off = off + i + 1
 		}
 	}
 	if len(hits) == 0 {

@@ -218,16 +218,13 @@ func itoa(n int) string {
 // of its base64 cores): a body excerpt cut by a length limit may end
 // inside one. Escaped forms are seen through (see normalize).
 func (r *Redactor) cutTail(s string) string {
-	norm, pos := normalize(s)
-	for _, f := range r.forms {
-		v := f.text
-		for n := min(len(v)-1, len(norm)); n >= minPrefix; n-- {
-			if strings.HasSuffix(norm, v[:n]) {
-				cut := len(norm) - n
-				if pos != nil {
-					cut = pos[cut]
+	for _, l := range layers(s) {
+		for _, f := range r.forms {
+			v := f.text
+			for n := min(len(v)-1, len(l.text)); n >= minPrefix; n-- {
+				if strings.HasSuffix(l.text, v[:n]) {
+					return s[:l.at(len(l.text)-n)] + Mask
 				}
-				return s[:cut] + Mask
 			}
 		}
 	}

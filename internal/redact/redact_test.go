@@ -2,17 +2,14 @@ package redact
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sagebench/sagebench/internal/redact/redacttest"
 )
 
 func TestString(t *testing.T) {
@@ -77,105 +74,15 @@ func FuzzString(f *testing.F) {
 	})
 }
 
-// encodings are the ways a peer can hand a secret back: each embeds
-// text (which holds the secret) in a body.
-var encodings = map[string]func(text string) string{
-	"raw":               func(t string) string { return t },
-	"base64 std":        func(t string) string { return base64.StdEncoding.EncodeToString([]byte(t)) },
-	"base64 url":        func(t string) string { return base64.URLEncoding.EncodeToString([]byte(t)) },
-	"base64 raw url":    func(t string) string { return base64.RawURLEncoding.EncodeToString([]byte(t)) },
-	"json \\u all":      jsonEscapeAll,
-	"json \\u some":     func(t string) string { return jsonEscapeAll(t[:len(t)/2]) + t[len(t)/2:] },
-	"json marshal":      func(t string) string { b, _ := json.Marshal(t); return string(b) },
-	"percent all":       percentAll,
-	"percent lowercase": func(t string) string { return strings.ToLower(percentAll(t)) },
-	"query escape":      url.QueryEscape,
-	"json of base64": func(t string) string {
-		return strings.ReplaceAll(base64.StdEncoding.EncodeToString([]byte(t)), "/", `\/`)
-	},
-	"percent of base64": func(t string) string { return url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(t))) },
-}
-
-func jsonEscapeAll(t string) string {
-	var b strings.Builder
-	for i := 0; i < len(t); i++ {
-		fmt.Fprintf(&b, `\u%04x`, t[i])
-	}
-	return b.String()
-}
-
-func percentAll(t string) string {
-	var b strings.Builder
-	for i := 0; i < len(t); i++ {
-		fmt.Fprintf(&b, "%%%02X", t[i])
-	}
-	return b.String()
-}
-
-// wrappers put the secret inside what a peer echoes.
-var wrappers = []string{"%s", "Bearer %s", "Authorization: Bearer %s", "x%s", "xy%s", `{"k":"%s"}`, "user:%s"}
-
-// leaks reports whether out still holds secret in any form a reader can
-// decode: raw, through percent/JSON escapes, or in base64 (std or URL,
-// any alignment). It is written independently of the package's own
-// matching, as a check on it.
-func leaks(out, secret string) bool {
-	for _, s := range []string{out, unescapeAll(out)} {
-		if strings.Contains(s, secret) {
-			return true
-		}
-		for _, run := range base64Runs.FindAllString(strings.NewReplacer("-", "+", "_", "/").Replace(s), -1) {
-			for k := range 4 {
-				if k >= len(run) {
-					break
-				}
-				r := strings.TrimRight(run[k:], "=")
-				r = r[:len(r)-len(r)%4]
-				if dec, err := base64.RawStdEncoding.DecodeString(r); err == nil && strings.Contains(string(dec), secret) {
-					return true
-				}
-				if len(run[k:]) >= 2 { // a run ending in a partial group
-					r := strings.TrimRight(run[k:], "=")
-					r = r[:len(r)-len(r)%4+min(len(r)%4, 3)]
-					if len(r)%4 != 1 {
-						if dec, err := base64.RawStdEncoding.DecodeString(r); err == nil && strings.Contains(string(dec), secret) {
-							return true
-						}
-					}
-				}
-			}
-		}
-	}
-	return false
-}
-
-var (
-	base64Runs = regexp.MustCompile(`[A-Za-z0-9+/]+=*`)
-	uEscape    = regexp.MustCompile(`\\u00([0-9a-fA-F]{2})`)
-	pctEscape  = regexp.MustCompile(`%([0-9a-fA-F]{2})`)
-)
-
-func unescapeAll(s string) string {
-	hex := func(re *regexp.Regexp) func(string) string {
-		return func(m string) string {
-			v, _ := strconv.ParseUint(re.FindStringSubmatch(m)[1], 16, 8)
-			return string([]byte{byte(v)})
-		}
-	}
-	s = uEscape.ReplaceAllStringFunc(s, hex(uEscape))
-	s = strings.NewReplacer(`\/`, "/", `\"`, `"`, `\\`, `\`).Replace(s)
-	return pctEscape.ReplaceAllStringFunc(s, hex(pctEscape))
-}
-
 func TestSecretInEveryEncoding(t *testing.T) {
 	const key, admin = "sk-live-0123456789abcdef", "adm!n/t0ken+x y"
 	r := New(key, admin)
-	for name, enc := range encodings {
-		for _, wrap := range wrappers {
+	for name, enc := range redacttest.Encodings {
+		for _, wrap := range redacttest.Wrappers {
 			for _, secret := range []string{key, admin} {
 				in := "the target said: " + enc(fmt.Sprintf(wrap, secret)) + " (status 400)"
 				out := r.String(in)
-				if leaks(out, secret) {
+				if redacttest.Leaks(out, secret) {
 					t.Errorf("%s of %q: the secret survives in %q", name, wrap, out)
 				}
 				if !strings.HasPrefix(out, "the target said: ") || !strings.HasSuffix(out, " (status 400)") {
@@ -188,9 +95,9 @@ func TestSecretInEveryEncoding(t *testing.T) {
 
 func TestDetectorSeesEveryEncoding(t *testing.T) {
 	const secret = "sk-live-0123456789abcdef"
-	for name, enc := range encodings {
-		for _, wrap := range wrappers {
-			if in := enc(fmt.Sprintf(wrap, secret)); !leaks(in, secret) {
+	for name, enc := range redacttest.Encodings {
+		for _, wrap := range redacttest.Wrappers {
+			if in := enc(fmt.Sprintf(wrap, secret)); !redacttest.Leaks(in, secret) {
 				t.Errorf("the test's detector misses %s of %q: %q", name, wrap, in)
 			}
 		}
@@ -261,20 +168,16 @@ func FuzzEncodings(f *testing.F) {
 	f.Add("sk-live-0123456789abcdef", "before ", " after", uint8(0), uint8(1))
 	f.Add("adm!n/t0ken+x", `{"error":"`, `"}`, uint8(4), uint8(2))
 	f.Add("tok_AAAA////", "", "", uint8(1), uint8(0))
-	names := make([]string, 0, len(encodings))
-	for n := range encodings {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := redacttest.Names()
 	f.Fuzz(func(t *testing.T, secret, before, after string, enc, wrap uint8) {
 		secret = keyAlphabet(secret)
 		if len(secret) < 8 || len(secret) > 128 || len(before)+len(after) > 4096 {
 			t.Skip()
 		}
 		name := names[int(enc)%len(names)]
-		text := encodings[name](fmt.Sprintf(wrappers[int(wrap)%len(wrappers)], secret))
+		text := redacttest.Encodings[name](fmt.Sprintf(redacttest.Wrappers[int(wrap)%len(redacttest.Wrappers)], secret))
 		out := New(secret).String(before + text + after)
-		if leaks(out, secret) {
+		if redacttest.Leaks(out, secret) {
 			t.Fatalf("%s: secret %q survives in %q", name, secret, out)
 		}
 	})

@@ -150,8 +150,10 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	}
 	run.EndedAt = time.Now()
 	outcome.Extra = mergeExtra(outcome.Extra, metricExtra)
+	outcome = cleanOutcome(t.Redactor(), outcome)
 	rn.finish(&run, r, outcome, col, ctx.Err() == nil)
 	run.Notes = append(append(outcome.Notes, connNotes(t, warmed, rn.Fleet != nil)...), metricNotes...)
+	cleanRun(t.Redactor(), &run)
 	if err := writeRecords(dir, r, &run, outcome); err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
@@ -200,7 +202,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 		return workload.Outcome{}, nil, err
 	}
 	col = summary.NewCollector()
-	snk := newSink(col, w)
+	snk := newSink(col, w, t.Redactor())
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go snk.watch(runCtx, cancel)

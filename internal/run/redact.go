@@ -1,0 +1,178 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/redact"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// The run's records pass one redaction rule, the target's (redact: its
+// API key and admin token in any encoding, credential-like fields, URL
+// passwords), at the two places every byte that came from a peer goes
+// through before a file or the terminal: each request record in the
+// sink, and the outcome and run.json before they are written or printed.
+// Workloads redact what they quote too; this is the layer that holds
+// whatever a workload (or a load worker over NATS) forgets.
+
+// maxExtraKey bounds a summary.extra key (a scraped series name with its
+// labels can be anything a target sends).
+const maxExtraKey = 512
+
+// cleanRequest applies the rule to the strings of a request record that
+// can hold a peer's text. Engine and node ids repeat, so their clean form
+// is cached in seen (the sink's own map: one goroutine uses it).
+func cleanRequest(red *redact.Redactor, seen map[string]string, r record.Request) record.Request {
+	if r.Error != "" {
+		r.Error = red.String(r.Error)
+	}
+	if r.Note != "" {
+		r.Note = red.String(r.Note)
+	}
+	r.Engine = cachedField(red, seen, r.Engine)
+	r.Node = cachedField(red, seen, r.Node)
+	return r
+}
+
+func cachedField(red *redact.Redactor, seen map[string]string, s string) string {
+	if s == "" {
+		return s
+	}
+	if v, ok := seen[s]; ok {
+		return v
+	}
+	v := red.Field(s, record.MaxFieldBytes)
+	if len(seen) < 1024 && len(s) <= record.MaxFieldBytes {
+		seen[s] = v
+	}
+	return v
+}
+
+// cleanOutcome applies the rule to what a workload reports in words:
+// notes, invalid reasons, sections, extra keys, unified row metadata, the
+// drill report and its record files.
+func cleanOutcome(red *redact.Redactor, o workload.Outcome) workload.Outcome {
+	o.Notes = cleanStrings(red, o.Notes)
+	o.Invalid = cleanStrings(red, o.Invalid)
+	for i, s := range o.Sections {
+		o.Sections[i] = workload.Section{Title: red.String(s.Title), Body: red.String(s.Body)}
+	}
+	o.Extra = cleanKeys(red, o.Extra)
+	for i := range o.Rows {
+		if md, ok := cleanJSONValue(red, o.Rows[i].Metadata).(map[string]any); ok {
+			o.Rows[i].Metadata = md
+		}
+	}
+	if o.Drill != nil {
+		if b, err := json.Marshal(o.Drill); err == nil {
+			o.Drill = json.RawMessage(cleanJSON(red, b))
+		}
+	}
+	for i, f := range o.Files {
+		o.Files[i].Data = cleanFile(red, f.Name, f.Data)
+	}
+	return o
+}
+
+// cleanRun applies the rule to run.json's free text: notes, invalid
+// reasons, the target's description, summary.extra keys and the drill
+// report.
+func cleanRun(red *redact.Redactor, run *record.Run) {
+	run.Notes = cleanStrings(red, run.Notes)
+	run.InvalidReasons = cleanStrings(red, run.InvalidReasons)
+	run.Target = red.String(run.Target)
+	run.Summary.Extra = cleanKeys(red, run.Summary.Extra)
+	if len(run.Drill) > 0 {
+		run.Drill = cleanJSON(red, run.Drill)
+	}
+}
+
+func cleanStrings(red *redact.Redactor, ss []string) []string {
+	for i, s := range ss {
+		ss[i] = red.String(s)
+	}
+	return ss
+}
+
+// cleanKeys redacts and bounds the keys of m (two keys that become one
+// keep the later value).
+func cleanKeys(red *redact.Redactor, m map[string]float64) map[string]float64 {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[red.Field(k, maxExtraKey)] = v
+	}
+	return out
+}
+
+// cleanJSON applies the rule to every string (keys too) of a JSON
+// document or of each line of a JSON-lines file; text that is not JSON
+// gets the rule as text.
+func cleanJSON(red *redact.Redactor, b []byte) []byte {
+	if red.String(string(b)) == string(b) {
+		return b // nothing to mask: the bytes stay as they are
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return []byte(red.String(string(b)))
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(cleanJSONValue(red, v)); err != nil {
+		return []byte(red.String(string(b)))
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+}
+
+func cleanJSONValue(red *redact.Redactor, v any) any {
+	switch x := v.(type) {
+	case string:
+		return red.String(x)
+	case []any:
+		for i := range x {
+			x[i] = cleanJSONValue(red, x[i])
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[red.String(k)] = cleanJSONValue(red, e)
+		}
+		return out
+	}
+	return v
+}
+
+// cleanFile applies the rule to a record file: per line for JSON lines,
+// per document for JSON, as text otherwise.
+func cleanFile(red *redact.Redactor, name string, data []byte) []byte {
+	if red.String(string(data)) == string(data) {
+		return data
+	}
+	switch filepath.Ext(name) {
+	case ".jsonl":
+		lines := strings.SplitAfter(string(data), "\n")
+		var b bytes.Buffer
+		for _, l := range lines {
+			body := strings.TrimSuffix(l, "\n")
+			if body != "" {
+				b.Write(cleanJSON(red, []byte(body)))
+			}
+			if len(body) < len(l) {
+				b.WriteByte('\n')
+			}
+		}
+		return b.Bytes()
+	case ".json":
+		return cleanJSON(red, data)
+	}
+	return []byte(red.String(string(data)))
+}
