@@ -42,6 +42,9 @@ type Config struct {
 	Now        func() time.Time
 	// Progress, when set, is called after every scrape tick.
 	Progress func(Progress)
+	// Redact, when set, is applied to the names, labels and error texts
+	// kept (see Scraper.Redact).
+	Redact func(string) string
 }
 
 // Progress tells how far a capture is: Tick of Ticks scrape ticks after
@@ -140,7 +143,7 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &Scraper{Client: cfg.Client, Timeout: cfg.Timeout, Selector: &cfg.Selector, Now: cfg.Now}
+	sc := &Scraper{Client: cfg.Client, Timeout: cfg.Timeout, Selector: &cfg.Selector, Now: cfg.Now, Redact: cfg.Redact}
 	k := cfg.ticksPerWindow()
 	period := cfg.Window / time.Duration(k)
 	start := cfg.Now()
@@ -165,9 +168,30 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 		return c, runErr
 	}
 	if allFailed(c) {
+		if le := overLimit(ticks); le != nil {
+			return c, fmt.Errorf("capture of %v: %w: %w", cfg.Targets, ErrAllFailed, le)
+		}
 		return c, fmt.Errorf("capture of %v: %w", cfg.Targets, ErrAllFailed)
 	}
 	return c, nil
+}
+
+// overLimit returns the first scrape's *LimitError when every scrape
+// failed on one (the exporter answers more than a capture reads).
+func overLimit(ticks [][]Sample) *LimitError {
+	var first *LimitError
+	for _, tick := range ticks {
+		for _, smp := range tick {
+			var le *LimitError
+			if !errors.As(smp.Err, &le) {
+				return nil
+			}
+			if first == nil {
+				first = le
+			}
+		}
+	}
+	return first
 }
 
 func sleepUntil(ctx context.Context, at time.Time, now func() time.Time) error {

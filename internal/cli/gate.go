@@ -118,6 +118,11 @@ func runGate(stdout io.Writer, p gate.Policy, o gateOptions, basePath, curPath s
 		}
 	}
 	out, baseErr, curErr, err := gateEvaluate(p, basePath, curPath)
+	for _, e := range []error{baseErr, curErr} {
+		if benchset.IsTooLarge(e) { // a documented bound, not missing evidence: say so and stop
+			return usageErrorf("%v", e)
+		}
+	}
 	if err != nil {
 		return withCode(ExitError, err)
 	}
