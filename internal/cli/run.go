@@ -159,9 +159,15 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 	shared := runconfig.DefaultShared()
 	var file *runconfig.File
 	if o.configPath != "" {
-		var err error
-		if file, err = runconfig.LoadFile(o.configPath, &shared, os.LookupEnv); err != nil {
-			return nil, usageErrorf("%v", err)
+		if err := readConfig(cmd.Context(), o.configPath, func() error {
+			f, err := runconfig.LoadFile(o.configPath, &shared, os.LookupEnv)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			file = f
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 	}
 	o.applySharedFlags(cmd.Flags(), &shared)
