@@ -29,7 +29,9 @@ var Encodings = map[string]func(text string) string{
 	"percent all":       PercentAll,
 	"percent lowercase": func(t string) string { return strings.ToLower(PercentAll(t)) },
 	"query escape":      url.QueryEscape,
-	"json of base64":    func(t string) string { return strings.ReplaceAll(base64.StdEncoding.EncodeToString([]byte(t)), "/", `\/`) },
+	"json of base64": func(t string) string {
+		return strings.ReplaceAll(base64.StdEncoding.EncodeToString([]byte(t)), "/", `\/`)
+	},
 	"percent of base64": func(t string) string { return url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(t))) },
 }
 
