@@ -113,4 +113,3 @@ func wholeLines(path string, size int64) (int64, error) {
 	}
 	return 0, nil
 }
-
