@@ -128,7 +128,9 @@ func (t *Target) do(ctx context.Context, method, path string, body io.Reader) (*
 	if err != nil {
 		return nil, err
 	}
-	if body != nil {
+	if body != nil || method != http.MethodGet {
+		// the admin API refuses a POST or DELETE of any other type (a web
+		// page's form or text/plain), even one without a body
 		req.Header.Set("Content-Type", "application/json")
 	}
 	// The admin API gets the admin token only: the API key is a

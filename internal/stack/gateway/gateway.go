@@ -32,11 +32,15 @@ type Config struct {
 	HealthInterval   time.Duration // probe period (default 1s)
 	MaxTenantLabels  int           // distinct tenant label values (default 16)
 	AdminToken       string        // bearer token for /admin/; "" = open
-	Retriever        Retriever     // /v1/retrieve; nil = 404
-	Factory          Factory       // builds engines for POST /admin/engines
-	Registry         *prometheus.Registry
-	Logger           *slog.Logger
-	Now              func() time.Time
+	// AdminHosts, when not nil, are the Host names besides loopback IP
+	// literals the admin API answers (DNS rebinding): the stack sets
+	// them when it listens on loopback. nil: any Host (the token guards).
+	AdminHosts []string
+	Retriever  Retriever // /v1/retrieve; nil = 404
+	Factory    Factory   // builds engines for POST /admin/engines
+	Registry   *prometheus.Registry
+	Logger     *slog.Logger
+	Now        func() time.Time
 }
 
 // Factory builds an engine from an admin request.
