@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // Defaults of Config, those of the Sovereign-Mohawk stress capture.
@@ -97,7 +99,7 @@ func (c *Config) validateSource() error {
 	for _, t := range c.Targets {
 		u, err := url.Parse(t)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("target %q: want an http(s) URL such as http://127.0.0.1:8080/metrics", t)
+			return fmt.Errorf("target %q: want an http(s) URL such as http://127.0.0.1:8080/metrics", redact.URL(t))
 		}
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // MetricsFile is the file a Recorder writes into a run directory.
@@ -329,7 +331,7 @@ func (x *Running) Stop() (RecorderResult, error) {
 func MetricsURL(base string) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("target %q: want an http(s) base URL", base)
+		return "", fmt.Errorf("target %q: want an http(s) base URL", redact.URL(base))
 	}
 	p := strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
 	u.Path, u.RawQuery, u.Fragment, u.User = strings.TrimSuffix(p, "/")+"/metrics", "", "", nil

@@ -171,6 +171,11 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 		}
 	}
 	o.applySharedFlags(cmd.Flags(), &shared)
+	adminEnv := shared.Target.AdminTokenEnv
+	if adminEnv == "" {
+		adminEnv = target.DefaultAdminTokenEnv
+	}
+	addSecretEnv(cmd.Context(), shared.Target.APIKeyEnv, adminEnv, "RAY_AUTH_TOKEN", "NATS_TOKEN", "NATS_PASSWORD")
 	ov := o.overrides(cmd.Flags())
 	o.file, o.ov = file, ov
 	var out []runconfig.Resolved
@@ -330,6 +335,6 @@ func runErrCode(err error) int {
 
 // isTerminal reports whether w is a terminal (for the live progress line).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := terminalOf(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -65,6 +65,14 @@ func (o serveOptions) stackConfig(cmd *cobra.Command) (stack.Config, error) {
 			return stack.Config{}, err // cfg may still be written by the abandoned read
 		}
 	}
+	adminEnv := cfg.Admin.TokenEnv
+	if adminEnv == "" {
+		adminEnv = "SAGEBENCH_ADMIN_TOKEN"
+	}
+	addSecretEnv(cmd.Context(), adminEnv)
+	for _, e := range cfg.Engines {
+		addSecretEnv(cmd.Context(), e.APIKeyEnv) // a remote engine's key, which -v logs could quote
+	}
 	if cmd.Flags().Changed("listen") || o.config == "" {
 		cfg.Listen = o.listen
 	}

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"regexp"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // Defaults of a zero Config.
@@ -55,7 +57,7 @@ func (c Config) Validate() error {
 	}
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("target.base_url %q is not an http(s) URL with a host; use e.g. http://127.0.0.1:8080", c.BaseURL)
+		return fmt.Errorf("target.base_url %q is not an http(s) URL with a host; use e.g. http://127.0.0.1:8080", redact.URL(c.BaseURL))
 	}
 	if u.User != nil {
 		return errors.New("target.base_url must not carry credentials; put the key in the env var named by target.api_key_env")

@@ -160,6 +160,20 @@ func containsAny(s string, words ...string) bool {
 	return false
 }
 
+// Known masks only the known secrets (in every encoding String sees
+// through) and URL passwords: the rule for text that is ours but may
+// quote a peer or a flag (a terminal stream), where the field masks of
+// String would also catch our own words.
+func (r *Redactor) Known(s string) string {
+	if r != nil && len(r.forms) > 0 {
+		s = r.secretsOut(s)
+	}
+	if strings.Contains(s, "://") {
+		s = userinfo.ReplaceAllString(s, "${1}"+Mask+"@")
+	}
+	return s
+}
+
 // Error returns err with the rule applied to its text; nil stays nil. The
 // result is err itself when the text is clean; otherwise a new error that
 // does not unwrap (the chain would print the secret) but still matches

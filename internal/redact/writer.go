@@ -36,6 +36,15 @@ func (s *Set) Redactor() *Redactor {
 // String applies the rule for the secrets added so far.
 func (s *Set) String(x string) string { return s.Redactor().String(x) }
 
+// Known masks the secrets added so far and URL passwords (see
+// Redactor.Known): the rule for a command's terminal streams.
+func (s *Set) Known(x string) string { return s.Redactor().Known(x) }
+
+// URL masks the password of a URL's user info (scheme://user:PASSWORD@…),
+// whether or not the URL parses: for echoing a URL a user gave in an
+// error message.
+func URL(s string) string { return (*Redactor)(nil).Known(s) }
+
 // maxPending bounds the bytes a Writer holds while waiting for the end
 // of a line; past it the text so far is written (redacted) at once.
 const maxPending = 64 << 10
@@ -52,7 +61,7 @@ type Writer struct {
 	buf  []byte
 }
 
-// NewWriter returns a Writer applying rule (e.g. Set.String) to what it
+// NewWriter returns a Writer applying rule (e.g. Set.Known) to what it
 // writes to w.
 func NewWriter(w io.Writer, rule func(string) string) *Writer {
 	return &Writer{w: w, rule: rule}

@@ -192,10 +192,10 @@ func (c *gatedConn) Close() error {
 
 // chanListener is a net.Listener fed by connGate.
 type chanListener struct {
-	addr   net.Addr
-	conns  chan net.Conn
-	done   chan struct{}
-	once   sync.Once
+	addr  net.Addr
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
 }
 
 func newChanListener(addr net.Addr) *chanListener {
