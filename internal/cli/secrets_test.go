@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,6 +204,72 @@ func TestPeerFieldsAreBounded(t *testing.T) {
 	for k := range run.Summary.Extra {
 		if len(k) > 1024 {
 			t.Errorf("summary.extra key of %d bytes", len(k))
+		}
+	}
+}
+
+// TestServeVerboseLogHidesRemoteEngineKey is attack 2 of issue 28 on
+// serve: a remote engine that answers errors quoting the Authorization
+// it received (base64 of "Bearer <key>", JSON-escaped) had its API key
+// printed by `serve -v` in the retry log line.
+func TestServeVerboseLogHidesRemoteEngineKey(t *testing.T) {
+	const key = "sk-remote-engine-key-0123456789"
+	t.Setenv("REMOTE_ENGINE_KEY", key)
+	for _, name := range []string{"raw", "base64 std", "json \\u all"} {
+		t.Run(name, func(t *testing.T) {
+			enc := redacttest.Encodings[name]
+			remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/health" {
+					io.WriteString(w, "ok")
+					return
+				}
+				w.WriteHeader(http.StatusInternalServerError)
+				fmt.Fprintf(w, `{"error":{"message":"bad gateway for %s"}}`, enc("Authorization: "+r.Header.Get("Authorization")))
+			}))
+			defer remote.Close()
+			cfg := filepath.Join(t.TempDir(), "stack.yaml")
+			os.WriteFile(cfg, []byte(fmt.Sprintf(`listen: 127.0.0.1:0
+index: {size: 0}
+engines:
+  - {id: far-1, kind: llm, url: %q, model: m, api_key_env: REMOTE_ENGINE_KEY}
+  - {id: far-2, kind: llm, url: %q, model: m, api_key_env: REMOTE_ENGINE_KEY}
+  - {id: embed-0, kind: embedding, profile: bge-small-cpu}
+`, remote.URL, remote.URL)), 0o644)
+			url, stderr, stop := startServeLog(t, "serve", "-v", "--config", cfg)
+			resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":4}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			stop()
+			for where, text := range map[string]string{"stderr": stderr.String(), "the answer": string(body)} {
+				if redacttest.Leaks(text, key) {
+					t.Errorf("%s holds the remote engine's key:\n%s", where, text)
+				}
+			}
+			if !strings.Contains(stderr.String(), "retrying on another engine") {
+				t.Errorf("the retry was not logged (nothing was tested):\n%s", stderr.String())
+			}
+		})
+	}
+}
+
+// TestURLPasswordNeverEchoed is the URL-credential echo of issue 28: a
+// malformed URL with user info (htp://alice:PW@…) was quoted whole in the
+// error, password included.
+func TestURLPasswordNeverEchoed(t *testing.T) {
+	const pw = "PW-s3cret-9876"
+	bad := "htp://alice:" + pw + "@127.0.0.1:1"
+	for _, args := range [][]string{
+		{"run", "-e", "q2", "--quick", "--dry-run", "--target", bad},
+		{"run", "-e", "q2", "--quick", "--dry-run", "--target", "http://alice:" + pw + "@127.0.0.1:1%zz"},
+		{"capture", "--target", bad},
+		{"run", "-e", "q1", "--dry-run", "--nodes", "2", "--nats-url", "nats://bob:" + pw + "@127.0.0.1:1%"},
+	} {
+		code, stdout, stderr := invokeCLI(t, args...)
+		if code == ExitOK || strings.Contains(stdout+stderr, pw) {
+			t.Errorf("sagebench %s: exit %d, output echoes the password:\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 		}
 	}
 }

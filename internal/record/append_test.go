@@ -127,11 +127,16 @@ func TestAppendRefusesSymlinks(t *testing.T) {
 			}
 		})
 	}
-	fifo := filepath.Join(t.TempDir(), UnifiedJSONL)
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+}
+
+// TestAppendRefusesAFIFO: a FIFO at the path is refused at once (it
+// would block the run until a reader came).
+func TestAppendRefusesAFIFO(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(root, UnifiedJSONL), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := AppendLines(fifo, nil, []byte("x\n")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if err := AppendUnified(root, unifiedRowFor("r")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("append to a FIFO: %v, want a refusal", err)
 	}
 }
