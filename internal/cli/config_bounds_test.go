@@ -65,7 +65,7 @@ func TestConfigAmplificationRefusedFast(t *testing.T) {
 		}
 		return p
 	}
-	t.Setenv("INJECTED_RATE", "5\n  rounds: 100000000")
+	t.Setenv("INJECTED_RATIO", "0.5\n  rounds: 3")
 	tests := []struct {
 		name string
 		args []string
@@ -77,7 +77,7 @@ func TestConfigAmplificationRefusedFast(t *testing.T) {
 		{"q2.rounds 1e8", []string{"run", "-e", "q2", "--dry-run", "-c", write("rounds-e.yaml", "q2:\n  rounds: 1e8\n")}, "rounds"},
 		{"repetitions × arrivals", []string{"run", "-e", "q2", "--dry-run", "--repeat", "10000", "-c", write("reps.yaml", "q2:\n  schedule: {process: poisson, rate: 1000, count: 20000}\n")}, "arrivals over 10000 repetition"},
 		{"duration 1000h", []string{"run", "-e", "q2", "--dry-run", "-c", write("long.yaml", "q2:\n  schedule: {process: poisson, rate: 0.001, duration: 1000h}\n")}, "limit of 720h"},
-		{"${VAR} with a newline", []string{"run", "-e", "q2", "--dry-run", "-c", write("env.yaml", "q2:\n  schedule: {process: poisson, rate: ${INJECTED_RATE}, count: 10}\n")}, "INJECTED_RATE"},
+		{"${VAR} with a newline", []string{"run", "-e", "q2", "--dry-run", "-c", write("env.yaml", "q2:\n  llm_ratio: ${INJECTED_RATIO}\n")}, "INJECTED_RATIO"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
