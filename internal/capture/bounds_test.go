@@ -98,8 +98,7 @@ func TestRecorderSkipsAnOversizedScrapeAndGoesOn(t *testing.T) {
 		return "# TYPE vllm:y gauge\nvllm:y 1\n"
 	})
 	path := filepath.Join(t.TempDir(), MetricsFile)
-	var res RecorderResult
-	res = recordFor(t, RecorderConfig{Targets: []string{srv.URL}, Path: path, Interval: 10 * time.Millisecond,
+	res := recordFor(t, RecorderConfig{Targets: []string{srv.URL}, Path: path, Interval: 10 * time.Millisecond,
 		Selector: Selector{Names: []string{"vllm:.*"}}}, func() bool {
 		b, _ := os.ReadFile(path)
 		return strings.Count(string(b), "\n") >= 4
