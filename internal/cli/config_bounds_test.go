@@ -3,29 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-// mergeBomb is a YAML merge-key bomb of levels levels (~10× each) as
-// the entries of a list under key, which the strict decoder expands
-// before it finds the entries of the wrong type.
-func mergeBomb(key string, levels int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n  - &m0 {k0: 1, k1: 2, k2: 3, k3: 4, k4: 5, k5: 6, k6: 7, k7: 8, k8: 9, k9: 10}\n", key)
-	for i := 1; i <= levels; i++ {
-		var cs []string
-		for j := range 10 {
-			cs = append(cs, fmt.Sprintf("c%d: {<<: *m%d}", j, i-1))
-		}
-		fmt.Fprintf(&b, "  - &m%d {%s}\n", i, strings.Join(cs, ", "))
-	}
-	return b.String()
-}
+	"github.com/sagebench/sagebench/internal/strictyaml/yamltest"
+)
 
 // mainWithin runs Main and fails the test when it has not returned
 // within limit (the command is then abandoned, still running).
@@ -71,8 +56,8 @@ func TestConfigAmplificationRefusedFast(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"run: 7-level merge bomb", []string{"run", "-e", "q2", "--dry-run", "-c", write("bomb.yaml", mergeBomb("q2:\n  policies:", 7))}, "aliases expand"},
-		{"serve: 7-level merge bomb", []string{"serve", "--listen", "127.0.0.1:0", "--config", write("stack.yaml", mergeBomb("engines:", 7))}, "aliases expand"},
+		{"run: 7-level merge bomb", []string{"run", "-e", "q2", "--dry-run", "-c", write("bomb.yaml", yamltest.AliasBomb("q2:\n  policies:", 7, true))}, "aliases expand"},
+		{"serve: 7-level merge bomb", []string{"serve", "--listen", "127.0.0.1:0", "--config", write("stack.yaml", yamltest.AliasBomb("engines:", 7, true))}, "aliases expand"},
 		{"q2.rounds 100000000", []string{"run", "-e", "q2", "--dry-run", "-c", write("rounds.yaml", "q2:\n  rounds: 100000000\n")}, "phases per repetition"},
 		{"q2.rounds 1e8", []string{"run", "-e", "q2", "--dry-run", "-c", write("rounds-e.yaml", "q2:\n  rounds: 1e8\n")}, "rounds"},
 		{"repetitions × arrivals", []string{"run", "-e", "q2", "--dry-run", "--repeat", "10000", "-c", write("reps.yaml", "q2:\n  schedule: {process: poisson, rate: 1000, count: 20000}\n")}, "arrivals over 10000 repetition"},

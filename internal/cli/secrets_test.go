@@ -135,7 +135,7 @@ func FuzzSecretsInRunDirectory(f *testing.F) {
 	f.Add("AAAA////++++====", "tok_-_-_-_-_-_-x", uint8(4), uint8(1))
 	names := redacttest.Names()
 	f.Fuzz(func(t *testing.T, key, admin string, enc, wrap uint8) {
-		key, admin = keyChars(key), keyChars(admin)
+		key, admin = redacttest.KeyChars(key), redacttest.KeyChars(admin)
 		if len(key) < 12 || len(admin) < 12 || len(key) > 80 || len(admin) > 80 || strings.Contains(key, admin) || strings.Contains(admin, key) {
 			t.Skip()
 		}
@@ -152,17 +152,6 @@ func FuzzSecretsInRunDirectory(f *testing.F) {
 			t.Fatalf("secrets leaked (%s of %q):\n%s", names[int(enc)%len(names)], w, strings.Join(leaks, "\n"))
 		}
 	})
-}
-
-// keyChars maps s onto the characters keys and tokens are made of (a
-// credential travels in an Authorization header).
-func keyChars(s string) string {
-	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=-"
-	b := []byte(s)
-	for i, c := range b {
-		b[i] = chars[int(c)%len(chars)]
-	}
-	return string(b)
 }
 
 // TestPeerFieldsAreBounded is attack 4 of issue 28 (a 9 MB X-Engine-Id

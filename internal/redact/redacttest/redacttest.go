@@ -115,3 +115,14 @@ func Unescape(s string) string {
 	s = strings.NewReplacer(`\/`, "/", `\"`, `"`, `\\`, `\`).Replace(s)
 	return pctEscape.ReplaceAllStringFunc(s, hex(pctEscape))
 }
+
+// KeyChars maps s onto the characters API keys and tokens are made of
+// (a credential travels in an Authorization header), for fuzz targets.
+func KeyChars(s string) string {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=-"
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = chars[int(c)%len(chars)]
+	}
+	return string(b)
+}

@@ -110,21 +110,8 @@ func (l *Leaker) chat(w http.ResponseWriter, r *http.Request) {
 }
 
 func (l *Leaker) embed(w http.ResponseWriter, r *http.Request) {
-	auth := l.saw(r)
-	var req struct {
-		Input []string `json:"input"`
-	}
-	json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req)
-	w.Header().Set("X-Engine-Id", pad("embed-"+l.leak(auth), l.HeaderBytes))
-	w.Header().Set("Content-Type", "application/json")
-	io.WriteString(w, `{"object":"list","data":[`)
-	for i := range req.Input {
-		if i > 0 {
-			io.WriteString(w, ",")
-		}
-		fmt.Fprintf(w, `{"object":"embedding","index":%d,"embedding":[0.1,0.2,0.3]}`, i)
-	}
-	io.WriteString(w, `],"usage":{"prompt_tokens":1}}`)
+	w.Header().Set("X-Engine-Id", pad("embed-"+l.leak(l.saw(r)), l.HeaderBytes))
+	writeEmbeddings(w, r.Body)
 }
 
 func (l *Leaker) admin(w http.ResponseWriter, r *http.Request) {
