@@ -12,8 +12,8 @@ import (
 // *TooLargeError (exit 2), before it is held in memory. A 120 MB pytest
 // JSON took 12.5 GB to read; these keep a gate to a few hundred MB.
 const (
-	MaxInputBytes = 32 << 20  // bytes of one input file
-	MaxSamples    = 1_000_000 // results of one input (a pytest round or a benchmark line each)
+	MaxInputBytes = 32 << 20 // bytes of one input file
+	MaxSamples    = 500_000  // results of one input (a pytest round or a benchmark line each; ~600 bytes held each)
 )
 
 // TooLargeError is an input over MaxInputBytes or MaxSamples.
