@@ -32,12 +32,17 @@ func addSecretEnv(ctx context.Context, names ...string) {
 	}
 	var vals []string
 	for _, n := range names {
-		if n != "" {
-			vals = append(vals, os.Getenv(n))
+		// A value of a few bytes ("1", "x") is no secret, and masking it
+		// everywhere would garble the command's whole output.
+		if v := os.Getenv(n); n != "" && len(v) >= minTerminalSecret {
+			vals = append(vals, v)
 		}
 	}
 	set.Add(vals...)
 }
+
+// minTerminalSecret is the shortest value masked on the terminal.
+const minTerminalSecret = 6
 
 // terminalOf returns the writer under a redact.Writer (to ask whether
 // it is a terminal).
