@@ -66,6 +66,10 @@ func slowBodies(t testing.TB, url string, n int) (conns []net.Conn, refused int)
 		if err != nil {
 			break // the client side ran out first: enough
 		}
+		// Close with a reset: no TIME_WAIT holding an ephemeral port for a
+		// minute afterwards (10,000 of them starve the machine's other
+		// tests of ports).
+		c.(*net.TCPConn).SetLinger(0)
 		fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"model\":", host)
 		conns = append(conns, c)
 	}
@@ -135,7 +139,9 @@ func TestServeAnswersHealthUnderSlowBodies(t *testing.T) {
 // 10,000 slow-body connections (SAGEBENCH_SLOWBODY_CONNS to change),
 // then /health asked 50 times; reports its p50, p99 and max latency and
 // the connections answered 503. go test -run '^$' -bench
-// ServeHealthUnderSlowBodies -benchtime 1x ./internal/cli
+// ServeHealthUnderSlowBodies -benchtime 1x ./internal/cli (it takes
+// 10,000 ephemeral ports and file descriptors for a few seconds: not
+// beside other tests on a shared machine).
 func BenchmarkServeHealthUnderSlowBodies(b *testing.B) {
 	n := 10_000
 	fmt.Sscan(os.Getenv("SAGEBENCH_SLOWBODY_CONNS"), &n)
