@@ -36,6 +36,12 @@ func resolveListen(ctx context.Context, listen string, lookup func(context.Conte
 			return listenAddr{}, fmt.Errorf("listen %s: cannot resolve %q (%v); use an IP address such as 127.0.0.1", listen, host, err)
 		}
 		ip = ips[0]
+		for _, x := range ips { // as net.Listen would: an IPv4 address first
+			if x.To4() != nil {
+				ip = x
+				break
+			}
+		}
 	}
 	a := listenAddr{bind: net.JoinHostPort(ip.String(), port), loopback: ip.IsLoopback()}
 	if a.loopback {
