@@ -11,26 +11,20 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
-// maxInput bounds how much of one input file is read.
-const maxInput = 1 << 30
-
 // ReadBench reads Go benchmark text from r; file names it in problems and
 // label becomes the .file key of its results. The error is for I/O
-// failures only.
+// failures and for an input over MaxInputBytes or MaxSamples (a
+// *TooLargeError).
 func ReadBench(r io.Reader, file, label string) (*Set, error) {
-	return readBench(r, file, label, maxInput)
+	return readBench(r, file, label, MaxInputBytes)
 }
 
 func readBench(r io.Reader, file, label string, limit int64) (*Set, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	data, err := readBounded(r, file, limit)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return nil, err
 	}
 	s := newSet(file, label)
-	if int64(len(data)) > limit {
-		data = data[:limit]
-		s.problem(file, 0, "larger than %d bytes: the rest was not read", limit)
-	}
 	screenLines(s, data, file)
 	rd := benchfmt.NewReader(nil, file)
 	rd.Reset(bytes.NewReader(data), file, ".file", label)
@@ -43,6 +37,9 @@ func readBench(r io.Reader, file, label string, limit int64) (*Set, error) {
 				_, line := rec.Pos()
 				s.problem(file, line, "%s: %s", rec.Name.Full(), msg)
 				continue
+			}
+			if len(s.Results) == MaxSamples {
+				return nil, &TooLargeError{File: file, What: "samples", Limit: MaxSamples}
 			}
 			s.Results = append(s.Results, rec.Clone())
 		}

@@ -19,12 +19,12 @@ type pytestDoc struct {
 }
 
 type pytestBench struct {
-	Name      string         `json:"name"`
-	Fullname  string         `json:"fullname"`
-	Group     *string        `json:"group"`
-	Params    map[string]any `json:"params"`
-	ExtraInfo map[string]any `json:"extra_info"`
-	Stats     *pytestStats   `json:"stats"`
+	Name     string       `json:"name"`
+	Fullname string       `json:"fullname"`
+	Group    *string      `json:"group"`
+	Stats    *pytestStats `json:"stats"`
+	// params and extra_info are not read: decoding them into maps cost
+	// gigabytes on a hostile file, and nothing uses them.
 }
 
 // pytestStats are pytest-benchmark's statistics, in seconds. Data holds
@@ -47,17 +47,14 @@ type pytestStats struct {
 // per round when the file holds stats.data, else one holding stats.mean.
 // Its mean and per-round data also land in Set.Summaries, where the gate
 // finds them. A benchmark group becomes the "group" configuration key.
-// The error is for I/O failures only.
+// The error is for I/O failures and for an input over MaxInputBytes or
+// MaxSamples (a *TooLargeError).
 func ReadPytest(r io.Reader, file, label string) (*Set, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	data, err := readBounded(r, file, MaxInputBytes)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return nil, err
 	}
 	s := newSet(file, label)
-	if len(data) > maxInput {
-		s.problem(file, 0, "larger than %d bytes: not read", maxInput)
-		return s, nil
-	}
 	var doc pytestDoc
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -67,6 +64,9 @@ func ReadPytest(r io.Reader, file, label string) (*Set, error) {
 	if doc.Benchmarks == nil {
 		s.problem(file, 0, "not a pytest-benchmark JSON: no \"benchmarks\" array")
 		return s, nil
+	}
+	if n := pytestSamples(*doc.Benchmarks); n > MaxSamples {
+		return nil, &TooLargeError{File: file, What: "samples", Limit: MaxSamples}
 	}
 	seen := map[string]int{}
 	for i, b := range *doc.Benchmarks {
@@ -83,6 +83,18 @@ func ReadPytest(r io.Reader, file, label string) (*Set, error) {
 		addPytest(s, b, name)
 	}
 	return s, nil
+}
+
+// pytestSamples counts the results the benchmarks would become.
+func pytestSamples(bs []pytestBench) int {
+	n := 0
+	for _, b := range bs {
+		n++
+		if b.Stats != nil && len(b.Stats.Data) > 1 {
+			n += len(b.Stats.Data) - 1
+		}
+	}
+	return n
 }
 
 // pytestName turns a pytest test name into a benchmark name: benchmark

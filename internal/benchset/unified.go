@@ -19,7 +19,11 @@ import (
 func ReadUnified(r io.Reader, file, label string) (*Set, error) {
 	s := newSet(file, label)
 	seen := map[string]int{}
-	err := record.ReadUnified(r, file, func(line int, u record.Unified) {
+	n := 0
+	err := record.ReadUnified(&boundedReader{r: r, file: file, limit: MaxInputBytes}, file, func(line int, u record.Unified) {
+		if n++; n > MaxSamples {
+			return
+		}
 		if prev, dup := seen[u.RunID]; dup {
 			s.problem(file, line, "duplicate run_id %q (first on line %d)", u.RunID, prev)
 			return
@@ -37,7 +41,14 @@ func ReadUnified(r io.Reader, file, label string) (*Set, error) {
 		}
 		s.Results = append(s.Results, res)
 	})
+	if n > MaxSamples {
+		return nil, &TooLargeError{File: file, What: "samples", Limit: MaxSamples}
+	}
 	for _, e := range unwrapJoined(err) {
+		var tl *TooLargeError
+		if errors.As(e, &tl) {
+			return nil, tl
+		}
 		var le *record.LineError
 		if errors.As(e, &le) {
 			s.problem(le.File, le.Line, "%v", le.Err)

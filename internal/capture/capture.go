@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // Defaults of Config, those of the Sovereign-Mohawk stress capture.
@@ -42,6 +44,9 @@ type Config struct {
 	Now        func() time.Time
 	// Progress, when set, is called after every scrape tick.
 	Progress func(Progress)
+	// Redact, when set, is applied to the names, labels and error texts
+	// kept (see Scraper.Redact).
+	Redact func(string) string
 }
 
 // Progress tells how far a capture is: Tick of Ticks scrape ticks after
@@ -94,7 +99,7 @@ func (c *Config) validateSource() error {
 	for _, t := range c.Targets {
 		u, err := url.Parse(t)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("target %q: want an http(s) URL such as http://127.0.0.1:8080/metrics", t)
+			return fmt.Errorf("target %q: want an http(s) URL such as http://127.0.0.1:8080/metrics", redact.URL(t))
 		}
 	}
 	return nil
@@ -140,7 +145,7 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &Scraper{Client: cfg.Client, Timeout: cfg.Timeout, Selector: &cfg.Selector, Now: cfg.Now}
+	sc := &Scraper{Client: cfg.Client, Timeout: cfg.Timeout, Selector: &cfg.Selector, Now: cfg.Now, Redact: cfg.Redact}
 	k := cfg.ticksPerWindow()
 	period := cfg.Window / time.Duration(k)
 	start := cfg.Now()
@@ -165,9 +170,30 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 		return c, runErr
 	}
 	if allFailed(c) {
+		if le := overLimit(ticks); le != nil {
+			return c, fmt.Errorf("capture of %v: %w: %w", cfg.Targets, ErrAllFailed, le)
+		}
 		return c, fmt.Errorf("capture of %v: %w", cfg.Targets, ErrAllFailed)
 	}
 	return c, nil
+}
+
+// overLimit returns the first scrape's *LimitError when every scrape
+// failed on one (the exporter answers more than a capture reads).
+func overLimit(ticks [][]Sample) *LimitError {
+	var first *LimitError
+	for _, tick := range ticks {
+		for _, smp := range tick {
+			var le *LimitError
+			if !errors.As(smp.Err, &le) {
+				return nil
+			}
+			if first == nil {
+				first = le
+			}
+		}
+	}
+	return first
 }
 
 func sleepUntil(ctx context.Context, at time.Time, now func() time.Time) error {

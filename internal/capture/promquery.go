@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -12,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // errNoData marks a query step without any series.
@@ -21,7 +25,7 @@ var errNoData = errors.New("no data at this step")
 func (c *Config) validateQuery() error {
 	u, err := url.Parse(c.Prometheus)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("prometheus %q: want the server's http(s) URL such as http://127.0.0.1:9090", c.Prometheus)
+		return fmt.Errorf("prometheus %q: want the server's http(s) URL such as http://127.0.0.1:9090", redact.URL(c.Prometheus))
 	}
 	if len(c.Targets) > 0 {
 		return errors.New("targets and prometheus: give exporter URLs or a Prometheus server, not both")
@@ -42,7 +46,11 @@ func (c *Config) validateQuery() error {
 // per Interval through /api/v1/query_range, and the steps are windowed
 // like scrapes. Each query is one "target" of the capture.
 func runQuery(ctx context.Context, cfg Config) (*Capture, error) {
-	client, err := api.NewClient(api.Config{Address: cfg.Prometheus, Client: cfg.Client})
+	hc := cfg.Client
+	if hc == nil {
+		hc = &http.Client{Transport: boundedAnswers{rt: http.DefaultTransport, limit: DefaultMaxScrapeBytes}}
+	}
+	client, err := api.NewClient(api.Config{Address: cfg.Prometheus, Client: hc})
 	if err != nil {
 		return nil, fmt.Errorf("prometheus %s: %w", cfg.Prometheus, err)
 	}
@@ -108,6 +116,9 @@ func fillQuery(ctx context.Context, prom v1.API, cfg Config, q, name string, r v
 		switch {
 		case err != nil:
 			smp.Err = fmt.Errorf("query %q at %s: %w", q, cfg.Prometheus, err)
+			if cfg.Redact != nil { // the server's error text
+				smp.Err = errors.New(cfg.Redact(smp.Err.Error()))
+			}
 		case len(series[i]) == 0:
 			smp.Err = errNoData
 		default:
@@ -167,4 +178,36 @@ func seriesOf(m model.Metric) Series {
 		}
 	}
 	return s
+}
+
+// boundedAnswers fails a Prometheus answer past limit bytes (the client
+// reads whole bodies): a hostile server cannot make a capture hold more.
+type boundedAnswers struct {
+	rt    http.RoundTripper
+	limit int64
+}
+
+func (b boundedAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.rt.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &limitedBody{ReadCloser: resp.Body, limit: b.limit, source: req.URL.Redacted()}
+	return resp, nil
+}
+
+// limitedBody errs with a *LimitError past limit bytes.
+type limitedBody struct {
+	io.ReadCloser
+	limit  int64
+	n      int64
+	source string
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	n, err := l.ReadCloser.Read(p)
+	if l.n += int64(n); l.n > l.limit {
+		return 0, &LimitError{Source: l.source, What: "bytes", Limit: l.limit}
+	}
+	return n, err
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/capture"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // captureOptions are the flags of `sagebench capture`.
@@ -88,6 +89,7 @@ func (o captureOptions) config(progress io.Writer) capture.Config {
 		cfg.Windows, cfg.Window, cfg.Interval = 3, 10*time.Second, time.Second
 	}
 	cfg.Progress = captureProgress(progress, isTerminal(progress))
+	cfg.Redact = redact.New().String // credential-like labels and URL passwords never reach capture.json
 	return cfg
 }
 
@@ -135,6 +137,11 @@ func runCapture(cmd *cobra.Command, o captureOptions) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s: %d series, %d windows\n",
 		filepath.Join(o.out, capture.JSONFile), filepath.Join(o.out, capture.MarkdownFile), len(c.Metrics), len(c.Windows))
+	var le *capture.LimitError
+	if errors.As(runErr, &le) { // every answer was over a documented bound: not an exporter to capture
+		return usageErrorf("capture: every scrape was over a bound (%v); a scrape reads at most %d bytes, %d-byte lines and %d samples: point --target at a narrower exporter",
+			le, capture.DefaultMaxScrapeBytes, capture.DefaultMaxLineBytes, capture.DefaultMaxSamples)
+	}
 	if errors.Is(runErr, capture.ErrAllFailed) {
 		return withCode(ExitError, fmt.Errorf("capture: %w; first error: %s", runErr, firstScrapeError(c)))
 	}

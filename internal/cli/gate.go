@@ -88,9 +88,15 @@ geomean time threshold; --alpha and --threshold override it.`,
 func (o gateOptions) policy(cmd *cobra.Command) (gate.Policy, error) {
 	p := gate.Default()
 	if o.policyFile != "" {
-		var err error
-		if p, err = gate.LoadPolicy(o.policyFile); err != nil {
-			return p, usageErrorf("%v", err)
+		if err := readConfig(cmd.Context(), o.policyFile, func() error {
+			lp, err := gate.LoadPolicy(o.policyFile)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			p = lp
+			return nil
+		}); err != nil {
+			return gate.Policy{}, err // p may still be written by the abandoned read
 		}
 	}
 	if cmd.Flags().Changed("alpha") {
@@ -118,6 +124,11 @@ func runGate(stdout io.Writer, p gate.Policy, o gateOptions, basePath, curPath s
 		}
 	}
 	out, baseErr, curErr, err := gateEvaluate(p, basePath, curPath)
+	for _, e := range []error{baseErr, curErr} {
+		if benchset.IsTooLarge(e) { // a documented bound, not missing evidence: say so and stop
+			return usageErrorf("%v", e)
+		}
+	}
 	if err != nil {
 		return withCode(ExitError, err)
 	}

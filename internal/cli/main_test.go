@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -16,8 +17,17 @@ import (
 // instead of the tests.
 const envTestAsCLI = "SAGEBENCH_TEST_AS_CLI"
 
+// envTestNoFile, with envTestAsCLI, lowers the child's open-file limit
+// first (RLIMIT_NOFILE), so that a test can exhaust it at a size CI holds.
+const envTestNoFile = "SAGEBENCH_TEST_NOFILE"
+
 func TestMain(m *testing.M) {
 	jstest.MaybeServe() // a NATS server process of a test cluster
+	if n, err := strconv.ParseUint(os.Getenv(envTestNoFile), 10, 64); err == nil && os.Getenv(envTestAsCLI) == "1" {
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+			panic(err)
+		}
+	}
 	if os.Getenv(envTestAsCLI) == "1" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)

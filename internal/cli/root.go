@@ -9,25 +9,32 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // Main runs the sagebench command line with args (without the program name)
 // and returns the process exit code. ctx is cancelled on SIGINT/SIGTERM by
 // the caller; commands stop work, flush records and return when it is.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var secrets redact.Set // see secrets.go
+	out, errOut := redact.NewWriter(stdout, secrets.Known), redact.NewWriter(stderr, secrets.Known)
+	defer out.Flush()
+	defer errOut.Flush()
+	ctx = withSecrets(ctx, &secrets)
 	root := newRootCmd()
 	var prof profiles
 	prof.bind(root)
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(out)
+	root.SetErr(errOut)
 	root.SetContext(ctx)
 	err := root.ExecuteContext(ctx)
 	if perr := prof.stop(); err == nil && perr != nil {
 		err = withCode(ExitError, perr)
 	}
 	if err != nil && !errors.Is(err, errSilent) {
-		fmt.Fprintf(stderr, "sagebench: %v\n", err)
+		fmt.Fprintf(errOut, "sagebench: %v\n", err)
 	}
 	if err != nil && isFlagError(err) {
 		return ExitUsage

@@ -170,15 +170,26 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 	shared := runconfig.DefaultShared()
 	var file *runconfig.File
 	if o.configPath != "" {
-		var err error
-		if file, err = runconfig.LoadFile(o.configPath, &shared, os.LookupEnv); err != nil {
-			return nil, usageErrorf("%v", err)
+		if err := readConfig(cmd.Context(), o.configPath, func() error {
+			f, err := runconfig.LoadFile(o.configPath, &shared, os.LookupEnv)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			file = f
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 	}
 	o.applySharedFlags(cmd.Flags(), &shared)
 	if err := o.checkWorkloadFlags(cmd.Flags()); err != nil {
 		return nil, err
 	}
+	adminEnv := shared.Target.AdminTokenEnv
+	if adminEnv == "" {
+		adminEnv = target.DefaultAdminTokenEnv
+	}
+	addSecretEnv(cmd.Context(), shared.Target.APIKeyEnv, adminEnv, "RAY_AUTH_TOKEN", "NATS_TOKEN", "NATS_PASSWORD")
 	ov := o.overrides(cmd.Flags())
 	o.file, o.ov = file, ov
 	var out []runconfig.Resolved
@@ -376,6 +387,6 @@ func runErrCode(err error) int {
 
 // isTerminal reports whether w is a terminal (for the live progress line).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := terminalOf(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

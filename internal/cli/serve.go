@@ -54,10 +54,24 @@ down gracefully on SIGINT/SIGTERM. See docs/serve.md.`,
 func (o serveOptions) stackConfig(cmd *cobra.Command) (stack.Config, error) {
 	cfg := stack.DefaultConfig()
 	if o.config != "" {
-		var err error
-		if cfg, err = stack.LoadConfig(o.config); err != nil {
-			return cfg, usageErrorf("%v", err)
+		if err := readConfig(cmd.Context(), o.config, func() error {
+			c, err := stack.LoadConfig(o.config)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			cfg = c
+			return nil
+		}); err != nil {
+			return stack.Config{}, err // cfg may still be written by the abandoned read
 		}
+	}
+	adminEnv := cfg.Admin.TokenEnv
+	if adminEnv == "" {
+		adminEnv = "SAGEBENCH_ADMIN_TOKEN"
+	}
+	addSecretEnv(cmd.Context(), adminEnv)
+	for _, e := range cfg.Engines {
+		addSecretEnv(cmd.Context(), e.APIKeyEnv) // a remote engine's key, which -v logs could quote
 	}
 	if cmd.Flags().Changed("listen") || o.config == "" {
 		cfg.Listen = o.listen

@@ -36,12 +36,19 @@ func (s *syncBuffer) String() string {
 // from its listening line, plus a stop function returning the exit code.
 func startServe(t *testing.T, args ...string) (string, func() int) {
 	t.Helper()
+	url, _, stop := startServeLog(t, args...)
+	return url, stop
+}
+
+// startServeLog is startServe that also returns serve's stderr.
+func startServeLog(t *testing.T, args ...string) (string, *syncBuffer, func() int) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
+	stderr := &syncBuffer{}
 	code := make(chan int, 1)
 	go func() {
-		code <- Main(ctx, args, pw, &stderr)
+		code <- Main(ctx, args, pw, stderr)
 		pw.Close()
 	}()
 	lines := make(chan string, 1)
@@ -59,7 +66,7 @@ func startServe(t *testing.T, args ...string) (string, func() int) {
 			cancel()
 			t.Fatalf("first stdout line %q; stderr: %s", line, stderr.String())
 		}
-		return url, func() int {
+		return url, stderr, func() int {
 			cancel()
 			select {
 			case c := <-code:
@@ -75,7 +82,7 @@ func startServe(t *testing.T, args ...string) (string, func() int) {
 		cancel()
 		t.Fatal("serve printed no listening line")
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 func TestServeStreamsAndStops(t *testing.T) {

@@ -156,6 +156,7 @@ func workerRegistry(o workerOptions) (*dataflow.Registry, error) {
 }
 
 func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) error {
+	addSecretEnv(ctx, o.keyEnv, envNATSToken, envNATSPassword)
 	name := o.name
 	if name == "" {
 		name = os.Getenv(envWorkerName)

@@ -77,6 +77,9 @@ func (c ScheduleConfig) Validate() error {
 	if c.Duration < 0 {
 		return errors.New("schedule.duration must be >= 0 (0 means: derive from count)")
 	}
+	if c.Duration > MaxDuration {
+		return fmt.Errorf("schedule.duration %v exceeds the limit of %v; lower it", c.Duration, MaxDuration)
+	}
 	if c.Count == 0 && c.Duration == 0 {
 		return errors.New("schedule: set schedule.count or schedule.duration (or both; the first reached ends the schedule)")
 	}

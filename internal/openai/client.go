@@ -38,7 +38,11 @@ type Client struct {
 	urls  map[string]*url.URL // parsed once per API path; read-only, shared by the requests
 	hdrs  fixedHeaders
 	conns *conns
-	held  atomic.Int64 // bytes of response bodies held by calls in flight (see call.charge)
+	// engines caches the kept form of the X-Engine-Id values seen (a
+	// target has a handful), so that a header is redacted once.
+	engines sync.Map
+	nEngine atomic.Int64
+	held    atomic.Int64 // bytes of response bodies held by calls in flight (see call.charge)
 }
 
 // Result is the outcome of one request, with its timing. All times are
@@ -127,7 +131,7 @@ func NewClient(cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("target.api_key_env names %s, but that environment variable is empty or unset; export it", cfg.APIKeyEnv)
 		}
 	}
-	c.redactor = redact.New(c.key)
+	c.redactor = redact.New(append([]string{c.key}, cfg.Secrets...)...)
 	c.conns = newConns(cfg)
 	c.rt = newTransport(cfg, c.conns)
 	c.urls = map[string]*url.URL{}
@@ -164,16 +168,17 @@ func newFixedHeaders(key string) fixedHeaders {
 // dials at most DialConcurrency at once.
 func newTransport(cfg Config, cn *conns) *http.Transport {
 	return &http.Transport{
-		Proxy:                 nil, // a benchmark measures the target, not a proxy
-		DialContext:           cn.dial,
-		MaxConnsPerHost:       cfg.MaxConns,
-		TLSHandshakeTimeout:   cfg.ConnectTimeout,
-		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
-		MaxIdleConns:          cfg.MaxConns,
-		MaxIdleConnsPerHost:   cfg.MaxConns,
-		IdleConnTimeout:       90 * time.Second,
-		ResponseHeaderTimeout: cfg.FirstByteTimeout,
-		DisableCompression:    true,
+		Proxy:                  nil, // a benchmark measures the target, not a proxy
+		DialContext:            cn.dial,
+		MaxConnsPerHost:        cfg.MaxConns,
+		TLSHandshakeTimeout:    cfg.ConnectTimeout,
+		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
+		MaxIdleConns:           cfg.MaxConns,
+		MaxIdleConnsPerHost:    cfg.MaxConns,
+		IdleConnTimeout:        90 * time.Second,
+		ResponseHeaderTimeout:  cfg.FirstByteTimeout,
+		DisableCompression:     true,
+		MaxResponseHeaderBytes: MaxResponseHeaderBytes,
 		// The transport's default 4 KiB buffers: a larger read or write
 		// (a stream's SSE reader asks 32 KiB at a time, a long prompt
 		// body) bypasses them anyway, while every connection kept holds
@@ -283,7 +288,7 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 		return nil
 	}
 	res.Status = resp.StatusCode
-	res.Engine = resp.Header.Get(protocol.HeaderEngine)
+	res.Engine = c.engine(resp.Header.Get(protocol.HeaderEngine))
 	if v := resp.Header.Get(protocol.HeaderRetries); v != "" {
 		res.Retries, _ = strconv.Atoi(v)
 	}
@@ -300,6 +305,26 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 		return nil
 	}
 	return cl
+}
+
+// maxEngines bounds the cache of engine ids (a target inventing a new id
+// per answer is redacted every time instead).
+const maxEngines = 1024
+
+// engine is the kept form of an X-Engine-Id: redacted and at most
+// MaxEngineBytes.
+func (c *Client) engine(h string) string {
+	if h == "" {
+		return ""
+	}
+	if v, ok := c.engines.Load(h); ok {
+		return v.(string)
+	}
+	clean := c.redactor.Field(h, MaxEngineBytes)
+	if len(h) <= MaxEngineBytes && c.nEngine.Add(1) <= maxEngines {
+		c.engines.Store(h, clean)
+	}
+	return clean
 }
 
 // newRequest builds a request for one of the client's paths on its

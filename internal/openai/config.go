@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"regexp"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // Defaults of a zero Config.
@@ -31,7 +33,20 @@ type Config struct {
 	MaxBytesInFlight int64         `yaml:"max_bytes_in_flight" json:"max_bytes_in_flight"` // response bytes held by all requests in flight together (bodies being read, SSE line buffers beyond their first 32 KiB); past it a request fails too_large; 0 → DefaultMaxBytesInFlight
 	MaxLineBytes     int           `yaml:"max_line_bytes" json:"max_line_bytes"`           // longest SSE line; 0 → DefaultMaxLine
 	DialConcurrency  int           `yaml:"dial_concurrency" json:"dial_concurrency"`       // connections dialed at once; 0 → DefaultDialConcurrency
+	// Secrets are further values (the admin token) the client masks, like
+	// the API key, in every target-originated string it keeps.
+	Secrets []string `yaml:"-" json:"-"`
 }
+
+// Bounds of what the client keeps of a response besides its body.
+const (
+	// MaxResponseHeaderBytes bounds a response's header block; past it
+	// the request fails too_large (net/http's default is 10 MB).
+	MaxResponseHeaderBytes = 1 << 20
+	// MaxEngineBytes bounds the X-Engine-Id kept in Result.Engine (a
+	// longer one is cut with a marker, see redact.Clip).
+	MaxEngineBytes = 256
+)
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -42,7 +57,7 @@ func (c Config) Validate() error {
 	}
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("target.base_url %q is not an http(s) URL with a host; use e.g. http://127.0.0.1:8080", c.BaseURL)
+		return fmt.Errorf("target.base_url %q is not an http(s) URL with a host; use e.g. http://127.0.0.1:8080", redact.URL(c.BaseURL))
 	}
 	if u.User != nil {
 		return errors.New("target.base_url must not carry credentials; put the key in the env var named by target.api_key_env")

@@ -87,6 +87,9 @@ func classify(ctx context.Context, err error, phase string) string {
 	if errors.As(err, &ne) && ne.Timeout() {
 		return ClassTimeout
 	}
+	if strings.Contains(err.Error(), "server response headers exceeded") {
+		return ClassTooLarge // MaxResponseHeaderBytes
+	}
 	if strings.Contains(err.Error(), "timeout awaiting response headers") {
 		return ClassTimeout
 	}

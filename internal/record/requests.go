@@ -177,16 +177,20 @@ func (rw *RequestWriter) Close() error {
 }
 
 // Bounds of one requests.jsonl line: whatever a target sends (2,000
-// choices per chunk, a megabyte error body), a line stays far below the
-// reader's maxLine.
+// choices per chunk, a megabyte error body, a 9 MB X-Engine-Id), a line
+// stays far below the reader's maxLine. Lengths are counted before JSON
+// escaping, which at most sextuples them (\u00XX).
 const (
 	MaxTokenNS    = 100_000 // token timestamps kept (≈ 1.2 MB of JSON)
 	MaxErrorBytes = 2048    // bytes of Error kept
+	MaxNoteBytes  = 2048    // bytes of Note kept
+	MaxFieldBytes = 256     // bytes of every other string field kept (engine, node, ids, labels)
 )
 
 // Bound returns r cut to the line bounds: TokenNS keeps its first
-// MaxTokenNS−1 entries and its last (TokenNSDropped counts the rest), and
-// Error its first MaxErrorBytes (on a UTF-8 boundary) plus "…".
+// MaxTokenNS−1 entries and its last (TokenNSDropped counts the rest),
+// Error and Note their first MaxErrorBytes / MaxNoteBytes, every other
+// string MaxFieldBytes (each on a UTF-8 boundary, plus "…").
 func Bound(r Request) Request {
 	if n := len(r.TokenNS); n > MaxTokenNS {
 		kept := make([]int64, MaxTokenNS)
@@ -194,12 +198,22 @@ func Bound(r Request) Request {
 		kept[MaxTokenNS-1] = r.TokenNS[n-1]
 		r.TokenNS, r.TokenNSDropped = kept, r.TokenNSDropped+n-MaxTokenNS
 	}
-	if len(r.Error) > MaxErrorBytes {
-		cut := MaxErrorBytes
-		for cut > 0 && r.Error[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		r.Error = r.Error[:cut] + "…"
+	r.Error, r.Note = cutString(r.Error, MaxErrorBytes), cutString(r.Note, MaxNoteBytes)
+	for _, f := range []*string{&r.ID, &r.Kind, &r.Type, &r.Stage, &r.TxnID, &r.Phase, &r.Tenant,
+		&r.Priority, &r.Model, &r.ErrorClass, &r.Engine, &r.Node} {
+		*f = cutString(*f, MaxFieldBytes)
 	}
 	return r
+}
+
+// cutString keeps the first n bytes of s (on a UTF-8 boundary) plus "…".
+func cutString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Unified output file names under the output root.
@@ -44,7 +46,7 @@ func AppendUnified(root string, u Unified) error {
 	if err := checkCSVHeader(csvPath); err != nil {
 		return err
 	}
-	if err := appendBytes(filepath.Join(root, UnifiedJSONL), append(line, '\n')); err != nil {
+	if err := AppendLines(filepath.Join(root, UnifiedJSONL), nil, append(line, '\n')); err != nil {
 		return err
 	}
 	return appendCSV(csvPath, row)
@@ -76,9 +78,12 @@ func unifiedRow(u Unified) ([]string, error) {
 }
 
 // checkCSVHeader fails when path exists, is not empty and starts with
-// another header.
+// another header (a symbolic link is refused by the append itself).
 func checkCSVHeader(path string) error {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("%s is a symbolic link: refusing to append through it; move it away", path)
+	}
 	if os.IsNotExist(err) {
 		return nil
 	}
@@ -102,33 +107,14 @@ func checkCSVHeader(path string) error {
 }
 
 func appendCSV(path string, row []string) error {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
-		w.Write(UnifiedColumns)
+	var hdr, buf bytes.Buffer
+	for b, rec := range map[*bytes.Buffer][]string{&hdr: UnifiedColumns, &buf: row} {
+		w := csv.NewWriter(b)
+		w.Write(rec)
+		w.Flush()
+		if err := w.Error(); err != nil {
+			return fmt.Errorf("encoding %s: %w", path, err)
+		}
 	}
-	w.Write(row)
-	w.Flush()
-	if err := w.Error(); err != nil {
-		return fmt.Errorf("encoding %s: %w", path, err)
-	}
-	return appendBytes(path, buf.Bytes())
-}
-
-// appendBytes appends data with one write and fsyncs, so concurrent
-// appenders never interleave inside a row.
-func appendBytes(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("opening %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("appending to %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("syncing %s: %w", path, err)
-	}
-	return f.Close()
+	return AppendLines(path, hdr.Bytes(), buf.Bytes())
 }

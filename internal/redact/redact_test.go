@@ -3,9 +3,13 @@ package redact
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/sagebench/sagebench/internal/redact/redacttest"
 )
 
 func TestString(t *testing.T) {
@@ -66,6 +70,115 @@ func FuzzString(f *testing.F) {
 		out := New(secret).String(s)
 		if len(secret) >= minPrefix && strings.Contains(out, secret) && !strings.Contains(Mask, secret) {
 			t.Fatalf("secret %q survives in %q", secret, out)
+		}
+	})
+}
+
+func TestSecretInEveryEncoding(t *testing.T) {
+	const key, admin = "sk-live-0123456789abcdef", "adm!n/t0ken+x y"
+	r := New(key, admin)
+	for name, enc := range redacttest.Encodings {
+		for _, wrap := range redacttest.Wrappers {
+			for _, secret := range []string{key, admin} {
+				in := "the target said: " + enc(fmt.Sprintf(wrap, secret)) + " (status 400)"
+				out := r.String(in)
+				if redacttest.Leaks(out, secret) {
+					t.Errorf("%s of %q: the secret survives in %q", name, wrap, out)
+				}
+				if !strings.HasPrefix(out, "the target said: ") || !strings.HasSuffix(out, " (status 400)") {
+					t.Errorf("%s of %q: the text around the secret was masked too: %q", name, wrap, out)
+				}
+			}
+		}
+	}
+}
+
+func TestDetectorSeesEveryEncoding(t *testing.T) {
+	const secret = "sk-live-0123456789abcdef"
+	for name, enc := range redacttest.Encodings {
+		for _, wrap := range redacttest.Wrappers {
+			if in := enc(fmt.Sprintf(wrap, secret)); !redacttest.Leaks(in, secret) {
+				t.Errorf("the test's detector misses %s of %q: %q", name, wrap, in)
+			}
+		}
+	}
+}
+
+func TestURLPassword(t *testing.T) {
+	for _, in := range []string{
+		`target "htp://alice:PW-secret@127.0.0.1:1": want an http(s) URL`,
+		"dial nats://bob:hunter2@10.0.0.1:4222: refused",
+		"http://alice:p%40ss@host/v1",
+	} {
+		out := New().String(in)
+		for _, pw := range []string{"PW-secret", "hunter2", "p%40ss"} {
+			if strings.Contains(out, pw) {
+				t.Errorf("%q → %q keeps the password", in, out)
+			}
+		}
+		if !strings.Contains(out, Mask+"@") {
+			t.Errorf("%q → %q: no mask where the password was", in, out)
+		}
+	}
+	if in := "http://host:8080/a@b and alice@example.com"; New().String(in) != in {
+		t.Errorf("a port or an e-mail address was masked: %q", New().String(in))
+	}
+}
+
+func TestClip(t *testing.T) {
+	long := strings.Repeat("é", 5000) // 2 bytes each
+	got := Clip(long, 256)
+	if len(got) > 256 || !strings.HasSuffix(got, " bytes]") || !utf8.ValidString(got) {
+		t.Fatalf("Clip = %q (%d bytes)", got, len(got))
+	}
+	if Clip("short", 256) != "short" {
+		t.Fatal("a short string was changed")
+	}
+	if got := New("s3cr3t-v4lue").Field("engine-s3cr3t-v4lue"+strings.Repeat("x", 1000), 64); strings.Contains(got, "s3cr3t") || len(got) > 64 {
+		t.Fatalf("Field = %q", got)
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var out strings.Builder
+	var set Set
+	w := NewWriter(&out, set.String)
+	set.Add("sk-the-key-123456")
+	fmt.Fprint(w, "progress 1\r")
+	if out.String() != "progress 1\r" {
+		t.Fatalf("a line ended by \\r was held back: %q", out.String())
+	}
+	fmt.Fprint(w, "error: sk-the-")
+	fmt.Fprint(w, "key-123456 refused\n")
+	fmt.Fprint(w, "tail Bearer sk-the-key-123456")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "key-123456") || !strings.Contains(out.String(), "error: [REDACTED] refused\n") {
+		t.Fatalf("Writer wrote %q", out.String())
+	}
+	if w.Unwrap() != &out {
+		t.Fatal("Unwrap does not return the writer underneath")
+	}
+}
+
+// FuzzEncodings embeds a secret in a peer's text in a random encoding
+// and wrapper and checks that no form of it survives the rule.
+func FuzzEncodings(f *testing.F) {
+	f.Add("sk-live-0123456789abcdef", "before ", " after", uint8(0), uint8(1))
+	f.Add("adm!n/t0ken+x", `{"error":"`, `"}`, uint8(4), uint8(2))
+	f.Add("tok_AAAA////", "", "", uint8(1), uint8(0))
+	names := redacttest.Names()
+	f.Fuzz(func(t *testing.T, secret, before, after string, enc, wrap uint8) {
+		secret = redacttest.KeyChars(secret)
+		if len(secret) < 8 || len(secret) > 128 || len(before)+len(after) > 4096 {
+			t.Skip()
+		}
+		name := names[int(enc)%len(names)]
+		text := redacttest.Encodings[name](fmt.Sprintf(redacttest.Wrappers[int(wrap)%len(redacttest.Wrappers)], secret))
+		out := New(secret).String(before + text + after)
+		if redacttest.Leaks(out, secret) {
+			t.Fatalf("%s: secret %q survives in %q", name, secret, out)
 		}
 	})
 }

@@ -27,7 +27,8 @@ func scrape(ctx context.Context, t *target.Target, dir string) (stop func() ([]s
 	}
 	path := filepath.Join(dir, capture.MetricsFile)
 	rec, err := capture.NewRecorder(capture.RecorderConfig{Targets: []string{url}, Path: path,
-		Selector: capture.Selector{Names: []string{"sagebench_.*", "vllm:.*", "sglang:.*"}}})
+		Selector: capture.Selector{Names: []string{"sagebench_.*", "vllm:.*", "sglang:.*"}},
+		Redact:   t.Redactor().String}) // names and labels are the target's text
 	if err != nil {
 		return func() ([]string, map[string]float64) {
 			return []string{"target metrics not scraped: " + err.Error()}, nil

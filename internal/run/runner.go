@@ -192,12 +192,14 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 		return Result{Dir: dir, Run: run}, err
 	}
 	run.EndedAt = time.Now()
+	outcome = cleanOutcome(t.Redactor(), outcome)
 	rn.finish(&run, r, outcome, col, ctx.Err() == nil && lost == nil)
 	run.Summary.TargetMetrics = targetMetrics
 	if lost != nil {
 		run.InvalidReasons = append(run.InvalidReasons, lost.Error())
 	}
 	run.Notes = append(append(outcome.Notes, connNotes(t, warmed, rn.Fleet != nil)...), metricNotes...)
+	cleanRun(t.Redactor(), &run)
 	if err := writeRecords(dir, r, &run, outcome); err != nil {
 		return Result{Dir: dir, Run: run}, err
 	}
@@ -249,7 +251,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 		return workload.Outcome{}, nil, err
 	}
 	col = summary.NewCollector()
-	snk := newSink(col, w)
+	snk := newSink(col, w, t.Redactor())
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go snk.watch(runCtx, cancel)

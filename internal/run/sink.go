@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/redact"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/traffic"
 )
@@ -32,6 +33,8 @@ const sinkPoll = 5 * time.Millisecond
 type sink struct {
 	col      *summary.Collector
 	w        *record.RequestWriter
+	red      *redact.Redactor  // the target's rule, applied to every record
+	seen     map[string]string // clean forms of engine and node ids (see cleanRequest)
 	recs     chan record.Request
 	shutting chan struct{} // closed with recs: the loop stops waiting for the next poll
 	gate     sync.RWMutex
@@ -45,8 +48,8 @@ type sink struct {
 // maxSessionRecords bounds the session turns kept for their section.
 const maxSessionRecords = 1 << 20
 
-func newSink(col *summary.Collector, w *record.RequestWriter) *sink {
-	s := &sink{col: col, w: w, recs: make(chan record.Request, sinkQueue), shutting: make(chan struct{}), done: make(chan struct{})}
+func newSink(col *summary.Collector, w *record.RequestWriter, red *redact.Redactor) *sink {
+	s := &sink{col: col, w: w, red: red, seen: map[string]string{}, recs: make(chan record.Request, sinkQueue), shutting: make(chan struct{}), done: make(chan struct{})}
 	go s.loop()
 	return s
 }
@@ -73,6 +76,7 @@ func (s *sink) loop() {
 }
 
 func (s *sink) add(r record.Request) {
+	r = cleanRequest(s.red, s.seen, r)
 	s.col.Add(r)
 	s.output.Add(&r)
 	if r.Turn > 0 && len(s.sessions) < maxSessionRecords {

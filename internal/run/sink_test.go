@@ -24,7 +24,7 @@ func TestSinkKeepsEveryRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 			col := summary.NewCollector()
-			s := newSink(col, w)
+			s := newSink(col, w, nil)
 			var wg sync.WaitGroup
 			for g := range 4 {
 				wg.Go(func() {

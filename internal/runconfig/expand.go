@@ -2,6 +2,7 @@ package runconfig
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -39,6 +40,37 @@ func Expand(src string, lookup LookupEnv) (string, error) {
 	}
 }
 
+// unsafeValue says why an environment variable's value cannot be pasted
+// into YAML text as it is ("" when it can): a newline would start new
+// keys, and YAML's indicators (": ", " #", flow brackets and commas,
+// quotes, a leading anchor, alias, tag, block or directive character)
+// would turn a value into structure. Plain values — numbers, durations,
+// names, paths, URLs (http://h:8000/v1?a=1&b=2) — pass.
+func unsafeValue(v string) string {
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Sprintf("a control character (%q)", r)
+		}
+	}
+	switch {
+	case strings.ContainsAny(v, "[]{},\"'\\`"):
+		return fmt.Sprintf("YAML syntax (%q: brackets, braces, commas, quotes or backslashes)", v)
+	case strings.Contains(v, ": ") || strings.HasSuffix(v, ":") || strings.Contains(v, " #"):
+		return fmt.Sprintf("YAML syntax (%q: \": \" or \" #\")", v)
+	case v != "" && strings.ContainsRune("-?:#&*!|>%@ ", rune(v[0])) && !isNumber(v):
+		return fmt.Sprintf("YAML syntax (%q starts with an indicator or a space)", v)
+	case strings.HasSuffix(v, " "):
+		return fmt.Sprintf("a trailing space (%q)", v)
+	}
+	return ""
+}
+
+// isNumber reports whether v is a plain number (a negative one starts with '-').
+func isNumber(v string) bool {
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil
+}
+
 // expandOne resolves the inside of one ${...}.
 func expandOne(expr string, lookup LookupEnv) (string, error) {
 	name, def, hasDef := strings.Cut(expr, ":-")
@@ -46,6 +78,9 @@ func expandOne(expr string, lookup LookupEnv) (string, error) {
 		return "", fmt.Errorf("${%q}: not a variable name (use letters, digits, _)", name)
 	}
 	if v, ok := lookup(name); ok && (v != "" || !hasDef) {
+		if why := unsafeValue(v); why != "" {
+			return "", fmt.Errorf("environment variable %s (used as ${%s}) holds %s, which would change the config's structure, not just this value; set it to a plain value or write the value in the file", name, name, why)
+		}
 		return v, nil
 	}
 	if hasDef {

@@ -61,6 +61,9 @@ func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (
 	if err := wl.Config().Validate(); err != nil {
 		return r, nil, err
 	}
+	if err := checkPlan(wl.Config(), shared.Repeat); err != nil {
+		return r, nil, err
+	}
 	if wl, err = onBackend(spec, shared, wl); err != nil {
 		return r, nil, err
 	}

@@ -70,6 +70,12 @@ type Limits struct {
 	StallTimeout     time.Duration `yaml:"stall_timeout"`      // longest engine silence before it counts as hung (default 15s)
 	MaxBatch         int           `yaml:"max_batch"`          // hybrid's embedding batch size (default 64)
 	ShutdownTimeout  time.Duration `yaml:"shutdown_timeout"`   // in-flight grace period on Close (default 10s)
+	// MaxConns bounds the connections served at once (default 4096); one
+	// past it gets /health answered or 503, and is closed (server.go).
+	MaxConns int `yaml:"max_conns"`
+	// BodyTimeout bounds the time a request's body may take to arrive
+	// (default 10s); past it the answer is 408 and the connection closed.
+	BodyTimeout time.Duration `yaml:"body_timeout"`
 }
 
 // SchedConfig tunes the policies.
@@ -241,6 +247,8 @@ func (c Config) validateLimits() []error {
 	neg("stall_timeout", l.StallTimeout < 0)
 	neg("max_batch", l.MaxBatch < 0)
 	neg("shutdown_timeout", l.ShutdownTimeout < 0)
+	neg("max_conns", l.MaxConns < 0)
+	neg("body_timeout", l.BodyTimeout < 0)
 	if l.MaxTokens > 0 && l.DefaultMaxTokens > l.MaxTokens {
 		errs = append(errs, fmt.Errorf("limits.default_max_tokens: %d exceeds limits.max_tokens %d", l.DefaultMaxTokens, l.MaxTokens))
 	}

@@ -1,7 +1,9 @@
 package stack
 
 import (
+	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,9 +100,33 @@ func TestAdminTokenRequiredOffLoopback(t *testing.T) {
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "SAGEBENCH_ADMIN_TOKEN") {
 		t.Fatalf("error %v, want a ConfigError naming the token variable", err)
 	}
-	for addr, want := range map[string]bool{"127.0.0.1:1": true, "localhost:1": true, "[::1]:1": true, ":8080": false, "10.0.0.1:80": false} {
-		if got := isLoopback(addr); got != want {
-			t.Errorf("isLoopback(%q) = %v", addr, got)
+}
+
+// TestListenResolvedBeforeTheTokenCheck is attack 3 of issue 28: with a
+// hosts file mapping localhost to another address, `--listen
+// localhost:P` bound that address without a token because the name was
+// taken for loopback. Now the name is resolved and the address checked.
+func TestListenResolvedBeforeTheTokenCheck(t *testing.T) {
+	hosts := map[string][]net.IP{"localhost": {net.IPv4zero}, "box": {net.ParseIP("10.1.2.3")}, "lo.example": {net.ParseIP("127.0.0.2")}}
+	lookup := func(_ context.Context, h string) ([]net.IP, error) {
+		if ips, ok := hosts[h]; ok {
+			return ips, nil
 		}
+		return nil, errors.New("no such host")
+	}
+	for addr, want := range map[string]bool{"127.0.0.1:1": true, "[::1]:1": true, ":8080": false, "10.0.0.1:80": false,
+		"localhost:1": false, "box:1": false, "lo.example:1": true} {
+		a, err := resolveListen(t.Context(), addr, lookup)
+		if err != nil || a.loopback != want {
+			t.Errorf("resolveListen(%q) = %+v, %v; want loopback %v", addr, a, err, want)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Listen = "localhost:0"
+	cfg.Index.Size = 0
+	_, err := Start(t.Context(), cfg, Options{Getenv: func(string) string { return "" }, LookupIP: lookup})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "not loopback") {
+		t.Fatalf("Start on a localhost that resolves to 0.0.0.0: %v, want a ConfigError asking for the token", err)
 	}
 }

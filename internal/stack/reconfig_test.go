@@ -23,6 +23,7 @@ func TestReconfigureUnderLoad(t *testing.T) {
 	admin := func(method, path, body string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, s.URL()+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,9 @@ type Options struct {
 	EngineStderr io.Writer
 	// Getenv reads the admin token and remote API keys (default os.Getenv).
 	Getenv func(string) string
+	// LookupIP resolves the listen address's host name (default the
+	// system resolver, hosts file included).
+	LookupIP func(ctx context.Context, host string) ([]net.IP, error)
 	// Catalog overrides the embedded profile catalog.
 	Catalog *profile.Catalog
 	// tokenizer is the config's, passed on to process engines.
@@ -44,6 +48,8 @@ type Stack struct {
 	catalog *profile.Catalog
 	gw      *gateway.Gateway
 	srv     *http.Server
+	over    *http.Server // answers connections past limits.max_conns (server.go)
+	gate    *connGate
 	url     string
 	cancel  context.CancelFunc // cancels every request context on hard stop
 	served  chan error
@@ -72,17 +78,22 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:8080"
 	}
-	token, err := adminToken(cfg, opts.Getenv)
+	addr, err := resolveListen(ctx, cfg.Listen, opts.LookupIP)
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	token, err := adminToken(cfg, addr, opts.Getenv)
 	if err != nil {
 		return nil, &ConfigError{Err: err}
 	}
 	s := &Stack{cfg: cfg, opts: opts, catalog: cat, engines: map[string]*built{}, served: make(chan error, 1)}
-	if err := s.startGateway(ctx, token); err != nil {
+	if err := s.startGateway(ctx, token, addr.hosts); err != nil {
 		s.closeEngines()
 		return nil, err
 	}
-	if err := s.listen(); err != nil {
+	if err := s.listen(addr, token); err != nil {
 		_ = s.gw.Close()
+		s.closeEngines()
 		return nil, err
 	}
 	opts.Logger.Info("stack serving", "url", s.url, "engines", len(cfg.Engines), "policy", s.gw.Policy())
@@ -99,10 +110,13 @@ func (o Options) withDefaults() Options {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
+	if o.LookupIP == nil {
+		o.LookupIP = lookupIP
+	}
 	return o
 }
 
-func (s *Stack) startGateway(ctx context.Context, token string) error {
+func (s *Stack) startGateway(ctx context.Context, token string, adminHosts []string) error {
 	cfg := s.cfg
 	quotas := sched.NewQuotas(cfg.Quotas.Default, cfg.Quotas.Tenants)
 	gcfg := gateway.Config{
@@ -114,7 +128,7 @@ func (s *Stack) startGateway(ctx context.Context, token string) error {
 		QueueLimit: cfg.Limits.QueueLimit, QueueTimeout: cfg.Limits.QueueTimeout, StallTimeout: cfg.Limits.StallTimeout,
 		MaxBatch:   cfg.Limits.MaxBatch,
 		EjectAfter: cfg.Health.EjectAfter, HealthInterval: cfg.Health.Interval,
-		MaxTenantLabels: cfg.Metrics.MaxTenants, AdminToken: token,
+		MaxTenantLabels: cfg.Metrics.MaxTenants, AdminToken: token, AdminHosts: adminHosts,
 		Factory: s.factory, Registry: s.opts.Registry, Logger: s.opts.Logger,
 	}
 	tok, err := tokenizer.Load(cfg.Tokenizer)
@@ -152,22 +166,21 @@ func (s *Stack) startGateway(ctx context.Context, token string) error {
 	return nil
 }
 
-func (s *Stack) listen() error {
-	ln, err := net.Listen("tcp", s.cfg.Listen)
+func (s *Stack) listen(addr listenAddr, token string) error {
+	ln, err := net.Listen("tcp", addr.bind)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", s.cfg.Listen, err)
 	}
+	if token == "" && !boundLoopback(ln) { // what was bound, whatever the name said
+		ln.Close()
+		return &ConfigError{Err: fmt.Errorf("listen %s bound %s, which is not loopback: set the admin token (admin.token_env) or listen on 127.0.0.1", s.cfg.Listen, ln.Addr())}
+	}
 	base, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	s.srv = &http.Server{
-		Handler:           s.dropping(s.gw.Handler()),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return base },
-		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelDebug),
-	}
+	s.srv, s.over = s.servers(ln, base)
 	s.url = "http://" + ln.Addr().String()
-	go func() { s.served <- s.srv.Serve(ln) }()
+	go func() { s.served <- s.srv.Serve(s.gate) }()
+	go func() { _ = s.over.Serve(s.gate.overflow) }()
 	return nil
 }
 
@@ -195,6 +208,7 @@ func (s *Stack) Close(ctx context.Context) error {
 		sctx, cancel := context.WithTimeout(ctx, grace)
 		defer cancel()
 		err := s.srv.Shutdown(sctx)
+		_ = s.over.Close()
 		s.cancel() // in-flight streams see their context end
 		if err != nil {
 			_ = s.srv.Close()
@@ -207,29 +221,22 @@ func (s *Stack) Close(ctx context.Context) error {
 	return s.err
 }
 
-// adminToken reads the admin token; a non-loopback listener requires one.
-func adminToken(cfg Config, getenv func(string) string) (string, error) {
+// adminToken reads the admin token; a listen address that does not
+// resolve to loopback requires one.
+func adminToken(cfg Config, addr listenAddr, getenv func(string) string) (string, error) {
 	env := cfg.Admin.TokenEnv
 	if env == "" {
 		env = "SAGEBENCH_ADMIN_TOKEN"
 	}
 	token := getenv(env)
-	if token == "" && !isLoopback(cfg.Listen) {
-		return "", fmt.Errorf("listen %s is not loopback: set the admin token in $%s (admin.token_env) or listen on 127.0.0.1", cfg.Listen, env)
+	if token == "" && !addr.loopback {
+		where := addr.bind
+		if strings.HasPrefix(where, ":") {
+			where = "every interface"
+		}
+		return "", fmt.Errorf("listen %s (%s) is not loopback: set the admin token in $%s (admin.token_env) or listen on 127.0.0.1", cfg.Listen, where, env)
 	}
 	return token, nil
-}
-
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // ConfigError is a stack configuration that cannot run (invalid values,

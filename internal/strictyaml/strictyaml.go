@@ -9,6 +9,7 @@
 package strictyaml
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/goccy/go-yaml"
@@ -18,11 +19,18 @@ import (
 
 // Unmarshal decodes data into v with yaml.Strict() and opts. A document
 // over MaxBytes or MaxDepth is refused (see Check) before the decoder sees
-// it. A decoder error is returned as the library formats it (with line and
+// it, and so is one whose aliases expand past MaxAliasNodes (see
+// CheckAliases, on the parsed tree). A decoder error is returned as the library formats it (with line and
 // column); a decoder panic is returned as a "malformed YAML" error.
 func Unmarshal(data []byte, v any, opts ...yaml.DecodeOption) (err error) {
-	if err := Check(data); err != nil {
-		return err
+	if _, err := Parse(data); err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			err = nil // a syntax error: the decoder reports it in its own words
+		}
+		if err != nil {
+			return err
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -34,7 +42,8 @@ func Unmarshal(data []byte, v any, opts ...yaml.DecodeOption) (err error) {
 
 // Parse parses data into a syntax tree (for callers that walk nodes, such
 // as a config with per-section decoding), refusing a document over the
-// bounds (see Check) first: the parser alone needs 650 MB for a 20k-deep
+// bounds (see Check) first and one whose aliases expand past
+// MaxAliasNodes after: the parser alone needs 650 MB for a 20k-deep
 // document. A parser panic is returned as a "malformed YAML" error.
 func Parse(data []byte) (f *ast.File, err error) {
 	if err := Check(data); err != nil {
@@ -45,7 +54,13 @@ func Parse(data []byte) (f *ast.File, err error) {
 			f, err = nil, fmt.Errorf("malformed YAML (the parser failed: %v)", r)
 		}
 	}()
-	return parser.ParseBytes(data, 0)
+	if f, err = parser.ParseBytes(data, 0); err != nil {
+		return nil, err
+	}
+	if err := CheckAliases(f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // DecodeNode decodes an already parsed node into v, strict and safe like

@@ -36,6 +36,9 @@ func quoteList(s []string, n int) string {
 	return out
 }
 
+// maxModelBytes bounds a model name of the target's list kept in an error.
+const maxModelBytes = 128
+
 // CheckModels asks the target for its model list (GET /v1/models) and
 // returns an *UnknownModelError when one of want is not in it. A target
 // that does not answer the list (no such route, not JSON) cannot be
@@ -60,7 +63,7 @@ func (t *Target) CheckModels(ctx context.Context, want []string) error {
 		return nil
 	}
 	for i, m := range have {
-		have[i] = t.redactor.String(m)
+		have[i] = t.redactor.Field(m, maxModelBytes)
 	}
 	return &UnknownModelError{URL: t.desc, Missing: missing, Have: have}
 }

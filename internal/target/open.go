@@ -77,7 +77,9 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 		}
 	}
 	t.redactor = redact.New(t.apiKey, t.admin)
-	if t.client, err = openai.NewClient(cfg.clientConfig(t.base)); err == nil {
+	cc := cfg.clientConfig(t.base)
+	cc.Secrets = []string{t.admin} // a target may echo either credential in any answer
+	if t.client, err = openai.NewClient(cc); err == nil {
 		err = t.Check(ctx)
 	}
 	if err == nil {
@@ -128,7 +130,9 @@ func (t *Target) do(ctx context.Context, method, path string, body io.Reader) (*
 	if err != nil {
 		return nil, err
 	}
-	if body != nil {
+	if body != nil || method != http.MethodGet {
+		// the admin API refuses a POST or DELETE of any other type (a web
+		// page's form or text/plain), even one without a body
 		req.Header.Set("Content-Type", "application/json")
 	}
 	// The admin API gets the admin token only: the API key is a
@@ -153,7 +157,13 @@ func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastRe
 // (error bodies, admin messages): it knows the API key and the admin
 // token. Apply it to anything target-originated before a record, a note,
 // a log line or the terminal.
-func (t *Target) Redactor() *redact.Redactor { return t.redactor }
+// A nil Target's is the rule without secrets.
+func (t *Target) Redactor() *redact.Redactor {
+	if t == nil {
+		return nil
+	}
+	return t.redactor
+}
 
 // adminToken reads the admin API token of a URL target.
 func (c Config) adminToken() (string, error) {

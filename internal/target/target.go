@@ -101,7 +101,7 @@ func (c Config) Validate() error {
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("target %q: want \"embedded\" or an http(s)://host:port base URL", c.URL)
+		return fmt.Errorf("target %q: want \"embedded\" or an http(s)://host:port base URL", redact.URL(c.URL))
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 		return fmt.Errorf("target %s: a base URL takes no query or fragment (paths are appended to it); pass an API key with target.api_key_env", Describe(c.URL))

@@ -33,7 +33,11 @@ type Config struct {
 	HealthInterval   time.Duration // probe period (default 1s)
 	MaxTenantLabels  int           // distinct tenant label values (default 16)
 	AdminToken       string        // bearer token for /admin/; "" = open
-	Retriever        Retriever     // /v1/retrieve; nil = 404
+	// AdminHosts, when not nil, are the Host names besides loopback IP
+	// literals the admin API answers (DNS rebinding): the stack sets
+	// them when it listens on loopback. nil: any Host (the token guards).
+	AdminHosts []string
+	Retriever  Retriever // /v1/retrieve; nil = 404
 	// Tokenizer counts chat prompts in tokens for the engines (nil: each
 	// engine counts its own way).
 	Tokenizer tokenizer.Tokenizer

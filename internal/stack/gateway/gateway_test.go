@@ -71,6 +71,9 @@ func (h *harness) doCtx(ctx context.Context, method, path, body string, hdr map[
 		h.t.Errorf("building %s %s: %v", method, path, err)
 		return reply{status: -1, body: []byte(err.Error())}
 	}
+	if method != http.MethodGet {
+		req.Header.Set("Content-Type", "application/json") // as every client of ours (the admin API requires it)
+	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"net/http"
 	"strconv"
@@ -106,17 +105,16 @@ func (g *Gateway) api(typ string, h func(http.ResponseWriter, *http.Request, *ca
 	}
 }
 
-// admin guards the admin API with the bearer token when one is set.
+// admin guards the admin API against cross-site use and, when one is
+// set, requires the bearer token (see checkAdmin).
 func (g *Gateway) admin(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if g.cfg.AdminToken != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(g.cfg.AdminToken)) != 1 {
+		if aerr := g.checkAdmin(r); aerr != nil {
+			if aerr.Status == http.StatusUnauthorized {
 				w.Header().Set("WWW-Authenticate", "Bearer")
-				writeError(w, &apiError{Status: http.StatusUnauthorized, Type: "authentication_error", Code: "unauthorized",
-					Message: "admin API: send Authorization: Bearer <token> (the token is in the env var named by admin.token_env)"})
-				return
 			}
+			writeError(w, aerr)
+			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 		h(w, r)

@@ -37,7 +37,7 @@ func (c Config) validate() (string, error) {
 	case c.ID == "":
 		return "", errors.New("remote engine: id required")
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return "", fmt.Errorf("remote engine %s: url %q: want http(s)://host:port", c.ID, c.URL)
+		return "", fmt.Errorf("remote engine %s: url %q: want http(s)://host:port", c.ID, redact.URL(c.URL))
 	case c.Model == "":
 		return "", fmt.Errorf("remote engine %s: model required", c.ID)
 	case c.Slots < 0:

@@ -235,12 +235,18 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 		s.ragEmbed(w, r)
 		return
 	}
+	w.Header().Set("X-Engine-Id", "fake-embed-0")
+	writeEmbeddings(w, r.Body)
+}
+
+// writeEmbeddings answers an embeddings request read from body: one
+// 3-dimensional vector per input.
+func writeEmbeddings(w http.ResponseWriter, body io.Reader) {
 	var req struct {
 		Input []string `json:"input"`
 	}
-	json.NewDecoder(r.Body).Decode(&req)
+	json.NewDecoder(io.LimitReader(body, 1<<20)).Decode(&req)
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Engine-Id", "fake-embed-0")
 	fmt.Fprint(w, `{"object":"list","data":[`)
 	for i := range req.Input {
 		if i > 0 {
