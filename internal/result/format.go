@@ -40,6 +40,7 @@ func FormatValue(v float64, unit string) string {
 		if v == math.Trunc(v) {
 			return group(strconv.FormatFloat(v, 'f', 0, 64))
 		}
+		return Number(v) // a mean count: the number says it
 	}
 	return Number(v) + " " + unit
 }
