@@ -26,6 +26,7 @@ type fakeRun struct {
 	valid                 bool
 	broken                bool // a damaged line in requests.jsonl, no metrics
 	drill                 bool // events.jsonl: a kill at 20 s, a restart at 40 s, one not performed
+	tenant, target        string // the first tenant's name, the drill's target (default gold, llm-fast-0)
 }
 
 var start = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -42,7 +43,7 @@ func writeFakeRun(t *testing.T, dir string, f fakeRun) {
 	var lines []byte
 	var e2e []float64
 	for i := 0; i < f.n; i++ {
-		tenant := []string{"gold", "bronze"}[i%2]
+		tenant := []string{or(f.tenant, "gold"), "bronze"}[i%2]
 		ms := (20 + rng.ExpFloat64()*30*float64(1+i%2)) * f.slow
 		intended := int64(float64(i) / float64(f.n) * 60e9)
 		q := record.Request{ID: fmt.Sprintf("r%d", i), Seq: i, Kind: "request", Type: "llm", Tenant: tenant,
@@ -64,8 +65,9 @@ func writeFakeRun(t *testing.T, dir string, f fakeRun) {
 		write(t, filepath.Join(dir, capture.MetricsFile), metricsJSONL(f))
 	}
 	if f.drill {
-		write(t, filepath.Join(dir, EventsFile), []byte(`{"seq":0,"action":"kill","target":"llm-fast-0","intended_ns":20000000000,"actual_ns":20001000000,"outcome":"ok"}
-{"seq":1,"action":"restart","target":"llm-fast-0","intended_ns":40000000000,"actual_ns":40002000000,"outcome":"ok"}
+		tg, _ := json.Marshal(or(f.target, "llm-fast-0"))
+		write(t, filepath.Join(dir, EventsFile), []byte(`{"seq":0,"action":"kill","target":`+string(tg)+`,"intended_ns":20000000000,"actual_ns":20001000000,"outcome":"ok"}
+{"seq":1,"action":"restart","target":`+string(tg)+`,"intended_ns":40000000000,"actual_ns":40002000000,"outcome":"ok"}
 {"seq":2,"action":"pause","target":"llm-1","intended_ns":70000000000,"actual_ns":0,"outcome":"not_performed"}
 `))
 	}
@@ -139,4 +141,11 @@ func TestTestdataRuns(t *testing.T) {
 			t.Fatalf("%v (run go test -run TestTestdataRuns -update)", err)
 		}
 	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sagebench/sagebench/internal/answer"
 	"github.com/sagebench/sagebench/internal/capture"
 	"github.com/sagebench/sagebench/internal/record"
 )
@@ -19,10 +20,16 @@ const maxProblems = 30
 // enough to hold a long run.
 type Sample struct {
 	E2EMs  float64
-	EndS   float64 // seconds since the run started
+	TTFTMs float64   // 0: not streamed
+	ITLMs  []float32 // gaps between streamed tokens (at most maxITL per request)
+	EndS   float64   // seconds since the run started
+	DueS   float64   // intended send, seconds since the run started
 	OK     bool
 	Labels Labels
 }
+
+// maxITL bounds the inter-token gaps kept per request (evenly spaced).
+const maxITL = 16
 
 // Labels are the request labels a latency CDF can split by.
 type Labels struct {
@@ -54,6 +61,7 @@ type Run struct {
 	Samples  []Sample
 	Metrics  *capture.Timeline // nil without metrics.jsonl
 	Events   []Event           // drill events (events.jsonl), if any
+	Windows  []answer.Window   // a drill's windowed series (windows.jsonl), if any
 	Problems []string
 }
 
@@ -83,6 +91,7 @@ func Load(dir string) *Run {
 	r.loadRequests(filepath.Join(dir, "requests.jsonl"))
 	r.loadMetrics(filepath.Join(dir, capture.MetricsFile))
 	r.loadEvents(filepath.Join(dir, EventsFile))
+	r.loadWindows(filepath.Join(dir, WindowsFile))
 	return r
 }
 
@@ -106,7 +115,8 @@ func (r *Run) loadRequests(path string) {
 			return // stages are inside their transaction's latency
 		}
 		l := Labels{Type: in(q.Type), Tenant: in(q.Tenant), Priority: in(q.Priority), Phase: in(q.Phase)}
-		r.Samples = append(r.Samples, Sample{E2EMs: q.E2EMs, EndS: float64(q.EndNS) / 1e9, OK: q.OK, Labels: l})
+		r.Samples = append(r.Samples, Sample{E2EMs: q.E2EMs, TTFTMs: q.TTFTMs, ITLMs: gaps(q.TokenNS, q.TokenNSDropped),
+			EndS: float64(q.EndNS) / 1e9, DueS: float64(q.IntendedNS) / 1e9, OK: q.OK, Labels: l})
 	})
 	if errors.Is(err, os.ErrNotExist) {
 		r.problem("requests.jsonl is missing: no latency figures")
@@ -126,6 +136,29 @@ func (r *Run) loadMetrics(path string) {
 	for _, line := range splitJoined(err) {
 		r.problem("%v", line)
 	}
+}
+
+// gaps are the inter-token gaps of a streamed response in ms, at most
+// maxITL of them evenly spaced.
+// A record that dropped timestamps keeps the first ones and the last:
+// the gap to the last is not one gap, so it is left out.
+func gaps(tokens []int64, dropped int) []float32 {
+	if dropped > 0 && len(tokens) > 0 {
+		tokens = tokens[:len(tokens)-1]
+	}
+	n := len(tokens) - 1
+	if n < 1 {
+		return nil
+	}
+	k := min(n, maxITL)
+	out := make([]float32, 0, k)
+	for i := range k {
+		j := i * n / k
+		if d := tokens[j+1] - tokens[j]; d >= 0 {
+			out = append(out, float32(float64(d)/1e6))
+		}
+	}
+	return out
 }
 
 // splitJoined lists the errors inside an errors.Join result.
@@ -174,7 +207,7 @@ func groupSamples(samples []Sample, dim string) ([]string, map[string][]float64)
 	for k := range groups {
 		names = append(names, k)
 	}
-	sort.Strings(names)
+	sort.Slice(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
 	return names, groups
 }
 
@@ -186,4 +219,37 @@ func safeName(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// naturalLess orders strings with their digit runs compared as numbers
+// ("n2@6.00" before "n2@12.00", "run2" before "run10").
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+// digits is the length of s's leading run of ASCII digits.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }

@@ -145,3 +145,34 @@ func bare(v float64, unit string) string {
 	}
 	return s
 }
+
+// MeanCI writes a mean with its confidence interval for a table, with
+// as many decimals as two significant digits of the half-width: "829 ±
+// 290 ms", "100.3 ± 2.8 req/s", "92.5 ± 1.2 %" (fractions in percent,
+// the ± in percentage points). An interval that is not symmetric about
+// the mean (clipped at the edge of the metric's domain) is written as
+// its ends: "99.2 % (97.1–100.0)". Never scientific notation.
+func MeanCI(mean, lo, hi float64, unit string) string {
+	scale, suffix := 1.0, " "+unit
+	switch unit {
+	case Fraction:
+		scale, suffix = 100, " %"
+	case Ratio:
+		suffix = "×"
+	case Count:
+		suffix = ""
+	case Percent:
+		suffix = " %"
+	}
+	m, l, h := mean*scale, lo*scale, hi*scale
+	half := (h - l) / 2
+	dec := 0
+	if half > 0 && !math.IsInf(half, 0) {
+		dec = min(max(1-int(math.Floor(math.Log10(half))), 0), 6)
+	}
+	f := func(v float64) string { return group(strconv.FormatFloat(v, 'f', dec, 64)) }
+	if math.Abs((h-m)-(m-l)) <= 1e-9*math.Max(1, math.Abs(m)) {
+		return f(m) + " ± " + f(half) + suffix
+	}
+	return f(m) + suffix + " (" + f(l) + "–" + f(h) + ")"
+}
