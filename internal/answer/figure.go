@@ -75,21 +75,27 @@ func Figure(q string, cols []Column, w vg.Length) (*chart.Figure, error) {
 		f.Message = "Not measurable: " + strings.Join(missing, "; ")
 		return f, nil
 	}
-	layout(f, cols, sets, rows, rc.shareX)
+	layout(f, cols, sets, rows, rc.shareX, w < chart.PageWidth && len(cols) > 1)
 	if len(missing) > 0 {
 		f.Caption += " " + strings.Join(missing, "; ") + "."
 	}
 	return f, nil
 }
 
-// layout puts each column's panels in a column of the grid, shares the
-// axes of each row and merges the legends.
-func layout(f *chart.Figure, cols []Column, sets []panelSet, rows int, shareX bool) {
+// layout puts each column's panels in a column of the grid (stacked: in
+// a row of the grid, for a narrow figure), shares the axes of each kind
+// of panel and merges the legends.
+func layout(f *chart.Figure, cols []Column, sets []panelSet, rows int, shareX, stacked bool) {
 	f.Cols = len(sets)
 	if len(sets) == 1 && sets[0].horizontal {
 		f.Cols, f.Panels, f.Legend = len(sets[0].panels), sets[0].panels, sets[0].legend
 		f.RowHeight = 0
 		return
+	}
+	at := func(r, j int) int { return r*len(sets) + j }
+	if stacked {
+		f.Cols = rows
+		at = func(r, j int) int { return j*rows + r }
 	}
 	f.Panels = make([]*plot.Plot, rows*len(sets))
 	seen := map[string]bool{}
@@ -98,7 +104,7 @@ func layout(f *chart.Figure, cols []Column, sets []panelSet, rows int, shareX bo
 			if p != nil && len(sets) > 1 {
 				p.Title.Text = strings.TrimSpace(label(cols, j) + ": " + p.Title.Text)
 			}
-			f.Panels[r*len(sets)+j] = p
+			f.Panels[at(r, j)] = p
 		}
 		for _, e := range s.legend {
 			if !seen[e.Label] {
@@ -108,7 +114,11 @@ func layout(f *chart.Figure, cols []Column, sets []panelSet, rows int, shareX bo
 		}
 	}
 	for r := range rows {
-		chart.Share(f.Panels[r*len(sets):(r+1)*len(sets)], shareX, true)
+		kind := make([]*plot.Plot, len(sets))
+		for j := range sets {
+			kind[j] = f.Panels[at(r, j)]
+		}
+		chart.Share(kind, shareX, true)
 	}
 }
 
@@ -117,4 +127,14 @@ func label(cols []Column, i int) string {
 		return cols[i].Label
 	}
 	return "run " + itoa(i+1)
+}
+
+// Timeline reports whether q's answer figure is a drill timeline (drawn
+// from one run's windows, not from pooled metrics).
+func Timeline(q string) bool {
+	switch strings.ToUpper(q) {
+	case "Q5", "Q7", "Q8":
+		return true
+	}
+	return false
 }

@@ -58,6 +58,7 @@ func newRootCmd() *cobra.Command {
 		newCaptureCmd(),
 		newReportCmd(),
 		newAggregateCmd(),
+		newPaperCmd(),
 		newWorkerCmd(),
 	)
 	return root

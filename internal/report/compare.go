@@ -19,8 +19,8 @@ const confidence = 0.95
 const maxCompareRows = 40
 
 // Comparison is the statistics across the configurations of a
-// section's runs: runs of one configuration (the run_config without
-// seed, output_dir, repeat and targets) are its repetitions, estimated
+// section's runs: runs of one configuration (ConfigKey) are its
+// repetitions, estimated
 // with aggregate.Runs (duplicates of a seed left out); a metric is
 // compared only where at least two configurations have two measured
 // repetitions (or, with one configuration, summarised where it has two).
@@ -53,7 +53,7 @@ func compareRuns(runs []*Run, label func(int) string) *Comparison {
 	var keys []string
 	groups := map[string][]int{}
 	for i, r := range runs {
-		k := configKey(r.Record.RunConfig)
+		k := ConfigKey(r.Record.RunConfig)
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -144,15 +144,16 @@ func pText(a, b aggregate.Aggregate, name string) string {
 	return ""
 }
 
-// configKey identifies a configuration: the run_config without what
-// does not change what a repetition measures (seed, output_dir, repeat,
-// the Q's targets).
-func configKey(raw json.RawMessage) string {
+// ConfigKey identifies a configuration: a hash of the run_config
+// without what does not change what a repetition measures — its seed
+// (repetitions differ only there), output_dir, repeat, the Q's targets
+// and the validity limits (both judge a run, neither changes a request).
+func ConfigKey(raw json.RawMessage) string {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil {
 		return string(raw)
 	}
-	for _, k := range []string{"seed", "output_dir", "repeat"} {
+	for _, k := range []string{"seed", "output_dir", "repeat", "validity"} {
 		delete(m, k)
 	}
 	for k, v := range m {
