@@ -88,7 +88,7 @@ func Figure(q string, cols []Column, w vg.Length) (*chart.Figure, error) {
 func layout(f *chart.Figure, cols []Column, sets []panelSet, rows int, shareX, stacked bool) {
 	f.Cols = len(sets)
 	if len(sets) == 1 && sets[0].horizontal {
-		f.Cols, f.Panels, f.Legend = len(sets[0].panels), sets[0].panels, sets[0].legend
+		f.Cols, f.Panels, f.Legend = len(sets[0].panels), sets[0].panels, dedupe(sets[0].legend)
 		f.RowHeight = 0
 		return
 	}
@@ -120,6 +120,19 @@ func layout(f *chart.Figure, cols []Column, sets []panelSet, rows int, shareX, s
 		}
 		chart.Share(kind, shareX, true)
 	}
+}
+
+// dedupe keeps the first legend entry of each label.
+func dedupe(entries []chart.LegendEntry) []chart.LegendEntry {
+	seen := map[string]bool{}
+	var out []chart.LegendEntry
+	for _, e := range entries {
+		if !seen[e.Label] {
+			seen[e.Label] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func label(cols []Column, i int) string {

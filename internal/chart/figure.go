@@ -148,14 +148,6 @@ func (f *Figure) draw(dc draw.Canvas) {
 		dc.Max.Y -= lh
 	}
 	cols := f.cols()
-	for _, p := range f.Panels {
-		if p != nil {
-			w := (dc.Max.X-dc.Min.X)/vg.Length(cols) - vg.Points(45)
-			fitXTicks(p, w)
-			fitCategories(p, w)
-			roundAxis(&p.Y)
-		}
-	}
 	rows := (len(f.Panels) + cols - 1) / cols
 	grid := make([][]*plot.Plot, rows)
 	for r := range grid {
@@ -163,12 +155,27 @@ func (f *Figure) draw(dc draw.Canvas) {
 		for c := range cols {
 			if i := r*cols + c; i < len(f.Panels) {
 				grid[r][c] = f.Panels[i]
+				if p := f.Panels[i]; p != nil {
+					roundAxis(&p.Y)
+				}
 			}
 		}
 	}
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(10), PadY: vg.Points(8),
 		PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
+	// Lay out once to learn each data area's width, fit the x labels to
+	// it, and lay out again with them.
 	canvases := plot.Align(grid, tiles, dc)
+	for r := range grid {
+		for c, p := range grid[r] {
+			if p != nil {
+				da := p.DataCanvas(canvases[r][c])
+				fitXTicks(p, da.Max.X-da.Min.X)
+				fitCategories(p, da.Max.X-da.Min.X)
+			}
+		}
+	}
+	canvases = plot.Align(grid, tiles, dc)
 	for r := range grid {
 		for c, p := range grid[r] {
 			if p != nil {

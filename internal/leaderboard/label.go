@@ -47,6 +47,18 @@ func setLabels(entries []Entry, configs map[string]json.RawMessage) {
 		}
 		e.Label = strings.Join(parts, " ")
 	}
+	// Entries the keys cannot tell apart (a run.json not found) keep
+	// their config hash in the label.
+	seen := map[string]int{}
+	for _, e := range entries {
+		seen[e.Workload+"\x00"+e.Backend+"\x00"+e.Label]++
+	}
+	for i := range entries {
+		e := &entries[i]
+		if seen[e.Workload+"\x00"+e.Backend+"\x00"+e.Label] > 1 && !strings.Contains(e.Label, "config ") {
+			e.Label += " config " + short(e.ConfigHash)
+		}
+	}
 }
 
 // differingKeys lists "key=value" for the keys of entry i whose values

@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -129,6 +130,9 @@ func Match(cells []*Cell, root string) (int, error) {
 		return 0, nil
 	}
 	dirs, _, err := report.Discover([]string{root})
+	if errors.Is(err, report.ErrNoRuns) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -40,6 +40,7 @@ func FormatValue(v float64, unit string) string {
 		if v == math.Trunc(v) {
 			return group(strconv.FormatFloat(v, 'f', 0, 64))
 		}
+		return Number(v) // a mean count: 13.3, not "13.3 count"
 	}
 	return Number(v) + " " + unit
 }
@@ -151,7 +152,8 @@ func bare(v float64, unit string) string {
 // 290 ms", "100.3 ± 2.8 req/s", "92.5 ± 1.2 %" (fractions in percent,
 // the ± in percentage points). An interval that is not symmetric about
 // the mean (clipped at the edge of the metric's domain) is written as
-// its ends: "99.2 % (97.1–100.0)". Never scientific notation.
+// its ends: "99.2 (97.1–100.0) %". The unit always ends the text. Never
+// scientific notation.
 func MeanCI(mean, lo, hi float64, unit string) string {
 	scale, suffix := 1.0, " "+unit
 	switch unit {
@@ -174,5 +176,5 @@ func MeanCI(mean, lo, hi float64, unit string) string {
 	if math.Abs((h-m)-(m-l)) <= 1e-9*math.Max(1, math.Abs(m)) {
 		return f(m) + " ± " + f(half) + suffix
 	}
-	return f(m) + suffix + " (" + f(l) + "–" + f(h) + ")"
+	return f(m) + " (" + f(l) + "–" + f(h) + ")" + suffix
 }
