@@ -112,9 +112,9 @@ func q3Panels(c Column, w vg.Length) (panelSet, error) {
 }
 
 var q6Recipe = recipe{
-	title: "SLO attainment inside bursts and in the base load, per priority and policy",
+	title:   "SLO attainment inside bursts and in the base load, per priority and policy",
 	caption: "Share of requests meeting their SLO, per policy: high priority (blue) and low priority (orange), inside bursts (solid) and in the base load between them (light).",
-	build: q6Panels,
+	build:   q6Panels,
 }
 
 func q6Panels(c Column, w vg.Length) (panelSet, error) {
@@ -160,4 +160,3 @@ func containsStr(xs []string, s string) bool {
 	}
 	return false
 }
-

@@ -271,7 +271,9 @@ func (ps Phases) DataRange() (xmin, xmax, ymin, ymax float64) {
 func tagHeight() vg.Length { return textStyle(smallSize, color.Black).Height("8") + vg.Points(3) }
 
 // tagWidth is the width of a tag's box.
-func tagWidth(tag string) vg.Length { return textStyle(smallSize, color.Black).Width(tag) + vg.Points(4) }
+func tagWidth(tag string) vg.Length {
+	return textStyle(smallSize, color.Black).Width(tag) + vg.Points(4)
+}
 
 // drawTag draws tag in a white box with a coloured frame, its top centre
 // at (x, top).

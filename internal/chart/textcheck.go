@@ -48,14 +48,14 @@ func newTextRecorder(w, h vg.Length) *textRecorder {
 	return &textRecorder{w: w, h: h, m: affine{a: 1, d: 1}}
 }
 
-func (r *textRecorder) Size() (vg.Length, vg.Length)     { return r.w, r.h }
-func (r *textRecorder) SetLineWidth(vg.Length)           {}
-func (r *textRecorder) SetLineDash([]vg.Length, vg.Length) {}
-func (r *textRecorder) SetColor(color.Color)             {}
-func (r *textRecorder) Stroke(vg.Path)                   {}
-func (r *textRecorder) Fill(vg.Path)                     {}
+func (r *textRecorder) Size() (vg.Length, vg.Length)        { return r.w, r.h }
+func (r *textRecorder) SetLineWidth(vg.Length)              {}
+func (r *textRecorder) SetLineDash([]vg.Length, vg.Length)  {}
+func (r *textRecorder) SetColor(color.Color)                {}
+func (r *textRecorder) Stroke(vg.Path)                      {}
+func (r *textRecorder) Fill(vg.Path)                        {}
 func (r *textRecorder) DrawImage(vg.Rectangle, image.Image) {}
-func (r *textRecorder) Push()                            { r.stack = append(r.stack, r.m) }
+func (r *textRecorder) Push()                               { r.stack = append(r.stack, r.m) }
 func (r *textRecorder) Pop() {
 	if n := len(r.stack); n > 0 {
 		r.m, r.stack = r.stack[n-1], r.stack[:n-1]

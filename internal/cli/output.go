@@ -55,4 +55,3 @@ func makeParent(file string) error {
 	}
 	return nil
 }
-

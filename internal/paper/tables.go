@@ -167,7 +167,9 @@ func (t Table) Markdown() string {
 	return b.String()
 }
 
-func mdEscape(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s) }
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}
 
 // LaTeX writes t as a booktabs table (\usepackage{booktabs}; the text is
 // escaped, ±, –, ×, ≥, ≤ and ∞ become math).

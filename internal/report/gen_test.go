@@ -24,8 +24,8 @@ type fakeRun struct {
 	n                     int     // requests
 	slow                  float64 // latency scale
 	valid                 bool
-	broken                bool // a damaged line in requests.jsonl, no metrics
-	drill                 bool // events.jsonl: a kill at 20 s, a restart at 40 s, one not performed
+	broken                bool   // a damaged line in requests.jsonl, no metrics
+	drill                 bool   // events.jsonl: a kill at 20 s, a restart at 40 s, one not performed
 	tenant, target        string // the first tenant's name, the drill's target (default gold, llm-fast-0)
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/answer"
@@ -188,27 +187,6 @@ func groupDimensions(samples []Sample) []string {
 		}
 	}
 	return out
-}
-
-// groupSamples splits E2E latencies of successful samples by dim, in name order.
-func groupSamples(samples []Sample, dim string) ([]string, map[string][]float64) {
-	groups := map[string][]float64{}
-	for _, s := range samples {
-		if !s.OK {
-			continue
-		}
-		k := "all"
-		if dim != "" {
-			k = dim + "=" + s.Labels.Get(dim)
-		}
-		groups[k] = append(groups[k], s.E2EMs)
-	}
-	names := make([]string, 0, len(groups))
-	for k := range groups {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
-	return names, groups
 }
 
 // safeName turns a label into a file-name part.
