@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -99,7 +100,7 @@ func frontierPoints(r *result.Result) []frontierPoint {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b frontierPoint) int { return cmpFloat(a.n, b.n) })
+	slices.SortFunc(out, func(a, b frontierPoint) int { return cmp.Compare(a.n, b.n) })
 	return out
 }
 
@@ -110,14 +111,4 @@ func scaleOf(name string) (string, bool) {
 		return name[len(pre) : len(name)-len(suf)], true
 	}
 	return "", false
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

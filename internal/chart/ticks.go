@@ -79,8 +79,8 @@ func Number(v float64, dec int) string {
 
 // LogTicks marks a log axis: labels at 1, 2 and 5 of each decade (only 1
 // when the axis spans more than three decades; 1, 2, 3 and 5 — or 1 and
-// 3 — when that labels fewer than three), unlabelled ticks at the other
-// integers.
+// 3 — when that labels fewer than three, every integer when that still
+// does), unlabelled ticks at the other integers.
 type LogTicks struct{}
 
 var _ plot.Ticker = LogTicks{}
@@ -95,16 +95,24 @@ func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
 		labelled, denser = []int{1}, []int{1, 3}
 	}
 	out := logTicks(lo, hi, labelled)
+	if count(out) < 3 {
+		out = logTicks(lo, hi, denser)
+	}
+	if count(out) < 3 {
+		out = logTicks(lo, hi, []int{1, 2, 3, 4, 5, 6, 7, 8, 9})
+	}
+	return out
+}
+
+// count is the number of labelled ticks.
+func count(ticks []plot.Tick) int {
 	n := 0
-	for _, t := range out {
+	for _, t := range ticks {
 		if t.Label != "" {
 			n++
 		}
 	}
-	if n < 3 {
-		out = logTicks(lo, hi, denser)
-	}
-	return out
+	return n
 }
 
 func logTicks(lo, hi float64, labelled []int) []plot.Tick {

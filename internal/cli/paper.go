@@ -98,7 +98,7 @@ func runPaper(cmd *cobra.Command, o paperOptions, experiment string) error {
 	}
 	fmt.Fprintf(stdout, "wrote %d files and %s into %s (%d runs made now)\n", len(res.Manifest.Files), paper.ManifestName, res.Out, len(res.Ran))
 	for _, m := range res.Manifest.Missing {
-		fmt.Fprintf(stderr, "sagebench: paper: no run for %s: its figures and tables are drawn without it\n", m)
+		fmt.Fprintf(stderr, "sagebench: paper: no run for %s: the figures and tables are drawn without them\n", m)
 	}
 	if len(res.Invalid) > 0 {
 		fmt.Fprintf(stderr, "sagebench: invalid run: %s (left out of the estimates)\n", strings.Join(res.Invalid, ", "))

@@ -139,19 +139,7 @@ func cellText(e *aggregate.Estimate) string {
 		return "–"
 	}
 	m := e.Metric()
-	switch m.State {
-	case result.Measured:
-	case result.Bound, result.Never:
-		return result.Short(m)
-	default:
-		return "–"
-	}
-	var s string
-	if iv := m.Interval; iv != nil {
-		s = result.MeanCI(m.Value, iv[0], iv[1], m.Unit)
-	} else {
-		s = result.FormatValue(m.Value, m.Unit)
-	}
+	s := result.Mean(m)
 	for _, suf := range []string{" " + m.Unit, " %", "×"} {
 		s = strings.TrimSuffix(s, suf)
 	}

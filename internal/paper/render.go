@@ -96,8 +96,8 @@ func Render(e *Experiment, cells []*Cell, out string, expBytes []byte) (*Manifes
 	m := &Manifest{Experiment: e.Name, ExperimentSHA256: hex.EncodeToString(sum[:]), Confidence: e.Confidence}
 	w := &writer{out: out, m: m}
 	for _, c := range cells {
-		for _, s := range c.Missing() {
-			m.Missing = append(m.Missing, fmt.Sprintf("%s seed %d", c.Label, s))
+		if miss := c.Missing(); len(miss) > 0 {
+			m.Missing = append(m.Missing, fmt.Sprintf("%s: seeds %s", c.Label, seedList(miss)))
 		}
 	}
 	for _, q := range qsOf(cells) {
@@ -208,12 +208,13 @@ func estimateCell(e aggregate.Estimate, ok bool) string {
 	if !ok {
 		return "–"
 	}
-	m := e.Metric()
-	if m.State != result.Measured {
-		return result.Short(m)
+	return result.Mean(e.Metric())
+}
+
+func seedList(seeds []int64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = fmt.Sprint(s)
 	}
-	if iv := m.Interval; iv != nil {
-		return result.MeanCI(m.Value, iv[0], iv[1], m.Unit)
-	}
-	return result.FormatValue(m.Value, m.Unit)
+	return strings.Join(parts, ", ")
 }

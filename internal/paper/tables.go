@@ -109,12 +109,13 @@ func answerTable(e *Experiment, q string, c *Cell, rt result.Table, label string
 	return t
 }
 
-// metricCell is a pooled metric: mean ± half-interval, or its state.
+// metricCell is a pooled metric: mean ± half-interval, or its state (a
+// value measured on a grid keeps its resolution).
 func metricCell(m result.Metric) string {
-	if m.State == result.Measured && m.Interval != nil && m.Resolution == nil {
-		return result.MeanCI(m.Value, m.Interval[0], m.Interval[1], m.Unit)
+	if m.Resolution != nil {
+		return result.Short(m)
 	}
-	return result.Short(m)
+	return result.Mean(m)
 }
 
 func orDash(s string) string {

@@ -106,6 +106,15 @@ func (c *Comparison) fill() {
 			c.Rows = append(c.Rows, row)
 		}
 	}
+	invalid := 0
+	for _, side := range c.Sides {
+		invalid += side.Agg.Repetitions - side.Agg.Valid
+	}
+	defer func() {
+		if invalid > 0 {
+			c.Note += fmt.Sprintf(" %d invalid repetition(s) left out.", invalid)
+		}
+	}()
 	switch {
 	case len(c.Rows) == 0:
 		c.Note = "No comparison statistics: no configuration here has two valid repetitions measuring a metric, and a difference between single runs is not evidence (run each configuration with --repeat 3 or more)."
@@ -121,15 +130,10 @@ func estimateText(e aggregate.Estimate, ok bool) string {
 	if !ok {
 		return "–"
 	}
-	m := e.Metric()
-	if m.State != result.Measured {
-		return result.Short(m)
+	if e.State != result.Measured {
+		return result.Short(e.Metric())
 	}
-	s := result.FormatValue(m.Value, m.Unit)
-	if iv := m.Interval; iv != nil {
-		s = result.MeanCI(m.Value, iv[0], iv[1], m.Unit)
-	}
-	return fmt.Sprintf("%s (n=%d)", s, e.N)
+	return fmt.Sprintf("%s (n=%d)", result.Mean(e.Metric()), e.N)
 }
 
 func pText(a, b aggregate.Aggregate, name string) string {

@@ -260,13 +260,29 @@ func priorityRank(p string) int {
 // timeFigures are throughput and windowed latency over time, with the
 // phases shaded and named and the drill events marked.
 func (s *Section) timeFigures() ([]*Figure, error) {
+	marks := ""
+	phases, events := false, false
+	for _, r := range s.Runs {
+		phases = phases || len(phaseSpans(r.Samples)) > 1
+		for _, e := range r.Column("").Events {
+			events = events || e.AtS != nil
+		}
+	}
+	switch {
+	case phases && events:
+		marks = "; shaded spans are the phases (named at the top), numbered dashed lines the drill events (listed in the legend)"
+	case phases:
+		marks = "; shaded spans are the phases, named at the top"
+	case events:
+		marks = "; numbered dashed lines are the drill events, listed in the legend"
+	}
 	var out []*Figure
 	for _, sp := range []struct {
 		id, title, caption string
 		build              panelFunc
 	}{
-		{"throughput", "Throughput and errors over time", "Successful completions and errors per second in bins, by completion time; shaded spans are the phases (named at the top) and numbered dashed lines the drill events.", throughputPanel},
-		{"latency", "Windowed latency over time", "p50 and p99 end-to-end latency of the requests completing in each bin (same bins as throughput), phases and events as above.", latencyPanel},
+		{"throughput", "Throughput and errors over time", "Successful completions and errors per second in bins, by completion time" + marks + ".", throughputPanel},
+		{"latency", "Windowed latency over time", "p50 and p99 end-to-end latency of the requests completing in each bin (the bins of the throughput figure)" + marks + ".", latencyPanel},
 	} {
 		f, err := s.sideBySide(sp.id, sp.title, sp.caption, true, sp.build)
 		if err != nil {
@@ -311,14 +327,22 @@ func throughputPanel(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) 
 			bad[i]++
 		}
 	}
-	p := chart.NewPanel("", "time since start (s)", "per second")
+	return timePanel(r, "per second", func(p *plot.Plot) ([]chart.LegendEntry, error) {
+		leg, err := chart.Line(p, 0, fmt.Sprintf("completed/s (%s s bins)", chart.Number(width, 0)), binXYs(ok, width, 1/width), false)
+		if err != nil {
+			return nil, err
+		}
+		e, err := chart.Plain(p, "errors/s", binXYs(bad, width, 1/width), chart.ErrorInk, nil)
+		return append(leg, e...), err
+	})
+}
+
+// timePanel is a panel over the run's time: its phases, what add draws,
+// its events.
+func timePanel(r *Run, ylabel string, add func(*plot.Plot) ([]chart.LegendEntry, error)) (*plot.Plot, []chart.LegendEntry, error) {
+	p := chart.NewPanel("", "time since start (s)", ylabel)
 	leg := phaseMarks(p, r)
-	e, err := chart.Line(p, 0, fmt.Sprintf("completed/s (%s s bins)", chart.Number(width, 0)), binXYs(ok, width, 1/width), false)
-	if err != nil {
-		return nil, nil, err
-	}
-	leg = append(leg, e...)
-	e, err = chart.Plain(p, "errors/s", binXYs(bad, width, 1/width), chart.ErrorInk, nil)
+	e, err := add(p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -346,22 +370,20 @@ func latencyPanel(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) {
 		sort.Float64s(v)
 		p50[i], p99[i] = quantile(v, 0.5), quantile(v, 0.99)
 	}
-	p := chart.NewPanel("", "time since start (s)", "end-to-end latency (ms)")
-	leg := phaseMarks(p, r)
-	for i, q := range []struct {
-		name string
-		v    []float64
-	}{{"p99", p99}, {"p50", p50}} {
-		e, err := chart.Line(p, i, q.name, binXYs(q.v, width, 1), false)
-		if err != nil {
-			return nil, nil, err
+	return timePanel(r, "end-to-end latency (ms)", func(p *plot.Plot) ([]chart.LegendEntry, error) {
+		var leg []chart.LegendEntry
+		for i, q := range []struct {
+			name string
+			v    []float64
+		}{{"p99", p99}, {"p50", p50}} {
+			e, err := chart.Line(p, i, q.name, binXYs(q.v, width, 1), false)
+			if err != nil {
+				return nil, err
+			}
+			leg = append(leg, e...)
 		}
-		leg = append(leg, e...)
-	}
-	leg = append(leg, answer.MarkEvents(p, nil, r.Column("").Events)...)
-	p.Y.Min = 0
-	chart.Headroom(p, 0.15)
-	return p, leg, nil
+		return leg, nil
+	})
 }
 
 // phaseMarks shades and names the run's phases when there are several.

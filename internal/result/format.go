@@ -178,3 +178,16 @@ func MeanCI(mean, lo, hi float64, unit string) string {
 	}
 	return f(m) + " (" + f(l) + "–" + f(h) + ")" + suffix
 }
+
+// Mean is m for a table of estimates: a measured value with its
+// interval as MeanCI writes it, without one as FormatValue does, any
+// other state as Short.
+func Mean(m Metric) string {
+	if m.State != Measured {
+		return Short(m)
+	}
+	if iv := m.Interval; iv != nil {
+		return MeanCI(m.Value, iv[0], iv[1], m.Unit)
+	}
+	return FormatValue(m.Value, m.Unit)
+}
