@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +37,35 @@ func buildHTML(t *testing.T, dirs ...string) string {
 	return buf.String()
 }
 
+// quickCache holds the report and page of each fixture set, built once
+// for every test that reads them.
+var quickCache struct {
+	sync.Mutex
+	reps  map[string]*Report
+	pages map[string]string
+}
+
+// quickReport builds (once) the report of fixture set ("q1" … "compare")
+// and its page.
+func quickReport(t *testing.T, set string) (*Report, string) {
+	t.Helper()
+	quickCache.Lock()
+	defer quickCache.Unlock()
+	if rep, ok := quickCache.reps[set]; ok {
+		return rep, quickCache.pages[set]
+	}
+	rep := build(t, quickRuns(t, set)...)
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if quickCache.reps == nil {
+		quickCache.reps, quickCache.pages = map[string]*Report{}, map[string]string{}
+	}
+	quickCache.reps[set], quickCache.pages[set] = rep, buf.String()
+	return rep, buf.String()
+}
+
 var figureIDRE = regexp.MustCompile(`<figure id="([^"]+)"`)
 
 func figureIDs(html string) []string {
@@ -53,12 +83,7 @@ func figureIDs(html string) []string {
 func TestQuickReportsLeadWithTheAnswer(t *testing.T) {
 	for _, q := range []string{"q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8"} {
 		t.Run(q, func(t *testing.T) {
-			rep := build(t, quickRuns(t, q)...)
-			var buf bytes.Buffer
-			if err := rep.WriteHTML(&buf); err != nil {
-				t.Fatal(err)
-			}
-			html := buf.String()
+			rep, html := quickReport(t, q)
 			ans := rep.Sections[0].Figures[0]
 			if ans.ID != "answer" || len(ans.Panels) == 0 {
 				t.Fatalf("first figure %s (%q): want the drawn answer figure", ans.ID, ans.Message)
@@ -89,8 +114,7 @@ func TestQuickReportsLeadWithTheAnswer(t *testing.T) {
 // Chromium; this one runs everywhere.
 func TestFiguresHaveNoTextCollisions(t *testing.T) {
 	for _, set := range []string{"q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "compare"} {
-		dirs := quickRuns(t, set)
-		rep := build(t, dirs...)
+		rep, _ := quickReport(t, set)
 		for _, f := range rep.AllFigures() {
 			for _, p := range f.CheckText(0) {
 				t.Errorf("%s: %s", set, p)
@@ -127,7 +151,7 @@ func TestReportOfAResultsRoot(t *testing.T) {
 // section drawn with one column of panels per run on shared axes, and
 // their comparison block holds only metrics measured by two or more.
 func TestSideBySide(t *testing.T) {
-	rep := build(t, quickRuns(t, "compare")...)
+	rep, _ := quickReport(t, "compare")
 	if len(rep.Sections) != 1 {
 		t.Fatalf("%d sections, want one", len(rep.Sections))
 	}
@@ -210,7 +234,7 @@ func TestReportHTMLEscapesRunData(t *testing.T) {
 }
 
 func TestWriteFigures(t *testing.T) {
-	rep := build(t, runDir("q3-sage-r0"), runDir("q3-ray-r0"))
+	rep := build(t, runDir("q3-sage-r0"))
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "new", "dir")
