@@ -226,9 +226,20 @@ func TestReportHTMLEscapesRunData(t *testing.T) {
 	dir := t.TempDir()
 	hostile := `<script>alert(1)</script>`
 	writeFakeRun(t, dir, fakeRun{id: hostile, workload: "Q3", backend: `"><img src=x>`, seed: 9, n: 20, slow: 1, valid: true, tenant: hostile, drill: true, target: hostile})
-	html := buildHTML(t, dir)
+	rep := build(t, dir)
+	if ans := rep.Sections[0].Figures[0]; len(ans.Panels) == 0 {
+		t.Fatalf("answer figure %q: want the hostile policy drawn", ans.Message)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
 	if strings.Contains(html, "<script>alert") || strings.Contains(html, "<img src=x>") {
 		t.Error("run data reached the page unescaped")
+	}
+	if n := strings.Count(html, "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 5 {
+		t.Errorf("the hostile name appears escaped %d times, want it in the answer, table, figures", n)
 	}
 	assertSelfContained(t, html)
 }
