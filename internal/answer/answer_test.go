@@ -112,3 +112,43 @@ func TestPool(t *testing.T) {
 		t.Error("pooling nothing gave a result")
 	}
 }
+
+// TestQ4Frontier: brackets per pool size in numeric order, ticks at the
+// sizes only, an open bracket drawn to the top, ideal scaling from one
+// engine under the data.
+func TestQ4Frontier(t *testing.T) {
+	rate := result.Def{Name: "max_rate", Unit: result.ReqPerS, Direction: result.Higher}
+	tb := result.Table{Title: "Frontier", Columns: []string{"engines", "max rate"}}
+	for _, r := range []struct {
+		n      string
+		lo, hi float64
+	}{{"4", 30, math.Inf(1)}, {"1", 10, 11}, {"2", 18, 20}} {
+		tb.AddRow(result.Text(r.n), result.Of(rate.Within(r.lo, r.hi, 5, "")))
+	}
+	res := result.New("frontier", rate.Within(30, math.Inf(1), 5, ""))
+	res.Tables = []result.Table{tb}
+	f, err := Figure("Q4", []Column{{Result: &res}}, 0)
+	if err != nil || len(f.Panels) != 1 {
+		t.Fatalf("%v, %q: want the frontier", err, f.Message)
+	}
+	var ticks []string
+	for _, tk := range f.Panels[0].X.Tick.Marker.Ticks(f.Panels[0].X.Min, f.Panels[0].X.Max) {
+		ticks = append(ticks, tk.Label)
+	}
+	if strings.Join(ticks, " ") != "1 2 4" {
+		t.Errorf("x ticks %v, want the pool sizes 1 2 4 only", ticks)
+	}
+	if got := frontierPoints(&res); len(got) != 3 || got[0].n != 1 || got[2].n != 4 || !math.IsInf(got[2].hi, 1) {
+		t.Errorf("points %+v, want 1, 2, 4 with the open bracket last", got)
+	}
+	if f.Legend[0].Label != "ideal (n × rate at 1 engine)" {
+		t.Errorf("legend %q first: want the ideal line, drawn under the data", f.Legend[0].Label)
+	}
+	svg, err := f.Render("svg")
+	if err != nil || len(svg) == 0 {
+		t.Error(err)
+	}
+	for _, p := range f.CheckText(0) {
+		t.Error(p)
+	}
+}
