@@ -74,3 +74,17 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// Flat is a run_config document flattened into dotted keys and their
+// JSON values (each cut at 60 characters), without the keys ConfigDiff
+// leaves out: for naming what differs between configurations.
+func Flat(raw json.RawMessage) map[string]string {
+	out := map[string]string{}
+	flatten("", decode(raw), out)
+	for k := range out {
+		if slices.Contains(ignoredKeys, strings.SplitN(k, ".", 2)[0]) {
+			delete(out, k)
+		}
+	}
+	return out
+}

@@ -21,7 +21,7 @@ func TestAggregateCommand(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(results, "a", "unified_results.jsonl"))
 	os.WriteFile(filepath.Join(clean, "unified_results.jsonl"), data, 0o644)
 	code, stdout, stderr = invokeCLI(t, "aggregate", clean, "--format", "csv")
-	if code != ExitOK || !strings.HasPrefix(stdout, "status,workload,backend") {
+	if code != ExitOK || !strings.HasPrefix(stdout, "status,workload,label,scale,backend") {
 		t.Errorf("exit %d stderr %q stdout %q", code, stderr, stdout)
 	}
 }

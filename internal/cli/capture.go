@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -32,7 +31,7 @@ type captureOptions struct {
 	maxSeries int
 	processes []string
 	pids      []int
-	out       string
+	out       outputFlag
 }
 
 func newCaptureCmd() *cobra.Command {
@@ -77,7 +76,7 @@ code is 1 only when every scrape failed. Both files are written even then.`,
 	f.IntVar(&o.maxSeries, "max-series", capture.DefaultMaxSeries, "cardinality cap: a scrape keeping more series fails")
 	f.StringArrayVar(&o.processes, "process", nil, "snapshot processes with this `NAME` (/proc/PID/comm; repeatable)")
 	f.IntSliceVar(&o.pids, "pid", nil, "snapshot this process `ID` (repeatable)")
-	f.StringVarP(&o.out, "out", "o", ".", "`DIR` to write capture.json and capture.md into")
+	o.out.bind(f, ".", "`DIR` to write capture.json and capture.md into, created if absent")
 	return cmd
 }
 
@@ -121,8 +120,12 @@ func runCapture(cmd *cobra.Command, o captureOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("capture: %v", err)
 	}
-	if st, err := os.Stat(o.out); err != nil || !st.IsDir() {
-		return usageErrorf("capture: --out %s is not a directory; create it first", o.out)
+	out, err := o.out.path()
+	if err != nil {
+		return err
+	}
+	if err := makeDir(out); err != nil {
+		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "capture: %d windows of %v from %d target(s)\n", cfg.Windows, cfg.Window, len(cfg.Targets)+len(cfg.Queries))
 	c, runErr := capture.Run(cmd.Context(), cfg)
@@ -132,11 +135,11 @@ func runCapture(cmd *cobra.Command, o captureOptions) error {
 	if c == nil {
 		return withCode(ExitError, runErr)
 	}
-	if err := writeCapture(o.out, c); err != nil {
+	if err := writeCapture(out, c); err != nil {
 		return withCode(ExitError, err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s: %d series, %d windows\n",
-		filepath.Join(o.out, capture.JSONFile), filepath.Join(o.out, capture.MarkdownFile), len(c.Metrics), len(c.Windows))
+		filepath.Join(out, capture.JSONFile), filepath.Join(out, capture.MarkdownFile), len(c.Metrics), len(c.Windows))
 	var le *capture.LimitError
 	if errors.As(runErr, &le) { // every answer was over a documented bound: not an exporter to capture
 		return usageErrorf("capture: every scrape was over a bound (%v); a scrape reads at most %d bytes, %d-byte lines and %d samples: point --target at a narrower exporter",

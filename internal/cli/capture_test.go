@@ -35,9 +35,9 @@ func captureExporter(t *testing.T) string {
 
 func TestCaptureCommand(t *testing.T) {
 	url := captureExporter(t)
-	out := t.TempDir()
+	out := filepath.Join(t.TempDir(), "new", "dir") // created, as run --output-dir creates its root
 	code, stdout, stderr := invokeCLI(t, "capture", "--target", url, "--windows", "2", "--window", "40ms",
-		"--interval", "20ms", "--timeout", "30s", "--match", "demo_.*", "-o", out)
+		"--interval", "20ms", "--timeout", "30s", "--match", "demo_.*", "--output-dir", out)
 	if code != ExitOK {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
@@ -63,6 +63,8 @@ func TestCaptureCommand(t *testing.T) {
 func TestCaptureBadInput(t *testing.T) {
 	dead := closedURL(t)
 	out := t.TempDir()
+	file := filepath.Join(out, "a-file")
+	os.WriteFile(file, []byte("x"), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -73,7 +75,8 @@ func TestCaptureBadInput(t *testing.T) {
 		{"bad url", []string{"capture", "--target", "localhost:80", "-o", out}, ExitUsage, "http(s) URL"},
 		{"bad matcher", []string{"capture", "--target", "http://127.0.0.1:1/", "--label", "x", "-o", out}, ExitUsage, "label matcher"},
 		{"bad cap", []string{"capture", "--target", "http://127.0.0.1:1/", "--max-series", "0", "-o", out}, ExitUsage, "--max-series"},
-		{"no out dir", []string{"capture", "--target", "http://127.0.0.1:1/", "-o", filepath.Join(out, "nope")}, ExitUsage, "not a directory"},
+		{"out is a file", []string{"capture", "--target", "http://127.0.0.1:1/", "-o", file}, ExitUsage, "is a file"},
+		{"-o and --output-dir differ", []string{"capture", "--target", "http://127.0.0.1:1/", "-o", out, "--output-dir", file}, ExitUsage, "name different places"},
 		{"every scrape fails", []string{"capture", "--target", dead, "--windows", "1", "--window", "20ms", "--interval", "10ms", "-o", out}, ExitError, "every scrape failed"},
 	}
 	for _, tt := range tests {

@@ -81,9 +81,9 @@ func parseDocumented(line string) (documented, bool) {
 
 // TestDocumentedCommands runs every `sagebench` command shown in README.md,
 // docs/ and examples/ through Main, from the repository root, and checks
-// its exit status (0, or the "# exits N" the line states). A `run` is
-// executed as --dry-run: it resolves and validates everything, sends and
-// writes nothing.
+// its exit status (0, or the "# exits N" the line states). A `run` or
+// `paper` is executed as --dry-run: it resolves and validates everything,
+// sends and writes nothing.
 func TestDocumentedCommands(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -98,7 +98,7 @@ func TestDocumentedCommands(t *testing.T) {
 	t.Chdir(root)
 	for _, c := range cmds {
 		args := c.args
-		if args[0] == "run" && !slices.Contains(args, "--dry-run") {
+		if (args[0] == "run" || args[0] == "paper") && !slices.Contains(args, "--dry-run") {
 			args = append(slices.Clone(args), "--dry-run")
 		}
 		var out, errb strings.Builder

@@ -65,6 +65,7 @@ func newRootCmd() *cobra.Command {
 		newCaptureCmd(),
 		newReportCmd(),
 		newAggregateCmd(),
+		newPaperCmd(),
 		newWorkerCmd(),
 	)
 	return root

@@ -322,12 +322,7 @@ func checkOutputDir(dir string, requests int) error {
 
 // execute runs every resolved experiment and maps the outcome to an exit code.
 func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, resolved []runconfig.Resolved) error {
-	log := io.Discard
-	if o.verbose {
-		log = stderr
-	}
-	rn := &run.Runner{Out: stdout, Log: log, Start: embeddedStarter(log),
-		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}
+	rn, log := newRunner(stdout, stderr, o.verbose)
 	var invalid, missed []string
 	for _, r := range resolved {
 		rn.Dataflow = distributed(r.Shared, log, stderr)
@@ -361,6 +356,17 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 		return silentExit(ExitTargetMissed)
 	}
 	return nil
+}
+
+// newRunner is the runner of `run` (and of the runs `paper` makes): it
+// prints to stdout, logs to stderr when verbose (the returned writer).
+func newRunner(stdout, stderr io.Writer, verbose bool) (*run.Runner, io.Writer) {
+	log := io.Discard
+	if verbose {
+		log = stderr
+	}
+	return &run.Runner{Out: stdout, Log: log, Start: embeddedStarter(log),
+		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}, log
 }
 
 // missedTargets lists the reasons of the targets res missed.

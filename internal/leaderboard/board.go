@@ -1,6 +1,7 @@
 package leaderboard
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -41,6 +42,12 @@ var Metrics = []Metric{
 // and its Q's primary metric.
 type Entry struct {
 	Key
+	// Name is the Q's name (ControlMix); Label names the configuration
+	// for a reader: the Q, its scale and the run_config keys that differ
+	// between the entries of that Q.
+	Name    string                        `json:"name,omitempty"`
+	Label   string                        `json:"label"`
+	Scale   string                        `json:"scale,omitempty"`
 	Reps    int                           `json:"repetitions"`
 	Seeds   []int64                       `json:"seeds"`
 	RunIDs  []string                      `json:"run_ids"`
@@ -129,10 +136,16 @@ func Build(c *Collection, o Options) (*Board, error) {
 		k := Key{r.Workload, r.Backend, r.Nodes, r.Parallelism, r.ConfigHash, r.Config}
 		groups[k] = append(groups[k], r)
 	}
+	configs := map[string]json.RawMessage{}
 	for k, rows := range groups {
-		b.Entries = append(b.Entries, entryOf(k, rows, o.Confidence))
+		e := entryOf(k, rows, o.Confidence)
+		if raw, err := rows[0].runConfig(); err == nil {
+			configs[e.RunIDs[0]] = raw
+		}
+		b.Entries = append(b.Entries, e)
 	}
 	sort.Slice(b.Entries, func(i, j int) bool { return lessEntry(b.Entries[i], b.Entries[j]) })
+	setLabels(b.Entries, configs)
 	sort.Slice(b.Invalid, func(i, j int) bool { return b.Invalid[i].RunID < b.Invalid[j].RunID })
 	b.Comparisons, b.Refused = compareBackends(c.Rows, o.Alpha)
 	return b, nil
@@ -167,6 +180,9 @@ func mean(e aggregate.Estimate) float64 {
 func entryOf(k Key, rows []Row, conf float64) Entry {
 	sort.Slice(rows, func(i, j int) bool { return rows[i].RunID < rows[j].RunID })
 	e := Entry{Key: k, Values: map[string]aggregate.Estimate{}}
+	if len(rows) > 0 {
+		e.Name, _ = rows[0].Metadata["name"].(string)
+	}
 	kept, dups := aggregate.DistinctSeeds(rows, func(r Row) (int64, string) { return r.Seed, r.RunID })
 	e.Duplicates = dups
 	for _, r := range kept {

@@ -34,15 +34,11 @@ func (b *Board) Write(w io.Writer, format string) error {
 
 func (b *Board) markdown() string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "# Leaderboard\n\nValid runs only, grouped by workload, backend, nodes, parallelism and config hash; mean ± half the %g %% interval over repetitions (aggregate.Of: only measured values enter a mean; none with one repetition; – where nothing was measured).\n\n", 100*b.Confidence)
-	s.WriteString("| workload | backend | nodes | par. | config | reps | primary | throughput req/s | p50 ms | p95 ms | p99 ms | success |\n")
-	s.WriteString("|---|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|\n")
-	for _, e := range b.Entries {
-		fmt.Fprintf(&s, "| %s | %s | %d | %d | %s | %d | %s |", md(e.Workload), md(e.Backend), e.Nodes, e.Parallelism, md(withConfig(e.ConfigHash, e.Config)), e.Reps, md(primaryText(e.Primary)))
-		for _, m := range Metrics {
-			fmt.Fprintf(&s, " %s |", estimateText(e.Values[m.Name()], false))
-		}
-		s.WriteString("\n")
+	fmt.Fprintf(&s, "# Leaderboard\n\nValid runs only, grouped by configuration: workload, backend, nodes, parallelism, config hash and, for runs that report several configurations, that configuration. "+
+		"A configuration is named by its Q, its scale and the run_config keys that differ between the configurations of that Q. "+
+		"Each cell is the mean over repetitions ± half its %g %% Student t interval (aggregate.Of: only measured values enter a mean; no interval from one repetition); – where nothing was measured.\n", 100*b.Confidence)
+	for _, q := range b.workloads() {
+		b.markdownQ(&s, q)
 	}
 	b.markdownComparisons(&s)
 	for _, r := range b.Refused {
@@ -55,15 +51,99 @@ func (b *Board) markdown() string {
 	if b.Duplicates > 0 {
 		fmt.Fprintf(&s, "\n%d duplicate rows (a run_id seen before) were left out.\n", b.Duplicates)
 	}
-	for _, e := range b.Entries {
-		for _, d := range e.Duplicates {
-			fmt.Fprintf(&s, "\nSame seed again, left out of the estimates: %s\n", md(d))
-		}
-	}
 	for _, p := range b.Problems {
 		fmt.Fprintf(&s, "\nUnreadable: %s\n", md(p))
 	}
 	return s.String()
+}
+
+// workloads lists the Qs of the entries in order.
+func (b *Board) workloads() []string {
+	var out []string
+	for _, e := range b.Entries {
+		if len(out) == 0 || out[len(out)-1] != e.Workload {
+			out = append(out, e.Workload)
+		}
+	}
+	return out
+}
+
+// markdownQ writes one Q's table: its configurations with the Q's
+// primary metric first.
+func (b *Board) markdownQ(s *strings.Builder, q string) {
+	var entries []Entry
+	for _, e := range b.Entries {
+		if e.Workload == q {
+			entries = append(entries, e)
+		}
+	}
+	fmt.Fprintf(s, "\n## %s\n\n", md(strings.TrimSpace(q+" "+entries[0].Name)))
+	primary := primaryOf(entries)
+	col := "primary"
+	if primary != nil {
+		col = primary.Name + " " + unitLabel(primary.Unit)
+		fmt.Fprintf(s, "Primary metric: %s (%s, %s is better).\n\n", md(primary.Name), primary.Unit, primary.Direction)
+	}
+	fmt.Fprintf(s, "| configuration | backend | nodes | par. | reps | %s | throughput req/s | p50 ms | p95 ms | p99 ms | success %% |\n", md(col))
+	s.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	dups := false
+	for _, e := range entries {
+		reps := strconv.Itoa(e.Reps)
+		if len(e.Duplicates) > 0 {
+			reps, dups = reps+" †", true
+		}
+		fmt.Fprintf(s, "| %s | %s | %d | %d | %s | %s |", md(e.Label), md(e.Backend), e.Nodes, e.Parallelism, reps, md(cellText(e.Primary)))
+		for _, m := range Metrics {
+			v := e.Values[m.Name()]
+			fmt.Fprintf(s, " %s |", cellText(&v))
+		}
+		s.WriteString("\n")
+	}
+	if dups {
+		s.WriteString("\n† a run repeating an earlier run's seed and configuration: the same sample again, flagged and left out of the estimates, not counted as a repetition:\n")
+		for _, e := range entries {
+			for _, d := range e.Duplicates {
+				fmt.Fprintf(s, "- %s: %s\n", md(e.Label), md(d))
+			}
+		}
+	}
+}
+
+// primaryOf is the primary metric the entries of a Q report (nil when
+// none does).
+func primaryOf(entries []Entry) *aggregate.Estimate {
+	for _, e := range entries {
+		if e.Primary != nil {
+			return e.Primary
+		}
+	}
+	return nil
+}
+
+// unitLabel is a column's unit: "(ms)", "(%)" for a fraction.
+func unitLabel(unit string) string {
+	switch unit {
+	case result.Fraction:
+		return "(%)"
+	case "":
+		return ""
+	}
+	return "(" + unit + ")"
+}
+
+// cellText is an estimate in a column that states its unit: mean ±
+// half-interval, the mean alone (one repetition), a bracket, "never" or
+// "–".
+func cellText(e *aggregate.Estimate) string {
+	if e == nil {
+		return "–"
+	}
+	m := e.Metric()
+	s := result.Mean(m)
+	for _, suf := range []string{" " + m.Unit, " %", "×"} {
+		s = strings.TrimSuffix(s, suf)
+	}
+	return s
 }
 
 func (b *Board) markdownComparisons(s *strings.Builder) {
@@ -96,45 +176,6 @@ func (b *Board) markdownInvalid(s *strings.Builder) {
 	}
 }
 
-// estimateText renders mean ± half-width (or the mean alone, or the
-// estimate's state), with the unit when withUnit.
-func estimateText(e aggregate.Estimate, withUnit bool) string {
-	if e.State != result.Measured || e.Mean == nil {
-		if e.State == result.Bound && e.Interval != nil {
-			return result.Short(e.Metric())
-		}
-		if e.State == result.Never {
-			return "never"
-		}
-		return "–"
-	}
-	unit := e.Unit
-	if !withUnit && unit != result.Fraction && unit != result.Ratio && unit != result.Percent {
-		unit = "" // the column names the unit
-	}
-	v := result.FormatValue(*e.Mean, unit)
-	if unit == "" {
-		v = result.Number(*e.Mean)
-	}
-	if e.Interval == nil {
-		return v
-	}
-	h := (e.Interval[1] - e.Interval[0]) / 2
-	hs := result.Number(h)
-	if e.Unit == result.Fraction {
-		hs = strings.TrimSuffix(result.FormatValue(h, result.Fraction), " %") + " pp"
-	}
-	return v + " ± " + hs
-}
-
-// primaryText is the primary metric's name and estimate.
-func primaryText(e *aggregate.Estimate) string {
-	if e == nil {
-		return "–"
-	}
-	return e.Name + " " + estimateText(*e, true)
-}
-
 func ptr(v *float64) string {
 	if v == nil {
 		return "–"
@@ -144,14 +185,15 @@ func ptr(v *float64) string {
 
 func (b *Board) csv(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	hdr := []string{"status", "workload", "backend", "nodes", "parallelism", "config_hash", "config", "repetitions", "run_ids",
+	hdr := []string{"status", "workload", "label", "scale", "backend", "nodes", "parallelism", "config_hash", "config", "repetitions", "duplicates", "run_ids",
 		"primary_metric", "primary_state", "primary_mean", "primary_lo", "primary_hi"}
 	for _, m := range Metrics {
 		hdr = append(hdr, m.Name()+"_mean", m.Name()+"_lo", m.Name()+"_hi")
 	}
 	cw.Write(append(hdr, "invalid_reasons"))
 	for _, e := range b.Entries {
-		row := []string{"valid", e.Workload, e.Backend, strconv.Itoa(e.Nodes), strconv.Itoa(e.Parallelism), e.ConfigHash, e.Config, strconv.Itoa(e.Reps), strings.Join(e.RunIDs, " ")}
+		row := []string{"valid", e.Workload, e.Label, e.Scale, e.Backend, strconv.Itoa(e.Nodes), strconv.Itoa(e.Parallelism), e.ConfigHash, e.Config, strconv.Itoa(e.Reps),
+			strconv.Itoa(len(e.Duplicates)), strings.Join(e.RunIDs, " ")}
 		if p := e.Primary; p != nil {
 			row = append(row, p.Name, string(p.State))
 			row = append(row, estimateCells(*p)...)
@@ -164,7 +206,7 @@ func (b *Board) csv(w io.Writer) error {
 		cw.Write(append(row, ""))
 	}
 	for _, r := range b.Invalid {
-		row := []string{"invalid", r.Workload, r.Backend, strconv.Itoa(r.Nodes), strconv.Itoa(r.Parallelism), r.ConfigHash, r.Config, "1", r.RunID,
+		row := []string{"invalid", r.Workload, "", "", r.Backend, strconv.Itoa(r.Nodes), strconv.Itoa(r.Parallelism), r.ConfigHash, r.Config, "1", "0", r.RunID,
 			r.PrimaryMetric, r.PrimaryState, cellOf(r.PrimaryValue), cellOf(r.PrimaryLo), cellOf(r.PrimaryHi)}
 		for _, m := range Metrics {
 			row = append(row, cellOf(m.Of(r)), "", "")

@@ -1,74 +1,171 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
-	"math"
+	"strings"
 
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg/draw"
+	"github.com/sagebench/sagebench/internal/aggregate"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 )
 
-// comparisonFigures draws the runs side by side: overlaid E2E CDFs and
-// the throughput–p99 frontier (Q4 style: each run one operating point).
-func comparisonFigures(runs []*Run) ([]*Figure, error) {
-	if len(runs) < 2 {
-		return nil, nil
-	}
-	p := newPlot("E2E latency CDF per run", "end-to-end latency (ms, log scale)", "fraction of requests ≤ x")
-	for i, r := range runs {
-		var xs []float64
-		for _, s := range r.Samples {
-			if s.OK {
-				xs = append(xs, s.E2EMs)
-			}
-		}
-		if err := addLine(p, i, r.Label(), cdfPoints(xs)); err != nil {
-			return nil, err
-		}
-	}
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top, p.Legend.Left = false, false // bottom right: a CDF leaves it empty
-	logX(p)
-	cdf := &Figure{ID: "compare-cdf", Title: p.Title.Text, Plot: p,
-		Caption: "End-to-end latency CDF of each run, overlaid (successful requests)."}
-	fr, err := frontierFigure(runs)
-	if err != nil {
-		return nil, err
-	}
-	return []*Figure{cdf, fr}, nil
+// confidence is the level of the comparison's intervals.
+const confidence = 0.95
+
+// maxCompareRows bounds the metrics compared.
+const maxCompareRows = 40
+
+// Comparison is the statistics across the configurations of a
+// section's runs: runs of one configuration (ConfigKey) are its
+// repetitions, estimated
+// with aggregate.Runs (duplicates of a seed left out); a metric is
+// compared only where at least two configurations have two measured
+// repetitions (or, with one configuration, summarised where it has two).
+type Comparison struct {
+	Sides []Side
+	Rows  []CompareRow
+	// Diffs are the run_config keys that differ from the first
+	// configuration, per other configuration.
+	Diffs []string
+	Note  string // what the table is, or why there is none
 }
 
-func frontierFigure(runs []*Run) (*Figure, error) {
-	p := newPlot("Throughput–latency frontier", "delivered throughput (req/s)", "p99 end-to-end latency (ms)")
-	var labels plotter.XYLabels
+// Side is one configuration.
+type Side struct {
+	Label      string // "run1, run3"
+	Backend    string
+	Agg        aggregate.Aggregate
+	Duplicates []string
+}
+
+// CompareRow is one metric across the configurations: the estimate's
+// text per side and the Mann-Whitney p-value against the first side.
+type CompareRow struct {
+	Metric string
+	Cells  []string
+	P      []string
+}
+
+func compareRuns(runs []*Run, label func(int) string) *Comparison {
+	var keys []string
+	groups := map[string][]int{}
 	for i, r := range runs {
-		s := r.Record.Summary
-		if math.IsNaN(s.Throughput) || math.IsNaN(s.E2E.P99) {
-			continue
+		k := ConfigKey(r.Record.RunConfig)
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
 		}
-		pts := plotter.XYs{{X: s.Throughput, Y: s.E2E.P99}}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, fmt.Errorf("frontier: %w", err)
-		}
-		sc.GlyphStyle.Color = plotutil.Color(i)
-		sc.GlyphStyle.Shape = draw.CircleGlyph{}
-		sc.GlyphStyle.Radius = 4
-		if !r.Valid() {
-			sc.GlyphStyle.Shape = draw.CrossGlyph{}
-		}
-		p.Add(sc)
-		labels.XYs = append(labels.XYs, pts[0])
-		labels.Labels = append(labels.Labels, " "+r.Label())
+		groups[k] = append(groups[k], i)
 	}
-	if len(labels.XYs) > 0 {
-		l, err := plotter.NewLabels(labels)
-		if err != nil {
-			return nil, fmt.Errorf("frontier labels: %w", err)
+	c := &Comparison{}
+	for _, k := range keys {
+		var recs []record.Run
+		var names []string
+		for _, i := range groups[k] {
+			recs = append(recs, validRecord(runs[i]))
+			names = append(names, label(i))
 		}
-		p.Add(l)
+		a := aggregate.Runs(recs, confidence)
+		c.Sides = append(c.Sides, Side{Label: strings.Join(names, ", "), Backend: recs[0].Backend, Agg: a, Duplicates: a.Duplicates})
 	}
-	return &Figure{ID: "compare-frontier", Title: p.Title.Text, Plot: p,
-		Caption: "Each run as one point: completed requests per second against p99 end-to-end latency (down and right is better); a cross marks an invalid run."}, nil
+	for _, k := range keys[1:] {
+		first, other := runs[groups[keys[0]][0]], runs[groups[k][0]]
+		if d := aggregate.ConfigDiff(first.Record.RunConfig, other.Record.RunConfig); len(d) > 0 {
+			c.Diffs = append(c.Diffs, fmt.Sprintf("%s vs %s: %s", c.Sides[0].Label, label(groups[k][0]), strings.Join(d, "; ")))
+		}
+	}
+	c.fill()
+	return c
+}
+
+// validRecord is the run's record with its validity as the report sees
+// it (a run with unreadable files is not valid).
+func validRecord(r *Run) record.Run {
+	rec := *r.Record
+	rec.Valid = r.Valid()
+	return rec
+}
+
+// fill compares every metric with enough repetitions.
+func (c *Comparison) fill() {
+	need := min(2, len(c.Sides))
+	for _, e := range c.Sides[0].Agg.Metrics {
+		row := CompareRow{Metric: e.Name}
+		enough := 0
+		for _, s := range c.Sides {
+			est, ok := s.Agg.Metric(e.Name)
+			row.Cells = append(row.Cells, estimateText(est, ok))
+			if ok && est.N >= 2 {
+				enough++
+			}
+			row.P = append(row.P, pText(c.Sides[0].Agg, s.Agg, e.Name))
+		}
+		if enough >= need && len(c.Rows) < maxCompareRows {
+			c.Rows = append(c.Rows, row)
+		}
+	}
+	invalid := 0
+	for _, side := range c.Sides {
+		invalid += side.Agg.Repetitions - side.Agg.Valid
+	}
+	defer func() {
+		if invalid > 0 {
+			c.Note += fmt.Sprintf(" %d invalid repetition(s) left out.", invalid)
+		}
+	}()
+	switch {
+	case len(c.Rows) == 0:
+		c.Note = "No comparison statistics: no configuration here has two valid repetitions measuring a metric, and a difference between single runs is not evidence (run each configuration with --repeat 3 or more)."
+	case len(c.Sides) == 1:
+		c.Note = fmt.Sprintf("One configuration: each metric's mean with its %g %% Student t interval over the valid repetitions (n).", 100*confidence)
+	default:
+		c.Note = fmt.Sprintf("Mean with its %g %% Student t interval over each configuration's valid repetitions (n); p: Mann-Whitney U against the first configuration. Only metrics with two or more repetitions on at least two sides.", 100*confidence)
+	}
+}
+
+// estimateText is an estimate for the table: mean ± CI (n).
+func estimateText(e aggregate.Estimate, ok bool) string {
+	if !ok {
+		return "–"
+	}
+	if e.State != result.Measured {
+		return result.Short(e.Metric())
+	}
+	return fmt.Sprintf("%s (n=%d)", result.Mean(e.Metric()), e.N)
+}
+
+func pText(a, b aggregate.Aggregate, name string) string {
+	ea, oka := a.Metric(name)
+	eb, okb := b.Metric(name)
+	if !oka || !okb {
+		return ""
+	}
+	if p, ok := aggregate.PValue(ea.Values, eb.Values); ok {
+		return fmt.Sprintf("%.3f", p)
+	}
+	return ""
+}
+
+// ConfigKey identifies a configuration: a hash of the run_config
+// without what does not change what a repetition measures — its seed
+// (repetitions differ only there), output_dir, repeat, the Q's targets
+// and the validity limits (both judge a run, neither changes a request).
+func ConfigKey(raw json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return string(raw)
+	}
+	for _, k := range []string{"seed", "output_dir", "repeat", "validity"} {
+		delete(m, k)
+	}
+	for k, v := range m {
+		if sec, ok := v.(map[string]any); ok && len(k) == 2 && k[0] == 'q' {
+			delete(sec, "target")
+		}
+	}
+	b, _ := json.Marshal(m) // map keys sorted: canonical
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }

@@ -4,27 +4,33 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
+	"github.com/sagebench/sagebench/internal/answer"
 )
 
-// EventsFile is where a drill records its events in the run directory.
-const EventsFile = "events.jsonl"
+// Files a drill writes into the run directory.
+const (
+	EventsFile  = "events.jsonl"
+	WindowsFile = "windows.jsonl"
+)
 
-// maxEvents bounds the events drawn per run.
-const maxEvents = 200
+// Bounds on what is read of a drill's files.
+const (
+	maxEvents  = 200
+	maxWindows = 200_000
+)
 
 // Event is what the report reads of one drill event (a line of
 // events.jsonl): what was done to what, and when, in ns since the run's
-// start (ActualNS 0: not performed).
+// start (ActualNS 0: not performed). Unknown fields are ignored (a drill
+// may add some).
 type Event struct {
+	Seq        int    `json:"seq"`
 	Action     string `json:"action"`
 	Target     string `json:"target"`
+	Detail     string `json:"detail"`
 	IntendedNS int64  `json:"intended_ns"`
 	ActualNS   int64  `json:"actual_ns"`
 	Outcome    string `json:"outcome"`
@@ -39,76 +45,101 @@ func (e Event) Label() string {
 }
 
 func (r *Run) loadEvents(path string) {
+	n := 0
+	r.readLines(path, EventsFile, func(line []byte) bool {
+		var e Event
+		if json.Unmarshal(line, &e) != nil || e.Action == "" {
+			return false
+		}
+		if n++; len(r.Events) < maxEvents {
+			r.Events = append(r.Events, e)
+		}
+		return true
+	})
+}
+
+// windowLine is a line of windows.jsonl (percentiles null without
+// samples).
+type windowLine struct {
+	StartNS    int64    `json:"start_ns"`
+	EndNS      int64    `json:"end_ns"`
+	Throughput float64  `json:"throughput"`
+	TTFTP99    *float64 `json:"ttft_p99_ms"`
+	E2EP99     *float64 `json:"e2e_p99_ms"`
+}
+
+func (r *Run) loadWindows(path string) {
+	r.readLines(path, WindowsFile, func(line []byte) bool {
+		var w windowLine
+		if json.Unmarshal(line, &w) != nil || w.EndNS < w.StartNS {
+			return false
+		}
+		if len(r.Windows) < maxWindows {
+			r.Windows = append(r.Windows, answer.Window{StartS: float64(w.StartNS) / 1e9, EndS: float64(w.EndNS) / 1e9,
+				Throughput: w.Throughput, TTFTP99: w.TTFTP99, E2EP99: w.E2EP99})
+		}
+		return true
+	})
+}
+
+// readLines calls each on every line of path (absent: nothing); a line
+// each refuses, or a read error, is a problem of the run.
+func (r *Run) readLines(path, name string, each func([]byte) bool) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return // not a drill
+		return
 	}
 	if err != nil {
-		r.problem("%s: %v", EventsFile, err)
+		r.problem("%s: %v", name, err)
 		return
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		var e Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Action == "" {
-			r.problem("%s:%d: not a drill event (want action, target, actual_ns)", filepath.Base(path), n)
-			continue
-		}
-		if len(r.Events) < maxEvents {
-			r.Events = append(r.Events, e)
+		if !each(sc.Bytes()) {
+			r.problem("%s:%d: not a line of %s", filepath.Base(path), n, name)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		r.problem("%s: %v", EventsFile, err)
+		r.problem("%s: %v", name, err)
 	}
 }
 
-// markEvents draws each performed event as a dashed vertical line across
-// the plot's y range, labelled with what it did.
-func markEvents(p *plot.Plot, events []Event, ymax float64) error {
-	if ymax <= 0 || len(events) == 0 {
-		return nil
-	}
-	var labels plotter.XYLabels
-	for _, e := range events {
-		if e.ActualNS <= 0 {
-			continue
+// Column is the run as the answer figures see it: its result, config,
+// windows and events (the result's, with the detail events.jsonl adds).
+func (r *Run) Column(label string) answer.Column {
+	c := answer.Column{Label: label, Result: r.Record.Result, RunConfig: r.Record.RunConfig, Windows: r.Windows, EndS: r.endS()}
+	c.Events = answer.ResultEvents(r.Record.Result)
+	if len(c.Events) == 0 {
+		for _, e := range r.Events {
+			ev := answer.Event{Seq: e.Seq, Action: e.Action, Target: e.Target, Detail: e.Detail, Outcome: e.Outcome}
+			if e.ActualNS > 0 {
+				at := float64(e.ActualNS) / 1e9
+				ev.AtS = &at
+			}
+			c.Events = append(c.Events, ev)
 		}
-		x := float64(e.ActualNS) / 1e9
-		l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: ymax}})
-		if err != nil {
-			return fmt.Errorf("event %s: %w", e.Label(), err)
-		}
-		l.Color, l.Dashes, l.Width = eventColor, []vg.Length{vg.Points(4), vg.Points(3)}, vg.Points(1)
-		p.Add(l)
-		labels.XYs = append(labels.XYs, plotter.XY{X: x, Y: ymax})
-		labels.Labels = append(labels.Labels, " "+e.Label())
 	}
-	if len(labels.XYs) == 0 {
-		return nil
-	}
-	lb, err := plotter.NewLabels(labels)
-	if err != nil {
-		return fmt.Errorf("event labels: %w", err)
-	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Color = eventColor
-	}
-	p.Add(lb)
-	return nil
-}
-
-// maxY is the largest finite Y of the points.
-func maxY(sets ...plotter.XYs) float64 {
-	m := 0.0
-	for _, s := range sets {
-		for _, p := range s {
-			if p.Y > m && !isNaNOrInf(p.Y) {
-				m = p.Y
+	for i := range c.Events {
+		for _, e := range r.Events {
+			if e.Seq == c.Events[i].Seq && e.Action == c.Events[i].Action {
+				c.Events[i].Detail = e.Detail
 			}
 		}
 	}
-	return m
+	return c
+}
+
+// endS is the run's length: its recorded duration, else the last
+// completion.
+func (r *Run) endS() float64 {
+	if d := r.Record.EndedAt.Sub(r.Record.StartedAt).Seconds(); d > 0 && !r.Record.StartedAt.IsZero() {
+		return d
+	}
+	end := 0.0
+	for _, s := range r.Samples {
+		end = max(end, s.EndS)
+	}
+	return end
 }

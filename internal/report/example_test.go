@@ -23,10 +23,10 @@ func ExampleBuild() {
 	}
 	fmt.Println(rep.WriteHTML(io.Discard))
 	// Output:
-	// cdf - E2E latency CDF, by tenant
+	// answer - Windowed p99 and throughput through the drill
+	// e2e-cdf - End-to-end latency, CDF by tenant
 	// throughput - Throughput and errors over time
-	// p99 - Windowed latency over time
-	// groups - p99 latency per group
+	// latency - Windowed latency over time
 	// metric1 - gateway_queue_depth
 	// metric2 - gateway_requests_total
 	// <nil>

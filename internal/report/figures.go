@@ -6,142 +6,420 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sagebench/sagebench/internal/capture"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
+
+	"github.com/sagebench/sagebench/internal/answer"
+	"github.com/sagebench/sagebench/internal/capture"
+	"github.com/sagebench/sagebench/internal/chart"
 )
 
-// maxMetricPlots bounds the recorded-metric panels per run.
+// maxCDFPoints bounds the points of one CDF line (page weight).
+const maxCDFPoints = 200
+
+// maxMetricPlots bounds the recorded-metric figures per run.
 const maxMetricPlots = 4
 
-// runFigures builds the figures of one run; prefix keeps IDs unique
-// across runs.
-func runFigures(r *Run, prefix string) ([]*Figure, error) {
-	var figs []*Figure
-	cdfs, err := cdfFigures(r, prefix)
-	if err != nil {
-		return nil, err
+// panelFunc draws one run's panel of a figure and its legend.
+type panelFunc func(r *Run, label string) (*plot.Plot, []chart.LegendEntry, error)
+
+// sideBySide builds a figure with one panel per run of the section,
+// sharing axes, legends merged by label; nil when no run has data.
+func (s *Section) sideBySide(id, title, caption string, shareX bool, build panelFunc) (*Figure, error) {
+	f := &Figure{ID: id, Title: title, Caption: caption, Cols: len(s.Runs)}
+	seen := map[string]bool{}
+	drawn := 0
+	for i, r := range s.Runs {
+		p, leg, err := build(r, s.Label(i))
+		if err != nil {
+			return nil, fmt.Errorf("%s of %s: %w", id, r.Label(), err)
+		}
+		if p != nil {
+			drawn++
+			if len(s.Runs) > 1 {
+				p.Title.Text = s.Label(i)
+			}
+		}
+		f.Panels = append(f.Panels, p)
+		for _, e := range leg {
+			if !seen[e.Label] {
+				seen[e.Label] = true
+				f.Legend = append(f.Legend, e)
+			}
+		}
 	}
-	figs = append(figs, cdfs...)
-	for _, build := range []func(*Run, string) (*Figure, error){throughputFigure, p99Figure, groupBarFigure, scaleFrontierFigure, turnFigure} {
-		f, err := build(r, prefix)
+	if drawn == 0 {
+		return nil, nil
+	}
+	chart.Share(f.Panels, shareX, true)
+	return f, nil
+}
+
+// runFigures are the section's figures after the answer: TTFT, ITL and
+// E2E latency CDFs, an E2E CDF per other label that varies, throughput
+// and windowed latency over time.
+func (s *Section) runFigures() ([]*Figure, error) {
+	var all []Sample
+	for _, r := range s.Runs {
+		all = append(all, r.Samples...)
+	}
+	dims := groupDimensions(all)
+	first := ""
+	if len(dims) > 0 {
+		first = dims[0]
+	}
+	specs := []struct {
+		id, title, caption string
+		build              panelFunc
+	}{
+		{"ttft-cdf", "Time to first token, CDF" + byText(first), "Empirical CDF of time to first token (from the intended send) of successful streamed requests" + perText(first) + ".", cdfPanel(first, ttftOf, "TTFT (ms, log scale)")},
+		{"itl-cdf", "Inter-token latency, CDF" + byText(first), "Empirical CDF of the gaps between streamed tokens (up to 16 gaps per request, evenly spaced; gaps below the left edge, such as tokens that arrived in one write, are drawn at it)" + perText(first) + ".", cdfPanel(first, itlOf, "inter-token latency (ms, log scale)")},
+		{"e2e-cdf", "End-to-end latency, CDF" + byText(first), "Empirical CDF of end-to-end latency (from the intended send, so queueing and schedule lag count) of successful requests and transactions" + perText(first) + ".", cdfPanel(first, e2eOf, "end-to-end latency (ms, log scale)")},
+	}
+	for _, d := range dims[min(1, len(dims)):] {
+		specs = append(specs, struct {
+			id, title, caption string
+			build              panelFunc
+		}{"e2e-cdf-" + d, "End-to-end latency, CDF by " + d, "Empirical CDF of end-to-end latency of successful requests, one line per " + d + ".", cdfPanel(d, e2eOf, "end-to-end latency (ms, log scale)")})
+	}
+	var out []*Figure
+	for _, sp := range specs {
+		f, err := s.sideBySide(sp.id, sp.title, sp.caption, true, sp.build)
 		if err != nil {
 			return nil, err
 		}
 		if f != nil {
-			figs = append(figs, f)
+			out = append(out, f)
 		}
 	}
-	mf, err := metricFigures(r, prefix)
-	if err != nil {
-		return nil, err
-	}
-	return append(figs, mf...), nil
+	ts, err := s.timeFigures()
+	return append(out, ts...), err
 }
 
-// cdfFigures draws one latency CDF per label that varies (the first has
-// id "cdf", the others "cdf-LABEL"), or one for the whole run.
-func cdfFigures(r *Run, prefix string) ([]*Figure, error) {
-	dims := groupDimensions(r.Samples)
-	if len(dims) == 0 {
-		dims = []string{""}
+func byText(dim string) string {
+	if dim == "" {
+		return ""
+	}
+	return " by " + dim
+}
+
+func perText(dim string) string {
+	if dim == "" {
+		return ", all requests of the run in one line"
+	}
+	return ", one line per " + dim + " (the legend gives n per line)"
+}
+
+// sampleValues picks what a CDF draws of a sample.
+type sampleValues func(s Sample, out []float64) []float64
+
+func e2eOf(s Sample, out []float64) []float64 { return append(out, s.E2EMs) }
+
+func ttftOf(s Sample, out []float64) []float64 {
+	if s.TTFTMs > 0 {
+		out = append(out, s.TTFTMs)
+	}
+	return out
+}
+
+func itlOf(s Sample, out []float64) []float64 {
+	for _, g := range s.ITLMs {
+		out = append(out, float64(g))
+	}
+	return out
+}
+
+// cdfPanel draws a CDF per value of dim of what pick takes of the
+// successful samples.
+func cdfPanel(dim string, pick sampleValues, xlabel string) panelFunc {
+	return func(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) {
+		names, groups := groupValues(r.Samples, dim, pick)
+		if len(names) == 0 {
+			return nil, nil, nil
+		}
+		p := chart.NewPanel("", xlabel, "fraction ≤ x")
+		var leg []chart.LegendEntry
+		floor := logFloor(groups)
+		for i, n := range names {
+			e, err := chart.Line(p, i, fmt.Sprintf("%s (n=%d)", n, len(groups[n])), chart.CDF(floorAt(groups[n], floor), maxCDFPoints), false)
+			if err != nil {
+				return nil, nil, err
+			}
+			leg = append(leg, e...)
+		}
+		p.Y.Min, p.Y.Max = 0, 1
+		chart.LogX(p)
+		return p, leg, nil
+	}
+}
+
+// logFloor is the left edge of a log axis for values: the 1st
+// percentile of the positive values ÷ 2 (zeros, such as tokens that
+// arrived in one write, sit at the edge rather than decades away).
+func logFloor(groups map[string][]float64) float64 {
+	var pos []float64
+	for _, v := range groups {
+		for _, x := range v {
+			if x > 0 {
+				pos = append(pos, x)
+			}
+		}
+	}
+	if len(pos) == 0 {
+		return 1e-3
+	}
+	sort.Float64s(pos)
+	return math.Max(quantile(pos, 0.01)/2, 1e-3)
+}
+
+// floorAt is v with every value below floor raised to it.
+func floorAt(v []float64, floor float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = math.Max(x, floor)
+	}
+	return out
+}
+
+// groupValues splits what pick takes of the successful samples by dim:
+// phases in the order they ran, priorities from critical to background,
+// other labels in natural order.
+func groupValues(samples []Sample, dim string, pick sampleValues) ([]string, map[string][]float64) {
+	groups := map[string][]float64{}
+	first := map[string]float64{}
+	for _, s := range samples {
+		if !s.OK {
+			continue
+		}
+		k := "all"
+		if dim != "" {
+			k = s.Labels.Get(dim)
+			if k == "" {
+				k = "(none)"
+			}
+		}
+		if t, ok := first[k]; !ok || s.DueS < t {
+			first[k] = s.DueS
+		}
+		if v := pick(s, groups[k]); len(v) > 0 {
+			groups[k] = v
+		}
+	}
+	names := make([]string, 0, len(groups))
+	for k := range groups {
+		names = append(names, k)
+	}
+	numbered := sameSkeleton(names)
+	sort.Slice(names, func(i, j int) bool {
+		a, b := names[i], names[j]
+		switch dim {
+		case "phase":
+			if first[a] != first[b] && !numbered {
+				return first[a] < first[b]
+			}
+		case "priority":
+			if ra, rb := priorityRank(a), priorityRank(b); ra != rb {
+				return ra < rb
+			}
+		}
+		return naturalLess(a, b)
+	})
+	return names, groups
+}
+
+// sameSkeleton reports names that differ only in their numbers
+// ("n1@4.00", "n2@12.00": Q4's probes), which read best in numeric
+// order rather than the order they ran.
+func sameSkeleton(names []string) bool {
+	skel := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' || r == '.' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	for _, n := range names {
+		if skel(n) != skel(names[0]) || skel(n) == n {
+			return false
+		}
+	}
+	return len(names) > 1
+}
+
+// priorityRank orders the priority classes from the most urgent.
+func priorityRank(p string) int {
+	for i, q := range []string{"critical", "high", "normal", "low", "background"} {
+		if p == q {
+			return i
+		}
+	}
+	return 5
+}
+
+// timeFigures are throughput and windowed latency over time, with the
+// phases shaded and named and the drill events marked.
+func (s *Section) timeFigures() ([]*Figure, error) {
+	marks := ""
+	phases, events := false, false
+	for _, r := range s.Runs {
+		phases = phases || len(phaseSpans(r.Samples)) > 1
+		for _, e := range r.Column("").Events {
+			events = events || e.AtS != nil
+		}
+	}
+	switch {
+	case phases && events:
+		marks = "; shaded spans are the phases (named at the top), numbered dashed lines the drill events (listed in the legend)"
+	case phases:
+		marks = "; shaded spans are the phases, named at the top"
+	case events:
+		marks = "; numbered dashed lines are the drill events, listed in the legend"
 	}
 	var out []*Figure
-	for i, dim := range dims {
-		f, err := cdfFigure(r, dim)
+	for _, sp := range []struct {
+		id, title, caption string
+		build              panelFunc
+	}{
+		{"throughput", "Throughput and errors over time", "Successful completions and errors per second in bins, by completion time" + marks + ".", throughputPanel},
+		{"latency", "Windowed latency over time", "p50 and p99 end-to-end latency of the requests completing in each bin (the bins of the throughput figure)" + marks + ".", latencyPanel},
+	} {
+		f, err := s.sideBySide(sp.id, sp.title, sp.caption, true, sp.build)
 		if err != nil {
 			return nil, err
 		}
-		f.ID = prefix + "cdf"
-		if i > 0 {
-			f.ID += "-" + dim
+		if f != nil {
+			f.RowHeight = 2 * chart.PageWidth / 7
+			out = append(out, f)
 		}
-		out = append(out, f)
 	}
 	return out, nil
 }
 
-func cdfFigure(r *Run, dim string) (*Figure, error) {
-	names, groups := groupSamples(r.Samples, dim)
-	by := "all requests"
-	if dim != "" {
-		by = "by " + dim
-	}
-	p := newPlot("E2E latency CDF, "+by, "end-to-end latency (ms, log scale)", "fraction of requests ≤ x")
-	for i, n := range names {
-		if err := addLine(p, i, fmt.Sprintf("%s (n=%d)", n, len(groups[n])), cdfPoints(groups[n])); err != nil {
-			return nil, err
-		}
-	}
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top, p.Legend.Left = false, false // bottom right: a CDF leaves it empty
-	logX(p)
-	return &Figure{Title: p.Title.Text, Plot: p,
-		Caption: "Empirical CDF of end-to-end latency (from the intended send time, so queueing delay counts) of successful requests and transactions, one line per " + orAll(dim) + "."}, nil
-}
-
-func orAll(dim string) string {
-	if dim == "" {
-		return "run (no label varies)"
-	}
-	return dim
-}
-
-// bins splits the run into time bins of width seconds (about 120 bins,
-// at least 1 s each).
+// bins splits the run into about 120 bins of a round width (1, 2, 5 ×
+// 10^k s, at least 1 s).
 func bins(samples []Sample) (float64, int) {
 	end := 0.0
 	for _, s := range samples {
 		end = math.Max(end, s.EndS)
 	}
-	width := math.Max(1, math.Ceil(end/120))
+	width := 1.0
+	for _, w := range []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000} {
+		width = w
+		if end/w <= 120 {
+			break
+		}
+	}
 	return width, int(end/width) + 1
 }
 
-func throughputFigure(r *Run, prefix string) (*Figure, error) {
+func throughputPanel(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) {
+	if len(r.Samples) == 0 {
+		return nil, nil, nil
+	}
 	width, n := bins(r.Samples)
 	ok, bad := make([]float64, n), make([]float64, n)
 	for _, s := range r.Samples {
-		i := int(s.EndS / width)
+		i := min(max(int(s.EndS/width), 0), n-1)
 		if s.OK {
 			ok[i]++
 		} else {
 			bad[i]++
 		}
 	}
-	p := newPlot("Throughput and errors over time", "time since start (s)", "per second")
-	okXY, badXY := binXYs(ok, width, 1/width), binXYs(bad, width, 1/width)
-	if err := addLine(p, 2, "completed/s", okXY); err != nil { // blue, apart from the red errors
-		return nil, err
-	}
-	if err := addErrorLine(p, badXY); err != nil {
-		return nil, err
-	}
-	if err := markEvents(p, r.Events, maxY(okXY, badXY)); err != nil {
-		return nil, err
-	}
-	return &Figure{ID: prefix + "throughput", Title: p.Title.Text, Plot: p,
-		Caption: fmt.Sprintf("Successful completions and errors per second in %gs bins, by completion time%s.", width, eventsNote(r.Events))}, nil
+	return timePanel(r, "per second", func(p *plot.Plot) ([]chart.LegendEntry, error) {
+		leg, err := chart.Line(p, 0, fmt.Sprintf("completed/s (%s s bins)", chart.Number(width, 0)), binXYs(ok, width, 1/width), false)
+		if err != nil {
+			return nil, err
+		}
+		e, err := chart.Plain(p, "errors/s", binXYs(bad, width, 1/width), chart.ErrorInk, nil)
+		return append(leg, e...), err
+	})
 }
 
-func eventsNote(events []Event) string {
-	if len(events) == 0 {
-		return ""
-	}
-	return "; dashed purple lines mark the drill events when they were performed"
-}
-
-func addErrorLine(p *plot.Plot, xys plotter.XYs) error {
-	l, err := plotter.NewLine(xys)
+// timePanel is a panel over the run's time: its phases, what add draws,
+// its events.
+func timePanel(r *Run, ylabel string, add func(*plot.Plot) ([]chart.LegendEntry, error)) (*plot.Plot, []chart.LegendEntry, error) {
+	p := chart.NewPanel("", "time since start (s)", ylabel)
+	leg := phaseMarks(p, r)
+	e, err := add(p)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	l.Color, l.Width = red, vg.Points(1.5)
-	p.Add(l)
-	p.Legend.Add("errors/s", l)
-	return nil
+	leg = append(leg, e...)
+	leg = append(leg, answer.MarkEvents(p, nil, r.Column("").Events)...)
+	p.Y.Min = 0
+	chart.Headroom(p, 0.15)
+	return p, leg, nil
+}
+
+func latencyPanel(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) {
+	if len(r.Samples) == 0 {
+		return nil, nil, nil
+	}
+	width, n := bins(r.Samples)
+	per := make([][]float64, n)
+	for _, s := range r.Samples {
+		if s.OK {
+			i := min(max(int(s.EndS/width), 0), n-1)
+			per[i] = append(per[i], s.E2EMs)
+		}
+	}
+	p50, p99 := make([]float64, n), make([]float64, n)
+	for i, v := range per {
+		sort.Float64s(v)
+		p50[i], p99[i] = quantile(v, 0.5), quantile(v, 0.99)
+	}
+	return timePanel(r, "end-to-end latency (ms)", func(p *plot.Plot) ([]chart.LegendEntry, error) {
+		var leg []chart.LegendEntry
+		for i, q := range []struct {
+			name string
+			v    []float64
+		}{{"p99", p99}, {"p50", p50}} {
+			e, err := chart.Line(p, i, q.name, binXYs(q.v, width, 1), false)
+			if err != nil {
+				return nil, err
+			}
+			leg = append(leg, e...)
+		}
+		return leg, nil
+	})
+}
+
+// phaseMarks shades and names the run's phases when there are several.
+func phaseMarks(p *plot.Plot, r *Run) []chart.LegendEntry {
+	spans := phaseSpans(r.Samples)
+	if len(spans) < 2 {
+		return nil
+	}
+	p.Add(chart.Phases(spans))
+	return []chart.LegendEntry{{Label: "phase (alternate shading)", Thumbs: []plot.Thumbnailer{chart.Span{Fill: chart.PhaseFill}}}}
+}
+
+// phaseSpans cuts the run into its phases in the order they were due:
+// each from its first intended send to the next phase's (the last to
+// the last completion).
+func phaseSpans(samples []Sample) []chart.PhaseSpan {
+	s := append([]Sample(nil), samples...)
+	sort.SliceStable(s, func(i, j int) bool { return s[i].DueS < s[j].DueS })
+	var out []chart.PhaseSpan
+	end := 0.0
+	for _, x := range s {
+		end = math.Max(end, x.EndS)
+		if len(out) == 0 || out[len(out)-1].Name != x.Labels.Phase {
+			if len(out) > 0 {
+				out[len(out)-1].X1 = x.DueS
+			}
+			out = append(out, chart.PhaseSpan{Name: x.Labels.Phase, X0: x.DueS})
+		}
+	}
+	if len(out) > 0 {
+		out[len(out)-1].X1 = end
+	}
+	if len(out) > 60 || len(out) == 1 && out[0].Name == "" {
+		return nil // interleaved beyond reading, or no phases
+	}
+	return out
 }
 
 func binXYs(v []float64, width, scale float64) plotter.XYs {
@@ -155,143 +433,67 @@ func binXYs(v []float64, width, scale float64) plotter.XYs {
 	return out
 }
 
-func p99Figure(r *Run, prefix string) (*Figure, error) {
-	width, n := bins(r.Samples)
-	per := make([][]float64, n)
-	for _, s := range r.Samples {
-		if s.OK {
-			i := int(s.EndS / width)
-			per[i] = append(per[i], s.E2EMs)
-		}
+// quantile is the linear-interpolation quantile of sorted v (NaN if empty).
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
 	}
-	p50, p99 := make([]float64, n), make([]float64, n)
-	for i, v := range per {
-		sort.Float64s(v)
-		p50[i], p99[i] = quantile(v, 0.5), quantile(v, 0.99)
+	h := q * float64(len(v)-1)
+	i := int(h)
+	if i+1 >= len(v) {
+		return v[len(v)-1]
 	}
-	p := newPlot("Windowed latency over time", "time since start (s)", "end-to-end latency (ms)")
-	p99XY := binXYs(p99, width, 1)
-	if err := addLine(p, 0, "p99", p99XY); err != nil {
-		return nil, err
-	}
-	if err := addLine(p, 1, "p50", binXYs(p50, width, 1)); err != nil {
-		return nil, err
-	}
-	if err := markEvents(p, r.Events, maxY(p99XY)); err != nil {
-		return nil, err
-	}
-	return &Figure{ID: prefix + "p99", Title: p.Title.Text, Plot: p,
-		Caption: fmt.Sprintf("p99 and p50 end-to-end latency of the requests completing in each %gs bin%s.", width, eventsNote(r.Events))}, nil
+	return v[i] + (h-float64(i))*(v[i+1]-v[i])
 }
 
-// turnFigure draws TTFT (p50, p99) and ITL (p50) by turn index of a
-// run's multi-turn sessions (nil without sessions).
-func turnFigure(r *Run, prefix string) (*Figure, error) {
-	if len(r.Turns) < 2 {
-		return nil, nil
-	}
-	var p50, p99, itl plotter.XYs
-	for _, s := range r.Turns {
-		if s.Count == 0 {
+// scrapedFigures draw up to maxMetricPlots recorded target metrics per
+// run, preferring queue depth, utilisation and KV usage.
+func (s *Section) scrapedFigures() ([]*Figure, error) {
+	var figs []*Figure
+	for i, r := range s.Runs {
+		if r.Metrics == nil {
 			continue
 		}
-		x := float64(s.Turn)
-		p50, p99 = append(p50, plotter.XY{X: x, Y: s.TTFT.P50}), append(p99, plotter.XY{X: x, Y: s.TTFT.P99})
-		itl = append(itl, plotter.XY{X: x, Y: s.ITL.P50})
-	}
-	p := newPlot("Sessions: latency by turn", "turn of the session", "ms")
-	for i, l := range []struct {
-		name string
-		xys  plotter.XYs
-	}{{"TTFT p99", p99}, {"TTFT p50", p50}, {"ITL p50", itl}} {
-		if err := addLine(p, i, l.name, l.xys); err != nil {
-			return nil, err
-		}
-	}
-	p.X.Min, p.Y.Min = 0.5, 0
-	p.Y.Max = 1.3 * maxY(p99, p50, itl) // room for the legend above the lines
-	return &Figure{ID: prefix + "turns", Title: p.Title.Text, Plot: p,
-		Caption: "TTFT (from the intended send) and inter-token latency of the turns of multi-turn sessions by turn index: a turn carries the conversation so far, so what the prefix cache does not hold grows its prefill."}, nil
-}
-
-// groupBarFigure draws p99 E2E per summary group (per tenant for Q3).
-func groupBarFigure(r *Run, prefix string) (*Figure, error) {
-	gs := r.Record.Summary.Groups
-	if len(gs) < 2 {
-		return nil, nil
-	}
-	gs = gs[:min(len(gs), 24)]
-	names := make([]string, len(gs))
-	vals := make(plotter.Values, len(gs))
-	for i, g := range gs {
-		names[i] = groupName(g.Labels)
-		vals[i] = g.E2E.P99
-	}
-	p := newPlot("p99 latency per group", "", "p99 end-to-end latency (ms)")
-	bars, err := plotter.NewBarChart(vals, vg.Points(min(50, max(4, 300/float64(len(gs))))))
-	if err != nil {
-		return nil, fmt.Errorf("group bars: %w", err)
-	}
-	bars.Color = plotutil.Color(0)
-	p.Add(bars)
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(gs))-0.4
-	if len(gs) > 6 {
-		p.X.Tick.Label.Rotation = math.Pi / 6
-		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, 0
-	}
-	return &Figure{ID: prefix + "groups", Title: p.Title.Text, Plot: p,
-		Caption: "p99 end-to-end latency of each request group of the run summary (type, tenant, priority, phase): per tenant for Q3."}, nil
-}
-
-func groupName(labels map[string]string) string {
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = labels[k]
-	}
-	if len(parts) == 0 {
-		return "all"
-	}
-	return strings.Join(parts, "/")
-}
-
-// metricFigures draws up to maxMetricPlots recorded target metrics,
-// preferring queue depth, utilisation and KV usage.
-func metricFigures(r *Run, prefix string) ([]*Figure, error) {
-	if r.Metrics == nil {
-		return nil, nil
-	}
-	var figs []*Figure
-	for i, ts := range pickSeries(r.Metrics.Series) {
-		at, ys := ts.At, ts.Values
-		unit := "value"
-		if ts.Type == capture.TypeCounter {
-			at, ys = ts.Rates()
-			unit = "per second"
-		}
-		xys := make(plotter.XYs, len(ys))
-		for j := range ys {
-			xys[j] = plotter.XY{X: at[j].Sub(r.Record.StartedAt).Seconds(), Y: ys[j]}
-		}
-		if r.Record.StartedAt.IsZero() && len(at) > 0 {
-			for j := range xys {
-				xys[j].X = at[j].Sub(at[0]).Seconds()
+		for k, ts := range pickSeries(r.Metrics.Series) {
+			f, err := metricFigure(r, ts)
+			if err != nil {
+				return nil, err
 			}
+			f.ID = fmt.Sprintf("%s%smetric%d", s.prefix(), runPrefix(s, i), k+1)
+			figs = append(figs, f)
 		}
-		p := newPlot(ts.Key, "time since start (s)", unit)
-		if err := addLine(p, i, "", xys); err != nil {
-			return nil, err
-		}
-		figs = append(figs, &Figure{ID: fmt.Sprintf("%smetric%d", prefix, i+1), Title: ts.Key, Plot: p,
-			Width: 7 * vg.Inch, Height: 2.4 * vg.Inch,
-			Caption: fmt.Sprintf("%s (%s) scraped from %s during the run%s.", ts.Key, ts.Type, ts.Target, rateNote(ts.Type))})
 	}
 	return figs, nil
+}
+
+func runPrefix(s *Section, i int) string {
+	if len(s.Runs) == 1 {
+		return ""
+	}
+	return s.Label(i) + "-"
+}
+
+func metricFigure(r *Run, ts *capture.TimeSeries) (*Figure, error) {
+	at, ys := ts.At, ts.Values
+	unit := "value"
+	if ts.Type == capture.TypeCounter {
+		at, ys = ts.Rates()
+		unit = "per second"
+	}
+	xys := make(plotter.XYs, len(ys))
+	for j := range ys {
+		if r.Record.StartedAt.IsZero() {
+			xys[j] = plotter.XY{X: at[j].Sub(at[0]).Seconds(), Y: ys[j]}
+		} else {
+			xys[j] = plotter.XY{X: at[j].Sub(r.Record.StartedAt).Seconds(), Y: ys[j]}
+		}
+	}
+	p := chart.NewPanel("", "time since start (s)", unit)
+	if _, err := chart.Line(p, 0, "", xys, false); err != nil {
+		return nil, err
+	}
+	return &Figure{Title: ts.Key, Panels: []*plot.Plot{p}, RowHeight: 1.8 * chart.PageWidth / 7,
+		Caption: fmt.Sprintf("%s (%s) scraped from %s during %s%s.", ts.Key, ts.Type, ts.Target, r.Label(), rateNote(ts.Type))}, nil
 }
 
 func rateNote(typ string) string {
@@ -304,7 +506,8 @@ func rateNote(typ string) string {
 var preferred = []string{"queue", "depth", "util", "kv", "running", "waiting", "inflight", "in_flight"}
 
 // pickSeries chooses the series worth drawing: preferred names first,
-// then any that varies; constant series are left out.
+// then any that varies; constant series and Go runtime or process
+// metrics are left out.
 func pickSeries(all []*capture.TimeSeries) []*capture.TimeSeries {
 	score := func(ts *capture.TimeSeries) int {
 		k := strings.ToLower(ts.Key)

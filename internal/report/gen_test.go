@@ -24,8 +24,9 @@ type fakeRun struct {
 	n                     int     // requests
 	slow                  float64 // latency scale
 	valid                 bool
-	broken                bool // a damaged line in requests.jsonl, no metrics
-	drill                 bool // events.jsonl: a kill at 20 s, a restart at 40 s, one not performed
+	broken                bool   // a damaged line in requests.jsonl, no metrics
+	drill                 bool   // events.jsonl: a kill at 20 s, a restart at 40 s, one not performed
+	tenant, target        string // the first tenant's name, the drill's target (default gold, llm-fast-0)
 }
 
 var start = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -42,7 +43,7 @@ func writeFakeRun(t *testing.T, dir string, f fakeRun) {
 	var lines []byte
 	var e2e []float64
 	for i := 0; i < f.n; i++ {
-		tenant := []string{"gold", "bronze"}[i%2]
+		tenant := []string{or(f.tenant, "gold"), "bronze"}[i%2]
 		ms := (20 + rng.ExpFloat64()*30*float64(1+i%2)) * f.slow
 		intended := int64(float64(i) / float64(f.n) * 60e9)
 		q := record.Request{ID: fmt.Sprintf("r%d", i), Seq: i, Kind: "request", Type: "llm", Tenant: tenant,
@@ -64,8 +65,9 @@ func writeFakeRun(t *testing.T, dir string, f fakeRun) {
 		write(t, filepath.Join(dir, capture.MetricsFile), metricsJSONL(f))
 	}
 	if f.drill {
-		write(t, filepath.Join(dir, EventsFile), []byte(`{"seq":0,"action":"kill","target":"llm-fast-0","intended_ns":20000000000,"actual_ns":20001000000,"outcome":"ok"}
-{"seq":1,"action":"restart","target":"llm-fast-0","intended_ns":40000000000,"actual_ns":40002000000,"outcome":"ok"}
+		tg, _ := json.Marshal(or(f.target, "llm-fast-0"))
+		write(t, filepath.Join(dir, EventsFile), []byte(`{"seq":0,"action":"kill","target":`+string(tg)+`,"intended_ns":20000000000,"actual_ns":20001000000,"outcome":"ok"}
+{"seq":1,"action":"restart","target":`+string(tg)+`,"intended_ns":40000000000,"actual_ns":40002000000,"outcome":"ok"}
 {"seq":2,"action":"pause","target":"llm-1","intended_ns":70000000000,"actual_ns":0,"outcome":"not_performed"}
 `))
 	}
@@ -84,6 +86,13 @@ func runJSON(t *testing.T, f fakeRun, e2e []float64) []byte {
 	}
 	s := &r.Summary
 	res := result.New("a made-up run's answer", result.Def{Name: "goodput", Unit: result.ReqPerS, Direction: result.Higher}.Measure(9.1/f.slow, f.n, ""))
+	if f.tenant != "" { // hostile names reach the answer figure and its table too
+		ms := result.Def{Name: "victim_ttft_p99_ms", Unit: result.Ms, Direction: result.Lower}
+		t := result.Table{Title: "Isolation per policy", Note: f.tenant, Columns: []string{"policy", "alone", "contended", f.tenant}}
+		t.AddRow(result.Text(f.tenant), result.Of(ms.Measure(20, 10, "")), result.Of(ms.Measure(90, 10, "")), result.Text(f.tenant))
+		res.Tables = append(res.Tables, t)
+		res.Answer = f.tenant
+	}
 	r.Result = &res
 	s.Requests, s.Succeeded, s.Failed = f.n, f.n*98/100, f.n-f.n*98/100
 	s.DurationSeconds, s.TargetRate, s.DeliveredRate = 60, 10, 10
@@ -139,4 +148,11 @@ func TestTestdataRuns(t *testing.T) {
 			t.Fatalf("%v (run go test -run TestTestdataRuns -update)", err)
 		}
 	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -4,87 +4,216 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/sagebench/sagebench/internal/result"
 	"html/template"
 	"io"
-	"strings"
+	"sort"
 
-	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 )
 
 // page is what the HTML template sees.
 type page struct {
-	Title       string
-	Generated   string
+	Title, Generated string
+	Sections         []pageSection
+}
+
+type pageSection struct {
+	ID, Heading string
+	Mixed       string // banner: the report holds other Qs or scales
+	Single      bool
 	Runs        []pageRun
-	Comparison  []pageFigure
-	CompareText string
-	Multi       bool
+	Answer      *pageFigure
+	Figures     []pageFigure
+	Scraped     []pageFigure
+	Compare     *pageCompare
 }
 
 type pageRun struct {
-	Label, Dir, Workload, Name, Backend string
-	Valid                               bool
-	Reasons                             []string
-	Rows                                [][2]string
-	Figures                             []pageFigure
-	Config, Environment                 string
-	Notes                               []string
+	Label, RunID, Dir, Backend string
+	Seed, Repetition           int64
+	Answer                     string
+	Valid                      bool
+	Reasons, Targets, Notes    []string
+	Tables                     []pageTable
+	Summary, Metrics, Raw      [][2]string
+	Config, Environment        string
 }
+
+type pageTable struct {
+	Title, Note string
+	Columns     []string
+	Rows        [][]pageCell
+}
+
+type pageCell struct{ Text, Hint string }
 
 type pageFigure struct {
 	ID, Title, Caption string
 	SVG                template.HTML
 }
 
+type pageCompare struct {
+	Sides []Side
+	Rows  []CompareRow
+	Diffs []string
+	Note  string
+}
+
 // WriteHTML writes the report as one self-contained page: inline CSS and
 // inline SVG, no script, and a Content-Security-Policy that forbids any
 // request from the page.
 func (rep *Report) WriteHTML(w io.Writer) error {
-	pg := page{Title: rep.Title, Generated: rep.Generated.Format("2006-01-02 15:04:05Z"),
-		CompareText: rep.CompareText, Multi: len(rep.Runs) > 1}
-	for i, r := range rep.Runs {
-		pr, err := runPage(r, rep.RunFigures[i])
+	pg := page{Title: rep.Title, Generated: rep.Generated.Format("2006-01-02 15:04:05Z")}
+	for _, s := range rep.Sections {
+		ps, err := sectionPage(s, rep)
 		if err != nil {
 			return err
 		}
-		pg.Runs = append(pg.Runs, pr)
+		pg.Sections = append(pg.Sections, ps)
 	}
-	cmp, err := pageFigures(rep.Comparison)
-	if err != nil {
-		return err
-	}
-	pg.Comparison = cmp
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, pg); err != nil {
 		return fmt.Errorf("rendering report: %w", err)
 	}
-	_, err = w.Write(buf.Bytes())
+	_, err := w.Write(buf.Bytes())
 	return err
 }
 
-func runPage(r *Run, figs []*Figure) (pageRun, error) {
+func sectionPage(s *Section, rep *Report) (pageSection, error) {
+	ps := pageSection{ID: s.ID, Heading: s.Heading(), Single: len(s.Runs) == 1}
+	if len(rep.Sections) > 1 {
+		var others []string
+		for _, o := range rep.Sections {
+			others = append(others, o.Heading())
+		}
+		ps.Mixed = fmt.Sprintf("This report holds runs of different Qs or scales (%s): each section compares only its own runs; numbers across sections are not comparable.", joinAnd(others))
+	}
+	for i, r := range s.Runs {
+		ps.Runs = append(ps.Runs, runPage(r, s.Label(i)))
+	}
+	figs, err := pageFigures(s.Figures)
+	if err != nil {
+		return ps, err
+	}
+	if len(figs) > 0 {
+		ps.Answer, ps.Figures = &figs[0], figs[1:]
+	}
+	if ps.Scraped, err = pageFigures(s.Scraped); err != nil {
+		return ps, err
+	}
+	if c := s.Compare; c != nil {
+		ps.Compare = &pageCompare{Sides: c.Sides, Rows: c.Rows, Diffs: c.Diffs, Note: c.Note}
+	}
+	return ps, nil
+}
+
+func joinAnd(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return fmt.Sprint(joinComma(xs[:len(xs)-1]), " and ", xs[len(xs)-1])
+}
+
+func joinComma(xs []string) string {
+	var b bytes.Buffer
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(x)
+	}
+	return b.String()
+}
+
+func runPage(r *Run, label string) pageRun {
 	rec := r.Record
-	pr := pageRun{Label: r.Label(), Dir: r.Dir, Workload: rec.Workload, Name: rec.Name, Backend: rec.Backend,
-		Valid: r.Valid(), Rows: summaryRows(rec), Notes: rec.Notes,
+	pr := pageRun{Label: label, RunID: r.Label(), Dir: r.Dir, Backend: rec.Backend, Seed: rec.Seed, Repetition: int64(rec.Repetition),
+		Valid: r.Valid(), Notes: rec.Notes, Summary: summaryRows(r), Raw: rawRows(rec.Summary.TargetMetrics),
 		Config: prettyJSON(rec.RunConfig), Environment: prettyJSON(mustJSON(rec.Environment))}
+	pr.Reasons = reasons(r)
+	if res := rec.Result; res != nil {
+		pr.Answer = res.Answer
+		for _, v := range res.Targets {
+			pr.Targets = append(pr.Targets, metMissed(v.Met)+": "+v.Reason)
+		}
+		for _, m := range res.Metrics {
+			pr.Metrics = append(pr.Metrics, [2]string{m.Name, result.Format(m)})
+		}
+		pr.Tables = resultTables(*res)
+	} else {
+		pr.Answer = "not answered: the run has no result (it did not finish, or run.json is unreadable)"
+	}
+	return pr
+}
+
+func reasons(r *Run) []string {
+	rec := r.Record
+	var out []string
 	if !rec.Complete {
-		pr.Reasons = append(pr.Reasons, "the run did not complete")
+		out = append(out, "the run did not complete")
 	}
 	if !rec.Valid && len(rec.InvalidReasons) == 0 {
-		pr.Reasons = append(pr.Reasons, "marked invalid without a reason")
+		out = append(out, "marked invalid without a reason")
 	}
-	pr.Reasons = append(pr.Reasons, rec.InvalidReasons...)
-	pr.Reasons = append(pr.Reasons, r.Problems...)
-	f, err := pageFigures(figs)
-	pr.Figures = f
-	return pr, err
+	out = append(out, rec.InvalidReasons...)
+	return append(out, r.Problems...)
+}
+
+// resultTables are the result's tables, then its events (a drill's
+// per-event outcome and recovery).
+func resultTables(res result.Result) []pageTable {
+	var out []pageTable
+	for _, t := range res.Tables {
+		pt := pageTable{Title: t.Title, Note: t.Note, Columns: t.Columns}
+		for _, row := range t.Rows {
+			var cells []pageCell
+			for _, c := range row {
+				cells = append(cells, cellOf(c))
+			}
+			pt.Rows = append(pt.Rows, cells)
+		}
+		out = append(out, pt)
+	}
+	if len(res.Events) > 0 {
+		out = append(out, eventsTable(res.Events))
+	}
+	return out
+}
+
+func cellOf(c result.Cell) pageCell {
+	if c.Metric == nil {
+		return pageCell{Text: c.Text}
+	}
+	return pageCell{Text: result.Short(*c.Metric), Hint: result.Format(*c.Metric)}
+}
+
+func eventsTable(events []result.Event) pageTable {
+	t := pageTable{Title: "Events", Note: "each drill event, when it was performed and what followed it",
+		Columns: []string{"#", "action", "target", "at", "outcome", "metrics"}}
+	for _, e := range events {
+		at := "not performed"
+		if e.AtS != nil {
+			at = result.FormatValue(*e.AtS, result.Seconds)
+		}
+		ms := ""
+		for i, m := range e.Metrics {
+			if i > 0 {
+				ms += "; "
+			}
+			ms += m.Name + " " + result.Format(m)
+		}
+		t.Rows = append(t.Rows, []pageCell{{Text: fmt.Sprint(e.Seq + 1)}, {Text: e.Action}, {Text: e.Target}, {Text: at}, {Text: e.Outcome}, {Text: ms}})
+	}
+	return t
 }
 
 func pageFigures(figs []*Figure) ([]pageFigure, error) {
 	out := make([]pageFigure, 0, len(figs))
 	for _, f := range figs {
-		svg, err := f.inlineSVG()
+		svg, err := f.InlineSVG()
 		if err != nil {
 			return nil, err
 		}
@@ -94,37 +223,38 @@ func pageFigures(figs []*Figure) ([]pageFigure, error) {
 	return out, nil
 }
 
-func summaryRows(r *record.Run) [][2]string {
-	s := r.Summary
-	f := func(v float64, unit string) string { return strings.TrimSpace(fmt.Sprintf("%.4g %s", v, unit)) }
-	var rows [][2]string
-	if res := r.Result; res != nil {
-		rows = append(rows, [2]string{"answer", res.Answer}, [2]string{"primary " + res.Primary.Name, result.Format(res.Primary)})
-		for _, v := range res.Targets {
-			rows = append(rows, [2]string{"target " + v.Metric, metMissed(v.Met) + ": " + v.Reason})
-		}
+// summaryRows are the run's key facts, formatted for a reader.
+func summaryRows(r *Run) [][2]string {
+	rec := r.Record
+	s := rec.Summary
+	v := func(x float64, unit string) string { return result.FormatValue(x, unit) }
+	return [][2]string{
+		{"requests (ok / failed)", fmt.Sprintf("%s (%s / %s)", v(float64(s.Requests), result.Count), v(float64(s.Succeeded), result.Count), v(float64(s.Failed), result.Count))},
+		{"duration", v(s.DurationSeconds, result.Seconds)},
+		{"target / delivered rate", v(s.TargetRate, result.ReqPerS) + " / " + v(s.DeliveredRate, result.ReqPerS)},
+		{"throughput / goodput", v(s.Throughput, result.ReqPerS) + " / " + v(s.Goodput, result.ReqPerS)},
+		{"SLO attainment / success rate", v(s.SLOAttainment, result.Fraction) + " / " + v(s.SuccessRate, result.Fraction)},
+		{"E2E p50 / p99 / max", v(s.E2E.P50, result.Ms) + " / " + v(s.E2E.P99, result.Ms) + " / " + v(s.E2E.Max, result.Ms)},
+		{"schedule lag p99", v(s.ScheduleLag.P99, result.Ms)},
+		{"backend / seed / repetition", fmt.Sprintf("%s / %d / %d", rec.Backend, rec.Seed, rec.Repetition)},
+		{"load mode / target", rec.LoadMode + " / " + rec.Target},
+		{"config hash", rec.ConfigHash},
+		{"started / load average", rec.StartedAt.UTC().Format("2006-01-02 15:04:05Z") + " / " + result.Number(rec.Environment.LoadAvg1) + " on " + fmt.Sprint(rec.Environment.Cores) + " cores"},
 	}
-	rows = append(rows, [][2]string{
-		{"requests (ok / failed)", fmt.Sprintf("%d (%d / %d)", s.Requests, s.Succeeded, s.Failed)},
-		{"duration", f(s.DurationSeconds, "s")},
-		{"target / delivered rate", fmt.Sprintf("%.4g / %.4g req/s", s.TargetRate, s.DeliveredRate)},
-		{"throughput / goodput", fmt.Sprintf("%.4g / %.4g req/s", s.Throughput, s.Goodput)},
-		{"SLO attainment / success rate", fmt.Sprintf("%.3f / %.3f", s.SLOAttainment, s.SuccessRate)},
-		{"E2E p50 / p99 / max", fmt.Sprintf("%.4g / %.4g / %.4g ms", s.E2E.P50, s.E2E.P99, s.E2E.Max)},
-		{"schedule lag p99", f(s.ScheduleLag.P99, "ms")},
-		{"backend / seed / repetition", fmt.Sprintf("%s / %d / %d", r.Backend, r.Seed, r.Repetition)},
-		{"config hash", r.ConfigHash},
-		{"started", r.StartedAt.UTC().Format("2006-01-02 15:04:05Z")},
-	}...)
-	if res := r.Result; res != nil {
-		for _, m := range res.Metrics {
-			rows = append(rows, [2]string{m.Name, result.Format(m)})
-		}
+}
+
+// rawRows are the scraped target metrics, by key.
+func rawRows(m map[string]float64) [][2]string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	for _, k := range sortedKeys(s.TargetMetrics) {
-		rows = append(rows, [2]string{k, fmt.Sprintf("%.4g", s.TargetMetrics[k])})
+	sort.Strings(keys)
+	out := make([][2]string, len(keys))
+	for i, k := range keys {
+		out[i] = [2]string{k, result.Number(m[k])}
 	}
-	return rows
+	return out
 }
 
 func metMissed(met bool) string {

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/sagebench/sagebench/internal/answer"
 	"github.com/sagebench/sagebench/internal/capture"
 	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/traffic"
 )
 
 // maxProblems bounds the problems listed per run.
@@ -20,10 +19,16 @@ const maxProblems = 30
 // enough to hold a long run.
 type Sample struct {
 	E2EMs  float64
-	EndS   float64 // seconds since the run started
+	TTFTMs float64   // 0: not streamed
+	ITLMs  []float32 // gaps between streamed tokens (at most maxITL per request)
+	EndS   float64   // seconds since the run started
+	DueS   float64   // intended send, seconds since the run started
 	OK     bool
 	Labels Labels
 }
+
+// maxITL bounds the inter-token gaps kept per request (evenly spaced).
+const maxITL = 16
 
 // Labels are the request labels a latency CDF can split by.
 type Labels struct {
@@ -55,10 +60,8 @@ type Run struct {
 	Samples  []Sample
 	Metrics  *capture.Timeline // nil without metrics.jsonl
 	Events   []Event           // drill events (events.jsonl), if any
+	Windows  []answer.Window   // a drill's windowed series (windows.jsonl), if any
 	Problems []string
-	// Turns are the multi-turn sessions' TTFT and ITL by turn index
-	// (empty without sessions).
-	Turns []traffic.TurnStat
 }
 
 // Label names the run in legends: its run id, or the directory.
@@ -87,6 +90,7 @@ func Load(dir string) *Run {
 	r.loadRequests(filepath.Join(dir, "requests.jsonl"))
 	r.loadMetrics(filepath.Join(dir, capture.MetricsFile))
 	r.loadEvents(filepath.Join(dir, EventsFile))
+	r.loadWindows(filepath.Join(dir, WindowsFile))
 	return r
 }
 
@@ -105,18 +109,14 @@ func (r *Run) loadRequests(path string) {
 		intern[s] = s
 		return s
 	}
-	var turns []record.Request
 	err := record.ReadRequestsFile(path, func(_ int, q record.Request) {
 		if q.Kind == "stage" {
 			return // stages are inside their transaction's latency
 		}
-		if q.Turn > 0 {
-			turns = append(turns, q)
-		}
 		l := Labels{Type: in(q.Type), Tenant: in(q.Tenant), Priority: in(q.Priority), Phase: in(q.Phase)}
-		r.Samples = append(r.Samples, Sample{E2EMs: q.E2EMs, EndS: float64(q.EndNS) / 1e9, OK: q.OK, Labels: l})
+		r.Samples = append(r.Samples, Sample{E2EMs: q.E2EMs, TTFTMs: q.TTFTMs, ITLMs: gaps(q.TokenNS, q.TokenNSDropped),
+			EndS: float64(q.EndNS) / 1e9, DueS: float64(q.IntendedNS) / 1e9, OK: q.OK, Labels: l})
 	})
-	r.Turns = traffic.TurnStats(turns)
 	if errors.Is(err, os.ErrNotExist) {
 		r.problem("requests.jsonl is missing: no latency figures")
 		return
@@ -135,6 +135,29 @@ func (r *Run) loadMetrics(path string) {
 	for _, line := range splitJoined(err) {
 		r.problem("%v", line)
 	}
+}
+
+// gaps are the inter-token gaps of a streamed response in ms, at most
+// maxITL of them evenly spaced.
+// A record that dropped timestamps keeps the first ones and the last:
+// the gap to the last is not one gap, so it is left out.
+func gaps(tokens []int64, dropped int) []float32 {
+	if dropped > 0 && len(tokens) > 0 {
+		tokens = tokens[:len(tokens)-1]
+	}
+	n := len(tokens) - 1
+	if n < 1 {
+		return nil
+	}
+	k := min(n, maxITL)
+	out := make([]float32, 0, k)
+	for i := range k {
+		j := i * n / k
+		if d := tokens[j+1] - tokens[j]; d >= 0 {
+			out = append(out, float32(float64(d)/1e6))
+		}
+	}
+	return out
 }
 
 // splitJoined lists the errors inside an errors.Join result.
@@ -166,27 +189,6 @@ func groupDimensions(samples []Sample) []string {
 	return out
 }
 
-// groupSamples splits E2E latencies of successful samples by dim, in name order.
-func groupSamples(samples []Sample, dim string) ([]string, map[string][]float64) {
-	groups := map[string][]float64{}
-	for _, s := range samples {
-		if !s.OK {
-			continue
-		}
-		k := "all"
-		if dim != "" {
-			k = dim + "=" + s.Labels.Get(dim)
-		}
-		groups[k] = append(groups[k], s.E2EMs)
-	}
-	names := make([]string, 0, len(groups))
-	for k := range groups {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names, groups
-}
-
 // safeName turns a label into a file-name part.
 func safeName(s string) string {
 	return strings.Map(func(r rune) rune {
@@ -195,4 +197,37 @@ func safeName(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// naturalLess orders strings with their digit runs compared as numbers
+// ("n2@6.00" before "n2@12.00", "run2" before "run10").
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+// digits is the length of s's leading run of ASCII digits.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }

@@ -1,20 +1,16 @@
 package report
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/sagebench/sagebench/internal/benchset"
-	"github.com/sagebench/sagebench/internal/stats"
 )
 
 // Config says what to report.
 type Config struct {
-	Dirs  []string // run directories
+	Dirs  []string // run directories, or results roots holding them
 	Title string   // "" : a title from the runs
 	Now   func() time.Time
 }
@@ -27,7 +23,7 @@ func (c *Config) Validate() error {
 	for _, d := range c.Dirs {
 		st, err := os.Stat(d)
 		if err != nil || !st.IsDir() {
-			return fmt.Errorf("%s is not a run directory (want OUT/<q>/<run-id>/ holding run.json)", d)
+			return fmt.Errorf("%s is not a directory (want a run directory OUT/<q>/<run-id>/ holding run.json, or a results root)", d)
 		}
 	}
 	if c.Now == nil {
@@ -36,15 +32,15 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// Report is the loaded runs and their figures.
+// Report is the loaded runs, grouped into sections, and their figures.
 type Report struct {
-	Title       string
-	Generated   time.Time
-	Runs        []*Run
-	RunFigures  [][]*Figure // per run
-	Comparison  []*Figure   // across runs (two or more)
-	CompareText string      // compare's statistics across runs, or why there are none
-	Skipped     []string    // directories that are not runs (aggregates of repetitions)
+	Title     string
+	Generated time.Time
+	Runs      []*Run
+	// Sections group the runs of one Q at one scale: compared side by
+	// side within a section, never across.
+	Sections []*Section
+	Skipped  []string // directories that are not runs (aggregates of repetitions)
 }
 
 // aggregateFile marks the directory `run --repeat` writes with the
@@ -58,96 +54,64 @@ func isAggregateDir(dir string) bool {
 	return errRun != nil && errAgg == nil
 }
 
-// Build loads every run directory and draws the figures. Damaged runs
-// are loaded with their problems, never refused.
+// Build finds the run directories, loads them and draws the figures.
+// Damaged runs are loaded with their problems, never refused.
 func Build(cfg Config) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rep := &Report{Title: cfg.Title, Generated: cfg.Now().UTC()}
-	var dirs []string
-	for _, d := range cfg.Dirs {
-		if isAggregateDir(d) {
-			rep.Skipped = append(rep.Skipped, d)
-			continue
-		}
-		dirs = append(dirs, d)
-	}
-	if len(dirs) == 0 {
-		return nil, fmt.Errorf("no run directory among %d given (only aggregates of repetitions)", len(cfg.Dirs))
-	}
-	for i, d := range dirs {
-		r := Load(d)
-		rep.Runs = append(rep.Runs, r)
-		prefix := ""
-		if len(dirs) > 1 {
-			prefix = fmt.Sprintf("run%d-", i+1)
-		}
-		figs, err := runFigures(r, prefix)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", d, err)
-		}
-		rep.RunFigures = append(rep.RunFigures, figs)
-	}
-	if rep.Title == "" {
-		rep.Title = defaultTitle(rep.Runs)
-	}
-	cmp, err := comparisonFigures(rep.Runs)
+	dirs, aggs, err := Discover(cfg.Dirs)
 	if err != nil {
 		return nil, err
 	}
-	rep.Comparison = cmp
-	if len(rep.Runs) > 1 {
-		rep.CompareText = compareStats(dirs)
+	rep := &Report{Title: cfg.Title, Generated: cfg.Now().UTC(), Skipped: aggs}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("%w among %d given (only aggregates of repetitions)", ErrNoRuns, len(cfg.Dirs))
+	}
+	for _, d := range dirs {
+		rep.Runs = append(rep.Runs, Load(d))
+	}
+	rep.Sections = sections(rep.Runs)
+	for i, s := range rep.Sections {
+		if len(rep.Sections) > 1 {
+			s.ID = fmt.Sprintf("s%d", i+1)
+		}
+		if err := s.draw(); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Heading(), err)
+		}
+	}
+	if rep.Title == "" {
+		rep.Title = defaultTitle(rep)
 	}
 	return rep, nil
 }
 
-func defaultTitle(runs []*Run) string {
-	r := runs[0].Record
-	if len(runs) == 1 {
-		return fmt.Sprintf("sagebench %s %s — %s", r.Workload, r.Name, runs[0].Label())
+func defaultTitle(rep *Report) string {
+	if len(rep.Runs) == 1 {
+		r := rep.Runs[0].Record
+		return fmt.Sprintf("sagebench %s %s — %s", r.Workload, r.Name, rep.Runs[0].Label())
 	}
-	return fmt.Sprintf("sagebench: %d runs compared", len(runs))
-}
-
-// compareStats runs `compare` over the run directories (one column per
-// run) and returns its text table, or the reason it could not.
-func compareStats(dirs []string) string {
-	var sets []*benchset.Set
-	for i, d := range dirs {
-		s, err := benchset.ReadRunDir(d, fmt.Sprintf("run%d", i+1))
-		if err != nil {
-			return fmt.Sprintf("no comparison statistics: %v", err)
-		}
-		sets = append(sets, s)
+	if len(rep.Sections) == 1 {
+		return fmt.Sprintf("sagebench %s: %d runs side by side", rep.Sections[0].Heading(), len(rep.Runs))
 	}
-	results, units := benchset.Combine(sets...)
-	rep, err := stats.Compare(results, units, stats.Options{})
-	if err != nil {
-		return fmt.Sprintf("no comparison statistics: %v", err)
-	}
-	var buf bytes.Buffer
-	if err := rep.Write(&buf, "text"); err != nil {
-		return fmt.Sprintf("no comparison statistics: %v", err)
-	}
-	return buf.String()
+	return fmt.Sprintf("sagebench: %d runs in %d sections", len(rep.Runs), len(rep.Sections))
 }
 
 // AllFigures lists every figure of the report in page order.
 func (rep *Report) AllFigures() []*Figure {
 	var out []*Figure
-	for _, fs := range rep.RunFigures {
-		out = append(out, fs...)
+	for _, s := range rep.Sections {
+		out = append(out, s.Figures...)
+		out = append(out, s.Scraped...)
 	}
-	return append(out, rep.Comparison...)
+	return out
 }
 
-// WriteFigures writes each figure as DIR/ID.format (svg or png) and
-// returns the paths written.
+// WriteFigures writes each figure as DIR/ID.format (svg, pdf or png),
+// creating DIR, and returns the paths written.
 func (rep *Report) WriteFigures(dir, format string) ([]string, error) {
-	if format != "svg" && format != "png" {
-		return nil, fmt.Errorf("figure format %q: want svg or png", format)
+	if format != "svg" && format != "png" && format != "pdf" {
+		return nil, fmt.Errorf("figure format %q: want svg, pdf or png", format)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", dir, err)

@@ -2,50 +2,186 @@ package report
 
 import (
 	"bytes"
-	"math"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/result"
-	"github.com/sagebench/sagebench/internal/traffic"
+	"github.com/sagebench/sagebench/internal/chart"
 )
 
 func fixedNow() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
 
 func runDir(id string) string { return filepath.Join("testdata", "runs", id) }
 
-func buildHTML(t *testing.T, dirs ...string) string {
+func build(t *testing.T, dirs ...string) *Report {
 	t.Helper()
 	rep, err := Build(Config{Dirs: dirs, Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rep
+}
+
+func buildHTML(t *testing.T, dirs ...string) string {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := rep.WriteHTML(&buf); err != nil {
+	if err := build(t, dirs...).WriteHTML(&buf); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
 }
 
-func TestReportSingleValidRun(t *testing.T) {
-	html := buildHTML(t, runDir("q3-sage-r0"))
-	for _, want := range []string{
-		`data-valid="true"`, `id="cdf"`, `id="throughput"`, `id="p99"`, `id="groups"`, `id="metric1"`,
-		"E2E latency CDF, by tenant", "gateway_queue_depth", "<summary>run_config</summary>", "Content-Security-Policy",
-	} {
-		if !strings.Contains(html, want) {
-			t.Errorf("page lacks %q", want)
+// quickCache holds the report and page of each fixture set, built once
+// for every test that reads them.
+var quickCache struct {
+	sync.Mutex
+	reps  map[string]*Report
+	pages map[string]string
+}
+
+// quickReport builds (once) the report of fixture set ("q1" … "compare")
+// and its page.
+func quickReport(t *testing.T, set string) (*Report, string) {
+	t.Helper()
+	quickCache.Lock()
+	defer quickCache.Unlock()
+	if rep, ok := quickCache.reps[set]; ok {
+		return rep, quickCache.pages[set]
+	}
+	rep := build(t, quickRuns(t, set)...)
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if quickCache.reps == nil {
+		quickCache.reps, quickCache.pages = map[string]*Report{}, map[string]string{}
+	}
+	quickCache.reps[set], quickCache.pages[set] = rep, buf.String()
+	return rep, buf.String()
+}
+
+var figureIDRE = regexp.MustCompile(`<figure id="([^"]+)"`)
+
+func figureIDs(html string) []string {
+	var ids []string
+	for _, m := range figureIDRE.FindAllStringSubmatch(html, -1) {
+		ids = append(ids, m[1])
+	}
+	return ids
+}
+
+// TestQuickReportsLeadWithTheAnswer: the page of each Q's real quick run
+// opens with the answer sentence, then the validity banner, then the
+// Q's answer figure, drawn (not a "not measurable" message), before any
+// other figure; the raw keys come last, folded away.
+func TestQuickReportsLeadWithTheAnswer(t *testing.T) {
+	for _, q := range []string{"q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8"} {
+		t.Run(q, func(t *testing.T) {
+			rep, html := quickReport(t, q)
+			ans := rep.Sections[0].Figures[0]
+			if ans.ID != "answer" || len(ans.Panels) == 0 {
+				t.Fatalf("first figure %s (%q): want the drawn answer figure", ans.ID, ans.Message)
+			}
+			ids := figureIDs(html)
+			if len(ids) < 4 || ids[0] != "answer" {
+				t.Fatalf("figures in page order %v: want answer first", ids)
+			}
+			iAnswer := strings.Index(html, `class="answer"`)
+			iBanner := strings.Index(html, `class="banner`)
+			iFigure := strings.Index(html, `<figure id="answer"`)
+			iRaw := strings.Index(html, "scraped target metrics, raw keys")
+			if !(iAnswer > 0 && iAnswer < iBanner && iBanner < iFigure && (iRaw < 0 || iRaw > iFigure)) {
+				t.Errorf("page order: answer %d, banner %d, answer figure %d, raw keys %d", iAnswer, iBanner, iFigure, iRaw)
+			}
+			if !strings.Contains(html, rep.Runs[0].Record.Result.Answer[:20]) {
+				t.Error("the answer sentence is not on the page")
+			}
+			assertSelfContained(t, html)
+		})
+	}
+}
+
+// TestFiguresHaveNoTextCollisions lays out every figure of every quick
+// report (one run, and the three runs side by side) at the page width
+// and at a paper's column width, and fails on text that overlaps other
+// text or leaves the figure. The browser test checks the same in
+// Chromium; this one runs everywhere.
+func TestFiguresHaveNoTextCollisions(t *testing.T) {
+	for _, set := range []string{"q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "compare"} {
+		rep, _ := quickReport(t, set)
+		for _, f := range rep.AllFigures() {
+			for _, p := range f.CheckText(0) {
+				t.Errorf("%s: %s", set, p)
+			}
 		}
 	}
-	if n := strings.Count(html, "<svg"); n != 6 {
-		t.Errorf("%d inline SVG figures, want 6 (cdf, throughput, p99, groups, 2 metrics)", n)
+}
+
+func TestReportOfAResultsRoot(t *testing.T) {
+	rep := build(t, quickDir)
+	if len(rep.Runs) != 11 || len(rep.Sections) != 8 {
+		t.Fatalf("%d runs in %d sections: want the 11 fixture runs in one section per Q", len(rep.Runs), len(rep.Sections))
 	}
-	assertSelfContained(t, html)
+	for i, s := range rep.Sections {
+		if id := fmt.Sprintf("s%d", i+1); s.ID != id || s.Figures[0].ID != id+"-answer" {
+			t.Errorf("section %d: id %q, first figure %s: want %s and its answer first", i+1, s.ID, s.Figures[0].ID, id)
+		}
+		if s.Workload == "Q2" && len(s.Runs) != 4 {
+			t.Errorf("Q2 section with %d runs: want its 4 quick runs side by side", len(s.Runs))
+		}
+	}
+	var buf bytes.Buffer
+	rep.WriteHTML(&buf)
+	if !strings.Contains(buf.String(), "runs of different Qs or scales") {
+		t.Error("a report of several Qs lacks the banner saying its sections are not comparable")
+	}
+	_, err := Build(Config{Dirs: []string{t.TempDir()}, Now: fixedNow})
+	if !errors.Is(err, ErrNoRuns) {
+		t.Errorf("an empty directory: %v, want ErrNoRuns", err)
+	}
+}
+
+// TestSideBySide: three repetitions of one configuration are one
+// section drawn with one column of panels per run on shared axes, and
+// their comparison block holds only metrics measured by two or more.
+func TestSideBySide(t *testing.T) {
+	rep, _ := quickReport(t, "compare")
+	if len(rep.Sections) != 1 {
+		t.Fatalf("%d sections, want one", len(rep.Sections))
+	}
+	s := rep.Sections[0]
+	ans := s.Figures[0]
+	if ans.Cols != 3 || len(ans.Panels) != 6 {
+		t.Errorf("answer figure %d columns, %d panels: want 3 columns of 2", ans.Cols, len(ans.Panels))
+	}
+	if p := ans.Panels; p[0].Y.Max != p[1].Y.Max || p[0].Y.Max != p[2].Y.Max {
+		t.Errorf("the runs' panels do not share their y axis: %v %v %v", p[0].Y.Max, p[1].Y.Max, p[2].Y.Max)
+	}
+	c := s.Compare
+	if c == nil || len(c.Sides) != 1 || len(c.Rows) == 0 {
+		t.Fatalf("comparison %+v: want one configuration summarised over 3 repetitions", c)
+	}
+	for _, r := range c.Rows {
+		if !strings.Contains(r.Cells[0], "n=") || strings.Contains(r.Cells[0], "n=1)") || strings.Contains(r.Cells[0], "e+") {
+			t.Errorf("row %s: %q, want a mean ± CI over 2 or more repetitions in fixed point", r.Metric, r.Cells[0])
+		}
+	}
+}
+
+// TestCompareNeedsRepetitions: runs of different configurations with one
+// repetition each get no statistics, and say why.
+func TestCompareNeedsRepetitions(t *testing.T) {
+	rep := build(t, runDir("q3-sage-r0"), runDir("q3-ray-r0"))
+	c := rep.Sections[0].Compare
+	if c == nil || len(c.Rows) != 0 || !strings.Contains(c.Note, "not evidence") {
+		t.Errorf("comparison %+v: want none, saying single runs are not evidence", c)
+	}
 }
 
 // assertSelfContained fails on anything that would make the page load a
@@ -53,12 +189,15 @@ func TestReportSingleValidRun(t *testing.T) {
 func assertSelfContained(t *testing.T, html string) {
 	t.Helper()
 	for _, bad := range []*regexp.Regexp{
-		regexp.MustCompile(`(?i)<script`), regexp.MustCompile(`(?i)<link`), regexp.MustCompile(`(?i)\ssrc=`),
+		regexp.MustCompile(`(?i)<script`), regexp.MustCompile(`(?i)<link`), regexp.MustCompile(`(?i)<[a-z][^>]*\ssrc=`),
 		regexp.MustCompile(`(?i)href="(https?:)?//`), regexp.MustCompile(`(?i)url\(`), regexp.MustCompile(`(?i)@import`),
 	} {
 		if loc := bad.FindStringIndex(html); loc != nil {
 			t.Errorf("page is not self-contained: %q at %d", html[loc[0]:min(len(html), loc[1]+40)], loc[0])
 		}
+	}
+	if !strings.Contains(html, `http-equiv="Content-Security-Policy" content="default-src 'none'`) {
+		t.Error("page lacks its Content-Security-Policy")
 	}
 }
 
@@ -74,55 +213,58 @@ func TestReportInvalidRunRenderedWithBanner(t *testing.T) {
 
 func TestReportMissingRunJSON(t *testing.T) {
 	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "requests.jsonl"), []byte("not json\n"), 0o644)
 	html := buildHTML(t, dir)
-	if !strings.Contains(html, "run.json is missing or unreadable") || !strings.Contains(html, "requests.jsonl is missing") {
-		t.Error("a run directory without files must render with the reasons in the banner")
+	if !strings.Contains(html, "run.json is missing or unreadable") || !strings.Contains(html, "not answered") {
+		t.Error("a run directory without run.json must render with the reasons in the banner")
 	}
 }
 
-func TestReportComparison(t *testing.T) {
-	html := buildHTML(t, runDir("q3-sage-r0"), runDir("q3-ray-r0"), runDir("q3-broken"))
-	for _, want := range []string{`id="compare-cdf"`, `id="compare-frontier"`, `id="run2-cdf"`, "q3-broken (invalid)", "compare statistics"} {
-		if !strings.Contains(html, want) {
-			t.Errorf("page lacks %q", want)
-		}
+// TestReportHTMLEscapesRunData: hostile strings in every place a run
+// puts text on the page or into a figure stay text.
+func TestReportHTMLEscapesRunData(t *testing.T) {
+	dir := t.TempDir()
+	hostile := `<script>alert(1)</script>`
+	writeFakeRun(t, dir, fakeRun{id: hostile, workload: "Q3", backend: `"><img src=x>`, seed: 9, n: 20, slow: 1, valid: true, tenant: hostile, drill: true, target: hostile})
+	rep := build(t, dir)
+	if ans := rep.Sections[0].Figures[0]; len(ans.Panels) == 0 {
+		t.Fatalf("answer figure %q: want the hostile policy drawn", ans.Message)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	if strings.Contains(html, "<script>alert") || strings.Contains(html, "<img src=x>") {
+		t.Error("run data reached the page unescaped")
+	}
+	if n := strings.Count(html, "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 5 {
+		t.Errorf("the hostile name appears escaped %d times, want it in the answer, table, figures", n)
 	}
 	assertSelfContained(t, html)
 }
 
-func TestReportHTMLEscapesRunData(t *testing.T) {
-	dir := t.TempDir()
-	writeFakeRun(t, dir, fakeRun{id: `<script>alert(1)</script>`, workload: "Q3", backend: `"><img src=x>`, seed: 9, n: 20, slow: 1, valid: true})
-	html := buildHTML(t, dir)
-	if strings.Contains(html, "<script>alert") || strings.Contains(html, "<img src=x>") {
-		t.Error("run data reached the page unescaped")
-	}
-}
-
 func TestWriteFigures(t *testing.T) {
-	rep, err := Build(Config{Dirs: []string{runDir("q3-sage-r0"), runDir("q3-ray-r0")}, Now: fixedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := build(t, runDir("q3-sage-r0"))
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
-			out := t.TempDir()
+			out := filepath.Join(t.TempDir(), "new", "dir")
 			paths, err := rep.WriteFigures(out, format)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(paths) != len(rep.AllFigures()) || len(paths) < 10 {
+			if len(paths) != len(rep.AllFigures()) || len(paths) < 5 {
 				t.Fatalf("wrote %d files for %d figures", len(paths), len(rep.AllFigures()))
 			}
 			b, _ := os.ReadFile(paths[0])
-			magic := map[string]string{"svg": "<?xml", "png": "\x89PNG"}[format]
+			magic := map[string]string{"svg": "<?xml", "png": "\x89PNG", "pdf": "%PDF"}[format]
 			if !bytes.HasPrefix(b, []byte(magic)) {
 				t.Errorf("%s starts %q, want %q", paths[0], b[:min(8, len(b))], magic)
 			}
 		})
 	}
-	if _, err := rep.WriteFigures(t.TempDir(), "pdf"); err == nil {
-		t.Error("WriteFigures accepted pdf")
+	if _, err := rep.WriteFigures(t.TempDir(), "gif"); err == nil {
+		t.Error("WriteFigures accepted gif")
 	}
 }
 
@@ -147,32 +289,24 @@ func TestPageWeightBounded(t *testing.T) {
 	t.Logf("page weight for 20k requests: %d bytes", len(html))
 }
 
-func TestLogTicks(t *testing.T) {
-	var labels []string
-	for _, tk := range (logTicks{}).Ticks(3, 300) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
+func TestReportDrillEventsMarked(t *testing.T) {
+	rep := build(t, runDir("q5-drill"))
+	var tput *Figure
+	for _, f := range rep.AllFigures() {
+		if f.ID == "throughput" {
+			tput = f
 		}
 	}
-	if got := strings.Join(labels, " "); got != "5 10 20 50 100 200" {
-		t.Errorf("labels %q, want 5 10 20 50 100 200", got)
+	if tput == nil {
+		t.Fatal("no throughput figure")
 	}
-	if (logTicks{}).Ticks(0, 10) != nil {
-		t.Error("a range from 0 has no log ticks")
+	var labels []string
+	for _, e := range tput.Legend {
+		labels = append(labels, e.Label)
 	}
-}
-
-func TestReportDrillEventsMarked(t *testing.T) {
-	html := buildHTML(t, runDir("q5-drill"))
-	// Both time-series figures carry the two performed events, not the third.
-	if n := strings.Count(html, "kill llm-fast-0"); n != 2 {
-		t.Errorf("%d marks of the kill, want 2 (throughput and p99 figures)", n)
-	}
-	if strings.Contains(html, "pause llm-1") {
-		t.Error("an event that was not performed is marked")
-	}
-	if !strings.Contains(html, "dashed purple lines mark the drill events") {
-		t.Error("captions do not explain the event marks")
+	got := strings.Join(labels, "|")
+	if !strings.Contains(got, "kill llm-fast-0 at 20.0 s") || !strings.Contains(got, "restart llm-fast-0 at 40.0 s") || strings.Contains(got, "pause llm-1") {
+		t.Errorf("legend %q: want the two performed events, not the one that was not", got)
 	}
 }
 
@@ -181,94 +315,33 @@ func TestReportBadEventsLine(t *testing.T) {
 	writeFakeRun(t, dir, fakeRun{id: "d", workload: "Q5", backend: "sage", seed: 1, n: 20, slow: 1, valid: true})
 	os.WriteFile(filepath.Join(dir, EventsFile), []byte("{\"action\":\"kill\",\"actual_ns\":1}\nnot json\n"), 0o644)
 	html := buildHTML(t, dir)
-	if !strings.Contains(html, "events.jsonl:2: not a drill event") || !strings.Contains(html, `data-valid="false"`) {
+	if !strings.Contains(html, "events.jsonl:2: not a line of events.jsonl") || !strings.Contains(html, `data-valid="false"`) {
 		t.Error("a damaged events.jsonl must be named in the banner")
 	}
 }
 
-func TestCDFPerVaryingLabel(t *testing.T) {
-	tests := []struct {
-		name    string
-		samples []Sample
-		dims    []string
-		ids     []string
-	}{
-		{"nothing varies", []Sample{{OK: true, E2EMs: 5, Labels: Labels{Type: "llm"}}, {OK: true, E2EMs: 7, Labels: Labels{Type: "llm"}}}, nil, []string{"cdf"}},
-		{"tenant and type", []Sample{
-			{OK: true, E2EMs: 5, Labels: Labels{Type: "llm", Tenant: "a"}},
-			{OK: true, E2EMs: 9, Labels: Labels{Type: "embedding", Tenant: "b"}},
-			{OK: true, E2EMs: 7, Labels: Labels{Type: "llm", Tenant: "b"}},
-		}, []string{"tenant", "type"}, []string{"cdf", "cdf-type"}},
-		{"phase first", []Sample{{Labels: Labels{Phase: "fifo", Priority: "high"}}, {Labels: Labels{Phase: "hybrid", Priority: "low"}}}, []string{"phase", "priority"}, []string{"cdf", "cdf-priority"}},
+func TestGroupDimensionsAndOrder(t *testing.T) {
+	samples := []Sample{
+		{OK: true, DueS: 2, Labels: Labels{Phase: "n2@12.00", Priority: "low"}},
+		{OK: true, DueS: 1, Labels: Labels{Phase: "n2@6.00", Priority: "critical"}},
+		{OK: true, DueS: 0, Labels: Labels{Phase: "n1@8.00", Priority: "background"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := groupDimensions(tt.samples); strings.Join(got, ",") != strings.Join(tt.dims, ",") {
-				t.Errorf("dimensions %v, want %v", got, tt.dims)
-			}
-			figs, err := cdfFigures(&Run{Samples: tt.samples}, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ids []string
-			for _, f := range figs {
-				ids = append(ids, f.ID)
-				if _, err := f.Render("svg"); err != nil {
-					t.Error(err)
-				}
-			}
-			if strings.Join(ids, ",") != strings.Join(tt.ids, ",") {
-				t.Errorf("figures %v, want %v", ids, tt.ids)
-			}
-		})
+	if got := strings.Join(groupDimensions(samples), ","); got != "phase,priority" {
+		t.Errorf("dimensions %s, want phase,priority", got)
+	}
+	for _, tt := range []struct{ dim, want string }{
+		{"phase", "n1@8.00,n2@6.00,n2@12.00"}, // numbered phases in numeric order, not as text
+		{"priority", "critical,low,background"},
+	} {
+		names, _ := groupValues(samples, tt.dim, e2eOf)
+		if got := strings.Join(names, ","); got != tt.want {
+			t.Errorf("%s order %s, want %s", tt.dim, got, tt.want)
+		}
+	}
+	q2 := []Sample{{OK: true, DueS: 0, Labels: Labels{Phase: "fifo"}}, {OK: true, DueS: 9, Labels: Labels{Phase: "priority"}}, {OK: true, DueS: 19, Labels: Labels{Phase: "fair_share"}}}
+	if names, _ := groupValues(q2, "phase", e2eOf); strings.Join(names, ",") != "fifo,priority,fair_share" {
+		t.Errorf("named phases %v, want the order they ran", names)
 	}
 }
 
-func TestScaleFrontierFigure(t *testing.T) {
-	rate := result.Def{Name: "max_rate", Unit: result.ReqPerS, Direction: result.Higher}
-	res := result.New("frontier", rate.Within(30, 32, 5, ""),
-		result.Def{Name: "engines=1.max_rate", Unit: result.ReqPerS, Direction: result.Higher}.Within(10, 11, 5, ""),
-		result.Def{Name: "engines=2.max_rate", Unit: result.ReqPerS, Direction: result.Higher}.Within(18, 20, 5, ""),
-		result.Def{Name: "engines=4.max_rate", Unit: result.ReqPerS, Direction: result.Higher}.Within(30, math.Inf(1), 5, ""),
-		result.Def{Name: "engines=2.goodput", Unit: result.ReqPerS, Direction: result.Higher}.Measure(17, 5, ""))
-	r := &Run{Record: &record.Run{Result: &res}}
-	f, err := scaleFrontierFigure(r, "")
-	if err != nil || f == nil || f.ID != "frontier" {
-		t.Fatalf("figure %v, %v: want the frontier", f, err)
-	}
-	svg, err := f.Render("svg")
-	if err != nil || !bytes.Contains(svg, []byte("ideal (n × rate at 1 engine)")) {
-		t.Errorf("frontier SVG (%v) lacks the ideal line", err)
-	}
-	if f, _ := scaleFrontierFigure(&Run{Record: &record.Run{}}, ""); f != nil {
-		t.Error("a run without Q4 extras got a frontier figure")
-	}
-}
-
-func TestReportSkipsAggregateDirs(t *testing.T) {
-	agg := t.TempDir()
-	os.WriteFile(filepath.Join(agg, "aggregate.json"), []byte("{}"), 0o644)
-	rep, err := Build(Config{Dirs: []string{runDir("q3-sage-r0"), agg}, Now: fixedNow})
-	if err != nil || len(rep.Runs) != 1 || len(rep.Skipped) != 1 {
-		t.Fatalf("Build: %v; want one run and the aggregate skipped", err)
-	}
-	if _, err := Build(Config{Dirs: []string{agg}, Now: fixedNow}); err == nil {
-		t.Error("a report of aggregates only was accepted")
-	}
-}
-
-func TestTurnFigure(t *testing.T) {
-	r := &Run{Record: &record.Run{}, Turns: []traffic.TurnStat{
-		{Turn: 1, Count: 3, TTFT: record.Latency{P50: 40, P99: 50}, ITL: record.Latency{P50: 6}},
-		{Turn: 2, Count: 3, TTFT: record.Latency{P50: 70, P99: 80}, ITL: record.Latency{P50: 6}}}}
-	f, err := turnFigure(r, "")
-	if err != nil || f == nil || f.ID != "turns" {
-		t.Fatalf("figure %v, %v: want the turns", f, err)
-	}
-	if svg, err := f.Render("svg"); err != nil || !bytes.Contains(svg, []byte("TTFT p99")) {
-		t.Errorf("turns SVG (%v) lacks its lines", err)
-	}
-	if f, _ := turnFigure(&Run{Record: &record.Run{}}, ""); f != nil {
-		t.Error("a run without sessions got a turns figure")
-	}
-}
+var _ = chart.PageWidth

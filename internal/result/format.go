@@ -40,7 +40,7 @@ func FormatValue(v float64, unit string) string {
 		if v == math.Trunc(v) {
 			return group(strconv.FormatFloat(v, 'f', 0, 64))
 		}
-		return Number(v) // a mean count: the number says it
+		return Number(v) // a mean count: 13.3, not "13.3 count"
 	}
 	return Number(v) + " " + unit
 }
@@ -145,4 +145,49 @@ func bare(v float64, unit string) string {
 		}
 	}
 	return s
+}
+
+// MeanCI writes a mean with its confidence interval for a table, with
+// as many decimals as two significant digits of the half-width: "829 ±
+// 290 ms", "100.3 ± 2.8 req/s", "92.5 ± 1.2 %" (fractions in percent,
+// the ± in percentage points). An interval that is not symmetric about
+// the mean (clipped at the edge of the metric's domain) is written as
+// its ends: "99.2 (97.1–100.0) %". The unit always ends the text. Never
+// scientific notation.
+func MeanCI(mean, lo, hi float64, unit string) string {
+	scale, suffix := 1.0, " "+unit
+	switch unit {
+	case Fraction:
+		scale, suffix = 100, " %"
+	case Ratio:
+		suffix = "×"
+	case Count:
+		suffix = ""
+	case Percent:
+		suffix = " %"
+	}
+	m, l, h := mean*scale, lo*scale, hi*scale
+	half := (h - l) / 2
+	dec := 0
+	if half > 0 && !math.IsInf(half, 0) {
+		dec = min(max(1-int(math.Floor(math.Log10(half))), 0), 6)
+	}
+	f := func(v float64) string { return group(strconv.FormatFloat(v, 'f', dec, 64)) }
+	if math.Abs((h-m)-(m-l)) <= 1e-9*math.Max(1, math.Abs(m)) {
+		return f(m) + " ± " + f(half) + suffix
+	}
+	return f(m) + " (" + f(l) + "–" + f(h) + ")" + suffix
+}
+
+// Mean is m for a table of estimates: a measured value with its
+// interval as MeanCI writes it, without one as FormatValue does, any
+// other state as Short.
+func Mean(m Metric) string {
+	if m.State != Measured {
+		return Short(m)
+	}
+	if iv := m.Interval; iv != nil {
+		return MeanCI(m.Value, iv[0], iv[1], m.Unit)
+	}
+	return FormatValue(m.Value, m.Unit)
 }

@@ -1,0 +1,145 @@
+package answer
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/result"
+)
+
+// Column is one run, or one configuration pooled over repetitions.
+type Column struct {
+	Label     string
+	Result    *result.Result // nil: the run has no result (it never finished)
+	RunConfig json.RawMessage
+	// Windows and Events are a drill's windowed series and events
+	// (windows.jsonl, events.jsonl); empty for the other Qs.
+	Windows []Window
+	Events  []Event
+	// EndS is the run's length in seconds (the end of open fault spans).
+	EndS float64
+}
+
+// Window is one window of a drill's series: p99s are nil without
+// samples.
+type Window struct {
+	StartS, EndS float64
+	Throughput   float64
+	TTFTP99      *float64
+	E2EP99       *float64
+}
+
+// Event is one drill event: what was done, when (nil: not performed),
+// and what followed (its recovery, when the result has it).
+type Event struct {
+	Seq            int
+	Action, Target string
+	Detail         string // "factor 4"
+	AtS            *float64
+	Outcome        string
+	Recovery       *result.Metric
+}
+
+// Label is "kill llm-fast-0".
+func (e Event) Label() string {
+	if e.Target == "" {
+		return e.Action
+	}
+	return e.Action + " " + e.Target
+}
+
+// ResultEvents are the events of r with their recovery metrics.
+func ResultEvents(r *result.Result) []Event {
+	if r == nil {
+		return nil
+	}
+	var out []Event
+	for _, e := range r.Events {
+		ev := Event{Seq: e.Seq, Action: e.Action, Target: e.Target, AtS: e.AtS, Outcome: e.Outcome}
+		for _, m := range e.Metrics {
+			if m.Name == "recovery_ms" || m.Name == "recovery_s" {
+				mm := m
+				ev.Recovery = &mm
+			}
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// lookup walks a run_config document: each step is a key, or
+// "name=VALUE" to pick the element of a list whose name is VALUE.
+func lookup(raw json.RawMessage, path ...string) (any, bool) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil, false
+	}
+	for _, step := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[step]; !ok {
+				return nil, false
+			}
+		case []any:
+			k, want, ok := strings.Cut(step, "=")
+			if !ok {
+				return nil, false
+			}
+			v = nil
+			for _, el := range x {
+				if m, ok := el.(map[string]any); ok && m[k] == want {
+					v = m
+				}
+			}
+			if v == nil {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// configMs reads a duration ("500ms", "2s") or a number of ms at path;
+// false when absent, unreadable or not positive.
+func configMs(raw json.RawMessage, path ...string) (float64, bool) {
+	v, ok := lookup(raw, path...)
+	if !ok {
+		return 0, false
+	}
+	switch x := v.(type) {
+	case string:
+		d, err := time.ParseDuration(x)
+		if err != nil || d <= 0 {
+			return 0, false
+		}
+		return float64(d) / float64(time.Millisecond), true
+	case float64:
+		return x, x > 0
+	}
+	return 0, false
+}
+
+// configString reads a string at path.
+func configString(raw json.RawMessage, path ...string) string {
+	v, _ := lookup(raw, path...)
+	s, _ := v.(string)
+	return s
+}
+
+// section is the run_config key of a Q ("q2").
+func section(q string) string { return strings.ToLower(q) }
+
+// Scale is "quick" or "full", from run_config.quick.
+func Scale(raw json.RawMessage) string {
+	if v, ok := lookup(raw, "quick"); ok && v == true {
+		return "quick"
+	}
+	return "full"
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

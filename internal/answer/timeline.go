@@ -1,0 +1,231 @@
+package answer
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/sagebench/sagebench/internal/chart"
+	"github.com/sagebench/sagebench/internal/result"
+)
+
+func timelineRecipe(q string) recipe {
+	return recipe{
+		title: "Windowed p99 and throughput through the drill",
+		caption: "Top: p99 of the recovery metric of the requests due in each window (plotted at the window's start), the recovery bound dashed; " +
+			"bottom: completed requests per second. Shaded spans are faults (kill until restart, pause until resume, slowdown until it ends); " +
+			"numbered dashed lines are the events, listed in the legend; a diamond on the bound marks when the p99 was back within it for the hold time (recovery), a cross that it never was.",
+		build:  func(c Column, w vg.Length) (panelSet, error) { return timelinePanels(q, c) },
+		shareX: true,
+		height: 1.7 * vg.Inch,
+	}
+}
+
+func timelinePanels(q string, c Column) (panelSet, error) {
+	if len(c.Windows) == 0 {
+		return panelSet{why: "the run directory has no windowed series (windows.jsonl)"}, nil
+	}
+	metric := configString(c.RunConfig, section(q), "drill", "recovery", "metric")
+	bound, hasBound := configMs(c.RunConfig, section(q), "drill", "recovery", "bound")
+	name, pick := "p99 TTFT", func(w Window) *float64 { return w.TTFTP99 }
+	if strings.HasPrefix(metric, "e2e") {
+		name, pick = "p99 E2E", func(w Window) *float64 { return w.E2EP99 }
+	}
+	top := chart.NewPanel("windowed "+name, "", "ms")
+	bottom := chart.NewPanel("throughput", "time since start (s)", "req/s")
+	var leg []chart.LegendEntry
+	spans := FaultSpans(c.Events, c.EndS)
+	for _, p := range []*plot.Plot{top, bottom} {
+		for _, s := range spans {
+			p.Add(chart.Span{X0: s[0], X1: s[1], Fill: chart.SpanFill})
+		}
+	}
+	if len(spans) > 0 {
+		leg = append(leg, chart.LegendEntry{Label: "fault", Thumbs: []plot.Thumbnailer{chart.Span{Fill: chart.SpanFill}}})
+	}
+	e, err := segments(top, 0, name, c.Windows, pick)
+	if err != nil {
+		return panelSet{}, err
+	}
+	leg = append(leg, e...)
+	tput := func(w Window) *float64 { v := w.Throughput; return &v }
+	if e, err = segments(bottom, 2, "throughput", c.Windows, tput); err != nil {
+		return panelSet{}, err
+	}
+	leg = append(leg, e...)
+	if hasBound {
+		leg = append(leg, boundLine(top, bound, "recovery bound"))
+	}
+	leg = append(leg, MarkEvents(top, []*plot.Plot{bottom}, c.Events)...)
+	leg = append(leg, recoveryMarks(top, c.Events, bound, c.EndS)...)
+	top.Y.Min, bottom.Y.Min = 0, 0
+	chart.Headroom(top, 0.22)
+	return panelSet{panels: []*plot.Plot{top, bottom}, legend: leg}, nil
+}
+
+// segments draws the windows' values as lines broken where a window has
+// none.
+func segments(p *plot.Plot, i int, name string, ws []Window, pick func(Window) *float64) ([]chart.LegendEntry, error) {
+	var legend []chart.LegendEntry
+	var cur plotter.XYs
+	flush := func() error {
+		if len(cur) == 0 {
+			return nil
+		}
+		e, err := chart.Line(p, i, name, cur, false)
+		if len(legend) == 0 {
+			legend = e
+		}
+		cur = nil
+		return err
+	}
+	for _, w := range ws {
+		v := pick(w)
+		if v == nil || math.IsNaN(*v) {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		cur = append(cur, plotter.XY{X: w.StartS, Y: *v})
+	}
+	return legend, flush()
+}
+
+// FaultSpans pairs each fault with what ends it: kill → restart, pause
+// → resume, slowdown → the next slowdown of the same target (its end);
+// an unended fault lasts to end.
+func FaultSpans(events []Event, end float64) [][2]float64 {
+	closer := map[string]string{"kill": "restart", "pause": "resume", "slowdown": "slowdown"}
+	var out [][2]float64
+	for i, e := range events {
+		stop, ok := closer[e.Action]
+		if !ok || e.AtS == nil || (e.Action == "slowdown" && isSlowdownEnd(events, i)) {
+			continue
+		}
+		to := math.Max(end, *e.AtS)
+		for _, f := range events[i+1:] {
+			if f.Action == stop && f.Target == e.Target && f.AtS != nil {
+				to = *f.AtS
+				break
+			}
+		}
+		out = append(out, [2]float64{*e.AtS, to})
+	}
+	return out
+}
+
+// isSlowdownEnd reports whether events[i] ends an earlier slowdown of
+// its target (the factor-1 undo).
+func isSlowdownEnd(events []Event, i int) bool {
+	open := false
+	for _, e := range events[:i] {
+		if e.Action == "slowdown" && e.Target == events[i].Target && e.AtS != nil {
+			open = !open
+		}
+	}
+	return open
+}
+
+// maxEventEntries bounds the events named in a legend (the rest are
+// counted in one entry; the events table lists them all).
+const maxEventEntries = 10
+
+// MarkEvents draws each performed event as a dashed line on tagged
+// (numbered by its sequence) and on each of plain (unnumbered), and
+// returns a legend entry per event.
+func MarkEvents(tagged *plot.Plot, plain []*plot.Plot, events []Event) []chart.LegendEntry {
+	var tags, lines chart.Events
+	var leg []chart.LegendEntry
+	for _, e := range events {
+		if e.AtS == nil {
+			continue
+		}
+		v := chart.VLine{X: *e.AtS, Tag: itoa(e.Seq + 1), Color: eventInk}
+		tags, lines = append(tags, v), append(lines, chart.VLine{X: *e.AtS, Color: eventInk})
+		if len(leg) < maxEventEntries {
+			leg = append(leg, chart.LegendEntry{Label: fmt.Sprintf("%s at %s s", e.Label(), chart.Number(*e.AtS, 1)), Thumbs: []plot.Thumbnailer{v}})
+		}
+	}
+	if n := len(tags) - len(leg); n > 0 {
+		leg = append(leg, chart.LegendEntry{Label: fmt.Sprintf("and %d more events (see the events table)", n)})
+	}
+	if len(tags) > 0 {
+		tagged.Add(tags)
+		for _, p := range plain {
+			p.Add(lines)
+		}
+	}
+	return leg
+}
+
+// recoveryMarks draws, at the bound's level, a thin line from each
+// event to its recovery and a diamond there (a cross at the end of the
+// run for never).
+func recoveryMarks(p *plot.Plot, events []Event, bound, end float64) []chart.LegendEntry {
+	var rec, never plotter.XYs
+	for _, e := range events {
+		if e.AtS == nil || e.Recovery == nil {
+			continue
+		}
+		m := *e.Recovery
+		to := 0.0
+		switch {
+		case m.State == result.Measured:
+			to = *e.AtS + seconds(m)
+			rec = append(rec, plotter.XY{X: to, Y: bound})
+		case m.State == result.Never:
+			to = math.Max(end, *e.AtS)
+			never = append(never, plotter.XY{X: to, Y: bound})
+		default:
+			continue
+		}
+		if l, err := plotter.NewLine(plotter.XYs{{X: *e.AtS, Y: bound}, {X: to, Y: bound}}); err == nil {
+			l.Color, l.Width = eventInk, vg.Points(1.4)
+			p.Add(l)
+		}
+	}
+	var leg []chart.LegendEntry
+	for _, g := range []struct {
+		pts   plotter.XYs
+		shape draw.GlyphDrawer
+		label string
+	}{{rec, diamond{}, "recovered (back within the bound)"}, {never, draw.CrossGlyph{}, "never recovered"}} {
+		if len(g.pts) == 0 {
+			continue
+		}
+		s, err := plotter.NewScatter(g.pts)
+		if err != nil {
+			continue
+		}
+		s.GlyphStyle = draw.GlyphStyle{Shape: g.shape, Color: eventInk, Radius: vg.Points(3.5)}
+		p.Add(s)
+		leg = append(leg, chart.LegendEntry{Label: g.label, Thumbs: []plot.Thumbnailer{s}})
+	}
+	return leg
+}
+
+// seconds is a recovery metric in seconds.
+func seconds(m result.Metric) float64 {
+	if m.Unit == result.Ms {
+		return m.Value / 1000
+	}
+	return m.Value
+}
+
+// eventInk is the colour of events and recoveries (black: the palette's
+// colours belong to the series).
+var eventInk = chart.Color(6)
+
+// diamond is a filled diamond glyph.
+type diamond struct{}
+
+func (diamond) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius
+	c.FillPolygon(sty.Color, []vg.Point{{X: pt.X, Y: pt.Y + r}, {X: pt.X + r, Y: pt.Y}, {X: pt.X, Y: pt.Y - r}, {X: pt.X - r, Y: pt.Y}})
+}
