@@ -56,8 +56,8 @@ type Config struct {
 	// StartRate is the first probe's rate at the first scale; later
 	// scales start at n ÷ n₁ × the first scale's highest passing rate.
 	StartRate float64 `yaml:"start_rate" json:"start_rate"`
-	Growth    float64 `yaml:"growth" json:"growth"`       // largest ramp factor (> 1)
-	Precision float64 `yaml:"precision" json:"precision"` // the search stops when (fail − pass) ÷ fail ≤ this
+	Growth    float64 `yaml:"growth" json:"growth"`         // largest ramp factor (> 1)
+	Precision float64 `yaml:"precision" json:"precision"`   // the search stops when (fail − pass) ÷ fail ≤ this
 	MaxProbes int     `yaml:"max_probes" json:"max_probes"` // trials per scale
 	// Repeats is how many more trials a rate gets when its verdict hangs
 	// on sampling (pooled with the first).
