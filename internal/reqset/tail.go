@@ -92,3 +92,35 @@ func (t Tail) Metric(d result.Def, why string) result.Metric {
 	return d.Within(t.Floor, math.Inf(1), t.N, fmt.Sprintf("%d of %d requests failed (%s), more than the %s the quantile allows: it is at least the slowest answer",
 		t.Failed, t.N, result.FormatValue(float64(t.Failed)/float64(t.N), result.Fraction), result.FormatValue(1-t.Q, result.Fraction)))
 }
+
+// Wilson is the Wilson score interval of a proportion k of n at 95 %
+// confidence (z = 1.96): unlike the normal approximation it stays inside
+// [0, 1] and is honest at 0 and n successes. n = 0 gives [0, 1].
+func Wilson(k, n int) (lo, hi float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	const z = 1.959964
+	p, fn := float64(k)/float64(n), float64(n)
+	den := 1 + z*z/fn
+	mid := (p + z*z/(2*fn)) / den
+	half := z * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn)) / den
+	return max(mid-half, 0), min(mid+half, 1)
+}
+
+// Attainment is the share of rs that met their SLO as a metric of d,
+// with its Wilson 95 % interval; not measurable (why) when rs is empty.
+func Attainment(d result.Def, rs []record.Request, why string) result.Metric {
+	met := 0
+	for i := range rs {
+		if rs[i].SLOMet {
+			met++
+		}
+	}
+	m := d.Measure(float64(met)/float64(max(len(rs), 1)), len(rs), why)
+	if m.Measured() {
+		lo, hi := Wilson(met, len(rs))
+		m = m.WithInterval(lo, hi)
+	}
+	return m
+}
