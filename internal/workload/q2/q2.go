@@ -47,6 +47,9 @@ type Config struct {
 	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight"`
 	// Stack sizes the embedded reference stack so that its gateway queues.
 	Stack traffic.Pool `yaml:"stack" json:"stack"`
+	// QueueMetric is where the queue depth comes from when the target
+	// sends no X-Sagebench-Queue-Us: a gauge of its /metrics.
+	QueueMetric QueueMetric `yaml:"queue_metric" json:"queue_metric"`
 	// Targeting is the q2.target block.
 	workload.Targeting `yaml:",inline" json:",inline"`
 }
@@ -85,9 +88,10 @@ func Default(quick bool) *Config {
 			{Priority: protocol.PriorityNormal, Weight: 0.6, SLO: SLO{LLMTTFT: 2 * time.Second, LLME2E: 10 * time.Second, EmbeddingE2E: time.Second}},
 			{Priority: protocol.PriorityBackground, Weight: 0.3, SLO: SLO{LLME2E: 30 * time.Second, EmbeddingE2E: 5 * time.Second}},
 		},
-		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 128, PromptWords: 256, Stream: true},
-		Embedding: traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 4, Words: 64},
-		Stack:     traffic.Pool{LLMEngines: 2, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
+		LLM:         traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 128, PromptWords: 256, Stream: true},
+		Embedding:   traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 4, Words: 64},
+		Stack:       traffic.Pool{LLMEngines: 2, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
+		QueueMetric: QueueMetric{Interval: 250 * time.Millisecond},
 	}
 	if quick {
 		c.Schedule.Rate, c.Schedule.Count, c.Rounds = 26, 150, 1
@@ -97,6 +101,9 @@ func Default(quick bool) *Config {
 	}
 	return c
 }
+
+// StackOnlyKeys are the keys that configure the embedded stack only.
+func (c *Config) StackOnlyKeys() []string { return []string{"q2.stack"} }
 
 // StackYAML is Q2's embedded pool (Config.Stack), starting under fifo.
 func (q *q2) StackYAML() []byte { return q.cfg.Stack.YAML(protocol.PolicyFIFO) }
@@ -144,6 +151,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("q2.rounds %d: must be ≥ 1", c.Rounds)
 	}
 	if err := c.Stack.Validate("q2.stack"); err != nil {
+		return err
+	}
+	if err := c.QueueMetric.Validate(); err != nil {
 		return err
 	}
 	return c.validateShapes()

@@ -88,6 +88,7 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	inner.Record = func(r record.Request) { kept.Add(r); env.Record(r) }
 	var ran []ranPhase
 	seq := 0
+	qs := newQueueSampler(env.Target, q.cfg.QueueMetric, env.Start)
 	for round := range q.cfg.Rounds {
 		sched, err := load.NewSchedule(q.cfg.Schedule, roundSeed(env.Seed, round))
 		if err != nil {
@@ -96,7 +97,7 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		mix := drawMix(q.cfg, roundSeed(env.Seed, round), sched.Len())
 		for _, policy := range q.cfg.Policies {
 			if ctx.Err() != nil {
-				return q.outcome(out, ran, kept.View(), env), nil
+				return q.outcome(out, ran, kept.View(), env, qs), nil
 			}
 			phase, note, err := q.switchPolicy(ctx, env.Target, policy)
 			if errors.Is(err, traffic.ErrTargetFailed) {
@@ -115,16 +116,16 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 			}
 			fmt.Fprintf(env.Log, "q2: sub-run %s: %d requests over %s\n", name, sched.Len(), sched.Span())
 			kept.Grow(sched.Len())
-			ph := q.runPhase(ctx, &inner, name, seq, sched, mix)
+			ph := q.runPhase(ctx, &inner, name, seq, sched, mix, qs)
 			seq += sched.Len()
 			out.Phases = append(out.Phases, ph)
 			ran = append(ran, ranPhase{Phase: ph, policy: phase, round: round})
 			if phase != policy { // the target kept its own policy: one sub-run is all
-				return q.outcome(out, ran, kept.View(), env), nil
+				return q.outcome(out, ran, kept.View(), env, qs), nil
 			}
 		}
 	}
-	return q.outcome(out, ran, kept.View(), env), nil
+	return q.outcome(out, ran, kept.View(), env, qs), nil
 }
 
 // switchPolicy sets policy on the target (traffic.SwitchPolicy).
@@ -132,10 +133,16 @@ func (q *q2) switchPolicy(ctx context.Context, t *target.Target, policy string) 
 	return traffic.SwitchPolicy(ctx, t, policy, q.cfg.Policies)
 }
 
-func (q *q2) runPhase(ctx context.Context, env *workload.Env, phase string, seq0 int, s load.Schedule, mix []traffic.Item) summary.Phase {
+func (q *q2) runPhase(ctx context.Context, env *workload.Env, phase string, seq0 int, s load.Schedule, mix []traffic.Item, qs *queueSampler) summary.Phase {
 	d := &load.Driver{MaxInFlight: q.cfg.MaxInFlight, Drain: env.Drain, FineGap: env.FineGap}
 	if env.Drain == 0 {
 		d.Drain = -1
+	}
+	if qs != nil { // the target's queue gauge while the sub-run goes
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); qs.run(sctx) }()
+		defer func() { stop(); <-done }()
 	}
 	rep := d.Run(ctx, s, func(hctx context.Context, i int, intended time.Time) {
 		env.Sent()
