@@ -80,7 +80,9 @@ func TestAnswerWhenNoPolicyHelps(t *testing.T) {
 }
 
 func TestGaugeOccupancy(t *testing.T) {
-	s := func(ms int, d float64) depthSample { return depthSample{at: time.Duration(ms) * time.Millisecond, depth: d} }
+	s := func(ms int, d float64) depthSample {
+		return depthSample{at: time.Duration(ms) * time.Millisecond, depth: d}
+	}
 	busy, mean, most := gaugeOccupancy([]depthSample{s(0, 0), s(100, 4), s(200, 2), s(300, 0)})
 	if math.Abs(busy-0.5) > 1e-9 || math.Abs(mean-1.5) > 1e-9 || most != 4 {
 		t.Errorf("busy %v mean %v max %v; want 0.5, 1.5, 4", busy, mean, most)
