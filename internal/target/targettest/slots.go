@@ -87,6 +87,7 @@ type Slots struct {
 	seq     int64
 	served  map[string]int // per tenant, for OrderFair
 	failN   map[string]int
+	chats   int
 	added   int
 	policy  string
 	// lastAt and inBatch number the starts of one lockstep release.
@@ -155,6 +156,13 @@ func (s *Slots) Capacity() float64 {
 		}
 	}
 	return float64(n) / s.cfg.Service.Seconds()
+}
+
+// Chats is the number of chat requests received.
+func (s *Slots) Chats() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chats
 }
 
 // Waiting is the number of requests queued now.
@@ -285,6 +293,9 @@ func (s *Slots) fails(tenant string) bool {
 }
 
 func (s *Slots) chat(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.chats++
+	s.mu.Unlock()
 	var req struct {
 		Stream bool `json:"stream"`
 	}

@@ -27,6 +27,9 @@ type ranPhase struct {
 func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, env *workload.Env, qs *queueSampler) workload.Outcome {
 	out.Notes = append(out.Notes, fmt.Sprintf("parallelism %d does not change Q2 (open loop at the schedule's rate; the stack's slots set its concurrency) and the backend only labels the records",
 		env.Parallelism))
+	if !env.Target.IsEmbedded() {
+		out.Notes = append(out.Notes, "q2.stack sizes the embedded pool only: against this target, whether the offered rate fills its queue — what lets policies differ — is its own capacity's doing (see llm_queue_busy)")
+	}
 	out.Bench = []record.BenchLine{}
 	byPhase := splitByPhase(rs)
 	for _, p := range ran {

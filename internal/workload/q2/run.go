@@ -59,7 +59,7 @@ func (q *q2) Plan(seed int64) (workload.Plan, error) {
 	for r := range q.cfg.Rounds {
 		for _, pol := range q.cfg.Policies {
 			p.Phases = append(p.Phases, workload.PlannedPhase{Name: phaseName(pol, r, q.cfg.Rounds), Process: q.cfg.Schedule.Process,
-				Requests: s.Len(), Rate: s.Rate(), Span: s.Span(),
+				Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Policy: pol,
 				Mix: fmt.Sprintf("llm %d, embedding %d", llm, s.Len()-llm)})
 		}
 	}

@@ -22,12 +22,18 @@ func (q *q4) Plan(seed int64) (workload.Plan, error) {
 		if i > 0 {
 			rate, start = 0, fmt.Sprintf("first probe at %d ÷ %d × rate(%d), known after the first scale", n, c.Scales[0], c.Scales[0])
 		}
-		p.Phases = append(p.Phases, workload.PlannedPhase{Name: fmt.Sprintf("engines=%d", n), Process: c.Arrivals,
+		ph := workload.PlannedPhase{Name: fmt.Sprintf("engines=%d", n), Process: c.Arrivals,
 			Requests: int(rate * c.Probe.Seconds()), Rate: rate, Span: c.MaxProbe * time.Duration(c.MaxProbes),
-			Mix: fmt.Sprintf("%s; up to %d trials of %v–%v, bisection to %g %%", start, c.MaxProbes, c.Probe, c.MaxProbe, 100*c.Precision)})
+			Mix: fmt.Sprintf("%s; up to %d trials of %v–%v, bisection to %g %%", start, c.MaxProbes, c.Probe, c.MaxProbe, 100*c.Precision)}
+		if len(c.ScaleCommand) == 0 { // the hook resizes whatever the admin API says
+			ph.Engines = n
+		}
+		p.Phases = append(p.Phases, ph)
 	}
-	p.Notes = append(p.Notes, q.rule(), "probe count, rates and lengths depend on the target: the span is the most the search may send per scale",
-		"a target without the engines admin API and without q4.scale_command is measured once, at its current size, as n = 1")
+	p.Notes = append(p.Notes, q.rule(), "probe count, rates and lengths depend on the target: the span is the most the search may send per scale")
+	if len(c.ScaleCommand) > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("each scale is set by q4.scale_command (%s …), then %v to settle", c.ScaleCommand[0], c.ScaleSettle))
+	}
 	return p, nil
 }
 
