@@ -38,6 +38,7 @@ func TestQueueFromTargetMetrics(t *testing.T) {
 		{"no queue figure", "", 30, "fifo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each against its own fake
 			srv := targettest.NewSlots(t, targettest.SlotsConfig{Slots: 2, Service: 100 * time.Millisecond, QueueMetric: tc.metric})
 			res := workloadtest.Run(t, 2*time.Minute, "Q2", fmt.Sprintf(fakeQ2, tc.count, tc.policies), "--target", srv.URL)
 			if res.Code != 0 || len(res.Runs) != 1 {

@@ -15,7 +15,7 @@ const fakeQ3 = workloadtest.Loose + `q3:
   victim: {rate: 5}
   aggressor: {rate: 10, ramp_to: 60, max_concurrent: 100}
   alone: 2s
-  contended: 3s
+  contended: 2500ms
   policies: [%s]
   llm: {max_tokens: 4, prompt_words: 8}
   slo: {ttft: 500ms, e2e: 2s}
@@ -55,7 +55,7 @@ func TestVictimHalfFailing(t *testing.T) {
 // must — and a fair queue restores it.
 func TestNoisyNeighborOnFIFO(t *testing.T) {
 	if testing.Short() {
-		t.Skip("sends 10 s of traffic")
+		t.Skip("sends 9 s of traffic")
 	}
 	srv := targettest.NewSlots(t, targettest.SlotsConfig{Slots: 2, Service: 100 * time.Millisecond})
 	res := workloadtest.Run(t, 2*time.Minute, "Q3", strings.Replace(fakeQ3, "%s", "fifo, fair_share", 1), "--target", srv.URL)

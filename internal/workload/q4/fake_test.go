@@ -21,7 +21,7 @@ import (
 const (
 	fakeService = 100 * time.Millisecond
 	fakeTTFT    = 20 * time.Millisecond
-	sloTTFT     = 250 * time.Millisecond
+	sloTTFT     = 500 * time.Millisecond
 )
 
 // trueFrontier is the highest constant arrival rate a pool of capacity
@@ -70,7 +70,7 @@ func TestFrontierOfKnownCapacity(t *testing.T) {
 		t.Skip("sends about 25 s of traffic per case")
 	}
 	for _, c := range []frontierCase{
-		{name: "full rule, linear pool", quantile: 0.99, precision: 0.05, probe: 3 * time.Second, slots: 4, start: 35},
+		{name: "full rule, linear pool", quantile: 0.99, precision: 0.05, probe: 2500 * time.Millisecond, slots: 4, start: 40},
 		{name: "quick rule, pool that does not scale", fixedPool: true, quantile: 0.9, precision: 0.15, probe: 1500 * time.Millisecond, slots: 2, start: 15},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,6 +101,9 @@ func TestFrontierOfKnownCapacity(t *testing.T) {
 				// adds to the fake's own wait (the driver's lag, the late
 				// reads) moves the frontier by that delay ÷ (q · trial).
 				j := max(delay[fmt.Sprintf("n%d@%.2f", n, lo)], delay[fmt.Sprintf("n%d@%.2f", n, hi)])
+				if j > (sloTTFT - fakeTTFT).Seconds()*1000/2 {
+					t.Skipf("n = %d: the harness added %.0f ms to the p99 TTFT of a boundary probe, more than half the SLO's margin: this machine (load average %.1f) cannot test the frontier now", n, j, record.LoadAverage())
+				}
 				tol := 0.03 + j/1000/(c.quantile*c.probe.Seconds())
 				t.Logf("n = %d: true frontier %.2f req/s, bracket [%.2f, %.2f] (%s; harness delay p99 %.0f ms: tolerance %.1f %%)", n, truth, lo, hi, m.Reason, j, 100*tol)
 				if !(lo <= truth*(1+tol) && hi >= truth*(1-tol)) {

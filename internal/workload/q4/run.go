@@ -94,7 +94,9 @@ func (q *q4) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 }
 
 // search is the search of scale i: the first from start_rate (with the
-// slot hint), later ones from the first's bracket scaled by n ÷ n₁.
+// slot hint), later ones from the first's bracket scaled by n ÷ n₁ —
+// and, when that fails, from the first's own rate, which a larger pool
+// should sustain, upwards.
 func (q *q4) search(i int, done []Frontier, n int) Search {
 	c := q.cfg
 	s := Search{Start: c.StartRate, Step: c.Growth, Growth: c.Growth, Precision: c.Precision, MaxProbes: c.MaxProbes, MinRate: 0.05}
@@ -105,6 +107,14 @@ func (q *q4) search(i int, done []Frontier, n int) Search {
 	s.Start = f1.MaxRate * float64(n) / float64(f1.Engines)
 	if f1.Bracketed {
 		s.Step = math.Max(f1.FailRate/f1.MaxRate, 1+c.Precision)
+	}
+	if n > f1.Engines { // a larger pool sustains at least what the first did: the floor to climb from
+		s.Hint = func(first Probe) float64 {
+			if first.Pass {
+				return 0
+			}
+			return f1.MaxRate
+		}
 	}
 	return s
 }

@@ -64,6 +64,8 @@ func TestSearchPrecision(t *testing.T) {
 		{"hint just below", Search{Start: 4, Growth: 2, Precision: 0.05, MaxProbes: 12, Hint: func(Probe) float64 { return 38 }}, 43, 5},
 		{"later scale, linear", Search{Start: 2 * 42.3, Step: 44.4 / 42.3, Growth: 2, Precision: 0.05, MaxProbes: 12}, 86, 2},
 		{"later scale, no gain", Search{Start: 2 * 42.3, Step: 44.4 / 42.3, Growth: 2, Precision: 0.15, MaxProbes: 12}, 43, 6},
+		{"later scale, no gain, floored at the first scale", Search{Start: 2 * 42.3, Step: 44.4 / 42.3, Growth: 2, Precision: 0.05, MaxProbes: 12,
+			Hint: func(p Probe) float64 { return 42.3 }}, 43, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0

@@ -49,6 +49,7 @@ func TestInversionsOnFakes(t *testing.T) {
 		{"lifo", targettest.SlotsConfig{Slots: 2, Service: 100 * time.Millisecond, Order: targettest.OrderLIFO, NoAdmin: true}, "fifo", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each against its own fake
 			srv := targettest.NewSlots(t, tc.cfg)
 			res := workloadtest.Run(t, 2*time.Minute, "Q6", strings.Replace(fakeQ6, "%s", tc.policies, 1), "--target", srv.URL)
 			if res.Code != 0 || len(res.Runs) != 1 {
