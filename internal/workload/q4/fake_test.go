@@ -101,7 +101,7 @@ func TestFrontierOfKnownCapacity(t *testing.T) {
 				// adds to the fake's own wait (the driver's lag, the late
 				// reads) moves the frontier by that delay ÷ (q · trial).
 				j := max(delay[fmt.Sprintf("n%d@%.2f", n, lo)], delay[fmt.Sprintf("n%d@%.2f", n, hi)])
-				if j > (sloTTFT - fakeTTFT).Seconds()*1000/2 {
+				if j > (sloTTFT-fakeTTFT).Seconds()*1000/2 {
 					t.Skipf("n = %d: the harness added %.0f ms to the p99 TTFT of a boundary probe, more than half the SLO's margin: this machine (load average %.1f) cannot test the frontier now", n, j, record.LoadAverage())
 				}
 				tol := 0.03 + j/1000/(c.quantile*c.probe.Seconds())
