@@ -258,17 +258,22 @@ func answer(best, bi int, pols []policyFigures) string {
 			b.policy, result.Short(b.critTTFT), result.Short(base.critTTFT), base.policy, deltaText(b.ttftDelta, b.ttftP),
 			result.Short(b.critSLO), result.Short(base.critSLO), deltaText(b.sloDelta, b.sloP))
 	}
+	noP := false
 	for i, f := range pols {
+		noP = noP || i != bi && !f.ttftP.Measured()
 		if i == best || i == bi {
 			continue
 		}
 		fmt.Fprintf(&s, "; %s %s (%s), %s", f.policy, result.Short(f.critTTFT), deltaText(f.ttftDelta, f.ttftP), result.Short(f.critSLO))
 	}
+	if noP && len(pols) > 1 {
+		s.WriteString("; no p-values: fewer than 2 rounds a policy (raise q2.rounds, or compare repetitions)")
+	}
 	return s.String()
 }
 
-// deltaText is a change and its p for a sentence: "−95 %, p = 0.002" or
-// "+20.0 points, no p-value with 1 round".
+// deltaText is a change and its p for a sentence: "-95 %, p = 0.002 over
+// 3 rounds", or the change alone when there is no p.
 func deltaText(d, p result.Metric) string {
 	if !d.Measured() {
 		return "change not measurable"
@@ -278,7 +283,7 @@ func deltaText(d, p result.Metric) string {
 		v = strings.TrimSuffix(v, " %") + " points"
 	}
 	if !p.Measured() {
-		return v + ", no p-value (one round each)"
+		return v
 	}
 	return fmt.Sprintf("%s, p = %.3f over %d rounds", v, p.Value, p.N)
 }

@@ -60,7 +60,7 @@ func TestAnswerPerPolicy(t *testing.T) {
 		}
 	}
 	one := q.resultOf(rounds(1, map[string]float64{"fifo": 2000, "priority": 100, "fair_share": 1900}, nil))
-	if p, _ := one.Metric("priority.critical_ttft_p99_p"); p.State != result.NotMeasurable || !strings.Contains(one.Answer, "no p-value (one round each)") {
+	if p, _ := one.Metric("priority.critical_ttft_p99_p"); p.State != result.NotMeasurable || !strings.Contains(one.Answer, "no p-values: fewer than 2 rounds a policy") {
 		t.Errorf("one round: p %+v, answer %q", p, one.Answer)
 	}
 }
