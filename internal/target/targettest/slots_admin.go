@@ -11,6 +11,17 @@ import (
 	"github.com/sagebench/sagebench/internal/protocol"
 )
 
+// admin answers 404 for h when the server has no admin API.
+func (s *Slots) admin(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.NoAdmin {
+			http.NotFound(w, r)
+			return
+		}
+		h(w, r)
+	}
+}
+
 // orderOf maps a policy of the reference stack to a queue order.
 var orderOf = map[string]string{
 	protocol.PolicyFIFO: OrderFIFO, protocol.PolicyPriority: OrderPriority, protocol.PolicySLOAware: OrderPriority,
@@ -18,10 +29,6 @@ var orderOf = map[string]string{
 }
 
 func (s *Slots) adminPolicy(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.NoAdmin {
-		http.NotFound(w, r)
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.Method == http.MethodPost {
@@ -59,10 +66,6 @@ func (s *Slots) engineJSON(e *slotEngine) engineJSON {
 }
 
 func (s *Slots) listEngines(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.NoAdmin {
-		http.NotFound(w, r)
-		return
-	}
 	s.mu.Lock()
 	var list []engineJSON
 	for _, e := range s.engines {
@@ -76,10 +79,6 @@ func (s *Slots) listEngines(w http.ResponseWriter, r *http.Request) {
 // FixedPool), whatever profile or slots the request asks for: the
 // capacity stays known.
 func (s *Slots) postEngine(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.NoAdmin {
-		http.NotFound(w, r)
-		return
-	}
 	var spec struct{ ID, Kind string }
 	json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&spec)
 	if spec.Kind != "llm" {
@@ -103,10 +102,6 @@ func (s *Slots) postEngine(w http.ResponseWriter, r *http.Request) {
 // drainEngine stops giving the engine's slots out and waits until they
 // are idle.
 func (s *Slots) drainEngine(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.NoAdmin {
-		http.NotFound(w, r)
-		return
-	}
 	id := r.PathValue("id")
 	for {
 		s.mu.Lock()
@@ -131,10 +126,6 @@ func (s *Slots) drainEngine(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Slots) removeEngine(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.NoAdmin {
-		http.NotFound(w, r)
-		return
-	}
 	id := r.PathValue("id")
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -149,3 +149,31 @@ func harnessDelay(t *testing.T, dir string) map[string]float64 {
 	}
 	return out
 }
+
+// TestFrontierOfUnresizableTarget: a target without the engines admin
+// API (and no q4.scale_command) is measured once, as n = 1, and the
+// record says so; its efficiency is not measurable.
+func TestFrontierOfUnresizableTarget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends about 3 s of traffic")
+	}
+	srv := targettest.NewSlots(t, targettest.SlotsConfig{Slots: 2, Service: fakeService, NoAdmin: true})
+	cfg := workloadtest.Loose + "q4: {scales: [1, 2], arrivals: constant, start_rate: 10, probe: 500ms, max_probe: 500ms, service_multiple: 0, precision: 0.5, max_probes: 3, max_driver_lag: 60s, llm: {max_tokens: 4, prompt_words: 8}}\n"
+	res := workloadtest.Run(t, time.Minute, "Q4", cfg, "--target", srv.URL)
+	if res.Code != 0 || len(res.Runs) != 1 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	r := res.Runs[0].Result
+	if _, ok := r.Metric("engines=1.max_rate"); !ok {
+		t.Errorf("no engines=1 frontier:\n%s", res.Stdout)
+	}
+	if _, ok := r.Metric("engines=2.max_rate"); ok {
+		t.Errorf("a second scale on a target that cannot be resized")
+	}
+	if p := r.Primary; p.State != "not_measurable" || !strings.Contains(p.Reason, "one scale only") {
+		t.Errorf("primary %+v", p)
+	}
+	if !strings.Contains(strings.Join(res.Runs[0].Notes, "\n"), "measured once at its current size, reported as n = 1") {
+		t.Errorf("notes %v", res.Runs[0].Notes)
+	}
+}
