@@ -49,7 +49,7 @@ type Config struct {
 	Stack traffic.Pool `yaml:"stack" json:"stack"`
 	// QueueMetric is where the queue depth comes from when the target
 	// sends no X-Sagebench-Queue-Us: a gauge of its /metrics.
-	QueueMetric QueueMetric `yaml:"queue_metric" json:"queue_metric"`
+	QueueMetric QueueMetric `yaml:"queue_metric,omitempty" json:"queue_metric,omitzero"`
 	// Targeting is the q2.target block.
 	workload.Targeting `yaml:",inline" json:",inline"`
 }
@@ -88,10 +88,9 @@ func Default(quick bool) *Config {
 			{Priority: protocol.PriorityNormal, Weight: 0.6, SLO: SLO{LLMTTFT: 2 * time.Second, LLME2E: 10 * time.Second, EmbeddingE2E: time.Second}},
 			{Priority: protocol.PriorityBackground, Weight: 0.3, SLO: SLO{LLME2E: 30 * time.Second, EmbeddingE2E: 5 * time.Second}},
 		},
-		LLM:         traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 128, PromptWords: 256, Stream: true},
-		Embedding:   traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 4, Words: 64},
-		Stack:       traffic.Pool{LLMEngines: 2, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
-		QueueMetric: QueueMetric{Interval: 250 * time.Millisecond},
+		LLM:       traffic.LLMShape{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 128, PromptWords: 256, Stream: true},
+		Embedding: traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 4, Words: 64},
+		Stack:     traffic.Pool{LLMEngines: 2, LLMSlots: 8, Profile: "llama3.1-8b-h100"},
 	}
 	if quick {
 		c.Schedule.Rate, c.Schedule.Count, c.Rounds = 26, 150, 1

@@ -20,10 +20,24 @@ var QueueMetrics = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs"
 
 // QueueMetric says where Q2 reads the queue depth when the target sends
 // no X-Sagebench-Queue-Us: a gauge of the target's /metrics (summed over
-// its series), sampled every Interval during each sub-run.
+// its series), sampled every Interval during each sub-run. Its zero
+// value is the default (the known names, every 250 ms), left out of the
+// effective config so that it does not change config_hash: it sends no
+// request.
 type QueueMetric struct {
-	Name     string        `yaml:"name" json:"name"` // "" = the first of QueueMetrics the target exposes
-	Interval time.Duration `yaml:"interval" json:"interval"`
+	Name     string        `yaml:"name,omitempty" json:"name,omitempty"`         // "" = the first of QueueMetrics the target exposes
+	Interval time.Duration `yaml:"interval,omitempty" json:"interval,omitempty"` // 0 = DefaultQueueInterval
+}
+
+// DefaultQueueInterval is how often the queue gauge is sampled by default.
+const DefaultQueueInterval = 250 * time.Millisecond
+
+// every is the sampling interval.
+func (m QueueMetric) every() time.Duration {
+	if m.Interval == 0 {
+		return DefaultQueueInterval
+	}
+	return m.Interval
 }
 
 // validMetricName is a Prometheus metric name.
@@ -34,8 +48,8 @@ func (m QueueMetric) Validate() error {
 	switch {
 	case m.Name != "" && !validMetricName.MatchString(m.Name):
 		return fmt.Errorf("q2.queue_metric.name %q: not a Prometheus metric name", m.Name)
-	case m.Interval < 10*time.Millisecond || m.Interval > 10*time.Second:
-		return fmt.Errorf("q2.queue_metric.interval %v: want 10ms to 10s", m.Interval)
+	case m.Interval != 0 && (m.Interval < 10*time.Millisecond || m.Interval > 10*time.Second):
+		return fmt.Errorf("q2.queue_metric.interval %v: want 10ms to 10s (0: %v)", m.Interval, DefaultQueueInterval)
 	}
 	return nil
 }
@@ -81,8 +95,8 @@ func newQueueSampler(t *target.Target, m QueueMetric, start time.Time) *queueSam
 	if r := t.Redactor(); r != nil {
 		clean = r.String
 	}
-	return &queueSampler{url: url, names: names, every: m.Interval, start: start, clean: clean,
-		sc: &capture.Scraper{Timeout: max(m.Interval, time.Second), Selector: sel}}
+	return &queueSampler{url: url, names: names, every: m.every(), start: start, clean: clean,
+		sc: &capture.Scraper{Timeout: max(m.every(), time.Second), Selector: sel}}
 }
 
 // quoteNames makes metric names regular expressions matching themselves.
