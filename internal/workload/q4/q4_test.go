@@ -1,7 +1,11 @@
 package q4
 
 import (
+	"context"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -186,3 +190,27 @@ func TestJudgeFailuresAreSlow(t *testing.T) {
 }
 
 func newOutcome() workload.Outcome { return workload.Outcome{} }
+
+// TestScaleCommand: q4.scale_command runs with {n} replaced, without a
+// shell of its own; a failure is an error with the end of its output.
+func TestScaleCommand(t *testing.T) {
+	dir := t.TempDir()
+	q := &q4{cfg: Default(true)}
+	s := &searcher{q: q, ctx: context.Background(), env: &workload.Env{Log: io.Discard}}
+	q.cfg.ScaleCommand = []string{"sh", "-c", "echo {n} > " + filepath.Join(dir, "n")}
+	if n, err := s.resize(4); err != nil || n != 4 {
+		t.Fatalf("resize: %d, %v", n, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "n")); strings.TrimSpace(string(b)) != "4" {
+		t.Errorf("the command saw %q, want 4", b)
+	}
+	q.cfg.ScaleCommand = []string{"sh", "-c", "echo cannot scale to {n}; exit 3"}
+	if _, err := s.resize(2); err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "cannot scale to 2") {
+		t.Errorf("failing command: %v", err)
+	}
+	c := Default(false)
+	c.ScaleCommand = []string{"kubectl", "scale"}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "{n}") {
+		t.Errorf("a scale command without {n}: %v", err)
+	}
+}

@@ -43,8 +43,8 @@ func (s *searcher) runScaleCommand(n int) error {
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Run(); err != nil {
 		msg := strings.ToValidUTF8(string(bytes.TrimSpace(out.b)), "")
-		if r := s.env.Target.Redactor(); r != nil {
-			msg = r.String(msg)
+		if t := s.env.Target; t != nil && t.Redactor() != nil {
+			msg = t.Redactor().String(msg)
 		}
 		return fmt.Errorf("q4.scale_command %s for n = %d: %w: %s", args[0], n, err, msg)
 	}
