@@ -177,10 +177,13 @@ func (s *searcher) countSlots() int {
 
 // hint is the second probe of the first scale: the target's slots ÷ the
 // median service time the first probe measured (its capacity, were every
-// slot busy all the time); 0 when either is unknown.
+// slot busy all the time), at most growth² × the first rate (an engine of
+// many slots batches them, each step slower: its slots overstate its
+// capacity); 0 when either is unknown.
 func (s *searcher) hint(first Probe) float64 {
 	if s.slots <= 0 || !(first.ServiceMs > 0) {
 		return 0
 	}
-	return float64(s.slots) / (first.ServiceMs / 1000)
+	g := s.q.cfg.Growth
+	return min(float64(s.slots)/(first.ServiceMs/1000), first.Rate*g*g)
 }
