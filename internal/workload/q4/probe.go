@@ -14,6 +14,19 @@ import (
 	"github.com/sagebench/sagebench/internal/traffic"
 )
 
+// overloadLength is the trial length at which an overload as large as
+// the precision shows: at (1 + p) × capacity the wait grows by p seconds a
+// second, so after d the q-quantile request waits about p·q·d, past the
+// TTFT bound B when d ≥ B ÷ (q·p). A shorter trial passes overloads the
+// precision claims to tell apart.
+func (c *Config) overloadLength() time.Duration {
+	b := c.SLO.TTFT
+	if b <= 0 {
+		b = c.SLO.E2E
+	}
+	return time.Duration(float64(b) / (c.SLO.Quantile * c.Precision))
+}
+
 // minSamples is the fewest requests whose nearest-rank q-quantile is
 // not their maximum: ⌈1 ÷ (1 − q)⌉ (100 for the p99, 10 for the p90).
 func minSamples(q float64) int { return int(math.Ceil(1/(1-q) - 1e-9)) }
@@ -25,7 +38,9 @@ func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + " 
 
 // length is how long a trial at rate lasts: ≥ probe, ≥ service_multiple
 // × the median service time measured at the lowest passing rate, ≥ the
-// requests the quantile needs at rate; ≤ max_probe.
+// requests the quantile needs at rate, ≥ the overload length; ≤
+// max_probe.
+
 func (s *searcher) length(rate float64) time.Duration {
 	d, _ := s.lengthCapped(rate)
 	return d
@@ -38,6 +53,7 @@ func (s *searcher) lengthCapped(rate float64) (time.Duration, time.Duration) {
 	d := c.Probe
 	d = max(d, time.Duration(c.ServiceMultiple*s.service*float64(time.Millisecond)))
 	d = max(d, time.Duration(float64(minSamples(c.SLO.Quantile))/rate*float64(time.Second)))
+	d = max(d, c.overloadLength())
 	return min(d, c.MaxProbe).Round(10 * time.Millisecond), d.Round(10 * time.Millisecond)
 }
 

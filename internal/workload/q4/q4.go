@@ -108,7 +108,7 @@ func Default(quick bool) *Config {
 	}
 	if quick {
 		c.Probe, c.MaxProbe, c.MaxProbes, c.Precision = 2*time.Second, 3*time.Second, 5, 0.15
-		c.SLO = SLO{Quantile: 0.9, TTFT: 500 * time.Millisecond, E2E: 2 * time.Second, MinSuccess: 0.99}
+		c.SLO = SLO{Quantile: 0.9, TTFT: 300 * time.Millisecond, E2E: 2 * time.Second, MinSuccess: 0.99}
 		c.LLM.MaxTokens, c.LLM.PromptWords = 24, 64
 		c.Stack.LLMSlots = 1
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func TestJudge(t *testing.T) {
-	q := &q4{cfg: Default(true)} // TTFT 500ms, E2E 2s, success 0.99, lag 100ms
+	q := &q4{cfg: Default(true)} // TTFT 300ms, E2E 2s, success 0.99, lag 100ms
 	ok := func(ttft, e2e, lag float64) record.Request {
 		return record.Request{OK: true, SLOMet: true, TTFTMs: ttft, FirstToken: 1, E2EMs: e2e, LagMs: lag}
 	}
@@ -138,7 +138,7 @@ func TestProbeTableNumeric(t *testing.T) {
 // the service time) and for its quantile (100 requests for the p99),
 // within max_probe.
 func TestProbeLength(t *testing.T) {
-	q := &q4{cfg: Default(false)} // probe 10 s, max 2 min, p99, 20 ×
+	q := &q4{cfg: Default(false)} // probe 10 s, max 2 min, p99, 20 ×, TTFT 1 s, 5 %
 	s := &searcher{q: q}
 	for _, tc := range []struct {
 		name      string
@@ -146,8 +146,8 @@ func TestProbeLength(t *testing.T) {
 		rate      float64
 		want      time.Duration
 	}{
-		{"the floor", 0, 50, 10 * time.Second},
-		{"20 × a 0.85 s service time", 850, 50, 17 * time.Second},
+		{"an overload of 5 % shows: 1 s ÷ (0.99 × 0.05)", 0, 50, 20200 * time.Millisecond},
+		{"20 × a 1.2 s service time", 1200, 50, 24 * time.Second},
 		{"100 requests at 4 req/s", 100, 4, 25 * time.Second},
 		{"capped", 100, 0.1, 2 * time.Minute},
 	} {
@@ -165,7 +165,8 @@ func TestProbeLength(t *testing.T) {
 // quantile, so a probe whose failures exceed 1 − q fails on its tail,
 // and a verdict within one standard error of the rank is uncertain.
 func TestJudgeFailuresAreSlow(t *testing.T) {
-	q := &q4{cfg: Default(true)} // p90, TTFT 500 ms, success ≥ 0.99
+	q := &q4{cfg: Default(true)} // p90, TTFT 300 ms, success ≥ 0.99
+	q.cfg.SLO.TTFT = 500 * time.Millisecond
 	q.cfg.SLO.MinSuccess = 0
 	var rs []record.Request
 	for i := range 100 {

@@ -40,8 +40,9 @@ func (q *q4) Plan(seed int64) (workload.Plan, error) {
 // rule states how probes are judged and repeated.
 func (q *q4) rule() string {
 	c := q.cfg
-	s := fmt.Sprintf("a probe passes when its p%s TTFT ≤ %v and E2E ≤ %v (a failed request counts as +∞) and ≥ %s succeed; each trial lasts ≥ %v, ≥ %g × the median service time, ≥ %d requests, ≤ %v",
-		quantileName(c.SLO.Quantile), c.SLO.TTFT, c.SLO.E2E, pct(c.SLO.MinSuccess), c.Probe, c.ServiceMultiple, minSamples(c.SLO.Quantile), c.MaxProbe)
+	s := fmt.Sprintf("a probe passes when its p%s TTFT ≤ %v and E2E ≤ %v (a failed request counts as +∞) and ≥ %s succeed; each trial lasts ≥ %v, ≥ %g × the median service time, ≥ %d requests, ≥ %v (an overload of %g %% queues past the TTFT bound), ≤ %v",
+		quantileName(c.SLO.Quantile), c.SLO.TTFT, c.SLO.E2E, pct(c.SLO.MinSuccess), c.Probe, c.ServiceMultiple, minSamples(c.SLO.Quantile),
+		c.overloadLength().Round(100*time.Millisecond), 100*c.Precision, c.MaxProbe)
 	if c.Repeats > 0 {
 		s += fmt.Sprintf("; a rate whose verdict would flip within one standard error of the quantile's rank (or with one failure more or less) gets %d more trial(s), judged pooled", c.Repeats)
 	}
@@ -95,8 +96,8 @@ func (q *q4) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 
 // search is the search of scale i: the first from start_rate (with the
 // slot hint), later ones from the first's bracket scaled by n ÷ n₁ —
-// and, when that fails, from the first's own rate, which a larger pool
-// should sustain, upwards.
+// and, when that fails, upwards from the highest rate a smaller scale
+// passed, which a larger pool should sustain.
 func (q *q4) search(i int, done []Frontier, n int) Search {
 	c := q.cfg
 	s := Search{Start: c.StartRate, Step: c.Growth, Growth: c.Growth, Precision: c.Precision, MaxProbes: c.MaxProbes, MinRate: 0.05}
@@ -108,12 +109,18 @@ func (q *q4) search(i int, done []Frontier, n int) Search {
 	if f1.Bracketed {
 		s.Step = math.Max(f1.FailRate/f1.MaxRate, 1+c.Precision)
 	}
-	if n > f1.Engines { // a larger pool sustains at least what the first did: the floor to climb from
+	floor := 0.0 // a larger pool sustains at least what a smaller one did: the floor to climb from
+	for _, f := range done {
+		if f.Engines < n && !f.DriverBound {
+			floor = max(floor, f.MaxRate)
+		}
+	}
+	if floor > 0 {
 		s.Hint = func(first Probe) float64 {
 			if first.Pass {
 				return 0
 			}
-			return f1.MaxRate
+			return floor
 		}
 	}
 	return s
