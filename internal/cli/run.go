@@ -127,7 +127,7 @@ func (o *runOptions) run(cmd *cobra.Command) error {
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if o.dryRun {
-		return o.printPlans(stdout, specs, resolved)
+		return o.printPlans(cmd.Context(), stdout, specs, resolved)
 	}
 	if len(resolved) == 0 {
 		return usageErrorf("none of the selected experiments is implemented in this build")
@@ -208,6 +208,10 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 		}
 		for _, name := range ignored {
 			fmt.Fprintf(cmd.ErrOrStderr(), "sagebench: --%s does not apply to %s; ignored\n", name, spec.ID)
+		}
+		for _, key := range runconfig.StackOnlySet(r, file) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "sagebench: warning: %s: %s configures the embedded reference stack only; the target %s ignores it (docs/run.md#keys-by-target)\n",
+				spec.ID, key, target.Describe(r.Shared.Target.URL))
 		}
 		out = append(out, r)
 	}

@@ -72,7 +72,7 @@ func TestRunQ4OnOutsideCluster(t *testing.T) {
 	_, bareErr := handWorker(t, servers[2], "bare")
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, "validity: {max_lag_p99_ms: 1000, min_delivered_ratio: 0.5}\n"+
-		"q4: {probe: 500ms, max_probes: 2, max_driver_lag: 60s, start_rate: 8}\n")
+		"q4: {scales: [1, 2], probe: 500ms, max_probe: 500ms, service_multiple: 0, max_probes: 2, max_driver_lag: 60s, start_rate: 8}\n")
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -102,7 +102,7 @@ func TestRunQ4OnOutsideCluster(t *testing.T) {
 	// The second run: w2 is killed once records flow.
 	out2 := filepath.Join(dir, "out2")
 	cfg2 := writeConfig(t, dir, "validity: {max_lag_p99_ms: 1000, min_delivered_ratio: 0.5}\n"+
-		"q4: {probe: 4s, max_probes: 2, max_driver_lag: 60s, start_rate: 20}\n")
+		"q4: {scales: [1, 2], probe: 4s, max_probe: 4s, service_multiple: 0, max_probes: 2, max_driver_lag: 60s, start_rate: 20}\n")
 	go func() {
 		for ctx.Err() == nil && requestLines(out2) < 10 {
 			time.Sleep(50 * time.Millisecond)

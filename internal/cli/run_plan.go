@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,15 +14,17 @@ import (
 
 // printPlans prints what a run would do: for each selected experiment its
 // workload, scale, schedule per phase, target, output paths and effective
-// config. Experiments this build does not implement are listed as such;
+// config. A URL target is asked, read-only, whether it can switch policy
+// and be resized, and the phases printed are those it will run. Experiments this build does not implement are listed as such;
 // selecting one by name (-e) is then a usage error.
-func (o *runOptions) printPlans(w io.Writer, specs []workload.Spec, resolved []runconfig.Resolved) error {
+func (o *runOptions) printPlans(ctx context.Context, w io.Writer, specs []workload.Spec, resolved []runconfig.Resolved) error {
 	byID := map[string]runconfig.Resolved{}
 	for _, r := range resolved {
 		byID[r.Spec.ID] = r
 	}
 	var missing []string
 	var unrunnable error
+	asked := map[string]*targetAbilities{} // per URL target: asked once
 	for _, spec := range specs {
 		fmt.Fprintf(w, "== %s %s (entry %s)\n   %s\n", spec.ID, spec.Name, spec.Entry, spec.Description)
 		r, ok := byID[spec.ID]
@@ -30,14 +33,26 @@ func (o *runOptions) printPlans(w io.Writer, specs []workload.Spec, resolved []r
 			missing = append(missing, spec.ID)
 			continue
 		}
-		if err := printPlan(w, r); err != nil {
+		var a *targetAbilities
+		if tc := r.Shared.Target; !tc.IsEmbedded() {
+			if asked[tc.URL] == nil {
+				got := askTarget(ctx, tc)
+				asked[tc.URL] = &got
+			}
+			a = asked[tc.URL]
+		}
+		if err := printPlan(w, r, a); err != nil {
 			return usageErrorf("%s: %v", spec.ID, err)
 		}
 		if err := r.Shared.Runnable(); err != nil && unrunnable == nil { // what the real run would refuse (exit 2)
 			unrunnable = usageErrorf("%s: %v", spec.ID, err)
 		}
 	}
-	fmt.Fprintln(w, "dry run: nothing was written or sent")
+	if len(asked) > 0 {
+		fmt.Fprintln(w, "dry run: nothing was written or sent but the read-only preflight (GET /v1/models, /admin/policy, /admin/engines)")
+	} else {
+		fmt.Fprintln(w, "dry run: nothing was written or sent")
+	}
 	switch {
 	case unrunnable != nil:
 		return unrunnable
@@ -47,7 +62,9 @@ func (o *runOptions) printPlans(w io.Writer, specs []workload.Spec, resolved []r
 	return nil
 }
 
-func printPlan(w io.Writer, r runconfig.Resolved) error {
+// printPlan prints r's plan; a, when set, are its URL target's answers
+// to the preflight, and the phases are those it will run.
+func printPlan(w io.Writer, r runconfig.Resolved, a *targetAbilities) error {
 	s := r.Shared
 	scale := "full"
 	if s.Quick {
@@ -60,6 +77,9 @@ func printPlan(w io.Writer, r runconfig.Resolved) error {
 	fmt.Fprintf(w, "   scale: %s   backend: %s   nodes: %d   parallelism: %d   repeat: %d   seed: %d (+rep)\n",
 		scale, s.Backend, s.Nodes, s.Parallelism, s.Repeat, s.Seed)
 	fmt.Fprintf(w, "   target: %s\n", where)
+	if a != nil {
+		printPreflight(w, *a)
+	}
 	for rep := range s.Repeat {
 		plan, err := r.Workload.Plan(s.Seed + int64(rep))
 		if err != nil {
@@ -67,6 +87,9 @@ func printPlan(w io.Writer, r runconfig.Resolved) error {
 		}
 		if rep > 0 {
 			continue // the shape is the same; the first repetition is printed
+		}
+		if a != nil {
+			plan = planForTarget(plan, *a)
 		}
 		for _, p := range plan.Phases {
 			fmt.Fprintf(w, "   phase %-10s %s: %d requests at %.2f req/s over %s (%s)\n",

@@ -21,10 +21,13 @@ import (
 	"github.com/sagebench/sagebench/internal/target/targettest"
 )
 
-// runCLI runs `sagebench args...` in-process and returns its exit code and output.
+// runCLI runs `sagebench args...` in-process and returns its exit code and
+// output. stderr takes lines from other goroutines too (the NATS
+// coordinator's callbacks): it is a goroutine-safe buffer.
 func runCLI(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	var stderr syncBuffer
 	code := Main(ctx, args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }

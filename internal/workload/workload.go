@@ -122,12 +122,29 @@ type PlannedPhase struct {
 	// Tokens are the drawn input and output lengths of the phase's chat
 	// requests per class (a priority, a tenant), in tokens.
 	Tokens []TokenDist `json:"tokens,omitempty"`
+	// Policy is the scheduling policy the phase runs under, switched on
+	// the target (POST /admin/policy); "" when the phase switches none.
+	// A target that cannot switch runs only the first policy's phases,
+	// with its own policy.
+	Policy string `json:"policy,omitempty"`
+	// Engines is the pool size the phase resizes the target to (engines
+	// admin API); 0 when it resizes nothing. A target that cannot be
+	// resized is measured at its current size only.
+	Engines int `json:"engines,omitempty"`
 }
 
 // TokenDist is the distribution of one class's drawn lengths.
 type TokenDist struct {
 	Class         string `json:"class"`
 	Input, Output shape.Summary
+}
+
+// StackOnly is implemented by a Config with keys that configure the
+// embedded reference stack only: a URL target ignores them, and a run
+// that sets one against a URL target says so.
+type StackOnly interface {
+	// StackOnlyKeys are the keys' dotted paths, e.g. "q3.stack".
+	StackOnlyKeys() []string
 }
 
 // Env is what a workload gets for one repetition.

@@ -2,6 +2,7 @@ package q2
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -23,9 +24,12 @@ type ranPhase struct {
 // outcome adds to out what Q2 reports on its own: bench lines per round,
 // policy, type and class; one unified row and the metrics per policy;
 // the answer, per policy on the critical class.
-func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, env *workload.Env) workload.Outcome {
+func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, env *workload.Env, qs *queueSampler) workload.Outcome {
 	out.Notes = append(out.Notes, fmt.Sprintf("parallelism %d does not change Q2 (open loop at the schedule's rate; the stack's slots set its concurrency) and the backend only labels the records",
 		env.Parallelism))
+	if !env.Target.IsEmbedded() {
+		out.Notes = append(out.Notes, "q2.stack sizes the embedded pool only: against this target, whether the offered rate fills its queue — what lets policies differ — is its own capacity's doing (see llm_queue_busy)")
+	}
 	out.Bench = []record.BenchLine{}
 	byPhase := splitByPhase(rs)
 	for _, p := range ran {
@@ -33,12 +37,12 @@ func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, 
 	}
 	var pols []policyFigures
 	for _, policy := range policiesRun(ran) {
-		f := q.policyResult(policy, ran, byPhase)
+		f := q.policyResult(policy, ran, byPhase, qs)
 		pols = append(pols, f)
 		out.Rows = append(out.Rows, f.row)
 	}
 	out.Result = q.result(pols)
-	out.Result.Tables = append(out.Result.Tables, policyTable(pols), depthTable(ran, byPhase))
+	out.Result.Tables = append(out.Result.Tables, policyTable(pols), depthTable(ran, byPhase, qs))
 	return out
 }
 
@@ -86,29 +90,60 @@ func where(rs []record.Request, keep func(*record.Request) bool) []record.Reques
 }
 
 // depthTable gives each policy's first sub-run's LLM queue depth per
-// second.
-func depthTable(ran []ranPhase, byPhase map[string][]record.Request) result.Table {
-	t := result.Table{Title: "LLM queue depth over time", Note: "mean depth per second of each policy's first round, from X-Sagebench-Queue-Us",
-		Columns: []string{"policy", "depth per second"}}
+// second: from X-Sagebench-Queue-Us, else the target's queue gauge.
+func depthTable(ran []ranPhase, byPhase map[string][]record.Request, qs *queueSampler) result.Table {
+	t := result.Table{Title: "LLM queue depth over time", Note: "mean depth per second of each policy's first round, from X-Sagebench-Queue-Us, else the mean of the target's queue gauge samples in each second",
+		Columns: []string{"policy", "source", "depth per second"}}
 	for _, p := range ran {
 		if p.round != 0 {
 			continue
 		}
 		llm := reqset.Where(byPhase[p.Name], reqset.IsType(protocol.TypeLLM))
+		depths, source := reqset.Depth(llm, p.Start, p.End, time.Second), "X-Sagebench-Queue-Us"
 		if !hasQueue(llm) {
-			t.AddRow(result.Text(p.policy), result.Text("– (the target reported no queue wait)"))
+			depths, source = gaugeDepth(qs, p.Start, p.End)
+		}
+		if depths == nil {
+			t.AddRow(result.Text(p.policy), result.Text("–"), result.Text("– ("+qs.why()+")"))
 			continue
 		}
 		var b strings.Builder
-		for i, d := range reqset.Depth(llm, p.Start, p.End, time.Second) {
+		for i, d := range depths {
 			if i > 0 {
 				b.WriteByte(' ')
 			}
+			if math.IsNaN(d) {
+				b.WriteString("–")
+				continue
+			}
 			fmt.Fprintf(&b, "%.0f", d)
 		}
-		t.AddRow(result.Text(p.policy), result.Text(b.String()))
+		t.AddRow(result.Text(p.policy), result.Text(source), result.Text(b.String()))
 	}
 	return t
+}
+
+// gaugeDepth is the mean of the queue gauge's samples in each second of
+// [from, to) (NaN for a second without one); nil without samples.
+func gaugeDepth(qs *queueSampler, from, to time.Duration) ([]float64, string) {
+	xs, name := qs.within(from, to)
+	if len(xs) == 0 {
+		return nil, ""
+	}
+	var out []float64
+	for w := from; w < to; w += time.Second {
+		sum, n := 0.0, 0
+		for _, x := range xs {
+			if x.at >= w && x.at < w+time.Second {
+				sum, n = sum+x.depth, n+1
+			}
+		}
+		out = append(out, sum/float64(max(n, 1)))
+		if n == 0 {
+			out[len(out)-1] = math.NaN()
+		}
+	}
+	return out, name
 }
 
 // hasQueue reports whether any of rs carries the target's queue wait.

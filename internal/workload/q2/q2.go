@@ -48,6 +48,9 @@ type Config struct {
 	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight"`
 	// Stack sizes the embedded reference stack so that its gateway queues.
 	Stack traffic.Pool `yaml:"stack" json:"stack"`
+	// QueueMetric is where the queue depth comes from when the target
+	// sends no X-Sagebench-Queue-Us: a gauge of its /metrics.
+	QueueMetric QueueMetric `yaml:"queue_metric,omitempty" json:"queue_metric,omitzero"`
 	// Targeting is the q2.target block.
 	workload.Targeting `yaml:",inline" json:",inline"`
 }
@@ -102,6 +105,9 @@ func Default(quick bool) *Config {
 	return c
 }
 
+// StackOnlyKeys are the keys that configure the embedded stack only.
+func (c *Config) StackOnlyKeys() []string { return []string{"q2.stack"} }
+
 // StackYAML is Q2's embedded pool (Config.Stack), starting under fifo.
 func (q *q2) StackYAML() []byte { return q.cfg.Stack.YAML(protocol.PolicyFIFO) }
 
@@ -148,6 +154,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("q2.rounds %d: must be ≥ 1", c.Rounds)
 	}
 	if err := c.Stack.Validate("q2.stack"); err != nil {
+		return err
+	}
+	if err := c.QueueMetric.Validate(); err != nil {
 		return err
 	}
 	return c.validateShapes()

@@ -66,7 +66,7 @@ func (q *q2) Plan(seed int64) (workload.Plan, error) {
 	for r := range q.cfg.Rounds {
 		for _, pol := range q.cfg.Policies {
 			p.Phases = append(p.Phases, workload.PlannedPhase{Name: phaseName(pol, r, q.cfg.Rounds), Process: q.cfg.Schedule.Process,
-				Requests: s.Len(), Rate: s.Rate(), Span: s.Span(),
+				Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Policy: pol,
 				Mix: fmt.Sprintf("llm %d, embedding %d", llm, s.Len()-llm), Tokens: tokens})
 		}
 	}
@@ -95,6 +95,7 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	inner.Record = func(r record.Request) { kept.Add(r); env.Record(r) }
 	var ran []ranPhase
 	seq := 0
+	qs := newQueueSampler(env.Target, q.cfg.QueueMetric, env.Start)
 	for round := range q.cfg.Rounds {
 		sched, err := load.NewSchedule(q.cfg.Schedule, roundSeed(env.Seed, round))
 		if err != nil {
@@ -104,7 +105,7 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		traffic.FillTrace(mix, sched, q.cfg.LLM.BlockTokens)
 		for _, policy := range q.cfg.Policies {
 			if ctx.Err() != nil {
-				return q.outcome(out, ran, kept.View(), env), nil
+				return q.outcome(out, ran, kept.View(), env, qs), nil
 			}
 			phase, note, err := q.switchPolicy(ctx, env.Target, policy)
 			if errors.Is(err, traffic.ErrTargetFailed) {
@@ -123,16 +124,16 @@ func (q *q2) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 			}
 			fmt.Fprintf(env.Log, "q2: sub-run %s: %d requests over %s\n", name, sched.Len(), sched.Span())
 			kept.Grow(sched.Len())
-			ph := q.runPhase(ctx, &inner, name, seq, sched, mix)
+			ph := q.runPhase(ctx, &inner, name, seq, sched, mix, qs)
 			seq += sched.Len()
 			out.Phases = append(out.Phases, ph)
 			ran = append(ran, ranPhase{Phase: ph, policy: phase, round: round})
 			if phase != policy { // the target kept its own policy: one sub-run is all
-				return q.outcome(out, ran, kept.View(), env), nil
+				return q.outcome(out, ran, kept.View(), env, qs), nil
 			}
 		}
 	}
-	return q.outcome(out, ran, kept.View(), env), nil
+	return q.outcome(out, ran, kept.View(), env, qs), nil
 }
 
 // switchPolicy sets policy on the target (traffic.SwitchPolicy).
@@ -140,10 +141,16 @@ func (q *q2) switchPolicy(ctx context.Context, t *target.Target, policy string) 
 	return traffic.SwitchPolicy(ctx, t, policy, q.cfg.Policies)
 }
 
-func (q *q2) runPhase(ctx context.Context, env *workload.Env, phase string, seq0 int, s load.Schedule, mix []traffic.Item) summary.Phase {
+func (q *q2) runPhase(ctx context.Context, env *workload.Env, phase string, seq0 int, s load.Schedule, mix []traffic.Item, qs *queueSampler) summary.Phase {
 	d := &load.Driver{MaxInFlight: q.cfg.MaxInFlight, Drain: env.Drain, FineGap: env.FineGap}
 	if env.Drain == 0 {
 		d.Drain = -1
+	}
+	if qs != nil { // the target's queue gauge while the sub-run goes
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); qs.run(sctx) }()
+		defer func() { stop(); <-done }()
 	}
 	rep := d.Run(ctx, s, func(hctx context.Context, i int, intended time.Time) {
 		env.Sent()

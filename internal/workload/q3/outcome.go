@@ -12,28 +12,39 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
+// tailQ is the quantile of the victim's TTFT Q3 compares.
+const tailQ = 0.99
+
 // Q3's metrics; the per-policy ones are named "<policy>.<name>".
 var (
-	defRatio     = result.Def{Name: "interference_ratio", Unit: result.Ratio, Direction: result.Lower}
-	defAlone     = result.Def{Name: "victim_ttft_p99_alone_ms", Unit: result.Ms, Direction: result.Lower}
-	defContended = result.Def{Name: "victim_ttft_p99_contended_ms", Unit: result.Ms, Direction: result.Lower}
-	defJain      = result.Def{Name: "jain_fairness", Unit: result.Index, Direction: result.Higher}
-	defVictimSLO = result.Def{Name: "victim_slo_attainment", Unit: result.Fraction, Direction: result.Higher}
-	def429       = result.Def{Name: "aggressor_429", Unit: result.Count, Direction: result.Lower}
+	defVictimSLO   = result.Def{Name: "victim_slo_attainment", Unit: result.Fraction, Direction: result.Higher}
+	defVictimAlone = result.Def{Name: "victim_slo_attainment_alone", Unit: result.Fraction, Direction: result.Higher}
+	defRatio       = result.Def{Name: "interference_ratio", Unit: result.Ratio, Direction: result.Lower}
+	defAlone       = result.Def{Name: "victim_ttft_p99_alone_ms", Unit: result.Ms, Direction: result.Lower}
+	defContended   = result.Def{Name: "victim_ttft_p99_contended_ms", Unit: result.Ms, Direction: result.Lower}
+	defJain        = result.Def{Name: "jain_fairness", Unit: result.Index, Direction: result.Higher}
+	def429         = result.Def{Name: "aggressor_429", Unit: result.Count, Direction: result.Lower}
+	defTTFT        = result.Def{Name: "ttft_p99_ms", Unit: result.Ms, Direction: result.Lower}
+	defE2E         = result.Def{Name: "e2e_p99_ms", Unit: result.Ms, Direction: result.Lower}
+	defAttain      = result.Def{Name: "slo_attainment", Unit: result.Fraction, Direction: result.Higher}
+	defGoodput     = result.Def{Name: "goodput", Unit: result.ReqPerS, Direction: result.Higher}
+	defShare       = result.Def{Name: "goodput_per_fair_share", Unit: result.Ratio, Direction: result.Higher}
 )
 
 // defs are the metrics a q3.target may name.
-var defs = []result.Def{defRatio}
+var defs = []result.Def{defVictimSLO, defRatio}
 
 // isolation are one policy's Q3 figures.
 type isolation struct {
-	policy                                         string
-	alone, contended, ratio, jain, victimSLO, n429 result.Metric
+	policy                  string
+	victimSLO, victimAlone  result.Metric // SLO attainment beside the aggressor and alone (this policy)
+	alone, contended, ratio result.Metric // p99 TTFT, failures as +∞
+	jain, n429              result.Metric
 }
 
 func (m isolation) metrics() []result.Metric {
 	var out []result.Metric
-	for _, x := range []result.Metric{m.ratio, m.alone, m.contended, m.jain, m.victimSLO, m.n429} {
+	for _, x := range []result.Metric{m.victimSLO, m.victimAlone, m.ratio, m.alone, m.contended, m.jain, m.n429} {
 		x.Name = m.policy + "." + x.Name
 		out = append(out, x)
 	}
@@ -50,7 +61,8 @@ func (q *q3) outcome(out workload.Outcome, policies []string, rs []record.Reques
 	for _, p := range out.Phases {
 		dur[p.Name] = p.Duration().Seconds()
 	}
-	ten := result.Table{Title: "Tenants", Columns: []string{"policy", "phase", "tenant", "count", "ok", "429", "p99 TTFT", "p99 E2E", "SLO attainment", "goodput"}}
+	ten := result.Table{Title: "Tenants", Note: "p99 TTFT and E2E count a failed request as +∞; fair share: the contended phase's goodput shared max-min fairly over the tenants' offered rates",
+		Columns: []string{"policy", "phase", "tenant", "count", "ok", "429", "p99 TTFT", "p99 E2E", "SLO attainment", "goodput", "fair share", "goodput ÷ fair share"}}
 	// The victim alone meets no contention whatever the policy: its
 	// baseline pools every policy's alone phase, so one unlucky phase of a
 	// few requests does not decide a ratio.
@@ -58,48 +70,52 @@ func (q *q3) outcome(out workload.Outcome, policies []string, rs []record.Reques
 	for _, pol := range policies {
 		alone = append(alone, reqset.Where(byPhase[pol+"."+phaseAlone], reqset.IsTenant(q.cfg.Victim.Tenant))...)
 	}
-	as := reqset.Measure(alone)
-	base := defAlone.Measure(as.TTFTP99, as.TTFTN, "no victim request succeeded alone")
+	base := reqset.TailOf(alone, tailQ, reqset.TTFT).Metric(defAlone, "no victim request was sent alone")
 	var isos []isolation
 	for _, pol := range policies {
 		m := q.measure(pol, byPhase, dur, &out, &ten)
 		m.ratio = ratio(m.contended, base)
 		isos = append(isos, m)
-		cont := reqset.Measure(byPhase[pol+"."+phaseContended])
-		primary := m.ratio
-		primary.Name = pol + "." + primary.Name
-		d := dur[pol+"."+phaseContended]
-		out.Rows = append(out.Rows, workload.Row{Config: "policy=" + pol, Throughput: record.F(float64(cont.OK) / max(d, 1e-9)),
-			LatencyP50: record.Sampled(cont.E2EP50, cont.OK), LatencyP95: record.Sampled(cont.E2EP95, cont.OK), LatencyP99: record.Sampled(cont.E2EP99, cont.OK),
-			SuccessRate: record.Sampled(cont.SuccessRate, cont.N), DurationSeconds: record.F(d), Primary: &primary,
-			Metadata: map[string]any{"policy": pol}})
+		out.Rows = append(out.Rows, q.row(pol, m, byPhase[pol+"."+phaseContended], dur[pol+"."+phaseContended]))
 	}
 	out.Result = q.result(isos, base)
 	out.Result.Tables = append(out.Result.Tables, isolationTable(isos), ten)
 	return out
 }
 
-// ratio is the victim's contended p99 over its alone p99: not measurable
-// when either is (every contended victim request failed, say), never a
-// number that reads as isolation.
+func (q *q3) row(pol string, m isolation, cont []record.Request, d float64) workload.Row {
+	st := reqset.Measure(cont)
+	primary := m.victimSLO
+	primary.Name = pol + "." + primary.Name
+	return workload.Row{Config: "policy=" + pol, Throughput: record.F(float64(st.OK) / max(d, 1e-9)),
+		LatencyP50: record.Sampled(st.E2EP50, st.OK), LatencyP95: record.Sampled(st.E2EP95, st.OK), LatencyP99: record.Sampled(st.E2EP99, st.OK),
+		SuccessRate: record.Sampled(st.SuccessRate, st.N), DurationSeconds: record.F(d), Primary: &primary,
+		Metadata: map[string]any{"policy": pol}}
+}
+
+// ratio is the victim's contended p99 over its alone p99: measured when
+// both are; a bound [floor ÷ alone, ∞) when the contended p99 falls on
+// failures; never a number that reads as isolation when it cannot be one.
 func ratio(contended, alone result.Metric) result.Metric {
 	switch {
-	case !contended.Measured():
-		return defRatio.NotMeasurable("the contended p99 is " + result.Format(contended))
 	case !alone.Measured():
 		return defRatio.NotMeasurable("the alone p99 is " + result.Format(alone))
 	case alone.Value <= 0:
 		return defRatio.NotMeasurable("the alone p99 is 0 ms")
+	case contended.State == result.Bound:
+		return defRatio.Within(contended.Interval[0]/alone.Value, math.Inf(1), contended.N, contended.Reason)
+	case !contended.Measured():
+		return defRatio.NotMeasurable("the contended p99 is " + result.Format(contended))
 	}
 	return defRatio.Measure(contended.Value/alone.Value, contended.N, "")
 }
 
-// result names the policy whose isolation is the primary metric
-// (fair_share when it ran, else the first) and answers with it against
-// the others.
+// result names the policy whose isolation is the headline (fair_share
+// when it ran, else the first): the victim's SLO attainment beside the
+// aggressor against alone, the ratio of p99s beside it.
 func (q *q3) result(isos []isolation, base result.Metric) result.Result {
 	if len(isos) == 0 {
-		return result.New("not answered: no policy ran", defRatio.NotMeasurable("no policy ran"))
+		return result.New("not answered: no policy ran", defVictimSLO.NotMeasurable("no policy ran"))
 	}
 	pick := 0
 	for i, m := range isos {
@@ -107,96 +123,99 @@ func (q *q3) result(isos []isolation, base result.Metric) result.Result {
 			pick = i
 		}
 	}
-	var metrics []result.Metric
+	p := isos[pick]
+	primary := p.victimSLO.In("under " + p.policy)
+	metrics := []result.Metric{p.ratio.In("under " + p.policy)}
 	for _, m := range isos {
 		metrics = append(metrics, m.metrics()...)
 	}
 	metrics = append(metrics, base)
-	p := isos[pick]
-	primary := p.ratio.In("under " + p.policy)
 	return result.New(answer(p, isos, base), primary, metrics...)
 }
 
-// answer says how much the aggressor slowed the victim under the primary
-// policy, and under the others.
+// answer says how the victim fared beside the aggressor under the
+// headline policy, and under the others.
 func answer(p isolation, isos []isolation, base result.Metric) string {
-	if !p.ratio.Measured() {
-		return fmt.Sprintf("under %s the victim's isolation is not measurable: %s (victim SLO attainment contended %s)", p.policy, p.ratio.Reason, result.Short(p.victimSLO))
+	if !p.victimSLO.Measured() {
+		return fmt.Sprintf("not answered under %s: %s", p.policy, p.victimSLO.Reason)
 	}
-	s := fmt.Sprintf("under %s the aggressor raised the victim's p99 TTFT %s (from %s alone to %s), victim SLO attainment %s",
-		p.policy, result.Short(p.ratio), result.Short(base), result.Short(p.contended), result.Short(p.victimSLO))
+	s := fmt.Sprintf("under %s the victim met its SLO on %s of requests beside the aggressor against %s alone", p.policy, result.Format(p.victimSLO), result.Short(p.victimAlone))
+	if p.ratio.State == result.Measured || p.ratio.State == result.Bound {
+		s += fmt.Sprintf("; its p99 TTFT was %s its alone value (%s alone, %s beside it)", result.Short(p.ratio), result.Short(base), result.Short(p.contended))
+	} else {
+		s += "; the ratio of its p99 TTFTs is not measurable: " + p.ratio.Reason
+	}
 	for _, o := range isos {
 		if o.policy != p.policy {
-			s += fmt.Sprintf("; under %s %s (SLO attainment %s)", o.policy, result.Short(o.ratio), result.Short(o.victimSLO))
+			s += fmt.Sprintf("; under %s %s (p99 %s)", o.policy, result.Short(o.victimSLO), ratioText(o.ratio))
 		}
 	}
 	return s
 }
 
+// ratioText is the interference ratio for a sentence.
+func ratioText(m result.Metric) string {
+	switch m.State {
+	case result.Measured, result.Bound:
+		return result.Short(m) + " alone"
+	}
+	return "ratio not measurable"
+}
+
 func isolationTable(isos []isolation) result.Table {
-	t := result.Table{Title: "Isolation per policy", Note: "interference ratio: the victim's contended p99 TTFT ÷ its p99 TTFT alone, pooled over policies",
-		Columns: []string{"policy", "victim p99 TTFT alone (this policy)", "contended", "interference ratio", "Jain's index", "victim SLO attainment", "aggressor 429s"}}
+	t := result.Table{Title: "Isolation per policy", Note: "victim SLO attainment with its 95 % Wilson interval; interference ratio: the victim's contended p99 TTFT ÷ its p99 alone (pooled over policies), a failed request counting as +∞",
+		Columns: []string{"policy", "victim SLO attainment contended", "alone", "victim p99 TTFT alone (this policy)", "contended", "interference ratio", "Jain's index", "aggressor 429s"}}
 	for _, m := range isos {
-		t.AddRow(result.Text(m.policy), result.Of(m.alone), result.Of(m.contended), result.Of(m.ratio), result.Of(m.jain), result.Of(m.victimSLO), result.Of(m.n429))
+		t.AddRow(result.Text(m.policy), result.Of(m.victimSLO), result.Of(m.victimAlone), result.Of(m.alone), result.Of(m.contended),
+			result.Of(m.ratio), result.Of(m.jain), result.Of(m.n429))
 	}
 	return t
 }
 
 // measure folds one policy's two phases.
 func (q *q3) measure(pol string, byPhase map[string][]record.Request, dur map[string]float64, out *workload.Outcome, ten *result.Table) isolation {
-	m := isolation{policy: pol, alone: defAlone.NotMeasurable("no victim request alone"), contended: defContended.NotMeasurable("no victim request contended"),
-		victimSLO: defVictimSLO.NotMeasurable("no victim request contended"), n429: def429.NotMeasurable("no aggressor request")}
-	tenants := []string{q.cfg.Victim.Tenant, q.cfg.Aggressor.Tenant}
-	var shares []float64
+	v := q.cfg.Victim.Tenant
+	m := isolation{policy: pol}
 	for _, kind := range []string{phaseAlone, phaseContended} {
-		rs := byPhase[pol+"."+kind]
-		for _, tn := range tenants {
+		rs, secs := byPhase[pol+"."+kind], dur[pol+"."+kind]
+		shares := q.fairShares(rs, secs)
+		for _, tn := range []string{v, q.cfg.Aggressor.Tenant} {
 			sel := reqset.Where(rs, reqset.IsTenant(tn))
-			if len(sel) == 0 {
-				continue
-			}
-			s := reqset.Measure(sel)
-			n429 := len(reqset.Where(sel, func(r *record.Request) bool { return r.Status == 429 }))
-			secs := dur[pol+"."+kind]
 			if l, ok := reqset.BenchLine("policy="+pol+"/phase="+kind+"/tenant="+tn, sel, secs); ok {
 				out.Bench = append(out.Bench, l)
 			}
-			ttft := defContended.Measure(s.TTFTP99, s.TTFTN, "no request succeeded")
-			e2e := result.Def{Name: "e2e_p99_ms", Unit: result.Ms, Direction: result.Lower}.Measure(s.E2EP99, s.OK, "no request succeeded")
-			ten.AddRow(result.Text(pol), result.Text(kind), result.Text(tn), result.Textf("%d", s.N), result.Textf("%d", s.OK), result.Textf("%d", n429),
-				result.Of(ttft), result.Of(e2e), result.Of(defVictimSLO.Measure(s.SLOAttainment, s.N, "")),
-				result.Of(result.Def{Name: "goodput", Unit: result.ReqPerS, Direction: result.Higher}.Measure(s.Goodput(seconds(secs)), s.N, "")))
-			switch {
-			case kind == phaseAlone && tn == q.cfg.Victim.Tenant:
-				m.alone = defAlone.Measure(s.TTFTP99, s.TTFTN, fmt.Sprintf("every victim request alone failed (%d of %d)", s.N-s.OK, s.N))
-			case kind == phaseContended && tn == q.cfg.Victim.Tenant:
-				m.contended = defContended.Measure(s.TTFTP99, s.TTFTN, fmt.Sprintf("every contended victim request failed (%d of %d)", s.N-s.OK, s.N))
-				m.victimSLO = defVictimSLO.Measure(s.SLOAttainment, s.N, "")
-			case kind == phaseContended:
-				m.n429 = def429.Measure(float64(n429), s.N, "")
-			}
-			if kind == phaseContended {
-				shares = append(shares, s.SLOAttainment) // goodput ÷ demand over the same phase
+			if len(sel) > 0 {
+				ten.AddRow(tenantRow(pol, kind, tn, sel, secs, shares[tn])...)
 			}
 		}
+		vs := reqset.Where(rs, reqset.IsTenant(v))
+		ttft := reqset.TailOf(vs, tailQ, reqset.TTFT)
+		if kind == phaseAlone {
+			m.alone = ttft.Metric(defAlone, "no victim request was sent alone")
+			m.victimAlone = reqset.Attainment(defVictimAlone, vs, "no victim request was sent alone")
+			continue
+		}
+		m.contended = ttft.Metric(defContended, "no victim request was sent beside the aggressor")
+		m.victimSLO = reqset.Attainment(defVictimSLO, vs, "no victim request was sent beside the aggressor")
+		agg := reqset.Where(rs, reqset.IsTenant(q.cfg.Aggressor.Tenant))
+		m.n429 = def429.Measure(float64(len(reqset.Where(agg, func(r *record.Request) bool { return r.Status == 429 }))), len(agg), "no aggressor request")
+		m.jain = jainMetric(shares)
 	}
-	m.jain = defJain.Measure(Jain(shares), len(shares), "no tenant sent a request in the contended phase")
 	return m
 }
 
-// Jain is Jain's fairness index of xs: (Σx)² ÷ (n·Σx²), 1 when all are
-// equal, 1/n when one gets everything; NaN for no values or all zero
-// (nothing to share: no index).
-func Jain(xs []float64) float64 {
-	var s, s2 float64
-	for _, x := range xs {
-		s += x
-		s2 += x * x
+// tenantRow is one tenant's row of the Tenants table.
+func tenantRow(pol, kind, tn string, sel []record.Request, secs float64, sh share) []result.Cell {
+	s := reqset.Measure(sel)
+	n429 := len(reqset.Where(sel, func(r *record.Request) bool { return r.Status == 429 }))
+	fair, x := result.Text("–"), result.Text("–")
+	if sh.fair > 0 {
+		fair = result.Of(defGoodput.Measure(sh.fair, s.N, ""))
+		x = result.Of(defShare.Measure(sh.goodput/sh.fair, s.N, ""))
 	}
-	if len(xs) == 0 || s2 == 0 {
-		return math.NaN()
-	}
-	return s * s / (float64(len(xs)) * s2)
+	return []result.Cell{result.Text(pol), result.Text(kind), result.Text(tn), result.Textf("%d", s.N), result.Textf("%d", s.OK), result.Textf("%d", n429),
+		result.Of(reqset.TailOf(sel, tailQ, reqset.TTFT).Metric(defTTFT, "none sent")), result.Of(reqset.TailOf(sel, tailQ, reqset.E2E).Metric(defE2E, "none sent")),
+		result.Of(reqset.Attainment(defAttain, sel, "none sent")), result.Of(defGoodput.Measure(s.Goodput(seconds(secs)), s.N, "")), fair, x}
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

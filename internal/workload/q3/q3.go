@@ -3,9 +3,11 @@
 // aggressor tenant whose batch load ramps past the pool's capacity; the
 // pair of sub-runs repeats under each policy (fifo, then fair_share with
 // the stack's per-tenant quotas). It measures how much the aggressor
-// hurts the victim (interference ratio), how fairly the pool shares
-// itself (Jain's index over normalised goodput) and what the quotas turn
-// away (the aggressor's 429s).
+// hurts the victim (its SLO attainment beside the aggressor against
+// alone, and the ratio of its p99 TTFTs, a failed request counting as
+// +∞ so that a starved victim never looks fast), how fairly the pool
+// shares itself (Jain's index over each tenant's goodput ÷ its max-min
+// fair share) and what the quotas turn away (the aggressor's 429s).
 //
 // Pipeline: Plan/Run draw the victim's Poisson stream and the
 // aggressor's ramp from the seed; per policy the alone phase sends the
@@ -30,9 +32,9 @@ import (
 func Spec() workload.Spec {
 	return workload.Spec{
 		ID: "Q3", Name: "NoisyNeighbor", Entry: "isolation", PhaseLabel: "phase", ShardedLoad: true,
-		Description: "an interactive victim tenant alone, then beside an aggressor whose batch load ramps past capacity, under fifo and fair_share with quotas; primary: interference ratio (victim p99 TTFT contended ÷ alone)",
+		Description: "an interactive victim tenant alone, then beside an aggressor whose batch load ramps past capacity, under fifo and fair_share with quotas; primary: the victim's SLO attainment beside the aggressor (against alone), with the ratio of its p99 TTFTs (failed requests as +∞)",
 		New:         func(quick bool) workload.Workload { return &q3{cfg: Default(quick)} },
-		Primary:     defRatio,
+		Primary:     defVictimSLO,
 	}
 }
 
@@ -157,6 +159,9 @@ func (c *Config) Override(o workload.Overrides) []string {
 type q3 struct{ cfg *Config }
 
 func (q *q3) Config() workload.Config { return q.cfg }
+
+// StackOnlyKeys are the keys that configure the embedded stack only.
+func (c *Config) StackOnlyKeys() []string { return []string{"q3.stack", "q3.aggressor.max_concurrent"} }
 
 // StackYAML is the pool with the aggressor's quota.
 func (q *q3) StackYAML() []byte {

@@ -72,9 +72,46 @@ func TestQ3Config(t *testing.T) {
 // TestStarvedVictimIsNotIsolated: when every contended victim request
 // fails, the victim has no contended p99 and the interference ratio is
 // not measurable — never 0 or any number that reads as isolation — and
-// the answer says so.
+// the headline, its SLO attainment, is 0 % against 100 % alone.
 func TestStarvedVictimIsNotIsolated(t *testing.T) {
 	q := &q3{cfg: Default(true)}
+	out := q.outcome(phases("fair_share"), []string{"fair_share"}, victimRecords(20, func(i int) bool { return false }))
+	p := out.Result.Primary
+	if p.Name != "victim_slo_attainment" || !p.Measured() || p.Value != 0 {
+		t.Errorf("primary %+v: want the victim's attainment, 0", p)
+	}
+	r, _ := out.Result.Metric("interference_ratio")
+	if r.State != result.NotMeasurable || !strings.Contains(r.Reason, "every request failed (20 of 20)") {
+		t.Errorf("ratio %+v: want not measurable, naming the 20 failed victim requests", r)
+	}
+	if !strings.Contains(out.Result.Answer, "of requests beside the aggressor against 100.0 % alone; the ratio of its p99 TTFTs is not measurable") {
+		t.Errorf("answer %q", out.Result.Answer)
+	}
+	if err := out.Result.Check(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestHalfFailedVictimIsNotFast: with half the contended victim requests
+// failing, the survivors' p99 is fast, but the p99 over every request
+// is at least the slowest answer and unbounded above: no finite "fast"
+// p99 and no finite ratio.
+func TestHalfFailedVictimIsNotFast(t *testing.T) {
+	q := &q3{cfg: Default(true)}
+	out := q.outcome(phases("fair_share"), []string{"fair_share"}, victimRecords(40, func(i int) bool { return i%2 == 0 }))
+	c, _ := out.Result.Metric("fair_share.victim_ttft_p99_contended_ms")
+	r, _ := out.Result.Metric("interference_ratio")
+	if c.State != result.Bound || !math.IsInf(c.Interval[1], 1) || r.State != result.Bound || !math.IsInf(r.Interval[1], 1) {
+		t.Errorf("contended p99 %+v, ratio %+v: want bounds open above", c, r)
+	}
+	if p := out.Result.Primary; p.Value != 0.5 || p.Interval == nil || !(p.Interval[0] < 0.5 && p.Interval[1] > 0.5) {
+		t.Errorf("primary %+v: want 50 %% with its interval", p)
+	}
+}
+
+// victimRecords are 20 successful victim requests alone, n contended
+// (ok(i) says which succeed) beside n successful aggressor requests.
+func victimRecords(n int, ok func(int) bool) []record.Request {
 	var rs []record.Request
 	add := func(phase, tenant string, i int, ok bool) {
 		r := record.Request{ID: fmt.Sprintf("%s-%s-%d", phase, tenant, i), Phase: phase, Tenant: tenant, Type: "llm", OK: ok, Status: 200, SentNS: 1}
@@ -87,19 +124,78 @@ func TestStarvedVictimIsNotIsolated(t *testing.T) {
 	}
 	for i := range 20 {
 		add("fair_share.alone", "victim", i, true)
-		add("fair_share.contended", "victim", i, false)
+	}
+	for i := range n {
+		add("fair_share.contended", "victim", i, ok(i))
 		add("fair_share.contended", "aggressor", i, true)
 	}
-	out := q.outcome(workload.Outcome{Phases: []summary.Phase{{Name: "fair_share.alone", End: time.Second}, {Name: "fair_share.contended", End: 2 * time.Second}}},
-		[]string{"fair_share"}, rs)
-	p := out.Result.Primary
-	if p.State != result.NotMeasurable || !strings.Contains(p.Reason, "every contended victim request failed (20 of 20)") {
-		t.Errorf("primary %+v: want not measurable, naming the 20 failed victim requests", p)
+	return rs
+}
+
+func phases(pol string) workload.Outcome {
+	return workload.Outcome{Phases: []summary.Phase{{Name: pol + ".alone", End: time.Second}, {Name: pol + ".contended", Start: time.Second, End: 3 * time.Second}}}
+}
+
+func TestMaxMin(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		capacity float64
+		demands  []float64
+		want     []float64
+	}{
+		{"equal split", 10, []float64{8, 8}, []float64{5, 5}},
+		{"a small demand is met, the rest to the other", 10, []float64{2, 20}, []float64{2, 8}},
+		{"capacity above every demand", 30, []float64{2, 20}, []float64{2, 20}},
+		{"a tenant that sent nothing gets nothing", 10, []float64{0, 20}, []float64{0, 10}},
+		{"no capacity", 0, []float64{3, 3}, []float64{0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := MaxMin(tc.capacity, tc.demands)
+			for i := range tc.want {
+				if math.Abs(got[i]-tc.want[i]) > 1e-9 {
+					t.Fatalf("MaxMin(%v, %v) = %v, want %v", tc.capacity, tc.demands, got, tc.want)
+				}
+			}
+		})
 	}
-	if !strings.Contains(out.Result.Answer, "not measurable") {
-		t.Errorf("answer %q", out.Result.Answer)
+}
+
+// TestJainOverFairShares: the index compares each tenant's goodput with
+// its fair share, so a quota that holds an aggressor to its share leaves
+// it at 1, a starved victim lowers it, and no goodput at all is not
+// measurable (never 1).
+func TestJainOverFairShares(t *testing.T) {
+	q := &q3{cfg: Default(true)}
+	mk := func(victimMet, aggMet, aggSent int) []record.Request {
+		var rs []record.Request
+		for i := range 10 {
+			rs = append(rs, record.Request{Tenant: "victim", OK: true, SLOMet: i < victimMet})
+		}
+		for i := range aggSent {
+			rs = append(rs, record.Request{Tenant: "aggressor", OK: i < aggMet, SLOMet: i < aggMet})
+		}
+		return rs
 	}
-	if err := out.Result.Check(); err != nil {
-		t.Error(err)
+	for _, tc := range []struct {
+		name string
+		rs   []record.Request
+		want float64 // NaN: not measurable
+	}{
+		{"victim whole, aggressor held by its quota to the rest", mk(10, 20, 60), 1},
+		{"victim starved", mk(1, 29, 60), 0.569}, // x = 1/10, 29/20
+		{"nothing done", mk(0, 0, 60), math.NaN()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := jainMetric(q.fairShares(tc.rs, 1))
+			if math.IsNaN(tc.want) {
+				if m.State != result.NotMeasurable {
+					t.Errorf("%+v, want not measurable", m)
+				}
+				return
+			}
+			if !m.Measured() || math.Abs(m.Value-tc.want) > 1e-3 {
+				t.Errorf("Jain %+v, want %.3f", m, tc.want)
+			}
+		})
 	}
 }

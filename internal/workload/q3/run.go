@@ -74,9 +74,9 @@ func (q *q3) Plan(seed int64) (workload.Plan, error) {
 	var wp workload.Plan
 	for _, pol := range q.cfg.Policies {
 		wp.Phases = append(wp.Phases,
-			workload.PlannedPhase{Name: pol + "." + phaseAlone, Process: load.ProcessPoisson, Requests: p.alone.Len(), Rate: p.alone.Rate(), Span: p.alone.Span(),
+			workload.PlannedPhase{Name: pol + "." + phaseAlone, Policy: pol, Process: load.ProcessPoisson, Requests: p.alone.Len(), Rate: p.alone.Rate(), Span: p.alone.Span(),
 				Mix: fmt.Sprintf("%s %d", q.cfg.Victim.Tenant, p.alone.Len()), Tokens: traffic.TokenPlan(p.aloneItems, q.cfg.LLM.PrefixTokens(), byTenant)},
-			workload.PlannedPhase{Name: pol + "." + phaseContended, Process: "poisson+ramp", Requests: p.contended.Len(), Rate: p.contended.Rate(), Span: p.contended.Span(),
+			workload.PlannedPhase{Name: pol + "." + phaseContended, Policy: pol, Process: "poisson+ramp", Requests: p.contended.Len(), Rate: p.contended.Rate(), Span: p.contended.Span(),
 				Mix:    fmt.Sprintf("%s %d, %s %d (ramp %.0f→%.0f req/s)", q.cfg.Victim.Tenant, p.contended.Len()-agg, q.cfg.Aggressor.Tenant, agg, q.cfg.Aggressor.Rate, q.cfg.Aggressor.RampTo),
 				Tokens: traffic.TokenPlan(p.contendedItems, q.cfg.LLM.PrefixTokens(), byTenant)})
 	}
@@ -92,6 +92,9 @@ func (q *q3) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		return workload.Outcome{}, err
 	}
 	out := workload.Outcome{LoadMode: load.ModeOpen}
+	if a := q.cfg.Aggressor; !env.Target.IsEmbedded() && a.MaxConcurrent > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("q3.aggressor.max_concurrent (%d) is the embedded stack's quota; against this target its own admission control applies, if any", a.MaxConcurrent))
+	}
 	kept := &reqset.Set{}
 	inner := *env
 	inner.Record = func(r record.Request) { kept.Add(r); env.Record(r) }

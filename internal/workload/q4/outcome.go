@@ -18,18 +18,25 @@ var (
 	defEfficiency = result.Def{Name: "scaling_efficiency", Unit: result.Ratio, Direction: result.Higher}
 	defMaxRate    = result.Def{Name: "max_rate", Unit: result.ReqPerS, Direction: result.Higher}
 	defGoodput    = result.Def{Name: "goodput", Unit: result.ReqPerS, Direction: result.Higher}
-	defTTFT       = result.Def{Name: "ttft_p99_ms", Unit: result.Ms, Direction: result.Lower}
-	defE2E        = result.Def{Name: "e2e_p99_ms", Unit: result.Ms, Direction: result.Lower}
+	defProbes     = result.Def{Name: "trials", Unit: result.Count, Direction: result.Lower}
 )
+
+// quantileDefs are the per-scale TTFT and E2E quantile metrics at q
+// (ttft_p99_ms at the p99).
+func quantileDefs(q float64) (ttft, e2e result.Def) {
+	n := strings.ReplaceAll(quantileName(q), ".", "_")
+	return result.Def{Name: "ttft_p" + n + "_ms", Unit: result.Ms, Direction: result.Lower},
+		result.Def{Name: "e2e_p" + n + "_ms", Unit: result.Ms, Direction: result.Lower}
+}
 
 // defs are the metrics a q4.target may name.
 var defs = []result.Def{defEfficiency}
 
 // scale are one scale's figures.
 type scale struct {
-	key                        string // engines=<n> or engines=target
-	f                          Frontier
-	rate, eff, good, ttft, e2e result.Metric
+	key                                string // engines=<n>
+	f                                  Frontier
+	rate, eff, good, ttft, e2e, trials result.Metric
 }
 
 // outcome writes the frontier's result — per scale the rate bracket, the
@@ -39,33 +46,35 @@ func (q *q4) outcome(out *workload.Outcome, fs []Frontier) {
 	out.Bench = []record.BenchLine{}
 	var scales []scale
 	var base *Frontier
+	dt, de := quantileDefs(q.cfg.SLO.Quantile)
 	for i, f := range fs {
 		s := scale{key: fmt.Sprintf("engines=%d", f.Engines), f: f}
-		if f.Engines == 0 {
-			s.key = "engines=target"
-		}
-		if i == 0 && f.Engines == 1 {
+		if i == 0 {
 			base = &fs[0]
 		}
-		s.rate = rateBracket(f)
+		s.rate = q.rateBracket(f)
 		s.eff = efficiency(f, base)
 		n := f.Best.Requests
 		s.good = defGoodput.Measure(f.Best.Goodput, n, "no probe passed")
-		s.ttft = defTTFT.Measure(f.Best.TTFTP99, n, "no probe passed")
-		s.e2e = defE2E.Measure(f.Best.E2EP99, n, "no probe passed")
+		s.ttft = dt.Measure(f.Best.TTFTQ, n, "no probe passed")
+		s.e2e = de.Measure(f.Best.E2EQ, n, "no probe passed")
+		s.trials = defProbes.Measure(float64(f.Trials), max(len(f.Probes), 1), "")
 		scales = append(scales, s)
 		q.benchAndRow(out, s)
 	}
 	out.Result = q.result(scales)
-	out.Result.Tables = append(out.Result.Tables, frontierTable(scales), probeTable(fs))
+	out.Result.Tables = append(out.Result.Tables, q.frontierTable(scales), q.probeTable(fs))
 }
 
 // rateBracket is the highest rate meeting the SLO as a bound: [highest
 // pass, lowest failure], open above when nothing failed or the driver
-// stopped the search, [0, lowest failure] when nothing passed.
-func rateBracket(f Frontier) result.Metric {
-	n := len(f.Probes)
+// stopped the search, [0, lowest failure] when nothing passed. Its
+// reason says whether the bracket is within the precision.
+func (q *q4) rateBracket(f Frontier) result.Metric {
+	n := f.Trials
 	switch {
+	case f.DriverBound && f.MaxRate == 0:
+		return defMaxRate.NotMeasurable(fmt.Sprintf("driver-bound at %.2f req/s before any rate passed: the harness, not the target, limited the search", f.DriverRate))
 	case f.DriverBound:
 		return defMaxRate.Within(f.MaxRate, math.Inf(1), n, fmt.Sprintf("driver-bound at %.2f req/s: the target's figure is above", f.DriverRate))
 	case f.MaxRate == 0 && f.FailRate > 0:
@@ -74,36 +83,42 @@ func rateBracket(f Frontier) result.Metric {
 		return defMaxRate.NotMeasurable("no probe ran")
 	case !f.Bracketed:
 		return defMaxRate.Within(f.MaxRate, math.Inf(1), n, "the probe budget ran out before a rate failed")
+	case !f.Precise:
+		return defMaxRate.Within(f.MaxRate, f.FailRate, n, fmt.Sprintf("the probe budget ran out at %.0f %% of the bracket, not the %g %% asked for", 100*(f.FailRate-f.MaxRate)/f.FailRate, 100*q.cfg.Precision))
 	}
-	return defMaxRate.Within(f.MaxRate, f.FailRate, n, "between the highest passing and the lowest failing rate")
+	return defMaxRate.Within(f.MaxRate, f.FailRate, n, fmt.Sprintf("between the highest passing and the lowest failing rate, within %g %%", 100*q.cfg.Precision))
 }
 
-// efficiency is rate(n) ÷ (n · rate(1)) from the brackets: its interval
-// is what the brackets allow, its value the ratio of their midpoints;
-// only a bound (or not measurable) when a bracket is open.
+// efficiency is rate(n) ÷ (n ÷ n₁ · rate(n₁)) from the brackets: a bound
+// whose interval is what the brackets allow (the frontier is only
+// bracketed, so the efficiency is too; a midpoint would be a number no
+// probe measured); open above when a bracket is, not measurable when
+// the baseline has no passing rate.
 func efficiency(f Frontier, base *Frontier) result.Metric {
 	switch {
-	case f.Engines <= 0:
-		return defEfficiency.NotMeasurable("the target's size is unknown (no scale hook)")
-	case base == nil:
-		return defEfficiency.NotMeasurable("one engine was not measured first")
-	case f.Engines == 1:
-		return defEfficiency.NotMeasurable("the baseline scale itself")
+	case base == nil || base.Engines <= 0:
+		return defEfficiency.NotMeasurable("no baseline scale was measured")
+	case f.Engines == base.Engines:
+		return defEfficiency.NotMeasurable(fmt.Sprintf("the baseline scale itself (one scale only: its frontier is engines=%d.max_rate)", f.Engines))
 	case base.MaxRate <= 0 || base.DriverBound:
-		return defEfficiency.NotMeasurable("rate(1) is not bracketed from below")
+		return defEfficiency.NotMeasurable(fmt.Sprintf("rate(%d) is not bracketed from below", base.Engines))
+	case f.MaxRate <= 0 && f.DriverBound:
+		return defEfficiency.NotMeasurable(fmt.Sprintf("driver-bound at %.2f req/s at n = %d before any rate passed", f.DriverRate, f.Engines))
 	case f.MaxRate <= 0:
 		return defEfficiency.NotMeasurable(fmt.Sprintf("no rate passed at n = %d", f.Engines))
 	}
-	n := float64(f.Engines)
-	hi1, hiN := base.FailRate, f.FailRate
-	lo := f.MaxRate / (n * nonzeroInf(hi1))
-	hi := nonzeroInf(hiN) / (n * base.MaxRate)
-	probes := max(len(f.Probes)+len(base.Probes), 1)
-	if !base.Bracketed || !f.Bracketed || f.DriverBound {
-		return defEfficiency.Within(lo, hi, probes, "a rate bracket is open")
+	n := float64(f.Engines) / float64(base.Engines)
+	lo := f.MaxRate / (n * nonzeroInf(base.FailRate))
+	hi := nonzeroInf(f.FailRate) / (n * base.MaxRate)
+	probes := max(f.Trials+base.Trials, 1)
+	why := fmt.Sprintf("what the brackets of n = %d and n = %d allow", base.Engines, f.Engines)
+	switch {
+	case !base.Bracketed || !f.Bracketed || f.DriverBound:
+		why = "a rate bracket is open: " + why
+	case lo > 1:
+		why += "; superlinear: a larger pool queues less at the same load under a tail SLO, or the smaller scale's probes were disturbed (a loaded machine) — read it with the probes' driver lag"
 	}
-	mid := (f.MaxRate + hiN) / 2 / (n * (base.MaxRate + hi1) / 2)
-	return defEfficiency.Measure(mid, probes, "").WithInterval(lo, hi).WithReason("the interval is what the two rate brackets allow")
+	return defEfficiency.Within(lo, hi, probes, why)
 }
 
 // nonzeroInf is v, or +∞ for 0 (no failing rate found).
@@ -119,12 +134,16 @@ func (q *q4) benchAndRow(out *workload.Outcome, s scale) {
 	if f.MaxRate > 0 {
 		out.Bench = append(out.Bench, record.BenchLine{Name: s.key, N: f.Best.Requests, Values: []record.BenchValue{
 			{Value: f.MaxRate, Unit: "max-req/s"}, {Value: f.Best.Goodput, Unit: "goodput-req/s"},
-			{Value: f.Best.TTFTP99, Unit: "ttft-p99-ms"}, {Value: f.Best.E2EP99, Unit: "p99-ms"}}})
+			{Value: f.Best.TTFTQ, Unit: "ttft-p" + quantileName(q.cfg.SLO.Quantile) + "-ms"}, {Value: f.Best.E2EQ, Unit: "p" + quantileName(q.cfg.SLO.Quantile) + "-ms"}}})
 	}
-	row := workload.Row{Config: s.key, DurationSeconds: record.F(q.cfg.Probe.Seconds()), Primary: &s.rate,
-		Metadata: map[string]any{"engines": f.Engines, "probes": len(f.Probes), "driver_bound": f.DriverBound, "bracketed": f.Bracketed}}
+	row := workload.Row{Config: s.key, DurationSeconds: record.F(f.Best.Seconds), Primary: &s.rate,
+		Metadata: map[string]any{"engines": f.Engines, "probes": len(f.Probes), "trials": f.Trials, "driver_bound": f.DriverBound,
+			"bracketed": f.Bracketed, "precise": f.Precise, "quantile": q.cfg.SLO.Quantile}}
 	if f.MaxRate > 0 {
-		row.Throughput, row.LatencyP99, row.SuccessRate = record.F(f.Best.Goodput), record.F(f.Best.E2EP99), record.F(f.Best.Success)
+		row.Throughput, row.SuccessRate = record.F(f.Best.Goodput), record.F(f.Best.Success)
+		if q.cfg.SLO.Quantile == 0.99 && !math.IsInf(f.Best.E2EQ, 0) {
+			row.LatencyP99 = record.F(f.Best.E2EQ)
+		}
 	}
 	out.Rows = append(out.Rows, row)
 }
@@ -135,7 +154,7 @@ func (q *q4) result(scales []scale) result.Result {
 	for _, s := range scales {
 		eff := s.eff
 		eff.Name = "efficiency" // per scale; scaling_efficiency is the primary
-		for _, m := range []result.Metric{s.rate, eff, s.good, s.ttft, s.e2e} {
+		for _, m := range []result.Metric{s.rate, eff, s.good, s.ttft, s.e2e, s.trials} {
 			m.Name = s.key + "." + m.Name
 			metrics = append(metrics, m)
 		}
@@ -149,28 +168,32 @@ func (q *q4) result(scales []scale) result.Result {
 	for _, s := range scales {
 		parts = append(parts, fmt.Sprintf("%s: %s", strings.TrimPrefix(s.key, "engines="), result.Short(s.rate)))
 	}
-	ans := "the highest rate meeting the SLO was " + strings.Join(parts, ", ")
+	ans := fmt.Sprintf("the highest %s rate meeting the SLO (p%s TTFT ≤ %v, E2E ≤ %v) was ", q.cfg.Arrivals, quantileName(q.cfg.SLO.Quantile), q.cfg.SLO.TTFT, q.cfg.SLO.E2E) + strings.Join(parts, ", ")
 	if primary.State == result.Measured || primary.State == result.Bound {
-		ans += fmt.Sprintf(" (engines: rate); scaling efficiency at %s %s", last.key, result.Format(last.eff))
+		ans += fmt.Sprintf(" (engines: rate); scaling efficiency at %s %s", last.key, result.Short(last.eff))
 	} else {
 		ans += " (engines: rate); scaling efficiency not measurable: " + last.eff.Reason
 	}
 	return result.New(ans, primary, metrics...)
 }
 
-func frontierTable(scales []scale) result.Table {
-	t := result.Table{Title: "Frontier", Note: "max rate: [highest passing, lowest failing] probe rate; efficiency rate(n) ÷ (n · rate(1))",
-		Columns: []string{"engines", "max rate", "goodput", "p99 TTFT", "p99 E2E", "efficiency", "probes", "verdict"}}
+func (q *q4) frontierTable(scales []scale) result.Table {
+	qn := "p" + quantileName(q.cfg.SLO.Quantile)
+	t := result.Table{Title: "Frontier", Note: fmt.Sprintf("max rate: [highest passing, lowest failing] probe rate, bisected to %g %%; efficiency rate(n) ÷ (n ÷ n₁ · rate(n₁)), its interval what the brackets allow", 100*q.cfg.Precision),
+		Columns: []string{"engines", "max rate", "goodput", qn + " TTFT", qn + " E2E", "efficiency", "trials", "verdict"}}
 	for _, s := range scales {
 		t.AddRow(result.Text(strings.TrimPrefix(s.key, "engines=")), result.Of(s.rate), result.Of(s.good), result.Of(s.ttft),
-			result.Of(s.e2e), result.Of(s.eff), result.Textf("%d", len(s.f.Probes)), result.Text(verdict(s.f)))
+			result.Of(s.e2e), result.Of(s.eff), result.Textf("%d", s.f.Trials), result.Text(verdict(s.f)))
 	}
 	return t
 }
 
-// probeTable lists every probe once, by scale and then rate.
-func probeTable(fs []Frontier) result.Table {
-	t := result.Table{Title: "Probes", Columns: []string{"engines", "rate req/s", "requests", "success", "p99 TTFT ms", "p99 E2E ms", "lag p99 ms", "verdict"}}
+// probeTable lists every probe once, by scale and then rate (numbers,
+// not text).
+func (q *q4) probeTable(fs []Frontier) result.Table {
+	qn := "p" + quantileName(q.cfg.SLO.Quantile)
+	t := result.Table{Title: "Probes", Note: q.rule(),
+		Columns: []string{"engines", "rate req/s", "trials", "s each", "requests", "success", qn + " TTFT ms", qn + " E2E ms", "lag p99 ms", "service ms", "verdict"}}
 	for _, f := range fs {
 		ps := slices.Clone(f.Probes)
 		slices.SortStableFunc(ps, func(a, b Probe) int { return cmp.Compare(a.Rate, b.Rate) })
@@ -178,9 +201,15 @@ func probeTable(fs []Frontier) result.Table {
 			v := "pass"
 			if !p.Pass {
 				v = "fail: " + p.Reason
+			} else if p.Reason != "" {
+				v += " (" + p.Reason + ")"
 			}
-			t.AddRow(result.Text(strconv.Itoa(f.Engines)), result.Textf("%.2f", p.Rate), result.Textf("%d", p.Requests), result.Textf("%.3f", p.Success),
-				result.Text(num(p.TTFTP99)), result.Text(num(p.E2EP99)), result.Text(num(p.LagP99)), result.Text(v))
+			if p.Trials > 1 {
+				v += fmt.Sprintf(" (%d trials pooled: the first hung on sampling)", p.Trials)
+			}
+			t.AddRow(result.Text(strconv.Itoa(f.Engines)), result.Textf("%.2f", p.Rate), result.Textf("%d", p.Trials), result.Textf("%.1f", p.Seconds),
+				result.Textf("%d", p.Requests), result.Textf("%.3f", p.Success), result.Text(num(p.TTFTQ)), result.Text(num(p.E2EQ)),
+				result.Text(num(p.LagP99)), result.Text(num(p.ServiceMs)), result.Text(v))
 		}
 	}
 	return t
@@ -197,11 +226,16 @@ func verdict(f Frontier) string {
 		return "no rate met the SLO"
 	case !f.Bracketed:
 		return "≥ max rate (probe budget spent before a failure)"
+	case !f.Precise:
+		return "bracketed, wider than the precision (probe budget spent)"
 	}
 	return "bracketed"
 }
 
 func num(v float64) string {
+	if math.IsInf(v, 1) {
+		return "∞"
+	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "-"
 	}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
-	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/reqset"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -22,13 +20,21 @@ func (q *q4) Plan(seed int64) (workload.Plan, error) {
 	var p workload.Plan
 	c := q.cfg
 	for i, n := range c.Scales {
-		rate, start := c.StartRate, fmt.Sprintf("first probe at %g req/s", c.StartRate)
+		rate, start := c.StartRate, fmt.Sprintf("first probe at %g req/s, then at slots ÷ service time when the target lists its engines", c.StartRate)
 		if i > 0 {
-			rate, start = 0, fmt.Sprintf("first probe at %d × rate(%d) ÷ 2, known after the first scale", n, c.Scales[0])
+			rate, start = 0, fmt.Sprintf("first probe at %d ÷ %d × rate(%d), known after the first scale", n, c.Scales[0], c.Scales[0])
 		}
-		p.Phases = append(p.Phases, workload.PlannedPhase{Name: fmt.Sprintf("engines=%d", n), Process: load.ProcessPoisson,
-			Requests: int(rate * c.Probe.Seconds()), Rate: rate, Span: c.Probe * time.Duration(c.MaxProbes),
-			Mix: fmt.Sprintf("%s; up to %d probes of %v, ramp ×%g then bisection to %g", start, c.MaxProbes, c.Probe, c.Growth, c.Precision)})
+		ph := workload.PlannedPhase{Name: fmt.Sprintf("engines=%d", n), Process: c.Arrivals,
+			Requests: int(rate * c.Probe.Seconds()), Rate: rate, Span: c.MaxProbe * time.Duration(c.MaxProbes),
+			Mix: fmt.Sprintf("%s; up to %d trials of %v–%v, bisection to %g %%", start, c.MaxProbes, c.Probe, c.MaxProbe, 100*c.Precision)}
+		if len(c.ScaleCommand) == 0 { // the hook resizes whatever the admin API says
+			ph.Engines = n
+		}
+		p.Phases = append(p.Phases, ph)
+	}
+	p.Notes = append(p.Notes, q.rule(), "probe count, rates and lengths depend on the target: the span is the most the search may send per scale")
+	if len(c.ScaleCommand) > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("each scale is set by q4.scale_command (%s …), then %v to settle", c.ScaleCommand[0], c.ScaleSettle))
 	}
 	sample := make([]traffic.Item, 1000) // the shape, fixed during the search, on a sample
 	for i := range sample {
@@ -38,25 +44,41 @@ func (q *q4) Plan(seed int64) (workload.Plan, error) {
 	if len(p.Phases) > 0 {
 		p.Phases[0].Tokens = traffic.TokenPlan(sample, c.LLM.PrefixTokens(), nil)
 	}
-	p.Notes = append(p.Notes, "probe count and rates depend on the target: the span is the most the search may send per scale")
 	return p, nil
+}
+
+// rule states how probes are judged and repeated.
+func (q *q4) rule() string {
+	c := q.cfg
+	s := fmt.Sprintf("a probe passes when its p%s TTFT ≤ %v and E2E ≤ %v (a failed request counts as +∞) and ≥ %s succeed; each trial lasts ≥ %v, ≥ %g × the median service time, ≥ %d requests, ≥ %v (an overload of %g %% queues past the TTFT bound), ≤ %v",
+		quantileName(c.SLO.Quantile), c.SLO.TTFT, c.SLO.E2E, pct(c.SLO.MinSuccess), c.Probe, c.ServiceMultiple, minSamples(c.SLO.Quantile),
+		c.overloadLength().Round(100*time.Millisecond), 100*c.Precision, c.MaxProbe)
+	if c.Repeats > 0 {
+		s += fmt.Sprintf("; a rate whose verdict would flip within one standard error of the quantile's rank (or with one failure more or less) gets %d more trial(s), judged pooled", c.Repeats)
+	}
+	return s
 }
 
 // searcher runs the probes of one repetition.
 type searcher struct {
-	q     *q4
-	env   *workload.Env
-	ctx   context.Context
-	kept  *reqset.Set
-	out   *workload.Outcome
-	seq   int
-	added int
+	q       *q4
+	env     *workload.Env
+	ctx     context.Context
+	out     *workload.Outcome
+	seq     int
+	added   int
+	service float64 // median service time, ms, at the lowest passing rate (0: not yet)
+	lowest  float64 // that rate
+	passed  bool    // a rate has passed (service is from a passing rate)
+	slots   int     // active LLM slots the target lists (0: unknown)
 }
 
 // Run resizes the pool and searches the frontier at each scale.
 func (q *q4) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
 	out := workload.Outcome{LoadMode: load.ModeOpen}
-	s := &searcher{q: q, env: env, ctx: ctx, kept: &reqset.Set{}, out: &out}
+	out.Notes = append(out.Notes, q.rule(),
+		fmt.Sprintf("parallelism %d does not apply to Q4: its probes are open loop (the offered rate is what the search varies; concurrency is the target's)", env.Parallelism))
+	s := &searcher{q: q, env: env, ctx: ctx, out: &out}
 	var fs []Frontier
 	for i, n := range q.cfg.Scales {
 		if ctx.Err() != nil {
@@ -66,16 +88,15 @@ func (q *q4) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		if err != nil && !errors.Is(err, target.ErrEnginesUnsupported) {
 			return out, fmt.Errorf("q4: resizing to %d engines: %w", n, err)
 		}
-		start := q.cfg.StartRate
-		if i > 0 && fs[0].MaxRate > 0 {
-			start = fs[0].MaxRate * float64(n) / 2
+		sr := q.search(i, fs, size)
+		if i == 0 {
+			sr.Hint = s.hint
 		}
-		search := Search{Start: start, Growth: q.cfg.Growth, Precision: q.cfg.Precision, MaxProbes: q.cfg.MaxProbes, MinRate: 0.05}
-		f := search.Run(func(r float64) (Probe, bool) { return s.probe(size, r) })
+		f := sr.Run(func(r float64) (Probe, bool) { return s.probe(size, r) })
 		f.Engines = size
 		fs = append(fs, f)
-		if err != nil { // no admin API: the target's current size is all
-			out.Notes = append(out.Notes, fmt.Sprintf("the target has no engines admin API (%v): measured once at its current size, not at %v", err, q.cfg.Scales))
+		if err != nil { // cannot resize: the target's current size is all
+			out.Notes = append(out.Notes, fmt.Sprintf("the target cannot be resized (%v) and q4.scale_command is not set: measured once at its current size, reported as n = 1; efficiency needs a second scale", err))
 			break
 		}
 	}
@@ -83,13 +104,49 @@ func (q *q4) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	return out, nil
 }
 
-// resize makes the target run n active LLM engines and returns the
-// count; without the admin API it returns 0 (unknown) and the error.
+// search is the search of scale i: the first from start_rate (with the
+// slot hint), later ones from the first's bracket scaled by n ÷ n₁ —
+// and, when that fails, upwards from the highest rate a smaller scale
+// passed, which a larger pool should sustain.
+func (q *q4) search(i int, done []Frontier, n int) Search {
+	c := q.cfg
+	s := Search{Start: c.StartRate, Step: c.Growth, Growth: c.Growth, Precision: c.Precision, MaxProbes: c.MaxProbes, MinRate: 0.05}
+	if i == 0 || done[0].MaxRate <= 0 || done[0].Engines <= 0 {
+		return s
+	}
+	f1 := done[0]
+	s.Start = f1.MaxRate * float64(n) / float64(f1.Engines)
+	if f1.Bracketed {
+		s.Step = math.Max(f1.FailRate/f1.MaxRate, 1+c.Precision)
+	}
+	floor := 0.0 // a larger pool sustains at least what a smaller one did: the floor to climb from
+	for _, f := range done {
+		if f.Engines < n && !f.DriverBound {
+			floor = max(floor, f.MaxRate)
+		}
+	}
+	if floor > 0 {
+		s.Hint = func(first Probe) float64 {
+			if first.Pass {
+				return 0
+			}
+			return floor
+		}
+	}
+	return s
+}
+
+// resize makes the target run n active LLM engines and returns n; a
+// target that cannot be resized gives 1 (its current size is the unit)
+// and the error.
 func (s *searcher) resize(n int) (int, error) {
+	if len(s.q.cfg.ScaleCommand) > 0 {
+		return n, s.runScaleCommand(n)
+	}
 	t, c := s.env.Target, s.q.cfg
 	es, err := t.Engines(s.ctx)
 	if err != nil {
-		return 0, err
+		return 1, err
 	}
 	var active []string
 	for _, e := range es {
@@ -115,63 +172,35 @@ func (s *searcher) resize(n int) (int, error) {
 		}
 		active = active[:len(active)-1]
 	}
-	fmt.Fprintf(s.env.Log, "q4: %d LLM engines: %s\n", n, strings.Join(active, ", "))
+	s.slots = s.countSlots()
+	fmt.Fprintf(s.env.Log, "q4: %d LLM engines (%d slots): %s\n", n, s.slots, strings.Join(active, ", "))
 	return n, nil
 }
 
-// probe sends one Poisson trial at rate and judges it.
-func (s *searcher) probe(engines int, rate float64) (Probe, bool) {
-	c := s.q.cfg
-	name := fmt.Sprintf("n%d@%.2f", engines, rate)
-	seed := s.env.Seed + int64(s.seq)
-	sched, err := load.NewSchedule(load.ScheduleConfig{Process: load.ProcessPoisson, Rate: rate, Duration: c.Probe}, seed)
-	if err != nil || sched.Len() == 0 {
-		return Probe{Rate: rate, Phase: name, Reason: "no arrivals at this rate and probe length"}, s.ctx.Err() == nil
+// countSlots is the active LLM slots the target lists (0: unknown).
+func (s *searcher) countSlots() int {
+	es, err := s.env.Target.Engines(s.ctx)
+	if err != nil {
+		return 0
 	}
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x5134))
-	items := make([]traffic.Item, sched.Len())
-	for i := range items {
-		items[i] = traffic.Item{Type: protocol.TypeLLM, Tenant: "tenant-a", Priority: protocol.PriorityNormal, Text: rng.Uint64()}
+	n := 0
+	for _, e := range es {
+		if e.Kind == "llm" && e.State == "active" {
+			n += e.Slots
+		}
 	}
-	c.LLM.Fill(items) // the same shape at every rate and scale of the search
-	traffic.FillTrace(items, sched, c.LLM.BlockTokens)
-	var mine reqset.Set
-	inner := *s.env
-	inner.Record = func(r record.Request) { mine.Add(r); s.env.Record(r) }
-	ph := traffic.Phase{Name: name, Schedule: sched, Items: items, Shapes: traffic.Shapes{LLM: c.LLM},
-		Deadline: func(traffic.Item) time.Duration { return c.SLO.E2E },
-		SLOMet:   func(r *record.Request) bool { return traffic.LLMSLO(r, c.SLO.TTFT, c.SLO.E2E) }}
-	sp := ph.Run(s.ctx, &inner, s.seq)
-	s.seq += sched.Len()
-	s.out.Phases = append(s.out.Phases, sp)
-	if sp.Interrupted {
-		return Probe{}, false
-	}
-	return s.q.judge(rate, name, mine.All(), sp.Duration()), true
+	return n
 }
 
-// judge decides a probe from its records: driver first, then the SLO.
-func (q *q4) judge(rate float64, name string, rs []record.Request, d time.Duration) Probe {
-	c := q.cfg
-	st := reqset.Measure(rs)
-	lags := make([]float64, len(rs))
-	for i := range rs {
-		lags[i] = rs[i].LagMs
+// hint is the second probe of the first scale: the target's slots ÷ the
+// median service time the first probe measured (its capacity, were every
+// slot busy all the time), at most growth² × the first rate (an engine of
+// many slots batches them, each step slower: its slots overstate its
+// capacity); 0 when either is unknown.
+func (s *searcher) hint(first Probe) float64 {
+	if s.slots <= 0 || !(first.ServiceMs > 0) {
+		return 0
 	}
-	p := Probe{Rate: rate, Phase: name, Requests: st.N, Success: st.SuccessRate, Goodput: st.Goodput(d),
-		TTFTP99: st.TTFTP99, E2EP99: st.E2EP99, LagP99: reqset.Quantile(lags, 0.99)}
-	bound := float64(c.MaxDriverLag) / float64(time.Millisecond)
-	switch {
-	case p.LagP99 > bound:
-		p.DriverBound, p.Reason = true, fmt.Sprintf("driver lag p99 %.1f ms > %.1f ms", p.LagP99, bound)
-	case st.SuccessRate < c.SLO.MinSuccess:
-		p.Reason = fmt.Sprintf("success %.3f < %.3f", st.SuccessRate, c.SLO.MinSuccess)
-	case !traffic.Within(st.TTFTP99, c.SLO.TTFT) || st.OK == 0:
-		p.Reason = fmt.Sprintf("p99 TTFT %.0f ms > %v", st.TTFTP99, c.SLO.TTFT)
-	case !traffic.Within(st.E2EP99, c.SLO.E2E):
-		p.Reason = fmt.Sprintf("p99 E2E %.0f ms > %v", st.E2EP99, c.SLO.E2E)
-	default:
-		p.Pass = true
-	}
-	return p
+	g := s.q.cfg.Growth
+	return min(float64(s.slots)/(first.ServiceMs/1000), first.Rate*g*g)
 }

@@ -45,3 +45,37 @@ func TestSearch(t *testing.T) {
 		t.Errorf("interrupted search: %+v", f)
 	}
 }
+
+// TestSearchPrecision: against a step capacity the bracket always holds
+// it and ends within the precision — from a hint, from a later scale's
+// start (a bracket scaled by n), and when the hint overshoots.
+func TestSearchPrecision(t *testing.T) {
+	capacity := func(c float64, n *int) func(float64) (Probe, bool) {
+		return func(r float64) (Probe, bool) { *n++; return Probe{Rate: r, Pass: r <= c, Trials: 1}, true }
+	}
+	for _, tc := range []struct {
+		name   string
+		s      Search
+		cap    float64
+		probes int // at most
+	}{
+		{"doubling from 4", Search{Start: 4, Growth: 2, Precision: 0.05, MaxProbes: 12}, 13, 9},
+		{"hint just above", Search{Start: 4, Growth: 2, Precision: 0.15, MaxProbes: 6, Hint: func(Probe) float64 { return 10.5 }}, 9.6, 4},
+		{"hint just below", Search{Start: 4, Growth: 2, Precision: 0.05, MaxProbes: 12, Hint: func(Probe) float64 { return 38 }}, 43, 5},
+		{"later scale, linear", Search{Start: 2 * 42.3, Step: 44.4 / 42.3, Growth: 2, Precision: 0.05, MaxProbes: 12}, 86, 2},
+		{"later scale, no gain", Search{Start: 2 * 42.3, Step: 44.4 / 42.3, Growth: 2, Precision: 0.15, MaxProbes: 12}, 43, 6},
+		{"later scale, no gain, floored at the first scale", Search{Start: 2 * 42.3, Step: 44.4 / 42.3, Growth: 2, Precision: 0.05, MaxProbes: 12,
+			Hint: func(p Probe) float64 { return 42.3 }}, 43, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 0
+			f := tc.s.Run(capacity(tc.cap, &n))
+			if !f.Bracketed || !f.Precise || f.MaxRate > tc.cap || f.FailRate <= tc.cap {
+				t.Errorf("bracket [%v, %v] (precise %v) misses %v", f.MaxRate, f.FailRate, f.Precise, tc.cap)
+			}
+			if n > tc.probes {
+				t.Errorf("%d probes, want ≤ %d", n, tc.probes)
+			}
+		})
+	}
+}

@@ -2,7 +2,7 @@ package q6
 
 import (
 	"fmt"
-	"slices"
+	"math"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/load"
@@ -10,7 +10,6 @@ import (
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/reqset"
 	"github.com/sagebench/sagebench/internal/result"
-	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -44,6 +43,8 @@ var (
 	defInverted    = result.Def{Name: "inverted_high_fraction", Unit: result.Fraction, Direction: result.Lower}
 	defRecoverMean = result.Def{Name: "recovery_mean_ms", Unit: result.Ms, Direction: result.Lower}
 	defRecoverMax  = result.Def{Name: "recovery_max_ms", Unit: result.Ms, Direction: result.Lower}
+	defViolated    = result.Def{Name: "bursts_violated", Unit: result.Count, Direction: result.Lower}
+	defUnrecovered = result.Def{Name: "bursts_unrecovered", Unit: result.Count, Direction: result.Lower}
 )
 
 // defs are the metrics a q6.target may name.
@@ -54,11 +55,13 @@ type policyMetrics struct {
 	policy                                    string
 	highBurst, highBase, lowDegradation       result.Metric
 	inversions, inverted, recoverMean, recMax result.Metric
+	violated, unrecovered                     result.Metric
+	bursts                                    []burstRecovery
 }
 
 func (m policyMetrics) metrics() []result.Metric {
 	var out []result.Metric
-	for _, x := range []result.Metric{m.highBurst, m.highBase, m.lowDegradation, m.inversions, m.inverted, m.recoverMean, m.recMax} {
+	for _, x := range []result.Metric{m.highBurst, m.highBase, m.lowDegradation, m.inversions, m.inverted, m.recoverMean, m.recMax, m.violated, m.unrecovered} {
 		x.Name = m.policy + "." + x.Name
 		out = append(out, x)
 	}
@@ -82,7 +85,7 @@ func (q *q6) outcome(out workload.Outcome, rs []record.Request) workload.Outcome
 			Metadata: map[string]any{"policy": p.Name}})
 	}
 	out.Result = primaryResult(pms)
-	out.Result.Tables = append(out.Result.Tables, burstTable(pms), win)
+	out.Result.Tables = append(out.Result.Tables, burstTable(pms), q.recoveryTable(pms), win)
 	return out
 }
 
@@ -108,7 +111,7 @@ func primaryResult(pms []policyMetrics) result.Result {
 	p := pms[pick]
 	primary := p.highBurst.In("under " + p.policy)
 	ans := fmt.Sprintf("under %s, %s of high-priority requests met their SLO inside bursts (%s in the base load), low-priority p99 TTFT %s in bursts, %s priority inversions",
-		p.policy, result.Short(p.highBurst), result.Short(p.highBase), result.Short(p.lowDegradation), result.Short(p.inversions))
+		p.policy, result.Format(p.highBurst), result.Short(p.highBase), result.Short(p.lowDegradation), result.Short(p.inversions))
 	if fifo >= 0 && fifo != pick {
 		ans += fmt.Sprintf("; under fifo %s inside bursts", result.Short(pms[fifo].highBurst))
 	}
@@ -116,48 +119,103 @@ func primaryResult(pms []policyMetrics) result.Result {
 }
 
 func burstTable(pms []policyMetrics) result.Table {
-	t := result.Table{Title: "Bursts per policy", Note: "low degradation: low-priority p99 TTFT in bursts ÷ in the base load",
-		Columns: []string{"policy", "high SLO in bursts", "high SLO in base", "low degradation", "priority inversions", "inverted high", "recovery mean", "recovery max"}}
+	t := result.Table{Title: "Bursts per policy", Note: "low degradation: low-priority p99 TTFT in bursts ÷ in the base load (the base without each burst's drain; failed requests as +∞); an inversion: a lower-priority request sent more than q6.inversion_tau after a higher one got its first token more than q6.inversion_tau before it; recovery over the bursts that broke the bound",
+		Columns: []string{"policy", "high SLO in bursts", "high SLO in base", "low degradation", "priority inversions", "inverted high", "bursts over bound", "never recovered", "recovery mean", "recovery max"}}
 	for _, m := range pms {
 		t.AddRow(result.Text(m.policy), result.Of(m.highBurst), result.Of(m.highBase), result.Of(m.lowDegradation),
-			result.Of(m.inversions), result.Of(m.inverted), result.Of(m.recoverMean), result.Of(m.recMax))
+			result.Of(m.inversions), result.Of(m.inverted), result.Of(m.violated), result.Of(m.unrecovered), result.Of(m.recoverMean), result.Of(m.recMax))
+	}
+	return t
+}
+
+// recoveryTable lists each burst's recovery.
+func (q *q6) recoveryTable(pms []policyMetrics) result.Table {
+	t := result.Table{Title: "Recovery after each burst", Note: fmt.Sprintf("TTFT p99 of all requests in windows of %v every %v, against low_slo.ttft %v held for %v; drain: from the burst's end until as few requests waited for a first token as in the second before it",
+		q.cfg.Series.WithDefaults().Width, q.cfg.Series.WithDefaults().Step, q.cfg.Low.TTFT, q.cfg.Hold),
+		Columns: []string{"policy", "burst", "from s", "state", "recovery", "worst window p99", "drain"}}
+	step := ms(q.cfg.Series.WithDefaults().Step)
+	for _, m := range pms {
+		for i, b := range m.bursts {
+			rec := result.Text("–")
+			if b.State == recovered {
+				rec = result.Of(defRecoverMax.Measure(b.AfterMs, 1, "").WithResolution(step))
+			}
+			worst := result.Text("–")
+			if !math.IsNaN(b.WorstMs) {
+				worst = result.Of(ttftDef.Measure(b.WorstMs, 1, ""))
+			}
+			t.AddRow(result.Text(m.policy), result.Textf("%d", i+1), result.Textf("%.1f", b.Start.Seconds()), result.Text(b.State), rec, worst,
+				result.Of(defRecoverMax.Measure(b.DrainMs, 1, "")))
+		}
 	}
 	return t
 }
 
 // measure computes a policy's figures and adds its bench lines and table
-// rows.
+// rows. Requests due during a burst's drain (from its end until the
+// queue is back to its pre-burst depth) belong to neither window: the
+// base load's figures are those of a pool not still clearing a burst.
 func (q *q6) measure(p summary.Phase, prs []record.Request, out *workload.Outcome, tbl *result.Table) policyMetrics {
 	m := policyMetrics{policy: p.Name}
-	burst := reqset.Where(prs, func(r *record.Request) bool { return q.inBurst(p, r) })
-	base := reqset.Where(prs, func(r *record.Request) bool { return !q.inBurst(p, r) })
-	stats := map[string]reqset.Stats{}
-	for _, w := range []struct {
-		name string
-		rs   []record.Request
-	}{{"burst", burst}, {"base", base}} {
+	bs := bursts(q.cfg.Schedule, p.Start)
+	drains := drainEnds(prs, bs)
+	inDrain := func(r *record.Request) bool {
+		t := time.Duration(r.IntendedNS)
+		for i, b := range bs {
+			if t >= b.End && t < drains[i] {
+				return true
+			}
+		}
+		return false
+	}
+	windows := map[string][]record.Request{
+		"burst": reqset.Where(prs, func(r *record.Request) bool { return q.inBurst(p, r) }),
+		"drain": reqset.Where(prs, func(r *record.Request) bool { return !q.inBurst(p, r) && inDrain(r) }),
+		"base":  reqset.Where(prs, func(r *record.Request) bool { return !q.inBurst(p, r) && !inDrain(r) }),
+	}
+	tails := map[string]reqset.Tail{}
+	for _, w := range []string{"burst", "drain", "base"} {
 		for _, pr := range []string{protocol.PriorityHigh, protocol.PriorityLow} {
-			sel := reqset.Where(w.rs, reqset.IsPriority(pr))
-			s := reqset.Measure(sel)
-			stats[w.name+"/"+pr] = s
-			if l, ok := reqset.BenchLine("policy="+p.Name+"/window="+w.name+"/priority="+pr, sel, p.Duration().Seconds()); ok {
+			sel := reqset.Where(windows[w], reqset.IsPriority(pr))
+			tails[w+"/"+pr] = reqset.TailOf(sel, 0.99, reqset.TTFT)
+			if l, ok := reqset.BenchLine("policy="+p.Name+"/window="+w+"/priority="+pr, sel, p.Duration().Seconds()); ok && w != "drain" {
 				out.Bench = append(out.Bench, l)
 			}
-			tbl.AddRow(result.Text(p.Name), result.Text(w.name), result.Text(pr), result.Textf("%d", s.N),
-				result.Of(ttftDef.Measure(s.TTFTP99, s.TTFTN, "none succeeded")), result.Of(e2eDef.Measure(s.E2EP99, s.OK, "none succeeded")),
-				result.Of(defHighBurst.Measure(s.SLOAttainment, s.N, "none sent")))
+			tbl.AddRow(result.Text(p.Name), result.Text(w), result.Text(pr), result.Textf("%d", len(sel)),
+				result.Of(tails[w+"/"+pr].Metric(ttftDef, "none sent")), result.Of(reqset.TailOf(sel, 0.99, reqset.E2E).Metric(e2eDef, "none sent")),
+				result.Of(reqset.Attainment(defHighBurst, sel, "none sent")))
+			if pr == protocol.PriorityHigh && w != "drain" {
+				d := map[string]result.Def{"burst": defHighBurst, "base": defHighBase}[w]
+				v := reqset.Attainment(d, sel, fmt.Sprintf("no high-priority request was due in the %s load", w))
+				if w == "burst" {
+					m.highBurst = v
+				} else {
+					m.highBase = v
+				}
+			}
 		}
 	}
-	hb, hs := stats["burst/high"], stats["base/high"]
-	m.highBurst = defHighBurst.Measure(hb.SLOAttainment, hb.N, "no high-priority request was due inside a burst")
-	m.highBase = defHighBase.Measure(hs.SLOAttainment, hs.N, "no high-priority request was due in the base load")
-	lb, ls := stats["burst/low"], stats["base/low"]
-	m.lowDegradation = defLowDegrade.Measure(lb.TTFTP99/ls.TTFTP99, min(lb.TTFTN, ls.TTFTN), "a low-priority p99 TTFT is missing (none succeeded in bursts or in the base load)")
-	pairs, inverted, candidates := Inversions(prs)
+	m.lowDegradation = degradation(tails["burst/low"].Metric(ttftDef, "none sent"), tails["base/low"].Metric(ttftDef, "none sent"))
+	pairs, inverted, candidates := Inversions(prs, q.cfg.InversionTau)
 	m.inversions = defInversions.Measure(float64(pairs), max(candidates, 1), "")
 	m.inverted = defInverted.Measure(inverted, candidates, "no higher-priority request was sent")
-	m.recoverMean, m.recMax = q.recovery(p, prs)
+	m.recoverMean, m.recMax, m.violated, m.unrecovered = q.recovery(p, prs, &m)
 	return m
+}
+
+// degradation is the low-priority p99 TTFT in bursts ÷ in the base load:
+// a bound when the burst's p99 falls on failures, not measurable when
+// either is missing.
+func degradation(burst, base result.Metric) result.Metric {
+	switch {
+	case !base.Measured() || base.Value <= 0:
+		return defLowDegrade.NotMeasurable("the base load's low-priority p99 TTFT is " + result.Format(base))
+	case burst.State == result.Bound:
+		return defLowDegrade.Within(burst.Interval[0]/base.Value, math.Inf(1), burst.N, burst.Reason)
+	case !burst.Measured():
+		return defLowDegrade.NotMeasurable("the bursts' low-priority p99 TTFT is " + result.Format(burst))
+	}
+	return defLowDegrade.Measure(burst.Value/base.Value, min(burst.N, base.N), "")
 }
 
 var (
@@ -165,52 +223,35 @@ var (
 	e2eDef  = result.Def{Name: "e2e_p99_ms", Unit: result.Ms, Direction: result.Lower}
 )
 
-// recovery reads, after the end of each burst, how long the TTFT p99 of
-// all requests took to stay within low_slo.ttft for hold: the mean and
-// the worst over the bursts, never when a burst never recovered.
-func (q *q6) recovery(p summary.Phase, prs []record.Request) (mean, worst result.Metric) {
-	ws, err := series.Compute(prs, q.cfg.Series)
+// recovery reads each burst's recovery (recoveries) against
+// low_slo.ttft and folds it.
+func (q *q6) recovery(p summary.Phase, prs []record.Request, m *policyMetrics) (mean, worst, violated, never result.Metric) {
 	bound := float64(q.cfg.Low.TTFT) / float64(time.Millisecond)
-	switch {
-	case err != nil:
-		return defRecoverMean.NotMeasurable(err.Error()), defRecoverMax.NotMeasurable(err.Error())
-	case bound <= 0:
-		why := "q6.low_slo.ttft sets no bound to recover to"
-		return defRecoverMean.NotMeasurable(why), defRecoverMax.NotMeasurable(why)
+	why := ""
+	if bound <= 0 {
+		why = "q6.low_slo.ttft sets no bound to recover to"
 	}
-	var after []float64
-	unrecovered := 0
-	bs := bursts(q.cfg.Schedule, p.Start)
-	for _, b := range bs {
-		r := series.RecoveryAfter(ws, int64(b.End), "ttft_p99", bound, q.cfg.Hold)
-		if !r.Recovered {
-			unrecovered++
-			continue
-		}
-		after = append(after, r.AfterMs)
+	rs, err := q.recoveries(p, prs, bound)
+	if err != nil {
+		why = err.Error()
 	}
-	if unrecovered > 0 {
-		why := fmt.Sprintf("%d of %d bursts never recovered by the end of the phase", unrecovered, len(bs))
-		return defRecoverMean.Never(why), defRecoverMax.Never(why)
+	if why != "" {
+		return defRecoverMean.NotMeasurable(why), defRecoverMax.NotMeasurable(why), defViolated.NotMeasurable(why), defUnrecovered.NotMeasurable(why)
 	}
-	if len(after) == 0 {
-		return defRecoverMean.NotMeasurable("no burst"), defRecoverMax.NotMeasurable("no burst")
-	}
-	sum := 0.0
-	for _, a := range after {
-		sum += a
-	}
-	return defRecoverMean.Measure(sum/float64(len(after)), len(after), ""), defRecoverMax.Measure(slices.Max(after), len(after), "")
+	m.bursts = rs
+	return recoveryMetrics(rs, q.cfg.Series.WithDefaults().Step)
 }
 
 // Inversions counts priority inversions in rs: pairs of requests on the
-// same model where the lower-priority one was sent later than the
-// higher-priority one yet got its first token earlier, while the higher
-// one was still waiting for its own (a higher-priority request that got
-// no first token waits for ever). inverted is the fraction of the
-// higher-priority requests (all but the lowest class) overtaken at
-// least once.
-func Inversions(rs []record.Request) (pairs int, inverted float64, candidates int) {
+// same model where the lower-priority one was sent more than tau after
+// the higher-priority one yet got its first token more than tau before
+// it, while the higher one was still waiting for its own (one that got
+// no first token waits for ever). Within tau either end is a tie, not an
+// order: first tokens within tau are two slots freed at once, and sends
+// within tau may reach the target in either order. inverted is the
+// fraction of the higher-priority requests (all but the lowest class)
+// overtaken at least once.
+func Inversions(rs []record.Request, tau time.Duration) (pairs int, inverted float64, candidates int) {
 	rank := map[string]int{}
 	for i, p := range protocol.Priorities() {
 		rank[p] = i // 0 = most urgent
@@ -233,10 +274,10 @@ func Inversions(rs []record.Request) (pairs int, inverted float64, candidates in
 		for j := range rs {
 			l := &rs[j]
 			lr, ok := rank[l.Priority]
-			if !ok || lr <= hr || l.Model != h.Model || l.SentNS <= h.SentNS || l.FirstToken == 0 {
+			if !ok || lr <= hr || l.Model != h.Model || l.SentNS-h.SentNS <= int64(tau) || l.FirstToken == 0 {
 				continue
 			}
-			if h.FirstToken == 0 || l.FirstToken < h.FirstToken {
+			if h.FirstToken == 0 || h.FirstToken-l.FirstToken > int64(tau) {
 				pairs++
 				hit = true
 			}

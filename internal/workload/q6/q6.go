@@ -3,14 +3,16 @@
 // priority, run once per scheduling policy. It measures whether the
 // policy keeps high-priority requests inside their SLO during bursts,
 // what that costs the low-priority ones, how often a later low-priority
-// request overtakes a waiting high-priority one, and how fast latency
-// returns to its bound after each burst.
+// request overtakes a waiting high-priority one (beyond a tie tolerance
+// τ), and how fast latency returns to its bound after each burst.
 //
 // Pipeline: Plan/Run build one onoff schedule and one drawn mix per
 // repetition; each policy replays them on the embedded pool (sized by
 // StackYAML) after POST /admin/policy; outcome cuts the records into
-// burst and base windows (phases of the summary section), counts
-// priority inversions and reads recovery off internal/series.
+// burst, drain (until as few requests wait for a first token as before
+// the burst) and base windows, counts priority inversions, and reads
+// each burst's recovery — not violated, recovered after t, or never —
+// off the windows of internal/series.
 package q6
 
 import (
@@ -53,10 +55,13 @@ type Config struct {
 	Low     SLO          `yaml:"low_slo" json:"low_slo"`
 	// Series windows the records for the recovery after each burst: the
 	// TTFT p99 of all requests back within low_slo.ttft for Hold.
-	Series      series.Config `yaml:"series" json:"series"`
-	Hold        time.Duration `yaml:"hold" json:"hold"`
-	Stack       traffic.Pool  `yaml:"stack" json:"stack"`
-	MaxInFlight int           `yaml:"max_in_flight" json:"max_in_flight"`
+	Series series.Config `yaml:"series" json:"series"`
+	Hold   time.Duration `yaml:"hold" json:"hold"`
+	// InversionTau is the tie tolerance of a priority inversion: sends or
+	// first tokens within it of each other are ties, not an order.
+	InversionTau time.Duration `yaml:"inversion_tau" json:"inversion_tau"`
+	Stack        traffic.Pool  `yaml:"stack" json:"stack"`
+	MaxInFlight  int           `yaml:"max_in_flight" json:"max_in_flight"`
 	// Targeting is the q6.target block.
 	workload.Targeting `yaml:",inline" json:",inline"`
 }
@@ -82,8 +87,8 @@ func Default(quick bool) *Config {
 		High:      SLO{TTFT: time.Second, E2E: 3 * time.Second},
 		Low:       SLO{TTFT: 5 * time.Second, E2E: 15 * time.Second},
 		Series:    series.Config{Width: 2 * time.Second, Step: 500 * time.Millisecond},
-		Hold:      4 * time.Second,
-		Stack:     traffic.Pool{LLMEngines: 2, LLMSlots: 16, Profile: "llama3.1-8b-h100"},
+		Hold:      4 * time.Second, InversionTau: time.Millisecond,
+		Stack: traffic.Pool{LLMEngines: 2, LLMSlots: 16, Profile: "llama3.1-8b-h100"},
 	}
 	if quick {
 		c.Schedule.Rate, c.Schedule.BurstRate = 4, 32
@@ -114,6 +119,8 @@ func (c *Config) Validate() error {
 		return c.LLM.ValidateClass("q6.low_llm", c.LowLLM)
 	case !traffic.SLOBoundOK(c.High.TTFT) || !traffic.SLOBoundOK(c.High.E2E) || !traffic.SLOBoundOK(c.Low.TTFT) || !traffic.SLOBoundOK(c.Low.E2E):
 		return fmt.Errorf("q6.high_slo, q6.low_slo: bounds must be between 0 (no bound) and %v", protocol.MaxDeadline)
+	case c.InversionTau < 0:
+		return errors.New("q6.inversion_tau must be ≥ 0 (the tie tolerance of a priority inversion, e.g. 1ms)")
 	case c.Hold <= 0:
 		return errors.New("q6.hold must be > 0 (how long latency must stay within bound to count as recovered)")
 	case c.MaxInFlight < 0:
@@ -142,6 +149,9 @@ func (c *Config) Override(o workload.Overrides) []string {
 type q6 struct{ cfg *Config }
 
 func (q *q6) Config() workload.Config { return q.cfg }
+
+// StackOnlyKeys are the keys that configure the embedded stack only.
+func (c *Config) StackOnlyKeys() []string { return []string{"q6.stack"} }
 
 // StackYAML is the pool Q6 runs on.
 func (q *q6) StackYAML() []byte { return q.cfg.Stack.YAML(protocol.PolicyFIFO) }

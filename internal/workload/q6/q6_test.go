@@ -6,10 +6,12 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/summary"
 )
 
 func TestInversions(t *testing.T) {
+	const ms = int64(time.Millisecond)
 	req := func(prio string, sent, first int64) record.Request {
 		return record.Request{Priority: prio, Model: "m", SentNS: sent, FirstToken: first}
 	}
@@ -19,20 +21,85 @@ func TestInversions(t *testing.T) {
 		pairs    int
 		inverted float64
 	}{
-		{"in order", []record.Request{req("high", 1, 10), req("low", 2, 20)}, 0, 0},
-		{"low overtakes waiting high", []record.Request{req("high", 1, 30), req("low", 2, 20)}, 1, 1},
-		{"low sent first is no inversion", []record.Request{req("high", 2, 30), req("low", 1, 20)}, 0, 0},
-		{"high never served counts", []record.Request{req("high", 1, 0), req("low", 2, 20), req("low", 3, 25)}, 2, 1},
-		{"other model", []record.Request{req("high", 1, 30), {Priority: "low", Model: "x", SentNS: 2, FirstToken: 20}}, 0, 0},
-		{"two highs, one overtaken", []record.Request{req("high", 1, 30), req("high", 5, 40), req("low", 2, 20)}, 1, 0.5},
+		{"in order", []record.Request{req("high", 1*ms, 10*ms), req("low", 2*ms, 20*ms)}, 0, 0},
+		{"low overtakes waiting high", []record.Request{req("high", 1*ms, 30*ms), req("low", 3*ms, 20*ms)}, 1, 1},
+		{"low sent first is no inversion", []record.Request{req("high", 3*ms, 30*ms), req("low", 1*ms, 20*ms)}, 0, 0},
+		{"high never served counts", []record.Request{req("high", 1*ms, 0), req("low", 3*ms, 20*ms), req("low", 5*ms, 25*ms)}, 2, 1},
+		{"other model", []record.Request{req("high", 1*ms, 30*ms), {Priority: "low", Model: "x", SentNS: 3 * ms, FirstToken: 20 * ms}}, 0, 0},
+		{"two highs, one overtaken", []record.Request{req("high", 1*ms, 30*ms), req("high", 9*ms, 40*ms), req("low", 3*ms, 20*ms)}, 1, 0.5},
+		// Two slots freed together: the high request sent 131 ms earlier
+		// got its first token 30 µs after the low one. A tie, not an
+		// inversion.
+		{"a tie within tau", []record.Request{req("high", 1, 500*ms), req("low", 131*ms, 500*ms-30_000)}, 0, 0},
+		{"just beyond tau", []record.Request{req("high", 1, 500*ms), req("low", 131*ms, 498*ms)}, 1, 1},
+		// Sent 0.2 ms apart, the two may reach the target in either order:
+		// the low one served a whole batch earlier is no inversion.
+		{"sent within tau", []record.Request{req("high", 1*ms, 600*ms), req("low", 1*ms+200_000, 500*ms)}, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, inv, _ := Inversions(tc.rs)
+			p, inv, _ := Inversions(tc.rs, time.Millisecond)
 			if p != tc.pairs || inv != tc.inverted {
 				t.Errorf("Inversions = %d, %v; want %d, %v", p, inv, tc.pairs, tc.inverted)
 			}
 		})
+	}
+}
+
+// TestRecoveryStates: a burst whose windows never broke the bound is
+// "not violated" and has no recovery time (not the width of a window);
+// one that broke it recovers at the window after the last breach, from
+// the burst's end; one still over the bound at the next burst never did.
+func TestRecoveryStates(t *testing.T) {
+	q := &q6{cfg: Default(true)} // bursts of 1 s every 5 s over 10 s; windows 1 s every 250 ms; hold 1 s; bound 2 s
+	s := time.Second
+	var rs []record.Request
+	add := func(from, to time.Duration, ttft float64) {
+		for at := from; at < to; at += 50 * time.Millisecond {
+			rs = append(rs, record.Request{IntendedNS: int64(at), OK: true, FirstToken: int64(at) + 1, TTFTMs: ttft, EndNS: int64(at) + 2})
+		}
+	}
+	add(0, 10*s, 100)                     // fast everywhere …
+	add(1*s, 2500*time.Millisecond, 5000) // … but requests due in [1 s, 2.5 s) after burst 1 are slow
+	add(9*s, 10*s, 5000)                  // and burst 2's tail never comes back before the end
+	rec, err := q.recoveries(summary.Phase{Start: 0, End: 10 * s}, rs, 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec) != 2 || rec[0].State != recovered || rec[1].State != unrecovered {
+		t.Fatalf("states %+v", rec)
+	}
+	if rec[0].AfterMs != 1500 { // the first window without a slow request starts at 2.5 s; the burst ended at 1 s
+		t.Errorf("recovered after %v ms, want 1500", rec[0].AfterMs)
+	}
+	quiet := []record.Request{}
+	for at := time.Duration(0); at < 10*s; at += 50 * time.Millisecond {
+		quiet = append(quiet, record.Request{IntendedNS: int64(at), OK: true, FirstToken: int64(at) + 1, TTFTMs: 100, EndNS: int64(at) + 2})
+	}
+	rec, _ = q.recoveries(summary.Phase{Start: 0, End: 10 * s}, quiet, 2000)
+	mean, worst, violated, _ := recoveryMetrics(rec, 250*time.Millisecond)
+	if rec[0].State != notViolated || mean.State != result.NotMeasurable || worst.State != result.NotMeasurable || violated.Value != 0 {
+		t.Errorf("never over the bound: %+v, mean %+v: want not violated and no recovery time", rec, mean)
+	}
+}
+
+// TestDrainLeavesBase: requests due while a burst's queue drains are not
+// in the base window, so a burst's backlog cannot inflate the baseline.
+func TestDrainLeavesBase(t *testing.T) {
+	s := time.Second
+	var rs []record.Request
+	// one waiting before the burst; a burst [5 s, 6 s) leaves 40 waiting
+	// until 8 s, the last leaving at 8 s.
+	rs = append(rs, record.Request{IntendedNS: int64(4500 * time.Millisecond), FirstToken: int64(4600 * time.Millisecond)})
+	for i := range 40 {
+		at := 5*s + time.Duration(i)*25*time.Millisecond
+		rs = append(rs, record.Request{IntendedNS: int64(at), FirstToken: int64(6*s + time.Duration(i)*50*time.Millisecond)})
+	}
+	got := drainEnds(rs, []window{{Start: 5 * s, End: 6 * s}})
+	// one waited before the burst: the drain ends when at most one waits,
+	// when the 39th of the 40 has its first token.
+	if want := 6*s + 39*50*time.Millisecond - 50*time.Millisecond; got[0] != want {
+		t.Errorf("drain ends at %v, want %v", got[0], want)
 	}
 }
 

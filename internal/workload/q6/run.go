@@ -53,7 +53,7 @@ func (q *q6) Plan(seed int64) (workload.Plan, error) {
 	}
 	var p workload.Plan
 	for _, pol := range q.cfg.Policies {
-		p.Phases = append(p.Phases, workload.PlannedPhase{Name: pol, Process: load.ProcessOnOff, Requests: s.Len(),
+		p.Phases = append(p.Phases, workload.PlannedPhase{Name: pol, Policy: pol, Process: load.ProcessOnOff, Requests: s.Len(),
 			Rate: s.Rate(), Span: s.Span(), Mix: fmt.Sprintf("llm high %d, low %d", high, len(items)-high),
 			Tokens: traffic.TokenPlan(items, q.cfg.LLM.PrefixTokens(), func(it traffic.Item) string { return it.Priority })})
 	}

@@ -1,0 +1,95 @@
+package reqset_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/reqset"
+	"github.com/sagebench/sagebench/internal/result"
+)
+
+var ttftDef = result.Def{Name: "ttft_p99_ms", Unit: result.Ms, Direction: result.Lower}
+
+// reqs are n requests with TTFT 1..n ms, the first failed ones failing.
+func reqs(n, failed int) []record.Request {
+	rs := make([]record.Request, n)
+	for i := range rs {
+		rs[i] = record.Request{OK: i >= failed, TTFTMs: float64(i + 1), FirstToken: 1, E2EMs: float64(i + 1)}
+	}
+	return rs
+}
+
+// TestTailSurvivorBias: failed requests are +∞, not left out: below
+// 1 − q failed the quantile is a number, beyond it a bound from the
+// slowest answer, with none answered not measurable — never the fast
+// quantile of the survivors.
+func TestTailSurvivorBias(t *testing.T) {
+	tests := []struct {
+		name  string
+		rs    []record.Request
+		state result.State
+		value float64 // measured value, or the bound's low end
+	}{
+		{"none failed", reqs(200, 0), result.Measured, 198},
+		{"1 % failed: the quantile moves up, finite", reqs(200, 2), result.Measured, 200},
+		{"half failed", reqs(200, 100), result.Bound, 200},
+		{"all failed", reqs(10, 10), result.NotMeasurable, 0},
+		{"nothing sent", nil, result.NotMeasurable, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := reqset.TailOf(tc.rs, 0.99, reqset.TTFT).Metric(ttftDef, "nothing sent")
+			if m.State != tc.state {
+				t.Fatalf("state %s (%+v), want %s", m.State, m, tc.state)
+			}
+			switch tc.state {
+			case result.Measured:
+				if m.Value != tc.value {
+					t.Errorf("value %v, want %v", m.Value, tc.value)
+				}
+			case result.Bound:
+				if m.Interval[0] != tc.value || !math.IsInf(m.Interval[1], 1) || !strings.Contains(m.Reason, "100 of 200 requests failed") {
+					t.Errorf("bound %v (%s), want [%v, ∞)", *m.Interval, m.Reason, tc.value)
+				}
+			}
+			if err := m.Check(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	// The survivors alone would have said 100 ms: the bias this removes.
+	if ok := reqset.Measure(reqs(200, 100)); ok.TTFTP99 != 199 {
+		t.Errorf("survivors' p99 %v", ok.TTFTP99)
+	}
+}
+
+func TestTailStraddles(t *testing.T) {
+	tl := reqset.TailOf(reqs(100, 0), 0.9, reqset.TTFT) // p90 = 90; ranks 87–93
+	if tl.Value != 90 || tl.Lo != 87 || tl.Hi != 93 {
+		t.Fatalf("tail %+v", tl)
+	}
+	for bound, want := range map[float64]bool{86: false, 87: true, 92.5: true, 93: false} {
+		if got := tl.Straddles(bound); got != want {
+			t.Errorf("Straddles(%v) = %v, want %v", bound, got, want)
+		}
+	}
+}
+
+func TestWilson(t *testing.T) {
+	for _, tc := range []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{0, 0, 0, 1},
+		{10, 10, 0.7225, 1},
+		{0, 10, 0, 0.2775},
+		{50, 100, 0.4038, 0.5962},
+	} {
+		lo, hi := reqset.Wilson(tc.k, tc.n)
+		if math.Abs(lo-tc.lo) > 1e-3 || math.Abs(hi-tc.hi) > 1e-3 {
+			t.Errorf("Wilson(%d, %d) = [%.4f, %.4f], want [%.4f, %.4f]", tc.k, tc.n, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}

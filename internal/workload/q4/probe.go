@@ -1,0 +1,186 @@
+package q4
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/reqset"
+	"github.com/sagebench/sagebench/internal/traffic"
+)
+
+// overloadLength is the trial length at which an overload as large as
+// the precision shows: at (1 + p) × capacity the wait grows by p seconds a
+// second, so after d the q-quantile request waits about p·q·d, past the
+// TTFT bound B when d ≥ B ÷ (q·p). A shorter trial passes overloads the
+// precision claims to tell apart.
+func (c *Config) overloadLength() time.Duration {
+	b := c.SLO.TTFT
+	if b <= 0 {
+		b = c.SLO.E2E
+	}
+	return time.Duration(float64(b) / (c.SLO.Quantile * c.Precision))
+}
+
+// minSamples is the fewest requests whose nearest-rank q-quantile is
+// not their maximum: ⌈1 ÷ (1 − q)⌉ (100 for the p99, 10 for the p90).
+func minSamples(q float64) int { return int(math.Ceil(1/(1-q) - 1e-9)) }
+
+// quantileName is "99" for 0.99, "99.9" for 0.999.
+func quantileName(q float64) string { return strconv.FormatFloat(100*q, 'f', -1, 64) }
+
+func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + " %" }
+
+// length is how long a trial at rate lasts: ≥ probe, ≥ service_multiple
+// × the median service time measured at the lowest passing rate, ≥ the
+// requests the quantile needs at rate, ≥ the overload length; ≤
+// max_probe.
+
+func (s *searcher) length(rate float64) time.Duration {
+	d, _ := s.lengthCapped(rate)
+	return d
+}
+
+// lengthCapped is length, and the length the rules asked for before
+// max_probe.
+func (s *searcher) lengthCapped(rate float64) (time.Duration, time.Duration) {
+	c := s.q.cfg
+	d := c.Probe
+	d = max(d, time.Duration(c.ServiceMultiple*s.service*float64(time.Millisecond)))
+	d = max(d, time.Duration(float64(minSamples(c.SLO.Quantile))/rate*float64(time.Second)))
+	d = max(d, c.overloadLength())
+	return min(d, c.MaxProbe).Round(10 * time.Millisecond), d.Round(10 * time.Millisecond)
+}
+
+// probe runs a rate: one trial, and more (pooled) while the verdict
+// hangs on sampling and q4.repeats allows.
+func (s *searcher) probe(engines int, rate float64) (Probe, bool) {
+	d, asked := s.lengthCapped(rate)
+	name := fmt.Sprintf("n%d@%.2f", engines, rate)
+	var pooled []record.Request
+	var p Probe
+	for trial := 1; trial <= 1+s.q.cfg.Repeats; trial++ {
+		phase := name
+		if trial > 1 {
+			phase = fmt.Sprintf("%s#%d", name, trial)
+		}
+		rs, ok := s.trial(phase, rate, d)
+		if !ok {
+			return Probe{}, false
+		}
+		pooled = append(pooled, rs...)
+		p = s.q.judge(rate, name, pooled, d, trial)
+		if !p.Uncertain || p.DriverBound {
+			break
+		}
+	}
+	if asked > d {
+		p.Reason = joinReason(p.Reason, fmt.Sprintf("cut to max_probe %v; the rules asked %v", d, asked))
+	}
+	// The service time is the one measured at the lowest passing rate
+	// (the least queueing); until a rate passes, the first measured.
+	if p.ServiceMs > 0 && (s.service == 0 || p.Pass && (!s.passed || rate < s.lowest)) {
+		s.service, s.lowest, s.passed = p.ServiceMs, rate, s.passed || p.Pass
+	}
+	return p, true
+}
+
+// trial sends one open-loop trial at rate for d and returns its records.
+func (s *searcher) trial(phase string, rate float64, d time.Duration) ([]record.Request, bool) {
+	c := s.q.cfg
+	seed := s.env.Seed + int64(s.seq)
+	sched, err := load.NewSchedule(load.ScheduleConfig{Process: c.Arrivals, Rate: rate, Duration: d}, seed)
+	if err != nil || sched.Len() == 0 {
+		return nil, s.ctx.Err() == nil
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x5134))
+	items := make([]traffic.Item, sched.Len())
+	for i := range items {
+		items[i] = traffic.Item{Type: protocol.TypeLLM, Tenant: "tenant-a", Priority: protocol.PriorityNormal, Text: rng.Uint64()}
+	}
+	c.LLM.Fill(items) // the same shape at every rate and scale of the search
+	traffic.FillTrace(items, sched, c.LLM.BlockTokens)
+	var mine reqset.Set
+	mine.Grow(sched.Len())
+	inner := *s.env
+	inner.Record = func(r record.Request) { mine.Add(r); s.env.Record(r) }
+	ph := traffic.Phase{Name: phase, Schedule: sched, Items: items, Shapes: traffic.Shapes{LLM: c.LLM},
+		Deadline: func(traffic.Item) time.Duration { return c.SLO.E2E },
+		SLOMet:   func(r *record.Request) bool { return traffic.LLMSLO(r, c.SLO.TTFT, c.SLO.E2E) }}
+	sp := ph.Run(s.ctx, &inner, s.seq)
+	s.seq += sched.Len()
+	s.out.Phases = append(s.out.Phases, sp)
+	return mine.All(), !sp.Interrupted
+}
+
+// judge decides a rate from its records: driver first, then the
+// success ratio and the quantile of TTFT and E2E, a failed request
+// counting as +∞ in both.
+func (q *q4) judge(rate float64, name string, rs []record.Request, d time.Duration, trials int) Probe {
+	c := q.cfg
+	st := reqset.Measure(rs)
+	lags := make([]float64, len(rs))
+	for i := range rs {
+		lags[i] = rs[i].LagMs
+	}
+	ttft := reqset.TailOf(rs, c.SLO.Quantile, reqset.TTFT)
+	e2e := reqset.TailOf(rs, c.SLO.Quantile, reqset.E2E)
+	p := Probe{Rate: rate, Phase: name, Requests: st.N, Success: st.SuccessRate, Seconds: d.Seconds(), Trials: trials,
+		TTFTQ: ttft.Value, E2EQ: e2e.Value, LagP99: reqset.Quantile(lags, 0.99), ServiceMs: st.E2EP50,
+		Goodput: float64(st.Met) / (d.Seconds() * float64(max(trials, 1)))}
+	tb, eb := ms(c.SLO.TTFT), ms(c.SLO.E2E)
+	lagBound := ms(c.MaxDriverLag)
+	qn := "p" + quantileName(c.SLO.Quantile)
+	switch {
+	case st.N == 0:
+		p.Reason = "no request was sent"
+	case p.LagP99 > lagBound:
+		p.DriverBound, p.Reason = true, fmt.Sprintf("driver lag p99 %.1f ms > %.1f ms", p.LagP99, lagBound)
+	case st.SuccessRate < c.SLO.MinSuccess:
+		p.Reason = fmt.Sprintf("success %.3f < %.3f", st.SuccessRate, c.SLO.MinSuccess)
+	case tb > 0 && !(ttft.Value <= tb):
+		p.Reason = fmt.Sprintf("%s TTFT %s > %v", qn, msText(ttft.Value), c.SLO.TTFT)
+	case eb > 0 && !(e2e.Value <= eb):
+		p.Reason = fmt.Sprintf("%s E2E %s > %v", qn, msText(e2e.Value), c.SLO.E2E)
+	default:
+		p.Pass = true
+	}
+	p.Uncertain = st.N > 0 && (tb > 0 && ttft.Straddles(tb) || eb > 0 && e2e.Straddles(eb) || q.successUncertain(st))
+	if st.N < minSamples(c.SLO.Quantile) && st.N > 0 {
+		p.Reason = joinReason(p.Reason, fmt.Sprintf("%d requests: the %s is their maximum", st.N, qn))
+	}
+	return p
+}
+
+// successUncertain: requests failed, and the success rule's verdict
+// would flip with one failure more or one less (a probe without
+// failures has no evidence of any).
+func (q *q4) successUncertain(st reqset.Stats) bool {
+	m, f, n := q.cfg.SLO.MinSuccess, st.N-st.OK, float64(st.N)
+	if m <= 0 || f == 0 {
+		return false
+	}
+	pass := func(f int) bool { return float64(st.N-f)/n >= m }
+	return pass(f-1) != pass(f) || pass(f+1) != pass(f)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func msText(v float64) string {
+	if math.IsInf(v, 1) {
+		return "∞ (failed requests)"
+	}
+	return fmt.Sprintf("%.0f ms", v)
+}
+
+func joinReason(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
