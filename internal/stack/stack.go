@@ -10,12 +10,12 @@ import (
 	"net/http"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sagebench/sagebench/internal/stack/gateway"
 	"github.com/sagebench/sagebench/internal/stack/profile"
+	"github.com/sagebench/sagebench/internal/stack/proxy"
 	"github.com/sagebench/sagebench/internal/stack/sched"
 )
 
@@ -48,7 +48,8 @@ type Stack struct {
 	engines map[string]*built
 	closed  sync.Once
 	err     error
-	drop    atomic.Int64 // API requests still to drop (DropResponses)
+	drop    proxy.Countdown // API requests still to drop (DropResponses)
+	conns   proxy.Conns     // the gateway's client connections (Cut)
 }
 
 // Start builds the engines and index of cfg, binds cfg.Listen and serves.
@@ -152,6 +153,7 @@ func (s *Stack) listen() error {
 	s.cancel = cancel
 	s.srv = &http.Server{
 		Handler:           s.dropping(s.gw.Handler()),
+		ConnState:         s.conns.Track,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },

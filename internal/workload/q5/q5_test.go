@@ -1,30 +1,12 @@
 package q5
 
 import (
-	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/stack"
 )
-
-// TestKilledShareIsAboutAQuarter: the default kill takes ~25-30 % of the
-// pool's capacity, at both scales.
-func TestKilledShareIsAboutAQuarter(t *testing.T) {
-	for _, quick := range []bool{true, false} {
-		q := &q5{cfg: Default(quick)}
-		d, err := q.capacity()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.KilledShare < 0.2 || d.KilledShare > 0.35 {
-			t.Errorf("quick=%v: killed share %.3f", quick, d.KilledShare)
-		}
-		if f, s := d.Capacity["llm-fast-0"], d.Capacity["llm-slow-0"]; !(f > 2*s) || math.IsNaN(f) {
-			t.Errorf("quick=%v: fast %.1f vs slow %.1f req/s", quick, f, s)
-		}
-	}
-}
 
 // TestStackYAML: the pool's stack parses, every engine a process.
 func TestStackYAML(t *testing.T) {
@@ -33,12 +15,15 @@ func TestStackYAML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Engines) != 6 {
+	if len(cfg.Engines) != 4 {
 		t.Fatalf("engines %+v", cfg.Engines)
 	}
 	for _, e := range cfg.Engines {
 		if !e.Process {
 			t.Errorf("engine %s is not a process", e.ID)
+		}
+		if e.Kind == "llm" && e.Slots == 0 {
+			t.Errorf("engine %s runs its profile's whole batch: the pool's capacity is not capped", e.ID)
 		}
 	}
 }
@@ -59,6 +44,9 @@ func TestValidate(t *testing.T) {
 		{"target on no metric", func(c *Config) { c.Target["recovery"] = 10 }, "q5.target.recovery: no such metric"},
 		{"target outside its domain", func(c *Config) { c.Target["urgent_fast_share"] = 2 }, "q5.target.urgent_fast_share: 2 is outside"},
 		{"kill after the load", func(c *Config) { c.Drill.Events[0].At *= 10 }, "q5.drill.events[0]"},
+		{"no kill", func(c *Config) { c.Drill.Events = c.Drill.Events[1:] }, "list one"},
+		{"rate and utilisation", func(c *Config) { c.Load.Schedule.Rate = 10 }, "not both"},
+		{"hold below the window", func(c *Config) { c.Drill.Recovery.Hold = 100 * time.Millisecond }, "q5.drill.recovery.hold"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
