@@ -129,11 +129,7 @@ func (a hooked) Do(ctx context.Context, e Event) Done {
 		d = a.runHTTP(ctx, h.HTTP, e)
 	}
 	if d.TimedOut || (d.Err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)) {
-		why := "its process group was killed"
-		if d.Err != nil {
-			why = d.Err.Error()
-		}
-		d.TimedOut, d.Err = true, fmt.Errorf("%s hook timed out after %v (%s)", d.Via, timeout, why)
+		d.TimedOut, d.Err = true, fmt.Errorf("%s hook timed out after %v: %v", d.Via, timeout, d.Err)
 	}
 	return d
 }
@@ -164,7 +160,7 @@ func (a hooked) runHTTP(ctx context.Context, h *HTTPHook, e Event) Done {
 
 // expand replaces the event placeholders in s.
 func expand(s string, e Event) string {
-	return strings.NewReplacer("{engine}", e.Engine, "{policy}", e.Policy, "{factor}", strconv.FormatFloat(e.Factor, 'g', -1, 64),
+	return strings.NewReplacer("{engine}", e.Engine, "{policy}", e.Policy, "{factor}", strconv.FormatFloat(e.Factor, 'f', -1, 64),
 		"{profile}", e.Profile, "{kind}", e.Kind, "{count}", strconv.Itoa(e.Count)).Replace(s)
 }
 

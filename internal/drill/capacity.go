@@ -22,12 +22,15 @@ import (
 // next request as soon as its last one ended, whose number doubles every
 // Step from Start until the throughput of ok requests gains less than
 // Gain over the best level so far (the plateau: the system, not the
-// clients, is the limit) or Max clients were reached. Each level's
+// clients, is the limit; a level is judged when the next has run, so the
+// probe runs one level past the plateau) or Max clients were reached. Each level's
 // throughput is measured over its last two thirds (the first lets the new
-// clients' requests reach the engines). The capacity is the throughput of
-// the plateau — the best level and the one after it that gained too
-// little, pooled — or, when the clients ran out first, of the last level,
-// a lower bound. In
+// clients' requests, started at random within it, reach the engines). The
+// capacity is the throughput of the plateau — the best level and those
+// after it within Gain of it, pooled, and read as work done (the share of
+// each request's tokens or service time inside the levels) rather than
+// completions — or, when the clients ran out first, of the best level, a
+// lower bound. In
 // a closed loop each client's requests follow the mix, so the completions
 // do too: the throughput is the mix's, bottleneck included.
 type Probe struct {
@@ -71,7 +74,10 @@ func (p Probe) Validate(prefix string) error {
 // Level is one concurrency level of the probe.
 type Level struct {
 	Clients    int     `json:"clients"`
-	Throughput float64 `json:"throughput"` // ok requests per second over the level's measured part
+	// Throughput is ok requests per second over the level's measured
+	// part: while the probe runs, by completion (which decides when it
+	// stops); once every request has ended, as work done (see fluid).
+	Throughput float64 `json:"throughput"`
 	OK         int     `json:"ok"`
 	Failed     int     `json:"failed"`
 	TTFTP50Ms  float64 `json:"ttft_p50_ms"` // NaN when no LLM request ended in it
@@ -116,18 +122,23 @@ func (l *Load) probe(ctx context.Context, env *workload.Env) (Capacity, summary.
 	pr := &prober{l: l, env: env, shapes: traffic.Shapes{LLM: l.LLM, Embedding: l.Embedding},
 		rng: rand.New(rand.NewPCG(uint64(env.Seed), probeStream)), stop: make(chan struct{})}
 	start := time.Now()
-	c, best := pr.levels(ctx, l.Probe.WithDefaults())
+	p := l.Probe.WithDefaults()
+	c := Capacity{Levels: pr.levels(ctx, p)}
 	close(pr.stop)
 	pr.wg.Wait() // the clients' last requests end on their own (the target's timeout bounds them)
 	c.Duration, c.Sent = time.Since(start), int(pr.seq.Load())
 	ph := summary.Phase{Name: "capacity", Start: start.Sub(env.Start), End: time.Since(env.Start), Scheduled: c.Sent, ClosedLoop: true}
+	// Every request has ended: read each level as work done, then the
+	// plateau — the best level and those after it within Gain of it (none
+	// gained on it), pooled so that their noise averages out. A level
+	// after the best means the clients outran the target: saturated.
+	for i := range c.Levels {
+		c.Levels[i].Throughput, _ = fluid(pr.recs, c.Levels[i:i+1])
+	}
+	best := bestLevel(c.Levels, p.Gain)
 	if best < 0 || c.Levels[best].Throughput <= 0 {
 		return c, ph, fmt.Errorf("%w (%d sent); check that the target serves the drill's models", ErrNoCapacity, c.Sent)
 	}
-	// The plateau: the best level and those after it within Gain of it
-	// (none gained on it); pooled, their noise averages out. A level
-	// after the best means the clients outran the target: saturated.
-	p := l.Probe.WithDefaults()
 	c.Saturated = best < len(c.Levels)-1
 	plateau := []Level{c.Levels[best]}
 	for _, lv := range c.Levels[best+1:] {
@@ -135,15 +146,20 @@ func (l *Load) probe(ctx context.Context, env *workload.Env) (Capacity, summary.
 			plateau = append(plateau, lv)
 		}
 	}
-	ok, span := 0, int64(0)
-	for _, lv := range plateau {
-		ok, span = ok+lv.OK, span+lv.toNS-lv.fromNS
-	}
-	c.Rate = float64(ok) / (float64(span) / 1e9)
-	pr.mu.Lock()
-	c.Engines = shares(pr.recs, plateau)
-	pr.mu.Unlock()
+	c.Rate, c.Engines = fluid(pr.recs, plateau)
 	return c, ph, ctx.Err()
+}
+
+// bestLevel is the last level that gained at least gain on the best
+// before it (-1: none).
+func bestLevel(levels []Level, gain float64) int {
+	best := -1
+	for i, lv := range levels {
+		if best < 0 || lv.Throughput >= (1+gain)*levels[best].Throughput {
+			best = i
+		}
+	}
+	return best
 }
 
 // prober runs the probe's closed loop.
@@ -159,43 +175,55 @@ type prober struct {
 	wg     sync.WaitGroup
 }
 
-// levels runs the levels and returns what they measured and the index of
-// the best (-1: none). A level that gains less than Gain on the best is
-// the plateau; one that falls more than Gain below it is taken for noise
-// once (the next level decides) and for the plateau the second time.
-func (pr *prober) levels(ctx context.Context, p Probe) (Capacity, int) {
-	var c Capacity
+// levels runs the levels and returns them. A level is judged once the
+// next has run (by then the requests at work in it have ended, and its
+// work done can be read): one that gains less than Gain on the best is
+// the plateau, and the probe stops; one that falls more than Gain below
+// it is taken for noise once.
+func (pr *prober) levels(ctx context.Context, p Probe) []Level {
+	var levels []Level
 	best, dips, clients := -1, 0, 0
 	for n := p.Start; n <= p.Max && ctx.Err() == nil; n *= 2 {
 		for ; clients < n; clients++ {
 			pr.wg.Add(1)
-			go pr.client(ctx)
+			go pr.client(ctx, p.Step/3)
 		}
 		from := time.Now()
 		if !sleepUntil(ctx, from.Add(p.Step)) {
 			break
 		}
 		pr.mu.Lock()
-		lv := level(pr.recs, pr.env.Offset(from.Add(p.Step/3)), pr.env.Offset(from.Add(p.Step)), n)
+		levels = append(levels, level(pr.recs, pr.env.Offset(from.Add(p.Step/3)), pr.env.Offset(from.Add(p.Step)), n))
+		if k := len(levels) - 2; k >= 0 {
+			levels[k].Throughput, _ = fluid(pr.recs, levels[k:k+1])
+		}
 		pr.mu.Unlock()
-		c.Levels = append(c.Levels, lv)
+		k := len(levels) - 2
 		switch {
-		case best < 0 || lv.Throughput >= (1+p.Gain)*c.Levels[best].Throughput:
-			best, dips = len(c.Levels)-1, 0
-		case lv.Throughput < (1-p.Gain)*c.Levels[best].Throughput && dips == 0:
+		case k < 0:
+		case best < 0 || levels[k].Throughput >= (1+p.Gain)*levels[best].Throughput:
+			best, dips = k, 0
+		case levels[k].Throughput < (1-p.Gain)*levels[best].Throughput && dips == 0:
 			dips++
 		default:
-			return c, best
+			return levels
 		}
 	}
-	return c, best
+	return levels
 }
 
 // client sends the mix's next request as soon as its last one ended,
-// until the probe stops.
-func (pr *prober) client(ctx context.Context) {
+// until the probe stops; its first waits up to stagger, so that a
+// level's new clients do not move in lockstep.
+func (pr *prober) client(ctx context.Context, stagger time.Duration) {
 	defer pr.wg.Done()
 	wctx := context.WithoutCancel(ctx)
+	pr.mu.Lock()
+	wait := time.Duration(pr.rng.Int64N(int64(stagger) + 1))
+	pr.mu.Unlock()
+	if !sleepUntil(ctx, time.Now().Add(wait)) {
+		return
+	}
 	for ctx.Err() == nil {
 		select {
 		case <-pr.stop:
@@ -217,28 +245,56 @@ func (pr *prober) client(ctx context.Context) {
 	}
 }
 
-// shares is each engine's share of its type's ok requests that ended in
-// the measured parts of levels, and its rate there.
-func shares(recs []record.Request, levels []Level) map[string]EngineShare {
-	out, byType := map[string]EngineShare{}, map[string]int{}
-	secs := 0.0
+// fluid is the throughput of the ok requests over the measured parts of
+// levels, counting the share of each request's work done inside them — a
+// streamed answer's tokens, or for another request the part of its time
+// in service — rather than its completion: an engine that runs its batch
+// in lockstep ends a dozen requests at once, which a count over a second
+// sees or misses whole. It also returns each engine's part of it.
+func fluid(recs []record.Request, levels []Level) (float64, map[string]EngineShare) {
+	engines, byType := map[string]EngineShare{}, map[string]float64{}
+	total, secs := 0.0, 0.0
 	for _, lv := range levels {
 		secs += float64(lv.toNS-lv.fromNS) / 1e9
 		for i := range recs {
 			r := &recs[i]
-			if r.OK && r.Engine != "" && r.EndNS >= lv.fromNS && r.EndNS < lv.toNS {
-				e := out[r.Engine]
-				e.Type, e.Rate = r.Type, e.Rate+1
-				out[r.Engine] = e
-				byType[r.Type]++
+			w := workIn(r, lv.fromNS, lv.toNS)
+			if !r.OK || w == 0 {
+				continue
+			}
+			total += w
+			if r.Engine != "" {
+				e := engines[r.Engine]
+				e.Type, e.Rate = r.Type, e.Rate+w
+				engines[r.Engine] = e
+				byType[r.Type] += w
 			}
 		}
 	}
-	for id, e := range out {
-		e.Share, e.Rate = e.Rate/float64(byType[e.Type]), e.Rate/secs
-		out[id] = e
+	for id, e := range engines {
+		e.Share, e.Rate = e.Rate/byType[e.Type], e.Rate/secs
+		engines[id] = e
 	}
-	return out
+	return total / secs, engines
+}
+
+// workIn is the share of r's work done in [from, to).
+func workIn(r *record.Request, from, to int64) float64 {
+	if n := len(r.TokenNS); n > 0 {
+		in := 0
+		for _, t := range r.TokenNS {
+			if t >= from && t < to {
+				in++
+			}
+		}
+		return float64(in) / float64(n+r.TokenNSDropped)
+	}
+	start, end := r.SentNS, r.EndNS
+	if end <= start {
+		return 0
+	}
+	overlap := min(end, to) - max(start, from)
+	return max(float64(overlap), 0) / float64(end-start)
 }
 
 // level summarises the requests that ended in [fromNS, toNS) with n

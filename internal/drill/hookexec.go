@@ -74,11 +74,13 @@ func runExec(ctx context.Context, argv []string, e Event) Done {
 		st := cmd.ProcessState.ExitCode()
 		d.ExitStatus = &st
 	}
-	if !d.TimedOut && werr != nil {
+	switch {
+	case !d.TimedOut:
 		d.Err = werr
-	}
-	if d.TimedOut && werr == nil {
+	case d.ExitStatus != nil:
 		d.Err = errors.New("it exited, but a process it started still held its output; its process group was killed")
+	default:
+		d.Err = errors.New("still running; its process group was killed")
 	}
 	return d
 }
