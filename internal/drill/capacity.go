@@ -73,7 +73,7 @@ func (p Probe) Validate(prefix string) error {
 
 // Level is one concurrency level of the probe.
 type Level struct {
-	Clients    int     `json:"clients"`
+	Clients int `json:"clients"`
 	// Throughput is ok requests per second over the level's measured
 	// part: while the probe runs, by completion (which decides when it
 	// stops); once every request has ended, as work done (see fluid).

@@ -293,7 +293,7 @@ func TestSlowdownRecoversOnlyAfterItEnds(t *testing.T) {
 	l := drill.DefaultLoad(15, 9*time.Second)
 	l.LLM.MaxTokens, l.LLM.PromptWords = 8, 16
 	cfg := drill.Config{Events: []drill.Event{{At: time.Second, Action: drill.Slowdown, Engine: "llm-0", Factor: 20, Duration: 4 * time.Second}},
-		Series: series.Config{Width: 500 * time.Millisecond, Step: 250 * time.Millisecond},
+		Series:   series.Config{Width: 500 * time.Millisecond, Step: 250 * time.Millisecond},
 		Recovery: drill.Recovery{Metric: "ttft_p99", Bound: 300 * time.Millisecond, Hold: 500 * time.Millisecond}}
 	r, err := drill.Drive(t.Context(), env, "t", l, cfg)
 	if err != nil {
