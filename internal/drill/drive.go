@@ -19,18 +19,18 @@ import (
 // the load, the load's phase, every request, the events and what the
 // series say about them.
 type Run struct {
-	Phase    summary.Phase
-	Probe    *summary.Phase // the capacity probe's closed-loop phase (nil: no probe)
-	Sizing   Sizing
-	Records  []record.Request // kind "request", in completion order
-	Sent     int
-	Events   []Result
-	Windows  []series.Window
-	Recovery []EventRecovery // one per performed fault (not per repair or undo)
-	Lost     Accounting
-	Steady   Steady // before the first fault
-	cfg      Config
-	planned  []Event // the expanded events, by seq
+	Phase      summary.Phase
+	ProbePhase *summary.Phase // the capacity probe's closed-loop phase (nil: no probe)
+	Sizing     Sizing
+	Records    []record.Request // kind "request", in completion order
+	Sent       int
+	Events     []Result
+	Windows    []series.Window
+	Recovery   []EventRecovery // one per performed fault (not per repair or undo)
+	Lost       Accounting
+	Steady     Steady // before the first fault
+	cfg        Config
+	planned    []Event // the expanded events, by seq
 }
 
 // Drive sends l's traffic to env.Target as one phase named phase while
@@ -42,7 +42,7 @@ func Drive(ctx context.Context, env *workload.Env, phase string, l Load, cfg Con
 	r := &Run{cfg: cfg, planned: Expand(cfg.Events), Sizing: Sizing{Rate: l.Schedule.Rate, Bottleneck: l.bottleneck()}}
 	if l.Utilisation > 0 {
 		c, ph, err := l.probe(ctx, env)
-		r.Probe = &ph
+		r.ProbePhase = &ph
 		if err != nil {
 			return r, fmt.Errorf("capacity probe: %w", err)
 		}

@@ -242,8 +242,8 @@ func TestLoadSizedFromCapacity(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := r.Sizing.Capacity
-	if c == nil || !(c.Rate > 0) || len(c.Levels) < 2 || r.Probe == nil || !r.Probe.ClosedLoop {
-		t.Fatalf("capacity %+v probe phase %+v", c, r.Probe)
+	if c == nil || !(c.Rate > 0) || len(c.Levels) < 2 || r.ProbePhase == nil || !r.ProbePhase.ClosedLoop {
+		t.Fatalf("capacity %+v probe phase %+v", c, r.ProbePhase)
 	}
 	if r.Sizing.Rate != 0.5*c.Rate || r.Phase.Scheduled < 1 {
 		t.Errorf("offered %v req/s for a capacity of %v", r.Sizing.Rate, c.Rate)

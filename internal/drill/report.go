@@ -246,8 +246,8 @@ func (r *Run) LostMetrics() []result.Metric {
 // with the drill's events (unless res has its own) and lost metrics.
 func (r *Run) Outcome(res result.Result, notes ...string) (workload.Outcome, error) {
 	o := workload.Outcome{Phases: []summary.Phase{r.Phase}, LoadMode: load.ModeOpen, Notes: notes}
-	if r.Probe != nil {
-		o.Phases = append([]summary.Phase{*r.Probe}, o.Phases...)
+	if r.ProbePhase != nil {
+		o.Phases = append([]summary.Phase{*r.ProbePhase}, o.Phases...)
 	}
 	o.Notes = append(o.Notes, fmt.Sprintf("lost requests: %d of %d sent (ok %d, explicit errors %d)",
 		r.Lost.Lost, r.Lost.Sent, r.Lost.OK, r.Lost.Explicit))
