@@ -29,10 +29,13 @@ index: {size: 0}
 health: {interval: 100ms}
 `
 
-func openEmbedded(t *testing.T) *target.Target {
+func openEmbedded(t *testing.T) *target.Target { return openStack(t, inProcessStack) }
+
+// openStack opens the embedded stack of stackYAML for the test.
+func openStack(t *testing.T, stackYAML string) *target.Target {
 	t.Helper()
 	tg, err := target.Open(t.Context(), target.Config{URL: target.Embedded},
-		target.Options{Start: target.EmbeddedStack(nil), Seed: 1, StackYAML: []byte(inProcessStack)})
+		target.Options{Start: target.EmbeddedStack(nil), Seed: 1, StackYAML: []byte(stackYAML)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,16 +220,7 @@ index: {size: 0}
 health: {interval: 100ms}
 `
 
-func openCapped(t *testing.T) *target.Target {
-	t.Helper()
-	tg, err := target.Open(t.Context(), target.Config{URL: target.Embedded},
-		target.Options{Start: target.EmbeddedStack(nil), Seed: 1, StackYAML: []byte(cappedStack)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close(context.Background()) })
-	return tg
-}
+func openCapped(t *testing.T) *target.Target { return openStack(t, cappedStack) }
 
 // TestLoadSizedFromCapacity: with a utilisation the drill first probes
 // the target's capacity in a closed loop (recorded as phase capacity),

@@ -31,13 +31,14 @@ const ListenLine = "sagebench serve: listening on "
 // picks a free one) and waits (bounded by ctx and 30s) for its listening line.
 func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, listen string) (*child, error) {
 	return startProcess(ctx, opts, "engine process "+ec.ID, []string{"serve", "engine", "--profile", ec.Profile, "--kind", ec.Kind,
-		"--listen", listen, "--seed", strconv.FormatInt(seed, 10), "--id", ec.ID})
+		"--listen", listen, "--seed", strconv.FormatInt(seed, 10), "--id", ec.ID}, nil)
 }
 
 // startProcess runs the sagebench binary with args (one of its serve
-// commands, which prints ListenLine once it listens) and waits (bounded by
-// ctx and 30s) for its listening line. name names it in errors.
-func startProcess(ctx context.Context, opts Options, name string, args []string) (*child, error) {
+// commands, which prints ListenLine once it listens) and env (nil: this
+// process's) and waits (bounded by ctx and 30s) for its listening line.
+// name names it in errors.
+func startProcess(ctx context.Context, opts Options, name string, args, env []string) (*child, error) {
 	bin := opts.EngineBinary
 	if bin == "" {
 		var err error
@@ -46,6 +47,7 @@ func startProcess(ctx context.Context, opts Options, name string, args []string)
 		}
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	cmd.Stderr = opts.EngineStderr
 	// Own process group: a terminal Ctrl-C reaches only serve, which drains
 	// and then stops its children; Pdeathsig kills them if serve dies.

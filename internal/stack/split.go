@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -83,19 +84,23 @@ type Split struct {
 }
 
 // StartSplit starts the engines of cfg as processes, then the gateway
-// as a process reaching them by URL, then the proxy in front of it.
-// cfg.Listen is ignored: the proxy takes a free loopback port (URL).
+// as a process reaching them by URL on loopback, then the proxy in front
+// of it on cfg.Listen. The gateway's admin API takes the token Start would
+// (opts.Getenv), required when cfg.Listen is not loopback.
 func StartSplit(ctx context.Context, cfg Config, opts Options) (*Split, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, &ConfigError{Err: err}
 	}
 	opts = opts.withDefaults()
-	cat := opts.Catalog
-	if cat == nil {
-		var err error
-		if cat, err = profile.Default(); err != nil {
-			return nil, fmt.Errorf("profile catalog: %w", err)
-		}
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:8080"
+	}
+	if _, err := adminToken(cfg, opts.Getenv); err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	cat, err := opts.catalog()
+	if err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "sagebench-split-")
 	if err != nil {
@@ -137,7 +142,27 @@ func (s *Split) start(ctx context.Context, cfg Config, cat *profile.Catalog) err
 		remote.URL = ch.url
 		gw.Engines = append(gw.Engines, remote)
 	}
-	return s.startGateway(ctx, gw)
+	return s.startGateway(ctx, gw, cfg.Listen, gatewayEnv(cfg, s.opts.Getenv))
+}
+
+// gatewayEnv is this process's environment with the admin token variable
+// set to what getenv says (absent when it says nothing): the gateway's
+// process must check the token this stack would, no other.
+func gatewayEnv(cfg Config, getenv func(string) string) []string {
+	name := cfg.Admin.TokenEnv
+	if name == "" {
+		name = "SAGEBENCH_ADMIN_TOKEN"
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != name {
+			env = append(env, kv)
+		}
+	}
+	if v := getenv(name); v != "" {
+		env = append(env, name+"="+v)
+	}
+	return env
 }
 
 // remoteSpec is the gateway's view of profile engine ec run as a process:
@@ -164,8 +189,8 @@ func remoteSpec(cat *profile.Catalog, ec EngineConfig) (EngineConfig, error) {
 }
 
 // startGateway writes gw as the gateway's config, starts `sagebench
-// serve` on it and the proxy in front.
-func (s *Split) startGateway(ctx context.Context, gw Config) error {
+// serve` on it with env, and the proxy in front of it on listen.
+func (s *Split) startGateway(ctx context.Context, gw Config, listen string, env []string) error {
 	b, err := yaml.Marshal(gw)
 	if err != nil {
 		return fmt.Errorf("split stack: the gateway's config: %w", err)
@@ -175,14 +200,14 @@ func (s *Split) startGateway(ctx context.Context, gw Config) error {
 		return fmt.Errorf("split stack: %w", err)
 	}
 	start := func(ctx context.Context, listen string) (*child, error) {
-		return startProcess(ctx, s.opts, "gateway process", []string{"serve", "--config", path, "--listen", listen})
+		return startProcess(ctx, s.opts, "gateway process", []string{"serve", "--config", path, "--listen", listen}, env)
 	}
 	ch, err := start(ctx, "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	s.gateway = &procEngine{name: "gateway process", cur: ch, start: start}
-	s.proxy, err = proxy.Start(ch.url)
+	s.proxy, err = proxy.Start(listen, ch.url)
 	return err
 }
 

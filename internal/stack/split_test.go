@@ -17,7 +17,7 @@ import (
 func startSplit(t *testing.T, cfg stack.Config) *stack.Split {
 	t.Helper()
 	t.Setenv(childEnv, "1")
-	cfg.Topology = stack.TopologySplit
+	cfg.Topology, cfg.Listen = stack.TopologySplit, "127.0.0.1:0"
 	s, err := stack.StartSplit(t.Context(), cfg, stack.Options{EngineBinary: os.Args[0], EngineStderr: os.Stderr})
 	if err != nil {
 		t.Fatal(err)

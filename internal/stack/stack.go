@@ -59,12 +59,9 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
 		return nil, &ConfigError{Err: err}
 	}
 	opts = opts.withDefaults()
-	cat := opts.Catalog
-	if cat == nil {
-		var err error
-		if cat, err = profile.Default(); err != nil { // the embedded catalog is broken: a build defect
-			return nil, fmt.Errorf("profile catalog: %w", err)
-		}
+	cat, err := opts.catalog()
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:8080"
@@ -84,6 +81,18 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
 	}
 	opts.Logger.Info("stack serving", "url", s.url, "engines", len(cfg.Engines), "policy", s.gw.Policy())
 	return s, nil
+}
+
+// catalog is o.Catalog, or the embedded one.
+func (o Options) catalog() (*profile.Catalog, error) {
+	if o.Catalog != nil {
+		return o.Catalog, nil
+	}
+	cat, err := profile.Default()
+	if err != nil { // the embedded catalog is broken: a build defect
+		return nil, fmt.Errorf("profile catalog: %w", err)
+	}
+	return cat, nil
 }
 
 func (o Options) withDefaults() Options {

@@ -49,21 +49,8 @@ func serveEngineChild(args []string) int {
 	if err := fs.Parse(args[2:]); err != nil {
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cfg := stack.Config{Listen: *listen, Policy: "fifo", Seed: *seed,
-		Engines: []stack.EngineConfig{{ID: *id, Kind: *kind, Profile: *profile, Seed: *seed}}}
-	s, err := stack.Start(ctx, cfg, stack.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	fmt.Println(stack.ListenLine + s.URL())
-	<-ctx.Done()
-	if err := s.Close(context.Background()); err != nil {
-		return 1
-	}
-	return 0
+	return serveUntilSignal(stack.Config{Listen: *listen, Policy: "fifo", Seed: *seed,
+		Engines: []stack.EngineConfig{{ID: *id, Kind: *kind, Profile: *profile, Seed: *seed}}})
 }
 
 // serveGatewayChild serves the stack of --config on --listen.
@@ -79,6 +66,12 @@ func serveGatewayChild(args []string) int {
 		return 2
 	}
 	cfg.Listen = *listen
+	return serveUntilSignal(cfg)
+}
+
+// serveUntilSignal serves cfg, prints its listening line and stops on
+// SIGTERM, like `sagebench serve`.
+func serveUntilSignal(cfg stack.Config) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s, err := stack.Start(ctx, cfg, stack.Options{})

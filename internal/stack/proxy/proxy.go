@@ -24,14 +24,14 @@ type Proxy struct {
 	done  chan struct{}
 }
 
-// Start listens on 127.0.0.1 (a free port) and forwards every request to
-// upstream (http://host:port). Close stops it.
-func Start(upstream string) (*Proxy, error) {
+// Start listens on listen (host:port; port 0 picks a free one) and
+// forwards every request to upstream (http://host:port). Close stops it.
+func Start(listen, upstream string) (*Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
 		return nil, fmt.Errorf("proxy upstream %q: want http://host:port", upstream)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}

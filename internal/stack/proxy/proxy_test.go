@@ -30,7 +30,7 @@ func slowStream(w http.ResponseWriter, r *http.Request) {
 
 func TestProxy(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(slowStream))
-	p, err := proxy.Start(up.URL)
+	p, err := proxy.Start("127.0.0.1:0", up.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
