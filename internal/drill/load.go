@@ -52,10 +52,10 @@ func SizedLoad(d time.Duration) Load {
 }
 
 // QuickSizedLoad is SizedLoad with the quick scale's shorter prompts and
-// outputs, and a shorter probe (levels of 1.5 s, at most 64 clients).
+// outputs, and a shorter probe (levels of 1.5 s, at most 128 clients).
 func QuickSizedLoad(d time.Duration) Load {
 	l := QuickLoad(0, d)
-	l.Utilisation, l.Probe.Step, l.Probe.Max = DefaultUtilisation, 1500*time.Millisecond, 64
+	l.Utilisation, l.Probe.Step, l.Probe.Max = DefaultUtilisation, 1500*time.Millisecond, 128
 	return l
 }
 
