@@ -36,8 +36,8 @@ func Spec() workload.Spec {
 // Config configures Q5 (config section q5).
 type Config struct {
 	// Base is the load, the timeline and the targets; the default
-	// targets are the SAGE project's goal for this drill: recovery_s ≤
-	// 10, throughput_ratio ≥ 0.9.
+	// targets are the SAGE project's goal for this drill — recovery_s ≤
+	// 10, throughput_ratio ≥ 0.9 — and every drill's: lost ≤ 0.
 	drill.Base `yaml:",inline" json:",inline"`
 	Pool       []Engine `yaml:"pool" json:"pool"`
 }
@@ -70,7 +70,7 @@ func Default(quick bool) *Config {
 		},
 	}
 	c.Drill = drill.DefaultConfig(quick)
-	c.Target = result.Targets{defRecovery.Name: 10, defThroughputRatio.Name: 0.9}
+	c.Target = result.Targets{defRecovery.Name: 10, defThroughputRatio.Name: 0.9, drill.DefLost.Name: 0}
 	kill, down := 60*time.Second, 10*time.Second
 	if quick {
 		c.Load = drill.QuickSizedLoad(22 * time.Second)

@@ -41,7 +41,7 @@ var (
 )
 
 // defs are the metrics a q5.target may name.
-var defs = []result.Def{defRecovery, defThroughputRatio, defTTFTAfter, defUrgentFast, defGoodputPerCap}
+var defs = []result.Def{defRecovery, defThroughputRatio, defTTFTAfter, defUrgentFast, defGoodputPerCap, drill.DefLost, drill.DefAvailability}
 
 // kill is the first performed kill and what followed it.
 type kill struct {

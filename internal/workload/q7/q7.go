@@ -31,8 +31,8 @@ func Spec() workload.Spec {
 
 // Config configures Q7 (config section q7).
 type Config struct {
-	// Base is the load, the timeline and the targets; the default target
-	// is failed_by_reconfig ≤ 0.
+	// Base is the load, the timeline and the targets; the default targets
+	// are failed_by_reconfig ≤ 0 and every drill's lost ≤ 0.
 	drill.Base `yaml:",inline" json:",inline"`
 	// Attribution is the window around each event whose failures it is
 	// charged with.
@@ -53,7 +53,7 @@ func Default(quick bool) *Config {
 	at := []time.Duration{60 * time.Second, 120 * time.Second, 180 * time.Second, 240 * time.Second}
 	c := &Config{Base: drill.Base{Load: drill.SizedLoad(5 * time.Minute), Drill: drill.DefaultConfig(quick)},
 		Attribution: Attribution{Pre: 5 * time.Second, Post: 5 * time.Second}}
-	c.Target = result.Targets{defFailed.Name: 0}
+	c.Target = result.Targets{defFailed.Name: 0, drill.DefLost.Name: 0}
 	if quick {
 		at = []time.Duration{4 * time.Second, 8 * time.Second, 13 * time.Second, 17 * time.Second}
 		c.Load = drill.QuickSizedLoad(22 * time.Second)

@@ -36,7 +36,7 @@ var (
 )
 
 // defs are the metrics a q7.target may name.
-var defs = []result.Def{defFailed, defExcess, defBackground}
+var defs = []result.Def{defFailed, defExcess, defBackground, drill.DefLost, drill.DefAvailability}
 
 // Run drives the load through the reconfiguration schedule.
 func (q *q7) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
