@@ -121,11 +121,18 @@ const probeStream = 0x7072_6f62_65 // "probe"
 func (l *Load) probe(ctx context.Context, env *workload.Env) (Capacity, summary.Phase, error) {
 	pr := &prober{l: l, env: env, shapes: traffic.Shapes{LLM: l.LLM, Embedding: l.Embedding},
 		rng: rand.New(rand.NewPCG(uint64(env.Seed), probeStream)), stop: make(chan struct{})}
+	// The last requests end on their own (the target's timeout bounds
+	// them) — unless the run is interrupted: then they get env.Drain.
+	hits, cancelHits := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelHits()
+	stopDrain := context.AfterFunc(ctx, func() { time.AfterFunc(env.Drain, cancelHits) })
+	defer stopDrain()
+	pr.hits = hits
 	start := time.Now()
 	p := l.Probe.WithDefaults()
 	c := Capacity{Levels: pr.levels(ctx, p)}
 	close(pr.stop)
-	pr.wg.Wait() // the clients' last requests end on their own (the target's timeout bounds them)
+	pr.wg.Wait()
 	c.Duration, c.Sent = time.Since(start), int(pr.seq.Load())
 	ph := summary.Phase{Name: "capacity", Start: start.Sub(env.Start), End: time.Since(env.Start), Scheduled: c.Sent, ClosedLoop: true}
 	// Every request has ended: read each level as work done, then the
@@ -169,6 +176,7 @@ type prober struct {
 	shapes traffic.Shapes
 	mu     sync.Mutex
 	rng    *rand.Rand
+	hits   context.Context // the requests' context: cancelled a drain after the run's
 	recs   []record.Request
 	seq    atomic.Int64
 	stop   chan struct{}
@@ -217,7 +225,7 @@ func (pr *prober) levels(ctx context.Context, p Probe) []Level {
 // level's new clients do not move in lockstep.
 func (pr *prober) client(ctx context.Context, stagger time.Duration) {
 	defer pr.wg.Done()
-	wctx := context.WithoutCancel(ctx)
+	wctx := pr.hits
 	pr.mu.Lock()
 	wait := time.Duration(pr.rng.Int64N(int64(stagger) + 1))
 	pr.mu.Unlock()

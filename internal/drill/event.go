@@ -219,8 +219,9 @@ func (e Event) validate() error {
 }
 
 // Expand returns the events in time order with the undo of each timed
-// pause (a resume) and slowdown (factor 1) added; UndoOf links an undo to
-// its fault.
+// pause (a resume) and slowdown (factor 1) added; UndoOf links an undo —
+// added, or a listed repair such as the restart after a kill — to its
+// fault.
 func Expand(events []Event) []Event {
 	type item struct {
 		e        Event
@@ -254,5 +255,41 @@ func Expand(events []Event) []Event {
 			out[k].undoOf = at[it.undo] + 1
 		}
 	}
+	linkRepairs(out)
 	return out
+}
+
+// linkRepairs makes each listed repair — a restart, a resume, a slowdown
+// to factor ≤ 1 — the undo of the latest fault it repairs on the same
+// engine (a kill, a pause, a slowdown) not undone yet: a kill followed by
+// a restart is a fault that lasts until the restart.
+func linkRepairs(evs []Event) {
+	undone := map[int]bool{}
+	for k := range evs {
+		if j, ok := evs[k].UndoOf(); ok {
+			undone[j] = true
+		}
+	}
+	for k, e := range evs {
+		if !e.Repair() || e.undoOf > 0 {
+			continue
+		}
+		for j := k - 1; j >= 0; j-- {
+			if !undone[j] && evs[j].Engine == e.Engine && repairs(e, evs[j]) {
+				evs[k].undoOf, undone[j] = j+1, true
+				break
+			}
+		}
+	}
+}
+
+// repairs reports whether repair r puts right fault f (same engine).
+func repairs(r, f Event) bool {
+	switch r.Action {
+	case Restart:
+		return f.Action == Kill
+	case Resume:
+		return f.Action == Pause
+	}
+	return f.Action == Slowdown && f.Factor > 1
 }

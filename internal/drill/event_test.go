@@ -143,3 +143,23 @@ func TestExecHookStatus(t *testing.T) {
 		t.Fatalf("%+v", d)
 	}
 }
+
+// TestExpandLinksRepairs: a listed restart ends the kill before it on the
+// same engine, a resume the pause; a repair with no fault before it, or
+// on another engine, ends nothing.
+func TestExpandLinksRepairs(t *testing.T) {
+	got := Expand([]Event{
+		{At: time.Second, Action: Kill, Engine: "a"},
+		{At: 2 * time.Second, Action: Kill, Engine: "b"},
+		{At: 3 * time.Second, Action: Restart, Engine: "a"},
+		{At: 4 * time.Second, Action: Resume, Engine: "a"},
+		{At: 5 * time.Second, Action: Pause, Engine: "b", Duration: time.Second},
+	})
+	want := map[int]int{2: 0, 5: 4} // undo → fault
+	for k, e := range got {
+		j, ok := e.UndoOf()
+		if w, linked := want[k]; ok != linked || (ok && j != w) {
+			t.Errorf("event %d (%s): undo of %d (%v); want %d (%v)", k, e, j, ok, w, linked)
+		}
+	}
+}

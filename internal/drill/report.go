@@ -162,7 +162,7 @@ func (r *Run) utilisationMetric(d result.Def, lost map[string]float64, added str
 	u, ok := r.Sizing.UtilisationWith(lost)
 	switch {
 	case !ok:
-		return d.NotMeasurable("the target did not report which engine served each request during the capacity probe")
+		return d.NotMeasurable("an engine out has no measured share of the capacity (the target reported no such engine id on its answers during the probe)")
 	case math.IsInf(u, 1):
 		return d.NotMeasurable("no capacity left: nothing serves until the fault is repaired")
 	}

@@ -112,7 +112,7 @@ func TestRoutingNeedsEngineIDs(t *testing.T) {
 func TestRecoveryStates(t *testing.T) {
 	q := &q5{cfg: Default(true)}
 	r := &drill.Run{Records: llmRecords("llm-fast-0")}
-	at := int64(5 * time.Second)
+	at := int64(4 * time.Second)
 	for _, tc := range []struct {
 		name  string
 		rec   series.Recovery
@@ -120,11 +120,13 @@ func TestRecoveryStates(t *testing.T) {
 		value float64
 	}{
 		{"recovered", series.Recovery{State: series.Recovered, Violated: true, AfterMs: 3250, RecoveredNS: at + int64(3250*time.Millisecond), ResolutionMs: 250}, result.Measured, 3.25},
+		{"recovered after a restart", series.Recovery{State: series.Recovered, Violated: true, FaultEndNS: at + int64(3*time.Second), AfterMs: 1250,
+			RecoveredNS: at + int64(4250*time.Millisecond), ResolutionMs: 250}, result.Measured, 4.25},
 		{"never violated", series.Recovery{State: series.NeverViolated, ResolutionMs: 250}, result.Measured, 0},
 		{"never recovered", series.Recovery{State: series.NeverRecovered, Violated: true, ResolutionMs: 250}, result.Never, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.rec.EventNS, tc.rec.FaultEndNS, tc.rec.WorstMs = at, at, 2000
+			tc.rec.EventNS, tc.rec.FaultEndNS, tc.rec.WorstMs = at, max(tc.rec.FaultEndNS, at), 2000
 			k := kill{ok: true, atNS: at, recovery: drill.EventRecovery{Recovery: tc.rec}}
 			rec, ratio := q.recovery(r, k)
 			if rec.State != tc.state || rec.Value != tc.value || (rec.Measured() && (rec.Resolution == nil || *rec.Resolution != 0.25)) {

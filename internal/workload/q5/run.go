@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
@@ -90,9 +91,11 @@ func (q *q5) span(r *drill.Run) (from, to int64) {
 }
 
 // recovery is the time from the kill until the windowed metric was back
-// within its bound for the hold time (0 when it never broke it, never
-// when it did not come back by the end), and the throughput ratio: ok
-// requests delivered per second after the recovery ÷ before the kill.
+// within its bound for the hold time — through the outage until the
+// restart, when one followed (the kill event's own recovery_ms counts from
+// the restart, the fault's end) — 0 when it never broke it, never when it
+// did not come back by the end; and the throughput ratio: ok requests
+// delivered per second after the recovery ÷ before the kill.
 func (q *q5) recovery(r *drill.Run, k kill) (rec, ratio result.Metric) {
 	if !k.ok {
 		why := "the kill was not performed"
@@ -108,12 +111,23 @@ func (q *q5) recovery(r *drill.Run, k kill) (rec, ratio result.Metric) {
 	case x.State == series.NeverViolated:
 		rec = defRecovery.Measure(0, 1, "").WithResolution(step).WithReason(m.Reason + ": nothing to recover from")
 	case x.State == series.Recovered:
-		rec = defRecovery.Measure(x.AfterMs/1000, 1, "").WithResolution(step).WithReason(m.Reason)
+		rec = defRecovery.Measure(float64(x.RecoveredNS-x.EventNS)/1e9, 1, "").WithResolution(step).WithReason(fromKill(x, m.Reason))
 		after, how = x.RecoveredNS, "from the recovery"
 	default:
 		rec, after, how = defRecovery.Never(m.Reason), k.atNS, "from the kill (it never recovered)"
 	}
 	return rec, throughputRatio(r.Records, from, k.atNS, after, end, how)
+}
+
+// fromKill says what recovery_s counts: from the kill, through the
+// outage until the restart when there was one.
+func fromKill(x drill.EventRecovery, rule string) string {
+	rule, _, _ = strings.Cut(rule, ", from ")
+	if x.FaultEndNS > x.EventNS {
+		return fmt.Sprintf("%s, from the kill: the engine was down %.2f s until its restart, then recovered in %s", rule,
+			float64(x.FaultEndNS-x.EventNS)/1e9, result.FormatValue(x.AfterMs/1000, result.Seconds))
+	}
+	return rule + ", from the kill"
 }
 
 // throughputRatio is the delivered throughput of the requests offered in
