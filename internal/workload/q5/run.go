@@ -270,8 +270,12 @@ func (q *q5) routing(r *drill.Run, k kill) routing {
 	}
 	rt.idealFast, rt.killedShare, rt.goodputPerCap = q.capacityShares(r, fast, k, float64(urgent)/secs, urgent)
 	if c := r.Sizing.Capacity; c != nil && secs > 0 {
-		rt.goodputPerCap = defGoodputPerCap.Measure(float64(met)/secs/c.Rate, n, "nothing was sent before the fault").
+		g := float64(met) / secs / c.Rate
+		rt.goodputPerCap = defGoodputPerCap.Measure(g, n, "nothing was sent before the fault").
 			WithReason("SLO-meeting requests per second before the fault ÷ the measured capacity")
+		if rt.goodputPerCap.Measured() && !c.Saturated {
+			rt.goodputPerCap = defGoodputPerCap.Within(0, g, n, "the capacity is a lower bound (the probe's clients ran out first)")
+		}
 	}
 	return rt
 }
