@@ -26,9 +26,9 @@ import (
 // probe runs one level past the plateau) or Max clients were reached. Each level's
 // throughput is measured over its last two thirds (the first lets the new
 // clients' requests, started at random within it, reach the engines). The
-// capacity is the throughput of the plateau — the best level and those
-// after it within Gain of it, pooled, and read as work done (the share of
-// each request's tokens or service time inside the levels) rather than
+// capacity is the throughput of the plateau — the best level and every
+// level after it, pooled, and read as work done (the share of each
+// request's tokens or service time inside the levels) rather than
 // completions — or, when the clients ran out first, of the best level, a
 // lower bound. In
 // a closed loop each client's requests follow the mix, so the completions
@@ -136,9 +136,9 @@ func (l *Load) probe(ctx context.Context, env *workload.Env) (Capacity, summary.
 	c.Duration, c.Sent = time.Since(start), int(pr.seq.Load())
 	ph := summary.Phase{Name: "capacity", Start: start.Sub(env.Start), End: time.Since(env.Start), Scheduled: c.Sent, ClosedLoop: true}
 	// Every request has ended: read each level as work done, then the
-	// plateau — the best level and those after it within Gain of it (none
-	// gained on it), pooled so that their noise averages out. A level
-	// after the best means the clients outran the target: saturated.
+	// plateau — the best level and every level after it (none gained on
+	// it: the clients outran the target, saturated), pooled so that their
+	// noise averages out rather than the luckiest level being taken.
 	for i := range c.Levels {
 		c.Levels[i].Throughput, _ = fluid(pr.recs, c.Levels[i:i+1])
 	}
@@ -147,13 +147,7 @@ func (l *Load) probe(ctx context.Context, env *workload.Env) (Capacity, summary.
 		return c, ph, fmt.Errorf("%w (%d sent); check that the target serves the drill's models", ErrNoCapacity, c.Sent)
 	}
 	c.Saturated = best < len(c.Levels)-1
-	plateau := []Level{c.Levels[best]}
-	for _, lv := range c.Levels[best+1:] {
-		if lv.Throughput >= (1-p.Gain)*c.Levels[best].Throughput {
-			plateau = append(plateau, lv)
-		}
-	}
-	c.Rate, c.Engines = fluid(pr.recs, plateau)
+	c.Rate, c.Engines = fluid(pr.recs, c.Levels[best:])
 	return c, ph, ctx.Err()
 }
 

@@ -69,7 +69,7 @@ type Faults struct {
 
 // engineSlots caps each LLM engine's running batch: a pool whose capacity
 // the harness can saturate on a laptop (see docs/q8.md).
-const engineSlots = 6
+const engineSlots = 4
 
 // Default: full scale 10 minutes at 0.7 of the measured capacity, a
 // fault every 60 s from 30 s (two of each kind); quick 26 s, a fault
