@@ -93,7 +93,7 @@ func runStack(ctx context.Context, cfg stack.Config, stdout, stderr io.Writer, v
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	s, err := stack.Start(ctx, cfg, stack.Options{Logger: logger, EngineStderr: stderr})
+	s, err := stack.Launch(ctx, cfg, stack.Options{Logger: logger, EngineStderr: stderr})
 	var ce *stack.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("%v", err)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +19,8 @@ type Done struct {
 	Via         string // stack | admin | exec | http
 	Err         error
 	Unsupported bool   // no way to perform this action on this target
-	ExitStatus  *int   // exec hooks
+	TimedOut    bool   // a hook ran past its timeout (an exec hook's process group was killed)
+	ExitStatus  *int   // exec hooks that exited
 	HTTPStatus  int    // http hooks
 	Output      string // a hook's output or answer, clipped
 }
@@ -65,6 +65,10 @@ func (a embedded) Do(ctx context.Context, e Event) Done {
 		d.Err = a.f.Restart(ctx, e.Engine)
 	case Drop:
 		a.f.DropResponses(e.Count)
+	case Cut:
+		var n int
+		n, d.Err = a.f.Cut()
+		d.Output = fmt.Sprintf("%d connections dropped", n)
 	default:
 		return a.admin.Do(ctx, e)
 	}
@@ -80,7 +84,7 @@ func (a admin) Do(ctx context.Context, e Event) Done {
 	case Drain:
 		d.Err = a.t.DrainEngine(ctx, e.Engine)
 	case Add:
-		_, d.Err = a.t.AddEngine(ctx, target.EngineSpec{ID: e.Engine, Kind: e.Kind, Profile: e.Profile})
+		_, d.Err = a.t.AddEngine(ctx, target.EngineSpec{ID: e.Engine, Kind: e.Kind, Profile: e.Profile, Slots: e.Slots})
 	case Remove:
 		d.Err = a.t.RemoveEngine(ctx, e.Engine)
 	case Policy:
@@ -104,6 +108,9 @@ type hooked struct {
 // maxHookOutput bounds what is kept of a hook's output.
 const maxHookOutput = 512
 
+// DefaultHookTimeout bounds a hook without its own timeout.
+const DefaultHookTimeout = 10 * time.Second
+
 func (a hooked) Do(ctx context.Context, e Event) Done {
 	h, ok := a.hooks[e.Action]
 	if !ok {
@@ -111,27 +118,18 @@ func (a hooked) Do(ctx context.Context, e Event) Done {
 	}
 	timeout := h.Timeout
 	if timeout == 0 {
-		timeout = 10 * time.Second
+		timeout = DefaultHookTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	var d Done
 	if len(h.Exec) > 0 {
-		return runExec(ctx, h.Exec, e)
+		d = runExec(ctx, h.Exec, e)
+	} else {
+		d = a.runHTTP(ctx, h.HTTP, e)
 	}
-	return a.runHTTP(ctx, h.HTTP, e)
-}
-
-func runExec(ctx context.Context, argv []string, e Event) Done {
-	args := make([]string, len(argv))
-	for i, s := range argv {
-		args[i] = expand(s, e)
-	}
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	out, err := cmd.CombinedOutput()
-	d := Done{Via: "exec", Output: clip(out), Err: err}
-	if cmd.ProcessState != nil {
-		st := cmd.ProcessState.ExitCode()
-		d.ExitStatus = &st
+	if d.TimedOut || (d.Err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)) {
+		d.TimedOut, d.Err = true, fmt.Errorf("%s hook timed out after %v: %v", d.Via, timeout, d.Err)
 	}
 	return d
 }
@@ -162,7 +160,7 @@ func (a hooked) runHTTP(ctx context.Context, h *HTTPHook, e Event) Done {
 
 // expand replaces the event placeholders in s.
 func expand(s string, e Event) string {
-	return strings.NewReplacer("{engine}", e.Engine, "{policy}", e.Policy, "{factor}", strconv.FormatFloat(e.Factor, 'g', -1, 64),
+	return strings.NewReplacer("{engine}", e.Engine, "{policy}", e.Policy, "{factor}", strconv.FormatFloat(e.Factor, 'f', -1, 64),
 		"{profile}", e.Profile, "{kind}", e.Kind, "{count}", strconv.Itoa(e.Count)).Replace(s)
 }
 

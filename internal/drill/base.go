@@ -38,16 +38,26 @@ func (b *Base) Override(o workload.Overrides) []string {
 	return nil
 }
 
-// Plan is the drill's plan for seed: one phase of the load, its events
-// as notes.
+// Plan is the drill's plan for seed: one phase of the load (a note when
+// its rate is set by the capacity probe, unknown until it has run), its
+// events as notes.
 func (b *Base) Plan(section, phase string, seed int64, events []Event) (workload.Plan, error) {
-	s, err := load.NewSchedule(b.Load.Schedule, seed)
-	if err != nil {
-		return workload.Plan{}, fmt.Errorf("%s.load.%w", section, err)
+	var p workload.Plan
+	if l := b.Load; l.Utilisation > 0 {
+		pr := l.Probe.WithDefaults()
+		p.Notes = append(p.Notes,
+			fmt.Sprintf("phase capacity: closed-loop probe of the mix, %d clients doubling every %v up to %d, until the throughput gains less than %.0f %%",
+				pr.Start, pr.Step, pr.Max, 100*pr.Gain),
+			fmt.Sprintf("phase %s: %s at %.2f × the measured capacity over %v (its rate is known once the probe has run); events count from its start",
+				phase, l.Schedule.Process, l.Utilisation, l.Schedule.Duration))
+	} else {
+		s, err := load.NewSchedule(l.Schedule, seed)
+		if err != nil {
+			return workload.Plan{}, fmt.Errorf("%s.load.%w", section, err)
+		}
+		p.Phases = []workload.PlannedPhase{{Name: phase, Process: l.Schedule.Process,
+			Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: l.Mix(seed, s.Len()), Tokens: l.Tokens(seed, s)}}
 	}
-	p := workload.Plan{Phases: []workload.PlannedPhase{{Name: phase, Process: b.Load.Schedule.Process,
-		Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: b.Load.Mix(seed, s.Len()),
-		Tokens: b.Load.Tokens(seed, s)}}}
 	for _, e := range Expand(events) {
 		p.Notes = append(p.Notes, "event: "+e.String())
 	}

@@ -15,34 +15,57 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
-// Run is one drill as it happened: the load's phase, every request, the
-// events and what the series say about them.
+// Run is one drill as it happened: the capacity probe and the sizing of
+// the load, the load's phase, every request, the events and what the
+// series say about them.
 type Run struct {
-	Phase    summary.Phase
-	Records  []record.Request // kind "request", in completion order
-	Sent     int
-	Events   []Result
-	Windows  []series.Window
-	Recovery []EventRecovery // one per performed event
-	Lost     Accounting
-	cfg      Config
+	Phase      summary.Phase
+	ProbePhase *summary.Phase // the capacity probe's closed-loop phase (nil: no probe)
+	Sizing     Sizing
+	Records    []record.Request // kind "request", in completion order
+	Sent       int
+	Events     []Result
+	Windows    []series.Window
+	Recovery   []EventRecovery // one per performed fault (not per repair or undo)
+	Lost       Accounting
+	Steady     Steady // before the first fault
+	cfg        Config
+	planned    []Event // the expanded events, by seq
 }
 
 // Drive sends l's traffic to env.Target as one phase named phase while
-// cfg's events run beside it, then measures. ctx cancelled stops both.
+// cfg's events run beside it, then measures. When l.Utilisation is set it
+// first measures the target's capacity (phase "capacity") and offers
+// that share of it. The events' offsets count from the start of the load.
+// ctx cancelled stops both.
 func Drive(ctx context.Context, env *workload.Env, phase string, l Load, cfg Config) (*Run, error) {
+	r := &Run{cfg: cfg, planned: Expand(cfg.Events), Sizing: Sizing{Rate: l.Schedule.Rate, Bottleneck: l.bottleneck()}}
+	if l.Utilisation > 0 {
+		c, ph, err := l.probe(ctx, env)
+		r.ProbePhase = &ph
+		if err != nil {
+			return r, fmt.Errorf("capacity probe: %w", err)
+		}
+		l.Schedule.Rate = l.Utilisation * c.Rate
+		r.Sizing.Capacity, r.Sizing.Utilisation, r.Sizing.Rate = &c, l.Utilisation, l.Schedule.Rate
+	}
 	sched, err := load.NewSchedule(l.Schedule, env.Seed)
 	if err != nil {
-		return nil, fmt.Errorf("schedule: %w", err)
+		return r, fmt.Errorf("schedule: %w", err)
 	}
+	r.drive(ctx, env, phase, l, sched)
+	return r, r.measure()
+}
+
+// drive runs the schedule and the timeline side by side.
+func (r *Run) drive(ctx context.Context, env *workload.Env, phase string, l Load, sched load.Schedule) {
 	mix := l.Items(env.Seed, sched.Len())
 	traffic.FillTrace(mix, sched, l.LLM.BlockTokens)
 	shapes := traffic.Shapes{LLM: l.LLM, Embedding: l.Embedding}
-	r := &Run{cfg: cfg}
 	var mu sync.Mutex
 	var kept []record.Request // hits append here, also after the drain
 	var sent atomic.Int64
-	tl := Timeline{Events: Expand(cfg.Events), Actor: ActorFor(env.Target, cfg.Hooks), Offset: env.Offset}
+	tl := Timeline{Events: r.planned, Actor: ActorFor(env.Target, r.cfg.Hooks), Offset: env.Offset}
 	tctx, stopEvents := context.WithCancel(ctx)
 	defer stopEvents()
 	events := make(chan []Result, 1)
@@ -72,38 +95,112 @@ func Drive(ctx context.Context, env *workload.Env, phase string, l Load, cfg Con
 	r.Sent = int(sent.Load())
 	r.Phase = summary.Phase{Name: phase, Start: rep.Start.Sub(env.Start), End: rep.End.Sub(env.Start),
 		Scheduled: rep.Scheduled, ScheduleSpan: sched.Span(), Interrupted: rep.Interrupted}
-	return r, r.measure()
 }
 
-// measure computes the windows, the recovery after each event and the
-// lost requests.
+// measure computes the windows, the recovery from each performed fault
+// and the lost requests.
 func (r *Run) measure() error {
 	ws, err := series.Compute(r.Records, r.cfg.Series)
 	if err != nil {
 		return err
 	}
 	r.Windows = ws
-	hold := r.cfg.Recovery.Hold
-	for _, e := range r.Events {
-		if e.Outcome != OutcomeOK {
+	width := r.cfg.Series.WithDefaults().Width
+	for i, e := range r.Events {
+		if e.Outcome != OutcomeOK || e.UndoOf != nil || r.planned[i].Repair() {
 			continue
 		}
-		rec := series.RecoveryAfter(ws, e.ActualNS, r.cfg.Recovery.Metric, ms(r.cfg.Recovery.Bound), hold)
-		r.Recovery = append(r.Recovery, newEventRecovery(e, rec))
+		f := series.Fault{StartNS: e.ActualNS, EndNS: e.EndNS, HorizonNS: r.horizon(i)}
+		x := EventRecovery{Seq: e.Seq, Action: e.Action, Target: e.Target}
+		if undo, ok := r.undoOf(e.Seq); ok && undo.Outcome != OutcomeOK {
+			x.Unmeasurable = fmt.Sprintf("the fault never ended: its %s at %.2f s was %s", undo.Action, float64(undo.IntendedNS)/1e9, undo.Outcome)
+		}
+		if x.Recovery, err = series.RecoverRequests(r.Records, r.cfg.Series, f, r.cfg.Recovery.Rule(width)); err != nil {
+			return err
+		}
+		r.Recovery = append(r.Recovery, x)
 	}
 	r.Lost = Account(r.Sent, r.Records)
+	r.Steady = r.steady()
 	return nil
+}
+
+// Steady is how well the system held the recovery rule under the load
+// before the first fault: the steady state a drill starts from.
+type Steady struct {
+	Windows, Within int   // windows looked at, and those that kept the rule
+	FromNS, ToNS    int64 // the span looked at
+}
+
+// MinSteady is the share of windows before the first fault that must
+// keep the recovery rule for a drill to be comparable.
+const MinSteady = 0.9
+
+// minSteadyWindows is how many windows a steady-state verdict needs.
+const minSteadyWindows = 4
+
+// steady reads the windows from one width into the load until the first
+// fault (those ending before it).
+func (r *Run) steady() Steady {
+	width := r.cfg.Series.WithDefaults().Width
+	s := Steady{FromNS: int64(r.Phase.Start + width), ToNS: int64(r.Phase.End)}
+	if len(r.Recovery) > 0 {
+		s.ToNS = r.Recovery[0].EventNS
+	}
+	rule := r.cfg.Recovery.Rule(width)
+	for _, w := range r.Windows {
+		if w.StartNS >= s.FromNS && w.EndNS <= s.ToNS {
+			s.Windows++
+			if series.Within(w, rule) {
+				s.Within++
+			}
+		}
+	}
+	return s
+}
+
+// notSteady says why the drill did not start from a steady state ("" when
+// it did, or had too few windows to tell).
+func (r *Run) notSteady() string {
+	s := r.Steady
+	if s.Windows < minSteadyWindows || float64(s.Within) >= MinSteady*float64(s.Windows) {
+		return ""
+	}
+	return fmt.Sprintf("no steady state before the first fault: %s within %v with no failed request in only %d of %d windows from %.1f s to %.1f s (%.0f %% is required): the system was past its capacity before any fault (the capacity probe overestimated it, or the host was busy); lower load.utilisation or rerun",
+		r.cfg.Recovery.Metric, r.cfg.Recovery.Bound, s.Within, s.Windows, float64(s.FromNS)/1e9, float64(s.ToNS)/1e9, 100*MinSteady)
+}
+
+// horizon is when the first fault performed after event i began (0: none).
+func (r *Run) horizon(i int) int64 {
+	for j := i + 1; j < len(r.Events); j++ {
+		e := r.Events[j]
+		if e.Outcome == OutcomeOK && e.UndoOf == nil && !r.planned[j].Repair() && e.ActualNS > r.Events[i].ActualNS {
+			return e.ActualNS
+		}
+	}
+	return 0
+}
+
+// undoOf returns the event that undoes fault seq.
+func (r *Run) undoOf(seq int) (Result, bool) {
+	for _, e := range r.Events {
+		if e.UndoOf != nil && *e.UndoOf == seq {
+			return e, true
+		}
+	}
+	return Result{}, false
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // NotPerformed lists the events that did not happen as scheduled: no
-// actor could perform them, the run ended first, or the attempt failed.
+// actor could perform them, the run ended first, the attempt failed or
+// timed out.
 func (r *Run) NotPerformed() []string {
 	var out []string
 	for _, e := range r.Events {
 		if e.Outcome != OutcomeOK {
-			out = append(out, fmt.Sprintf("%s %s at %.1fs (%s)", e.Action, e.Target, float64(e.IntendedNS)/1e9, e.Error))
+			out = append(out, fmt.Sprintf("%s %s at %.1fs (%s: %s)", e.Action, e.Target, float64(e.IntendedNS)/1e9, e.Outcome, e.Error))
 		}
 	}
 	return out
@@ -127,4 +224,11 @@ func (r *Run) RecoveryOf(seq int) (EventRecovery, bool) {
 		}
 	}
 	return EventRecovery{}, false
+}
+
+// Fault reports whether event seq was a fault (performed, not a repair
+// nor the undo of a timed fault).
+func (r *Run) Fault(seq int) bool {
+	_, ok := r.RecoveryOf(seq)
+	return ok
 }

@@ -3,6 +3,7 @@ package drill_test
 import (
 	"context"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/sagebench/sagebench/internal/drill/drilltest"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -27,10 +29,13 @@ index: {size: 0}
 health: {interval: 100ms}
 `
 
-func openEmbedded(t *testing.T) *target.Target {
+func openEmbedded(t *testing.T) *target.Target { return openStack(t, inProcessStack) }
+
+// openStack opens the embedded stack of stackYAML for the test.
+func openStack(t *testing.T, stackYAML string) *target.Target {
 	t.Helper()
 	tg, err := target.Open(t.Context(), target.Config{URL: target.Embedded},
-		target.Options{Start: target.EmbeddedStack(nil), Seed: 1, StackYAML: []byte(inProcessStack)})
+		target.Options{Start: target.EmbeddedStack(nil), Seed: 1, StackYAML: []byte(stackYAML)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,5 +178,160 @@ func TestFailedEventNotComparable(t *testing.T) {
 	o, _ := r.Outcome(result.Result{})
 	if len(o.Invalid) != 1 || !strings.Contains(o.Invalid[0], "kill nope") {
 		t.Errorf("invalid %v", o.Invalid)
+	}
+}
+
+// TestHookTimeoutDoesNotHoldTheRun: an exec hook that leaves `sleep 40 &`
+// holding its output is stopped at its timeout (1 s) and recorded
+// timed_out within a second of it; the next event still happens on time,
+// and the run says it is not comparable.
+func TestHookTimeoutDoesNotHoldTheRun(t *testing.T) {
+	env, _ := newEnv(openEmbedded(t))
+	cfg := tinyConfig(drill.Event{At: 500 * time.Millisecond, Action: drill.Kill, Engine: "llm-0"},
+		drill.Event{At: 2 * time.Second, Action: drill.Policy, Policy: "priority"})
+	cfg.Hooks = map[string]drill.Hook{drill.Kill: {Exec: []string{"sh", "-c", "sleep 40 &"}, Timeout: time.Second}}
+	r, err := drill.Drive(t.Context(), env, "t", tinyLoad(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook, next := r.Events[0], r.Events[1]
+	if took := time.Duration(hook.DoneNS - hook.ActualNS); hook.Outcome != drill.OutcomeTimedOut || took > 2*time.Second {
+		t.Fatalf("hook event %+v took %v; want timed_out within 2 s", hook, took)
+	}
+	if !strings.Contains(hook.Error, "timed out after 1s") {
+		t.Errorf("error %q", hook.Error)
+	}
+	if next.Outcome != drill.OutcomeOK || next.ActualNS-next.IntendedNS > int64(time.Second) {
+		t.Errorf("the next event %+v: want ok and on time", next)
+	}
+	o, _ := r.Outcome(result.Result{})
+	if len(o.Invalid) != 1 || !strings.Contains(o.Invalid[0], "timed_out") || o.Result.Events[0].Outcome != drill.OutcomeTimedOut {
+		t.Errorf("invalid %v, events %+v", o.Invalid, o.Result.Events)
+	}
+}
+
+// cappedStack is an in-process stack whose one LLM engine runs at most
+// two requests: its capacity is small enough to measure and to exceed.
+const cappedStack = `policy: fifo
+engines:
+  - {id: llm-0, kind: llm, profile: llama3.1-8b-h100, slots: 2}
+  - {id: embed-0, kind: embedding, profile: bge-small-cpu}
+index: {size: 0}
+health: {interval: 100ms}
+`
+
+func openCapped(t *testing.T) *target.Target { return openStack(t, cappedStack) }
+
+// TestLoadSizedFromCapacity: with a utilisation the drill first probes
+// the target's capacity in a closed loop (recorded as phase capacity),
+// then offers that share of it; the capacity, the offered rate and the
+// per-engine utilisation are reported.
+func TestLoadSizedFromCapacity(t *testing.T) {
+	env, got := newEnv(openCapped(t))
+	l := tinyLoad()
+	l.Schedule.Rate, l.Utilisation = 0, 0.5
+	l.Probe = drill.Probe{Step: 400 * time.Millisecond, Start: 2, Max: 32}
+	r, err := drill.Drive(t.Context(), env, "t", l, tinyConfig(drill.Event{At: time.Second, Action: drill.Slowdown, Engine: "llm-0", Factor: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Sizing.Capacity
+	if c == nil || !(c.Rate > 0) || len(c.Levels) < 2 || r.ProbePhase == nil || !r.ProbePhase.ClosedLoop {
+		t.Fatalf("capacity %+v probe phase %+v", c, r.ProbePhase)
+	}
+	if r.Sizing.Rate != 0.5*c.Rate || r.Phase.Scheduled < 1 {
+		t.Errorf("offered %v req/s for a capacity of %v", r.Sizing.Rate, c.Rate)
+	}
+	if e, ok := c.Engines["llm-0"]; !ok || e.Share != 1 {
+		t.Errorf("engine shares %+v: llm-0 serves every chat completion", c.Engines)
+	}
+	probes := 0
+	for _, q := range *got {
+		if q.Phase == "capacity" {
+			probes++
+		}
+	}
+	if probes != c.Sent || probes == 0 {
+		t.Errorf("%d probe requests recorded, %d sent", probes, c.Sent)
+	}
+	o, err := r.Outcome(result.Result{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := o.Result.Metric("utilisation"); !(u.Measured() && u.Value == 0.5) && u.State != result.Bound {
+		t.Errorf("utilisation %+v", u)
+	}
+	after, _ := metricOf(o.Result.Events[0].Metrics, "utilisation_after")
+	if !after.Measured() || math.Abs(after.Value-1) > 1e-9 { // 0.5 ÷ (1 − 1 × (1 − 1/2))
+		t.Errorf("utilisation after a ×2 slowdown of the only LLM engine: %+v; want 1", after)
+	}
+	if len(o.Phases) != 2 || o.Phases[0].Name != "capacity" || len(o.Result.Tables) != 1 {
+		t.Errorf("phases %+v tables %d", o.Phases, len(o.Result.Tables))
+	}
+}
+
+func metricOf(ms []result.Metric, name string) (result.Metric, bool) {
+	for _, m := range ms {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return result.Metric{}, false
+}
+
+// TestSlowdownRecoversOnlyAfterItEnds: a ×20 slowdown of the only LLM
+// engine for 4 s breaks the TTFT bound at once; however the windows look
+// while it is on, its recovery is counted from its end, never before.
+func TestSlowdownRecoversOnlyAfterItEnds(t *testing.T) {
+	env, _ := newEnv(openCapped(t))
+	l := drill.DefaultLoad(15, 9*time.Second)
+	l.LLM.MaxTokens, l.LLM.PromptWords = 8, 16
+	cfg := drill.Config{Events: []drill.Event{{At: time.Second, Action: drill.Slowdown, Engine: "llm-0", Factor: 20, Duration: 4 * time.Second}},
+		Series:   series.Config{Width: 500 * time.Millisecond, Step: 250 * time.Millisecond},
+		Recovery: drill.Recovery{Metric: "ttft_p99", Bound: 300 * time.Millisecond, Hold: 500 * time.Millisecond}}
+	r, err := drill.Drive(t.Context(), env, "t", l, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, end := r.Events[0], r.Events[1]
+	if slow.EndNS != end.ActualNS || end.UndoOf == nil || *end.UndoOf != 0 || len(r.Recovery) != 1 {
+		t.Fatalf("events %+v recovery %+v", r.Events, r.Recovery)
+	}
+	x := r.Recovery[0]
+	if !x.Violated || x.FaultEndNS != slow.EndNS {
+		t.Fatalf("recovery %+v: want violated, measured from the slowdown's end", x.Recovery)
+	}
+	if x.Measured() && x.RecoveredNS < slow.EndNS {
+		t.Errorf("recovered at %.2f s, before the slowdown ended at %.2f s", float64(x.RecoveredNS)/1e9, float64(slow.EndNS)/1e9)
+	}
+	m := x.Metrics()[0]
+	if m.Measured() && (m.Resolution == nil || *m.Resolution != 250 || !strings.Contains(m.Reason, "from the fault's end")) {
+		t.Errorf("recovery metric %+v", m)
+	}
+	t.Logf("slowdown %.2f–%.2f s: violated after %.0f ms, %s", float64(slow.ActualNS)/1e9, float64(slow.EndNS)/1e9, x.ToViolationMs(), result.Format(m))
+}
+
+// TestCutLosesStreams: cutting every connection to the gateway with
+// streams in flight loses them — the answers were cut (truncated) or
+// never came (reset) — and the lost counter says so by class.
+func TestCutLosesStreams(t *testing.T) {
+	env, _ := newEnv(openEmbedded(t))
+	l := drill.DefaultLoad(40, 3*time.Second)
+	l.LLM.MaxTokens = 200 // long streams: some are always in flight
+	r, err := drill.Drive(t.Context(), env, "t", l, tinyConfig(drill.Event{At: 1500 * time.Millisecond, Action: drill.Cut}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := r.Events[0]; e.Outcome != drill.OutcomeOK || !strings.Contains(e.Output, "connections dropped") || e.Target != "connections" {
+		t.Fatalf("cut event %+v", e)
+	}
+	if r.Lost.Lost == 0 || r.Lost.ByClass["truncated"]+r.Lost.ByClass["reset"] != r.Lost.Lost {
+		t.Fatalf("lost %+v; want streams cut by the cut", r.Lost)
+	}
+	o, _ := r.Outcome(result.Result{})
+	for _, class := range drill.LostClasses {
+		if m, ok := o.Result.Metric("lost_" + class); !ok || !m.Measured() {
+			t.Errorf("lost_%s %+v: every class is reported, 0 when none", class, m)
+		}
 	}
 }

@@ -22,13 +22,19 @@ const (
 	Add      = "add"      // admin API: add an engine (profile, kind)
 	Remove   = "remove"   // admin API: remove an engine
 	Policy   = "policy"   // admin API: switch the scheduling policy
-	Restart  = "restart"  // start a killed process engine again
+	Restart  = "restart"  // start a killed process engine (or the gateway) again
 	Drop     = "drop"     // the stack drops the next count responses silently (tests the lost counter)
+	Cut      = "cut"      // drop every established connection to the target (streams in flight are cut)
 )
+
+// Gateway is the engine name that makes kill, restart, pause, resume and
+// slowdown act on the gateway's process (embedded stack with topology:
+// split, or a hook).
+const Gateway = "gateway"
 
 // Actions lists every action.
 func Actions() []string {
-	return []string{Kill, Pause, Resume, Slowdown, Drain, Add, Remove, Policy, Restart, Drop}
+	return []string{Kill, Pause, Resume, Slowdown, Drain, Add, Remove, Policy, Restart, Drop, Cut}
 }
 
 // Event is one scheduled action.
@@ -41,7 +47,21 @@ type Event struct {
 	Policy   string        `yaml:"policy,omitempty" json:"policy,omitempty"`
 	Profile  string        `yaml:"profile,omitempty" json:"profile,omitempty"` // add
 	Kind     string        `yaml:"kind,omitempty" json:"kind,omitempty"`       // add: llm | embedding
+	Slots    int           `yaml:"slots,omitempty" json:"slots,omitempty"`     // add: the engine's concurrency (0: its profile's)
 	Count    int           `yaml:"count,omitempty" json:"count,omitempty"`     // drop
+
+	undoOf int // Expand: 1 + the index (in Expand's result) of the fault this event undoes; 0 = none
+}
+
+// UndoOf returns the index, in Expand's result, of the fault this event
+// undoes (the resume of a timed pause, the factor-1 end of a timed
+// slowdown), or false.
+func (e Event) UndoOf() (int, bool) { return e.undoOf - 1, e.undoOf > 0 }
+
+// Repair reports whether e puts right an earlier fault rather than
+// causing one: a restart, a resume, a slowdown to factor ≤ 1.
+func (e Event) Repair() bool {
+	return e.Action == Restart || e.Action == Resume || (e.Action == Slowdown && e.Factor <= 1)
 }
 
 // Target names what the event acts on.
@@ -50,7 +70,9 @@ func (e Event) Target() string {
 	case Policy:
 		return e.Policy
 	case Drop:
-		return "gateway"
+		return Gateway
+	case Cut:
+		return "connections"
 	}
 	return e.Engine
 }
@@ -95,11 +117,17 @@ type HTTPHook struct {
 }
 
 // Recovery is the rule an event's recovery is measured by: the windowed
-// metric back within Bound for Hold.
+// metric back within Bound (and no failed request) for Hold, which must
+// be at least one window width (0: one width).
 type Recovery struct {
 	Metric string        `yaml:"metric" json:"metric"` // ttft_p99 | e2e_p99 | ttft_p50 | e2e_p50
 	Bound  time.Duration `yaml:"bound" json:"bound"`
 	Hold   time.Duration `yaml:"hold" json:"hold"`
+}
+
+// Rule is r as the series package reads it, the hold raised to width.
+func (r Recovery) Rule(width time.Duration) series.Rule {
+	return series.Rule{Metric: r.Metric, BoundMs: ms(r.Bound), Hold: max(r.Hold, width)}
 }
 
 // Config is a drill's schedule and measurement.
@@ -110,13 +138,13 @@ type Config struct {
 	Recovery Recovery        `yaml:"recovery" json:"recovery"`
 }
 
-// DefaultConfig is the measurement every drill starts from: default
-// windows, recovery when the p99 TTFT is back under 1 s for 2 s (1 s at
-// the quick scale). The drill adds its events.
+// DefaultConfig is the measurement every drill starts from: windows of
+// 2 s every 250 ms (1 s at the quick scale), recovery when the p99 TTFT
+// is back under 1 s for one window width. The drill adds its events.
 func DefaultConfig(quick bool) Config {
 	c := Config{Series: series.Config{}.WithDefaults(), Recovery: Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}}
 	if quick {
-		c.Recovery.Hold = time.Second
+		c.Series.Width, c.Recovery.Hold = time.Second, time.Second
 	}
 	return c
 }
@@ -157,6 +185,10 @@ func (c *Config) Validate(prefix string, span time.Duration) error {
 	if c.Recovery.Bound <= 0 || c.Recovery.Hold < 0 {
 		return fmt.Errorf("%s.recovery: bound must be > 0 and hold ≥ 0", prefix)
 	}
+	if w := c.Series.WithDefaults().Width; c.Recovery.Hold > 0 && c.Recovery.Hold < w {
+		return fmt.Errorf("%s.recovery.hold %v: must be at least the window width (%s.series.width %v), or a single window could read as recovered; raise it or narrow the windows",
+			prefix, c.Recovery.Hold, prefix, w)
+	}
 	return nil
 }
 
@@ -174,8 +206,12 @@ func (e Event) validate() error {
 		return errors.New("add: profile and kind are required")
 	case e.Action == Drop && e.Count < 1:
 		return errors.New("drop: count must be ≥ 1")
-	case e.Action != Policy && e.Action != Drop && e.Engine == "":
-		return fmt.Errorf("%s: engine is required", e.Action)
+	case e.Action != Policy && e.Action != Drop && e.Action != Cut && e.Engine == "":
+		return fmt.Errorf("%s: engine is required (an engine id, or %q for the gateway's process)", e.Action, Gateway)
+	case e.Engine == Gateway && !slices.Contains([]string{Kill, Restart, Pause, Resume, Slowdown}, e.Action):
+		return fmt.Errorf("%s: the gateway takes kill, restart, pause, resume and slowdown", e.Action)
+	case e.Slots < 0 || (e.Slots > 0 && e.Action != Add):
+		return errors.New("slots: applies to add only, and must be ≥ 0")
 	case e.Duration > 0 && e.Action != Pause && e.Action != Slowdown:
 		return fmt.Errorf("%s: duration applies to pause and slowdown only", e.Action)
 	}
@@ -183,21 +219,77 @@ func (e Event) validate() error {
 }
 
 // Expand returns the events in time order with the undo of each timed
-// pause (a resume) and slowdown (factor 1) added.
+// pause (a resume) and slowdown (factor 1) added; UndoOf links an undo —
+// added, or a listed repair such as the restart after a kill — to its
+// fault.
 func Expand(events []Event) []Event {
-	var out []Event
-	for _, e := range events {
+	type item struct {
+		e        Event
+		id, undo int // undo: the id of the fault it undoes
+	}
+	var items []item
+	for i, e := range events {
+		e.undoOf = 0
 		if e.Duration > 0 {
 			undo := Event{At: e.At + e.Duration, Action: Resume, Engine: e.Engine}
 			if e.Action == Slowdown {
 				undo = Event{At: e.At + e.Duration, Action: Slowdown, Engine: e.Engine, Factor: 1}
 			}
 			e.Duration = 0
-			out = append(out, e, undo)
+			items = append(items, item{e: e, id: i + 1}, item{e: undo, undo: i + 1})
 			continue
 		}
-		out = append(out, e)
+		items = append(items, item{e: e, id: i + 1})
 	}
-	slices.SortStableFunc(out, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
+	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(a.e.At, b.e.At) })
+	at := map[int]int{}
+	for k, it := range items {
+		if it.id > 0 {
+			at[it.id] = k
+		}
+	}
+	out := make([]Event, len(items))
+	for k, it := range items {
+		out[k] = it.e
+		if it.undo > 0 {
+			out[k].undoOf = at[it.undo] + 1
+		}
+	}
+	linkRepairs(out)
 	return out
+}
+
+// linkRepairs makes each listed repair — a restart, a resume, a slowdown
+// to factor ≤ 1 — the undo of the latest fault it repairs on the same
+// engine (a kill, a pause, a slowdown) not undone yet: a kill followed by
+// a restart is a fault that lasts until the restart.
+func linkRepairs(evs []Event) {
+	undone := map[int]bool{}
+	for k := range evs {
+		if j, ok := evs[k].UndoOf(); ok {
+			undone[j] = true
+		}
+	}
+	for k, e := range evs {
+		if !e.Repair() || e.undoOf > 0 {
+			continue
+		}
+		for j := k - 1; j >= 0; j-- {
+			if !undone[j] && evs[j].Engine == e.Engine && repairs(e, evs[j]) {
+				evs[k].undoOf, undone[j] = j+1, true
+				break
+			}
+		}
+	}
+}
+
+// repairs reports whether repair r puts right fault f (same engine).
+func repairs(r, f Event) bool {
+	switch r.Action {
+	case Restart:
+		return f.Action == Kill
+	case Resume:
+		return f.Action == Pause
+	}
+	return f.Action == Slowdown && f.Factor > 1
 }

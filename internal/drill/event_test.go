@@ -14,7 +14,7 @@ import (
 )
 
 func validConfig() Config {
-	return Config{Recovery: Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: time.Second}}
+	return Config{Recovery: Recovery{Metric: "ttft_p99", Bound: time.Second, Hold: 2 * time.Second}}
 }
 
 func TestConfigValidate(t *testing.T) {
@@ -42,6 +42,12 @@ func TestConfigValidate(t *testing.T) {
 		{"hook bad url", func(c *Config) { c.Hooks = map[string]Hook{Kill: {HTTP: &HTTPHook{Method: "POST", URL: "ftp://x"}}} }, "http(s) url"},
 		{"bad metric", func(c *Config) { c.Recovery.Metric = "p100" }, "recovery.metric"},
 		{"bound 0", func(c *Config) { c.Recovery.Bound = 0 }, "bound must be"},
+		{"hold below the window width", func(c *Config) { c.Recovery.Hold = time.Second }, "q.recovery.hold 1s: must be at least the window width"},
+		{"hold 0 is one window", func(c *Config) { c.Recovery.Hold = 0 }, ""},
+		{"gateway kill", func(c *Config) { c.Events = []Event{{At: time.Second, Action: Kill, Engine: Gateway}} }, ""},
+		{"gateway drain", func(c *Config) { c.Events = []Event{{At: time.Second, Action: Drain, Engine: Gateway}} }, "the gateway takes"},
+		{"cut", func(c *Config) { c.Events = []Event{{At: time.Second, Action: Cut}} }, ""},
+		{"slots on a kill", func(c *Config) { c.Events = []Event{{Action: Kill, Engine: "e", Slots: 2}} }, "slots: applies to add only"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,12 +71,15 @@ func TestExpand(t *testing.T) {
 	})
 	want := []Event{
 		{At: time.Second, Action: Pause, Engine: "e"},
-		{At: 4 * time.Second, Action: Resume, Engine: "e"},
+		{At: 4 * time.Second, Action: Resume, Engine: "e", undoOf: 1},
 		{At: 5 * time.Second, Action: Slowdown, Engine: "e", Factor: 4},
-		{At: 7 * time.Second, Action: Slowdown, Engine: "e", Factor: 1},
+		{At: 7 * time.Second, Action: Slowdown, Engine: "e", Factor: 1, undoOf: 3},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Expand:\n got %+v\nwant %+v", got, want)
+	}
+	if k, ok := got[3].UndoOf(); !ok || k != 2 || !got[3].Repair() || got[2].Repair() {
+		t.Errorf("the factor-1 slowdown undoes event %d (%v), repair %v", k, ok, got[3].Repair())
 	}
 }
 
@@ -132,5 +141,25 @@ func TestExecHookStatus(t *testing.T) {
 	d := runExec(context.Background(), []string{"sh", "-c", "echo {engine}; exit 3"}, Event{Engine: "e1"})
 	if d.Err == nil || d.ExitStatus == nil || *d.ExitStatus != 3 || d.Output != "e1" {
 		t.Fatalf("%+v", d)
+	}
+}
+
+// TestExpandLinksRepairs: a listed restart ends the kill before it on the
+// same engine, a resume the pause; a repair with no fault before it, or
+// on another engine, ends nothing.
+func TestExpandLinksRepairs(t *testing.T) {
+	got := Expand([]Event{
+		{At: time.Second, Action: Kill, Engine: "a"},
+		{At: 2 * time.Second, Action: Kill, Engine: "b"},
+		{At: 3 * time.Second, Action: Restart, Engine: "a"},
+		{At: 4 * time.Second, Action: Resume, Engine: "a"},
+		{At: 5 * time.Second, Action: Pause, Engine: "b", Duration: time.Second},
+	})
+	want := map[int]int{2: 0, 5: 4} // undo → fault
+	for k, e := range got {
+		j, ok := e.UndoOf()
+		if w, linked := want[k]; ok != linked || (ok && j != w) {
+			t.Errorf("event %d (%s): undo of %d (%v); want %d (%v)", k, e, j, ok, w, linked)
+		}
 	}
 }

@@ -26,6 +26,11 @@ type Load struct {
 	Embedding   traffic.EmbedShape `yaml:"embedding" json:"embedding"`
 	SLO         SLO                `yaml:"slo" json:"slo"`
 	MaxInFlight int                `yaml:"max_in_flight" json:"max_in_flight"` // 0: unlimited
+	// Utilisation, when > 0, sets the rate: this fraction of the
+	// capacity the Probe measures before the timeline (schedule.rate must
+	// then be 0). 0: schedule.rate as given, no probe.
+	Utilisation float64 `yaml:"utilisation" json:"utilisation"`
+	Probe       Probe   `yaml:"probe" json:"probe"`
 }
 
 // SLO are the per-type objectives; TTFT and E2E count from the intended send.
@@ -35,11 +40,32 @@ type SLO struct {
 	EmbeddingE2E time.Duration `yaml:"embedding_e2e" json:"embedding_e2e"`
 }
 
+// DefaultUtilisation is the share of the measured capacity a drill
+// offers unless told otherwise.
+const DefaultUtilisation = 0.7
+
+// SizedLoad is DefaultLoad offering DefaultUtilisation of the capacity
+// the probe measures, for d.
+func SizedLoad(d time.Duration) Load {
+	l := DefaultLoad(0, d)
+	l.Utilisation = DefaultUtilisation
+	return l
+}
+
+// QuickSizedLoad is SizedLoad with the quick scale's shorter prompts and
+// outputs, and a shorter probe (levels of 1.5 s, at most 128 clients).
+func QuickSizedLoad(d time.Duration) Load {
+	l := QuickLoad(0, d)
+	l.Utilisation, l.Probe.Step, l.Probe.Max = DefaultUtilisation, 1500*time.Millisecond, 128
+	return l
+}
+
 // DefaultLoad is a Poisson mix of 80 % streamed chat completions and 20 %
 // embeddings at rate req/s for d, two tenants, priorities with 20 %
 // urgent (critical or high).
 func DefaultLoad(rate float64, d time.Duration) Load {
 	return Load{
+		Probe:    Probe{}.WithDefaults(),
 		Schedule: load.ScheduleConfig{Process: load.ProcessPoisson, Rate: rate, Duration: d},
 		LLMRatio: 0.8,
 		Tenants:  []traffic.Weighted{{Name: "tenant-a", Weight: 0.6}, {Name: "tenant-b", Weight: 0.4}},
@@ -60,9 +86,13 @@ func QuickLoad(rate float64, d time.Duration) Load {
 }
 
 // Override applies --rate, --total-requests, --duration and --llm-ratio
-// to the load (every drill takes them the same way).
+// to the load (every drill takes them the same way): --rate fixes the
+// rate, so the load is no longer sized from the measured capacity.
 func (l *Load) Override(o workload.Overrides) {
 	o.ApplySchedule(&l.Schedule)
+	if o.Rate != nil {
+		l.Utilisation = 0
+	}
 	if o.LLMRatio != nil {
 		l.LLMRatio = *o.LLMRatio
 	}
@@ -70,7 +100,21 @@ func (l *Load) Override(o workload.Overrides) {
 
 // Validate reports the first problem, naming the key under prefix.
 func (l *Load) Validate(prefix string) error {
-	if err := l.Schedule.Validate(); err != nil {
+	sc := l.Schedule
+	switch {
+	case math.IsNaN(l.Utilisation) || l.Utilisation < 0 || l.Utilisation > 2:
+		return fmt.Errorf("%s.utilisation %v: must be in [0, 2] (0: use schedule.rate)", prefix, l.Utilisation)
+	case l.Utilisation > 0 && sc.Rate != 0:
+		return fmt.Errorf("%s: set one of schedule.rate (a fixed rate) and utilisation (a share of the measured capacity), not both", prefix)
+	case l.Utilisation > 0 && (sc.Duration <= 0 || sc.Count > 0):
+		return fmt.Errorf("%s.schedule: a load sized from the measured capacity runs for schedule.duration (set it, and count: 0); --rate fixes the rate instead", prefix)
+	case l.Utilisation > 0:
+		sc.Rate = 1 // measured before the run
+		if err := l.Probe.Validate(prefix + ".probe"); err != nil {
+			return err
+		}
+	}
+	if err := sc.Validate(); err != nil {
 		return fmt.Errorf("%s.%w", prefix, err)
 	}
 	if math.IsNaN(l.LLMRatio) || l.LLMRatio < 0 || l.LLMRatio > 1 {
@@ -114,14 +158,27 @@ func (l *Load) Items(seed int64, n int) []traffic.Item {
 	rng := rand.New(rand.NewPCG(uint64(seed), mixStream))
 	items := make([]traffic.Item, n)
 	for i := range items {
-		typ := protocol.TypeEmbedding
-		if rng.Float64() < l.LLMRatio {
-			typ = protocol.TypeLLM
-		}
-		items[i] = traffic.Item{Type: typ, Tenant: traffic.Pick(rng, l.Tenants), Priority: traffic.Pick(rng, l.Priorities), Text: rng.Uint64()}
+		items[i] = l.item(rng)
 	}
 	l.LLM.Fill(items)
 	return items
+}
+
+// item draws one request shape.
+func (l *Load) item(rng *rand.Rand) traffic.Item {
+	typ := protocol.TypeEmbedding
+	if rng.Float64() < l.LLMRatio {
+		typ = protocol.TypeLLM
+	}
+	return traffic.Item{Type: typ, Tenant: traffic.Pick(rng, l.Tenants), Priority: traffic.Pick(rng, l.Priorities), Text: rng.Uint64()}
+}
+
+// bottleneck is the request type whose engines bound the mix.
+func (l *Load) bottleneck() string {
+	if l.LLMRatio > 0 {
+		return protocol.TypeLLM
+	}
+	return protocol.TypeEmbedding
 }
 
 // sloMet reports whether a finished request met its type's SLO.

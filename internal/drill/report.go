@@ -8,9 +8,9 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/sagebench/sagebench/internal/load"
+	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
@@ -23,58 +23,86 @@ var (
 	DefLost         = result.Def{Name: "lost", Unit: result.Count, Direction: result.Lower}
 	DefSent         = result.Def{Name: "sent", Unit: result.Count, Direction: result.Higher}
 	DefAvailability = result.Def{Name: "availability", Unit: result.Fraction, Direction: result.Higher}
-	// DefRecovery is an event's recovery: the time from the event until
-	// the windowed metric was back within its bound for the hold time.
+	// DefRecovery is a fault's recovery: from the fault (its end, for a
+	// fault with a duration) until the windowed metric was back within
+	// its bound for the hold time; never when it was never violated or
+	// never came back (the reason says which).
 	DefRecovery = result.Def{Name: "recovery_ms", Unit: result.Ms, Direction: result.Lower}
-	// DefWorst is the worst windowed metric between the event and its
-	// recovery (or the end).
+	// DefViolated is the time from the fault's start to the first
+	// violation of the recovery rule; never when there was none.
+	DefViolated = result.Def{Name: "violated_after_ms", Unit: result.Ms, Direction: result.Higher}
+	// DefWorst is the worst windowed metric between the fault and its
+	// recovery (or the next fault, or the end).
 	DefWorst = result.Def{Name: "worst_ms", Unit: result.Ms, Direction: result.Lower}
+	// DefUtilBefore and DefUtilAfter are the offered rate ÷ the capacity
+	// left before and after an event, from the measured capacity and each
+	// engine's measured share of it.
+	DefUtilBefore = result.Def{Name: "utilisation_before", Unit: result.Ratio, Direction: result.Lower}
+	DefUtilAfter  = result.Def{Name: "utilisation_after", Unit: result.Ratio, Direction: result.Lower}
+	// DefCapacity is the capacity the probe measured; DefOffered the rate
+	// the drill offered; DefUtilisation their ratio.
+	DefCapacity    = result.Def{Name: "capacity_rps", Unit: result.ReqPerS, Direction: result.Higher}
+	DefOffered     = result.Def{Name: "offered_rps", Unit: result.ReqPerS, Direction: result.Higher}
+	DefUtilisation = result.Def{Name: "utilisation", Unit: result.Ratio, Direction: result.Lower}
+	// DefSteady is the share of the windows before the first fault that
+	// kept the recovery rule (MinSteady is required).
+	DefSteady = result.Def{Name: "steady_share", Unit: result.Fraction, Direction: result.Higher}
 )
 
-// EventRecovery is the recovery after one event; AfterMs is absent when
-// the metric never came back within the bound for the hold time.
+// EventRecovery is the recovery from one performed fault.
 type EventRecovery struct {
-	Seq       int      `json:"seq"`
-	Action    string   `json:"action"`
-	Target    string   `json:"target"`
-	Recovered bool     `json:"recovered"`
-	AfterMs   *float64 `json:"after_ms"`
-	WorstMs   *float64 `json:"worst_ms"`
-	BoundMs   float64  `json:"bound_ms"`
-	HoldMs    float64  `json:"hold_ms"`
-	Metric    string   `json:"metric"`
-	Note      string   `json:"note,omitempty"`
+	Seq    int    `json:"seq"`
+	Action string `json:"action"`
+	Target string `json:"target"`
+	series.Recovery
+	// Unmeasurable says why the recovery cannot be read (the fault's end
+	// did not happen); empty when it can.
+	Unmeasurable string `json:"unmeasurable,omitempty"`
 }
 
-func newEventRecovery(e Result, r series.Recovery) EventRecovery {
-	x := EventRecovery{Seq: e.Seq, Action: e.Action, Target: e.Target, Recovered: r.Recovered,
-		WorstMs: record.F(r.WorstMs), BoundMs: r.BoundMs, HoldMs: r.HoldMs, Metric: r.MetricKey, Note: r.Note}
-	if r.Recovered {
-		x.AfterMs = record.F(r.AfterMs)
-	}
-	return x
-}
+// Measured reports whether the fault was violated and recovered.
+func (x EventRecovery) Measured() bool { return x.Unmeasurable == "" && x.State == series.Recovered }
 
-// Metrics are the event's recovery (measured with the window step as its
-// resolution, or never) and its worst windowed value.
-func (x EventRecovery) Metrics(step time.Duration) []result.Metric {
-	rec := DefRecovery.Never(fmt.Sprintf("%s never back within %.0f ms for %.0f ms by the end of the run", x.Metric, x.BoundMs, x.HoldMs))
-	if x.Recovered && x.AfterMs != nil {
-		rec = DefRecovery.Measure(*x.AfterMs, 1, "").WithResolution(float64(step) / float64(time.Millisecond)).
-			WithReason(fmt.Sprintf("%s back within %.0f ms for %.0f ms", x.Metric, x.BoundMs, x.HoldMs))
+// Metrics are the fault's recovery (measured to ± the window step, or
+// never with the reason: never violated, or never recovered), the time
+// to its first violation and its worst windowed value.
+func (x EventRecovery) Metrics() []result.Metric {
+	res := x.ResolutionMs
+	rule := fmt.Sprintf("%s ≤ %s, no failure", x.MetricKey, result.FormatValue(x.BoundMs, result.Ms))
+	from := "the event"
+	if x.FaultEndNS > x.EventNS {
+		from = fmt.Sprintf("the fault's end at %.2f s", float64(x.FaultEndNS)/1e9)
 	}
 	worst := DefWorst.NotMeasurable("no window after the event had a value")
-	if x.WorstMs != nil {
-		worst = DefWorst.Measure(*x.WorstMs, 1, "")
+	if !math.IsNaN(x.WorstMs) {
+		worst = DefWorst.Measure(x.WorstMs, max(x.Windows, 1), "")
 	}
-	return []result.Metric{rec, worst}
+	if x.Unmeasurable != "" {
+		return []result.Metric{DefRecovery.NotMeasurable(x.Unmeasurable), DefViolated.NotMeasurable(x.Unmeasurable), worst}
+	}
+	viol := DefViolated.Never("never violated")
+	if x.Violated {
+		viol = DefViolated.Measure(x.ToViolationMs(), 1, "").WithResolution(res)
+	}
+	var rec result.Metric
+	switch x.State {
+	case series.NeverViolated:
+		rec = DefRecovery.Never("never violated: " + rule + ", until the next fault or the end")
+	case series.Recovered:
+		rec = DefRecovery.Measure(x.AfterMs, 1, "").WithResolution(res).
+			WithReason(fmt.Sprintf("%s for %s, from %s", rule, result.FormatValue(x.HoldMs, result.Ms), from))
+	default:
+		rec = DefRecovery.Never(fmt.Sprintf("never recovered: not %s for %s by the end of the load", rule, result.FormatValue(x.HoldMs, result.Ms)))
+	}
+	return []result.Metric{rec, viol, worst}
 }
 
 // EventResults are the drill's events for the result: when each was
-// performed, its outcome and, for a performed one, its recovery.
+// performed, its outcome, the utilisation before and after it (when the
+// capacity was measured) and, for a fault, its recovery.
 func (r *Run) EventResults() []result.Event {
-	step := r.cfg.Series.WithDefaults().Step
 	var out []result.Event
+	util := r.utilisations()
 	for _, e := range r.Events {
 		ev := result.Event{Seq: e.Seq, Action: e.Action, Target: e.Target, Outcome: e.Outcome}
 		if e.Outcome == OutcomeOK && e.ActualNS > 0 {
@@ -82,15 +110,116 @@ func (r *Run) EventResults() []result.Event {
 			ev.AtS = &at
 		}
 		if x, ok := r.RecoveryOf(e.Seq); ok {
-			ev.Metrics = x.Metrics(step)
+			ev.Metrics = x.Metrics()
 		}
+		ev.Metrics = append(ev.Metrics, util[e.Seq]...)
 		out = append(out, ev)
 	}
 	return out
 }
 
+// utilisations are, per performed event, the utilisation before and after
+// it: the offered rate ÷ the capacity left, following which engines the
+// timeline took out (kill, pause, drain, remove), slowed down or put back.
+func (r *Run) utilisations() map[int][]result.Metric {
+	out := map[int][]result.Metric{}
+	if r.Sizing.Capacity == nil {
+		return out
+	}
+	lost, added := map[string]float64{}, ""
+	for i, e := range r.Events {
+		if e.Outcome != OutcomeOK {
+			continue
+		}
+		before := r.utilisationMetric(DefUtilBefore, lost, added)
+		added = applyToCapacity(lost, r.planned[i], added)
+		out[e.Seq] = []result.Metric{before, r.utilisationMetric(DefUtilAfter, lost, added)}
+	}
+	return out
+}
+
+// applyToCapacity records what event e did to the capacity in lost (the
+// fraction of each engine's capacity gone) and returns the id of an engine
+// added with an unmeasured capacity (added, unchanged when none).
+func applyToCapacity(lost map[string]float64, e Event, added string) string {
+	switch {
+	case e.Repair():
+		delete(lost, e.Engine)
+	case e.Action == Kill || e.Action == Pause || e.Action == Drain || e.Action == Remove:
+		lost[e.Engine] = 1
+	case e.Action == Slowdown:
+		lost[e.Engine] = 1 - 1/e.Factor
+	case e.Action == Add && added == "":
+		return e.Engine
+	}
+	return added
+}
+
+func (r *Run) utilisationMetric(d result.Def, lost map[string]float64, added string) result.Metric {
+	if added != "" {
+		return d.NotMeasurable(fmt.Sprintf("%s was added after the capacity was measured", added))
+	}
+	u, ok := r.Sizing.UtilisationWith(lost)
+	switch {
+	case !ok:
+		return d.NotMeasurable("an engine out has no measured share of the capacity (the target reported no such engine id on its answers during the probe)")
+	case math.IsInf(u, 1):
+		return d.NotMeasurable("no capacity left: nothing serves until the fault is repaired")
+	}
+	return d.Measure(u, 1, "").WithReason("offered rate ÷ (measured capacity − the measured share of the engines out)")
+}
+
+// SizingMetrics are the measured capacity (a lower bound when the probe's
+// clients ran out before the target did), the offered rate and their
+// ratio; none when the load's rate was fixed.
+func (r *Run) SizingMetrics() []result.Metric {
+	c := r.Sizing.Capacity
+	if c == nil {
+		return nil
+	}
+	n := 0
+	for _, lv := range c.Levels {
+		n += lv.OK
+	}
+	last := c.Levels[len(c.Levels)-1].Clients
+	why := fmt.Sprintf("closed-loop probe of the mix, %d levels in %.1f s: the throughput stopped growing at %d clients", len(c.Levels), c.Duration.Seconds(), last)
+	capm := DefCapacity.Measure(c.Rate, n, "no request of the probe succeeded").WithReason(why)
+	util := DefUtilisation.Measure(r.Sizing.Utilisation, 1, "").WithReason("offered rate ÷ measured capacity")
+	if !c.Saturated {
+		why = fmt.Sprintf("the probe's clients ran out (%d) before the target did", last)
+		capm = DefCapacity.Within(c.Rate, math.Inf(1), n, why)
+		util = DefUtilisation.Within(0, r.Sizing.Utilisation, 1, why)
+	}
+	return []result.Metric{capm, DefOffered.Measure(r.Sizing.Rate, 1, "").WithReason(fmt.Sprintf("%.2f × the measured capacity", r.Sizing.Utilisation)), util}
+}
+
+var defTTFTP50 = result.Def{Name: "ttft_p50_ms", Unit: result.Ms, Direction: result.Lower}
+
+// ProbeTable is the capacity probe level by level (nil: no probe).
+func (r *Run) ProbeTable() *result.Table {
+	c := r.Sizing.Capacity
+	if c == nil {
+		return nil
+	}
+	t := result.Table{Title: "Capacity probe", Note: "closed loop; clients doubled each level until the throughput stopped growing",
+		Columns: []string{"clients", "throughput", "ok", "failed", "TTFT p50"}}
+	for _, lv := range c.Levels {
+		t.AddRow(result.Textf("%d", lv.Clients), result.Of(DefCapacity.Measure(lv.Throughput, max(lv.OK, 1), "")),
+			result.Textf("%d", lv.OK), result.Textf("%d", lv.Failed),
+			result.Of(defTTFTP50.Measure(lv.TTFTP50Ms, max(lv.OK, 1), "no chat completion ended in the level")))
+	}
+	return &t
+}
+
+// LostClasses are the ways a request is lost, each reported as
+// lost_<class> (0 when none was): the stream was cut (truncated), the
+// connection closed after the request was sent and before any answer
+// (reset), no answer in time (timeout), abandoned at the drain
+// (canceled), and sent with no record at all (no_record).
+var LostClasses = []string{openai.ClassTruncated, openai.ClassReset, openai.ClassTimeout, openai.ClassCanceled, "no_record"}
+
 // LostMetrics are what became of the requests sent: lost (no answer
-// either way), each lost class, and availability (ok ÷ sent).
+// either way), lost by class (LostClasses), and availability (ok ÷ sent).
 func (r *Run) LostMetrics() []result.Metric {
 	a := r.Lost
 	const none = "no request was sent"
@@ -99,7 +228,13 @@ func (r *Run) LostMetrics() []result.Metric {
 		DefSent.Measure(float64(a.Sent), a.Sent, none),
 		DefAvailability.Measure(float64(a.OK)/float64(max(a.Sent, 1)), a.Sent, none),
 	}
+	classes := slices.Clone(LostClasses)
 	for _, class := range slices.Sorted(maps.Keys(a.ByClass)) {
+		if !slices.Contains(classes, class) {
+			classes = append(classes, class)
+		}
+	}
+	for _, class := range classes {
 		d := result.Def{Name: "lost_" + class, Unit: result.Count, Direction: result.Lower}
 		ms = append(ms, d.Measure(float64(a.ByClass[class]), a.Sent, none))
 	}
@@ -111,15 +246,26 @@ func (r *Run) LostMetrics() []result.Metric {
 // with the drill's events (unless res has its own) and lost metrics.
 func (r *Run) Outcome(res result.Result, notes ...string) (workload.Outcome, error) {
 	o := workload.Outcome{Phases: []summary.Phase{r.Phase}, LoadMode: load.ModeOpen, Notes: notes}
+	if r.ProbePhase != nil {
+		o.Phases = append([]summary.Phase{*r.ProbePhase}, o.Phases...)
+	}
 	o.Notes = append(o.Notes, fmt.Sprintf("lost requests: %d of %d sent (ok %d, explicit errors %d)",
 		r.Lost.Lost, r.Lost.Sent, r.Lost.OK, r.Lost.Explicit))
 	if np := r.NotPerformed(); len(np) > 0 {
 		o.Invalid = append(o.Invalid, "drill events did not happen as scheduled, the run is not comparable: "+strings.Join(np, "; "))
 	}
-	for _, m := range r.LostMetrics() {
+	if why := r.notSteady(); why != "" {
+		o.Invalid = append(o.Invalid, why)
+	}
+	steady := DefSteady.Measure(float64(r.Steady.Within)/float64(max(r.Steady.Windows, 1)), r.Steady.Windows, "no window before the first fault").
+		WithReason(fmt.Sprintf("windows within the recovery rule before the first fault, from %.1f s to %.1f s", float64(r.Steady.FromNS)/1e9, float64(r.Steady.ToNS)/1e9))
+	for _, m := range append(append(r.LostMetrics(), r.SizingMetrics()...), steady) {
 		if _, ok := res.Metric(m.Name); !ok {
 			res.Metrics = append(res.Metrics, m)
 		}
+	}
+	if t := r.ProbeTable(); t != nil {
+		res.Tables = append(res.Tables, *t)
 	}
 	if res.Events == nil {
 		res.Events = r.EventResults()

@@ -10,6 +10,7 @@ const (
 	OutcomeOK           = "ok"
 	OutcomeError        = "error"         // attempted and failed
 	OutcomeNotPerformed = "not_performed" // no actor could perform it, or the run ended first
+	OutcomeTimedOut     = "timed_out"     // a hook ran past its timeout and was stopped
 )
 
 // Result is one performed (or not performed) event: a line of
@@ -28,6 +29,12 @@ type Result struct {
 	ExitStatus *int   `json:"exit_status,omitempty"`
 	HTTPStatus int    `json:"http_status,omitempty"`
 	Output     string `json:"output,omitempty"`
+	// UndoOf is the seq of the fault this event undoes (the resume of a
+	// timed pause, the factor-1 end of a timed slowdown).
+	UndoOf *int `json:"undo_of,omitempty"`
+	// EndNS is when a fault with a duration ended: its undo's actual time
+	// (absent for an instantaneous fault, or when the undo did not happen).
+	EndNS int64 `json:"end_ns,omitempty"`
 }
 
 // Timeline runs expanded events against an actor.
@@ -45,6 +52,9 @@ func (tl Timeline) Run(ctx context.Context, start time.Time) []Result {
 	for i, e := range tl.Events {
 		intended := start.Add(e.At)
 		r := Result{Seq: i, Action: e.Action, Target: e.Target(), Detail: e.Detail(), IntendedNS: tl.Offset(intended)}
+		if k, ok := e.UndoOf(); ok {
+			r.UndoOf = &k
+		}
 		if !sleepUntil(ctx, intended) {
 			r.Outcome, r.Error = OutcomeNotPerformed, "the run ended before the event's time"
 			out = append(out, r)
@@ -57,6 +67,8 @@ func (tl Timeline) Run(ctx context.Context, start time.Time) []Result {
 		switch {
 		case d.Unsupported:
 			r.Outcome, r.ActualNS, r.DoneNS = OutcomeNotPerformed, 0, 0
+		case d.TimedOut:
+			r.Outcome = OutcomeTimedOut
 		case d.Err != nil:
 			r.Outcome = OutcomeError
 		default:
@@ -66,6 +78,11 @@ func (tl Timeline) Run(ctx context.Context, start time.Time) []Result {
 			r.Error = d.Err.Error()
 		}
 		out = append(out, r)
+	}
+	for _, r := range out {
+		if r.UndoOf != nil && r.Outcome == OutcomeOK && *r.UndoOf < len(out) {
+			out[*r.UndoOf].EndNS = r.ActualNS
+		}
 	}
 	return out
 }

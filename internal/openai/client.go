@@ -51,7 +51,10 @@ type Client struct {
 //   - Start: the call began (before waiting for or dialing a connection).
 //   - Sent: a connection was obtained and the request is about to be
 //     written (httptrace GotConn); equals Start when no connection was
-//     obtained. Sent − intended is the schedule lag a record reports.
+//     obtained. Sent − intended is the schedule lag a record reports. A
+//     request the transport replayed (the target closed the connection
+//     before answering) keeps its first Sent: the harness sent it on
+//     time, the wait for the replay is the target's.
 //   - FirstByte: the first byte of the response arrived.
 //   - FirstToken: the first non-empty delta of any kind (answer or
 //     reasoning) was parsed (streamed chats only; zero otherwise).
@@ -214,7 +217,9 @@ func newStamps() *stamps {
 func (s *stamps) gotConn(httptrace.GotConnInfo) {
 	now := time.Now()
 	s.mu.Lock()
-	s.sent = now
+	if s.sent.IsZero() {
+		s.sent = now
+	}
 	s.conns++
 	s.mu.Unlock()
 }

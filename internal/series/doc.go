@@ -10,11 +10,13 @@
 // a fault shows in the window it was due in). Throughput and goodput are
 // the window's ok and SLO-meeting requests per second of Width.
 //
-// Recovery after an event at time e is the time from e until the first
-// window starting at or after e from which the chosen p99 stays within
-// its bound for Hold (consecutive compliant windows covering Hold); a
-// window with no requests counts as compliant only when nothing was
-// offered. Never recovering is a valid answer (Recovered false). Drift is
-// the least-squares slope of a windowed metric over time with its 95 %
+// Recovery from a fault (Recover) has three states: never violated (every
+// window from the fault until the next fault kept the rule: metric within
+// its bound, no failed request), recovered (after a violation, the
+// windows kept the rule for the hold time from a window starting at or
+// after the fault's end — a pause or a slowdown cannot recover while it
+// is on; the time is counted from that end), or never recovered by the
+// end. Times lie on the window grid, exact to ± Step. Drift is the
+// least-squares slope of a windowed metric over time with its 95 %
 // confidence interval.
 package series

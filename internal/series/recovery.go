@@ -23,23 +23,37 @@ func MetricByName(name string) (Metric, bool) {
 	return m, ok
 }
 
-// Recovery is the outcome of one event.
+// Recovery is the outcome of one event (RecoveryAfter) or fault (Recover).
 type Recovery struct {
-	EventNS   int64   `json:"event_ns"`
-	Recovered bool    `json:"recovered"`
-	AfterMs   float64 `json:"after_ms"` // event → the end of the first window of the compliant run
+	EventNS   int64 `json:"event_ns"`
+	Recovered bool  `json:"recovered"`
+	// AfterMs: RecoveryAfter, event → the end of the first window of the
+	// compliant run; Recover, the fault's end → the start of that window.
+	AfterMs   float64 `json:"after_ms"`
 	WorstMs   float64 `json:"worst_ms"` // the metric's worst value between the event and recovery (or the end)
 	Windows   int     `json:"windows"`  // windows looked at
 	BoundMs   float64 `json:"bound_ms"` // the bound the metric had to meet
 	HoldMs    float64 `json:"hold_ms"`  // how long it had to stay within it
 	MetricKey string  `json:"metric"`   // e.g. ttft_p99
 	Note      string  `json:"note,omitempty"`
+
+	// Set by Recover only.
+	State        string  `json:"state,omitempty"`         // NeverViolated, Recovered or NeverRecovered
+	FaultEndNS   int64   `json:"fault_end_ns,omitempty"`  // the fault's end (its start when instantaneous)
+	Violated     bool    `json:"violated,omitempty"`      // the metric broke the rule after the fault
+	ViolatedNS   int64   `json:"violated_ns,omitempty"`   // when it first did
+	RecoveredNS  int64   `json:"recovered_ns,omitempty"`  // start of the first window of the compliant run
+	ResolutionMs float64 `json:"resolution_ms,omitempty"` // the window step: times are exact to ± this
 }
 
 // RecoveryAfter measures recovery from an event at eventNS: windows that
 // start at or after the event are scanned for the first run of compliant
 // windows (metric ≤ boundMs, or no requests and nothing failed) lasting
 // hold. A window with errors is never compliant.
+//
+// It cannot tell an event that did no harm from one the system recovered
+// from, and its times are never shorter than a window width: the drills
+// use Recover, which can.
 func RecoveryAfter(ws []Window, eventNS int64, name string, boundMs float64, hold time.Duration) Recovery {
 	r := Recovery{EventNS: eventNS, BoundMs: boundMs, HoldMs: ms(hold), MetricKey: name, WorstMs: math.NaN()}
 	m, ok := MetricByName(name)

@@ -117,3 +117,96 @@ func TestDriftOf(t *testing.T) {
 		t.Errorf("two points gave a slope: %+v", flat)
 	}
 }
+
+// TestRecover: the three states, on a series where a fault makes TTFT
+// 500 ms (bound 100 ms) while its effect lasts, 20 ms otherwise; windows
+// of 500 ms every 250 ms, requests every 100 ms.
+func TestRecover(t *testing.T) {
+	effect := func(from, to time.Duration) func(time.Duration) (float64, bool) {
+		return func(at time.Duration) (float64, bool) {
+			if at >= from && at < to {
+				return 500, true
+			}
+			return 20, true
+		}
+	}
+	s := func(d time.Duration) time.Duration { return d * time.Second }
+	cfg := series.Config{Width: 500 * time.Millisecond, Step: 250 * time.Millisecond}
+	for _, tc := range []struct {
+		name                string
+		reqs                []record.Request
+		fault               series.Fault
+		hold                time.Duration
+		state               string
+		afterMs, violatedMs float64 // violatedMs: from the fault's start
+	}{
+		{"a kill: recovered when the effect ends", steady(s(10), effect(s(2), s(4))), series.Fault{StartNS: int64(s(2))}, time.Second,
+			series.Recovered, 2000, 0},
+		{"a hold below the width is one window", steady(s(10), effect(s(2), s(4))), series.Fault{StartNS: int64(s(2))}, 100 * time.Millisecond,
+			series.Recovered, 2000, 0},
+		{"harm shows late: violated when it shows", steady(s(10), effect(s(3), s(4))), series.Fault{StartNS: int64(s(2))}, time.Second,
+			series.Recovered, 2000, 1000},
+		{"a fault with a duration recovers from its end, not before", steady(s(10), effect(s(2), s(4))),
+			series.Fault{StartNS: int64(s(2)), EndNS: int64(s(6))}, time.Second, series.Recovered, 0, 0},
+		{"a duration fault whose harm outlasts it", steady(s(10), effect(s(2), s(7))),
+			series.Fault{StartNS: int64(s(2)), EndNS: int64(s(6))}, time.Second, series.Recovered, 1000, 0},
+		{"no harm: never violated", steady(s(10), effect(0, 0)), series.Fault{StartNS: int64(s(2))}, time.Second,
+			series.NeverViolated, 0, 0},
+		{"harm that lasts to the end: never recovered", steady(s(6), effect(s(2), time.Hour)), series.Fault{StartNS: int64(s(2))}, time.Second,
+			series.NeverRecovered, 0, 0},
+		{"harm after the next fault is not this one's", steady(s(10), effect(s(5), s(7))),
+			series.Fault{StartNS: int64(s(2)), HorizonNS: int64(4500 * time.Millisecond)}, time.Second, series.NeverViolated, 0, 0},
+		{"failed requests violate", steady(s(10), func(at time.Duration) (float64, bool) { return 20, at < s(2) || at >= s(3) }),
+			series.Fault{StartNS: int64(s(2))}, time.Second, series.Recovered, 1000, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, err := series.Compute(tc.reqs, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := series.Recover(ws, cfg, tc.fault, series.Rule{Metric: "ttft_p99", BoundMs: 100, Hold: tc.hold})
+			if r.State != tc.state || r.ResolutionMs != 250 {
+				t.Fatalf("state %s (resolution %v, %+v); want %s", r.State, r.ResolutionMs, r, tc.state)
+			}
+			if tc.state == series.Recovered && (r.AfterMs != tc.afterMs || r.RecoveredNS < tc.fault.EndNS) {
+				t.Errorf("recovered after %v ms at %v; want %v ms, not before the fault's end", r.AfterMs, r.RecoveredNS, tc.afterMs)
+			}
+			if tc.state != series.NeverViolated && r.ToViolationMs() != tc.violatedMs {
+				t.Errorf("violated %v ms after the fault; want %v", r.ToViolationMs(), tc.violatedMs)
+			}
+			if tc.state == series.NeverViolated && (r.Violated || r.WorstMs != 20) {
+				t.Errorf("never violated, yet %+v", r)
+			}
+		})
+	}
+}
+
+// TestRecoverRequests: the failures a fault could not have caused — of
+// requests that ended before it began, or in flight when the next fault
+// struck — do not make it violated.
+func TestRecoverRequests(t *testing.T) {
+	cfg := series.Config{Width: 500 * time.Millisecond, Step: 250 * time.Millisecond}
+	rule := series.Rule{Metric: "ttft_p99", BoundMs: 100, Hold: time.Second}
+	reqs := steady(10*time.Second, func(time.Duration) (float64, bool) { return 20, true })
+	for i := range reqs {
+		reqs[i].EndNS = reqs[i].IntendedNS + int64(50*time.Millisecond)
+	}
+	fail := func(at, end time.Duration) {
+		k := int(at / (100 * time.Millisecond))
+		reqs[k].OK, reqs[k].EndNS = false, int64(end)
+	}
+	fail(2900*time.Millisecond, 2950*time.Millisecond) // the previous fault's, ended before 3 s
+	fail(6900*time.Millisecond, 7010*time.Millisecond) // in flight when the next fault struck at 7 s
+	f := series.Fault{StartNS: int64(3 * time.Second), HorizonNS: int64(7 * time.Second)}
+	r, err := series.RecoverRequests(reqs, cfg, f, rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.State != series.NeverViolated {
+		t.Fatalf("state %s (violated at %d); want never violated", r.State, r.ViolatedNS)
+	}
+	fail(3100*time.Millisecond, 3200*time.Millisecond) // this fault's
+	if r, _ = series.RecoverRequests(reqs, cfg, f, rule); r.State != series.Recovered || r.ToViolationMs() != 0 || r.AfterMs != 250 {
+		t.Fatalf("%+v; want violated at once and recovered 250 ms later (the window after the failed request)", r)
+	}
+}

@@ -129,11 +129,18 @@ func (s *Stack) buildProcess(ctx context.Context, ec EngineConfig, seed int64) (
 		ch.stop()
 		return nil, err
 	}
-	p := &procEngine{opts: s.opts, cfg: ec, seed: seed, cur: ch}
+	p := newProcEngine(s.opts, ec, seed, ch)
 	b.child, b.dim = p, dim
 	b.eng.Speed, b.eng.Profile = speed, ec.Profile
 	b.eng.Close = func() error { p.stop(); return nil }
 	return b, nil
+}
+
+// newProcEngine is the process engine ec (seeded with seed) running as ch.
+func newProcEngine(opts Options, ec EngineConfig, seed int64, ch *child) *procEngine {
+	return &procEngine{name: "engine process " + ec.ID, cur: ch, start: func(ctx context.Context, listen string) (*child, error) {
+		return startChild(ctx, opts, ec, seed, listen)
+	}}
 }
 
 // factory builds engines for POST /admin/engines.

@@ -19,7 +19,10 @@ import (
 // Config describes a whole reference stack. Zero values take the defaults
 // noted on each field; DefaultConfig fills a useful pool.
 type Config struct {
-	Listen    string         `yaml:"listen"` // host:port; port 0 picks a free one (default 127.0.0.1:8080)
+	Listen string `yaml:"listen"` // host:port; port 0 picks a free one (default 127.0.0.1:8080)
+	// Topology is one (default: the gateway in the serving process) or
+	// split (every part its own process behind a proxy; see TopologySplit).
+	Topology  string         `yaml:"topology"`
 	Policy    string         `yaml:"policy"` // fifo | priority | slo_aware | fair_share | hybrid | adaptive
 	Seed      int64          `yaml:"seed"`   // engines without their own seed use seed+position
 	Engines   []EngineConfig `yaml:"engines"`
@@ -184,6 +187,9 @@ func (c Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Listen); c.Listen != "" && err != nil {
 		fail("listen", "%q is not host:port (%v)", c.Listen, err)
 	}
+	if c.Topology != "" && c.Topology != TopologyOne && c.Topology != TopologySplit {
+		fail("topology", "%q: want one or split", c.Topology)
+	}
 	if c.Policy != "" {
 		if _, err := sched.New(c.Policy, sched.Config{Fallback: c.Scheduler.Fallback}); err != nil {
 			fail("policy", "%v", err)
@@ -199,6 +205,9 @@ func (c Config) Validate() error {
 	}
 	seen := map[string]bool{}
 	for i, e := range c.Engines {
+		if e.ID == GatewayID && c.Topology == TopologySplit {
+			fail(fmt.Sprintf("engines[%d].id", i), "%q names the gateway's process in a split stack; rename the engine", e.ID)
+		}
 		if err := e.validate(); err != nil {
 			fail(fmt.Sprintf("engines[%d]", i), "%v", err)
 		}

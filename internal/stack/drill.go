@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/sagebench/sagebench/internal/stack/gateway"
+	"github.com/sagebench/sagebench/internal/stack/proxy"
 )
 
 // Faults a drill can inject into an engine, in-process or child process
@@ -94,51 +95,36 @@ func (s *Stack) built(id string) (*built, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.engines[id]
-	if !ok {
+	switch {
+	case !ok && id == GatewayID:
+		return nil, fmt.Errorf("the gateway runs inside this process: it can be faulted only with topology: %s", TopologySplit)
+	case !ok:
 		return nil, fmt.Errorf("engine %q: %w", id, gateway.ErrUnknownEngine)
 	}
 	return b, nil
 }
 
 // DropResponses makes the gateway silently drop the next n API requests
-// (/v1/…): the connection is closed without any answer, as a crashed
-// proxy would. It exists to prove a drill's lost-request detector fires.
-func (s *Stack) DropResponses(n int) {
-	if n > 0 {
-		s.drop.Add(int64(n))
-	}
-}
+// (/v1/…): the answer starts and the connection closes without finishing
+// it, as a crashed proxy would. It exists to prove a drill's lost-request
+// detector fires.
+func (s *Stack) DropResponses(n int) { s.drop.Add(n) }
+
+// Cut drops every established connection to the gateway (streams in
+// flight are cut) and returns how many it dropped.
+func (s *Stack) Cut() (int, error) { return s.conns.Cut(), nil }
 
 // dropping wraps h with the DropResponses fault.
 func (s *Stack) dropping(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/v1/") && s.takeDrop() {
-			// The answer starts and never ends: the client has a response,
-			// so it cannot replay the request elsewhere (a connection
-			// closed before any byte may be replayed by the transport),
-			// and the request is left without its result.
-			if hj, ok := w.(http.Hijacker); ok {
-				if conn, buf, err := hj.Hijack(); err == nil {
-					_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1024\r\n\r\n{")
-					_ = buf.Flush()
-					_ = conn.Close()
-					return
-				}
-			}
-			panic(http.ErrAbortHandler) // closes the connection without a response
+		// The answer starts and never ends: the client has a response,
+		// so it cannot replay the request elsewhere (a connection closed
+		// before any byte may be replayed by the transport), and the
+		// request is left without its result.
+		if strings.HasPrefix(r.URL.Path, "/v1/") && s.drop.Take() {
+			proxy.Abandon(w)
+			return
 		}
 		h.ServeHTTP(w, r)
 	})
-}
-
-func (s *Stack) takeDrop() bool {
-	for {
-		n := s.drop.Load()
-		if n <= 0 {
-			return false
-		}
-		if s.drop.CompareAndSwap(n, n-1) {
-			return true
-		}
-	}
 }

@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// procEngine is a process engine across restarts: the child running now,
-// how to start it again on the same address, and the slowdown cycler.
+// procEngine is a process (an engine, or the split stack's gateway)
+// across restarts: the child running now, how to start it again on the
+// same address, and the slowdown cycler.
 type procEngine struct {
-	opts Options
-	cfg  EngineConfig
-	seed int64
+	name  string                                                   // for errors
+	start func(ctx context.Context, listen string) (*child, error) // starts it listening on listen
 
 	mu    sync.Mutex
 	cur   *child
@@ -49,12 +49,12 @@ func (p *procEngine) restart(ctx context.Context) error {
 	select {
 	case <-old.exited:
 	case <-time.After(5 * time.Second):
-		return fmt.Errorf("engine process %s did not exit after SIGKILL", p.cfg.ID)
+		return fmt.Errorf("%s did not exit after SIGKILL", p.name)
 	}
 	addr := strings.TrimPrefix(old.url, "http://")
-	ch, err := startChild(ctx, p.opts, p.cfg, p.seed, addr)
+	ch, err := p.start(ctx, addr)
 	if err != nil {
-		return fmt.Errorf("restarting engine %s on %s: %w", p.cfg.ID, addr, err)
+		return fmt.Errorf("restarting %s on %s: %w", p.name, addr, err)
 	}
 	p.mu.Lock()
 	p.cur = ch

@@ -30,6 +30,19 @@ const ListenLine = "sagebench serve: listening on "
 // startChild runs the engine binary listening on listen (host:port; port 0
 // picks a free one) and waits (bounded by ctx and 30s) for its listening line.
 func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, listen string) (*child, error) {
+	args := []string{"serve", "engine", "--profile", ec.Profile, "--kind", ec.Kind,
+		"--listen", listen, "--seed", strconv.FormatInt(seed, 10), "--id", ec.ID}
+	if opts.tokenizer != "" { // the engine counts prompts as the gateway does
+		args = append(args, "--tokenizer", opts.tokenizer)
+	}
+	return startProcess(ctx, opts, "engine process "+ec.ID, args, nil)
+}
+
+// startProcess runs the sagebench binary with args (one of its serve
+// commands, which prints ListenLine once it listens) and env (nil: this
+// process's) and waits (bounded by ctx and 30s) for its listening line.
+// name names it in errors.
+func startProcess(ctx context.Context, opts Options, name string, args, env []string) (*child, error) {
 	bin := opts.EngineBinary
 	if bin == "" {
 		var err error
@@ -37,12 +50,8 @@ func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, 
 			return nil, fmt.Errorf("finding the sagebench binary for process engines: %w", err)
 		}
 	}
-	args := []string{"serve", "engine", "--profile", ec.Profile, "--kind", ec.Kind,
-		"--listen", listen, "--seed", strconv.FormatInt(seed, 10), "--id", ec.ID}
-	if opts.tokenizer != "" {
-		args = append(args, "--tokenizer", opts.tokenizer)
-	}
 	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	cmd.Stderr = opts.EngineStderr
 	// Own process group: a terminal Ctrl-C reaches only serve, which drains
 	// and then stops its children; Pdeathsig kills them if serve dies.
@@ -52,7 +61,7 @@ func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, 
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting engine process %s: %w", ec.ID, err)
+		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
 	c := &child{cmd: cmd, exited: make(chan struct{})}
 	lines := make(chan string, 1)
@@ -60,7 +69,7 @@ func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, 
 		if u, err := scanListenLine(out); err == nil {
 			lines <- u
 		} else if opts.EngineStderr != nil {
-			fmt.Fprintf(opts.EngineStderr, "engine process %s: %v\n", ec.ID, err)
+			fmt.Fprintf(opts.EngineStderr, "%s: %v\n", name, err)
 		}
 		_, _ = io.Copy(io.Discard, out)
 	}()
@@ -71,10 +80,10 @@ func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, 
 	case c.url = <-lines:
 		return c, nil
 	case <-c.exited:
-		return nil, fmt.Errorf("engine process %s exited before listening (%v)", ec.ID, cmd.ProcessState)
+		return nil, fmt.Errorf("%s exited before listening (%v)", name, cmd.ProcessState)
 	case <-ctx.Done():
 		c.stop()
-		return nil, fmt.Errorf("engine process %s: no listening line: %w", ec.ID, ctx.Err())
+		return nil, fmt.Errorf("%s: no listening line: %w", name, ctx.Err())
 	}
 }
 

@@ -62,6 +62,7 @@ func (s *Stack) servers(ln net.Listener, base context.Context) (main, over *http
 	errLog := slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelDebug)
 	main = &http.Server{
 		Handler:           readBodies(s.dropping(h), maxBody, bodyTimeout),
+		ConnState:         s.conns.Track, // the drill's cut closes them
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },

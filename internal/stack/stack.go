@@ -11,12 +11,12 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sagebench/sagebench/internal/stack/gateway"
 	"github.com/sagebench/sagebench/internal/stack/profile"
+	"github.com/sagebench/sagebench/internal/stack/proxy"
 	"github.com/sagebench/sagebench/internal/stack/sched"
 	"github.com/sagebench/sagebench/internal/tokenizer"
 )
@@ -57,7 +57,8 @@ type Stack struct {
 	engines map[string]*built
 	closed  sync.Once
 	err     error
-	drop    atomic.Int64 // API requests still to drop (DropResponses)
+	drop    proxy.Countdown // API requests still to drop (DropResponses)
+	conns   proxy.Conns     // the gateway's client connections (Cut)
 }
 
 // Start builds the engines and index of cfg, binds cfg.Listen and serves.
@@ -68,12 +69,9 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
 	}
 	opts = opts.withDefaults()
 	opts.tokenizer = cfg.Tokenizer // process engines count with it too
-	cat := opts.Catalog
-	if cat == nil {
-		var err error
-		if cat, err = profile.Default(); err != nil { // the embedded catalog is broken: a build defect
-			return nil, fmt.Errorf("profile catalog: %w", err)
-		}
+	cat, err := opts.catalog()
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:8080"
@@ -98,6 +96,18 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
 	}
 	opts.Logger.Info("stack serving", "url", s.url, "engines", len(cfg.Engines), "policy", s.gw.Policy())
 	return s, nil
+}
+
+// catalog is o.Catalog, or the embedded one.
+func (o Options) catalog() (*profile.Catalog, error) {
+	if o.Catalog != nil {
+		return o.Catalog, nil
+	}
+	cat, err := profile.Default()
+	if err != nil { // the embedded catalog is broken: a build defect
+		return nil, fmt.Errorf("profile catalog: %w", err)
+	}
+	return cat, nil
 }
 
 func (o Options) withDefaults() Options {

@@ -31,8 +31,13 @@ func TestMain(m *testing.M) {
 }
 
 // serveEngineChild serves one simulated engine like `sagebench serve
-// engine --profile P --kind K --listen A --seed S --id ID` until SIGTERM.
+// engine --profile P --kind K --listen A --seed S --id ID`, or a stack like
+// `sagebench serve --config F --listen A` (a split stack's gateway), until
+// SIGTERM.
 func serveEngineChild(args []string) int {
+	if len(args) >= 2 && args[0] == "serve" && args[1] == "--config" {
+		return serveGatewayChild(args[1:])
+	}
 	if len(args) < 2 || args[0] != "serve" || args[1] != "engine" {
 		fmt.Fprintf(os.Stderr, "child: unexpected args %q\n", args)
 		return 2
@@ -44,10 +49,31 @@ func serveEngineChild(args []string) int {
 	if err := fs.Parse(args[2:]); err != nil {
 		return 2
 	}
+	return serveUntilSignal(stack.Config{Listen: *listen, Policy: "fifo", Seed: *seed,
+		Engines: []stack.EngineConfig{{ID: *id, Kind: *kind, Profile: *profile, Seed: *seed}}})
+}
+
+// serveGatewayChild serves the stack of --config on --listen.
+func serveGatewayChild(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	path, listen := fs.String("config", "", ""), fs.String("listen", "127.0.0.1:0", "")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, err := stack.LoadConfig(*path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	cfg.Listen = *listen
+	return serveUntilSignal(cfg)
+}
+
+// serveUntilSignal serves cfg, prints its listening line and stops on
+// SIGTERM, like `sagebench serve`.
+func serveUntilSignal(cfg stack.Config) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := stack.Config{Listen: *listen, Policy: "fifo", Seed: *seed,
-		Engines: []stack.EngineConfig{{ID: *id, Kind: *kind, Profile: *profile, Seed: *seed}}}
 	s, err := stack.Start(ctx, cfg, stack.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

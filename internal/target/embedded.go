@@ -12,7 +12,9 @@ import (
 // EmbeddedStack returns the Starter of the in-process reference stack:
 // the stack YAML at spec.Path, else spec.YAML, else stack.DefaultConfig, on
 // 127.0.0.1 with a free port, seeded with spec.Seed, its admin API open to
-// loopback callers only. logger may be nil.
+// loopback callers only. A stack with topology: split runs its gateway
+// and engines as child processes behind a proxy in this process.
+// logger may be nil.
 func EmbeddedStack(logger *slog.Logger) Starter {
 	return func(ctx context.Context, spec StackSpec) (string, func(context.Context) error, error) {
 		cfg := stack.DefaultConfig()
@@ -31,7 +33,7 @@ func EmbeddedStack(logger *slog.Logger) Starter {
 		if cfg.Tokenizer == "" {
 			cfg.Tokenizer = spec.Tokenizer
 		}
-		s, err := stack.Start(ctx, cfg, stack.Options{Logger: logger, Getenv: withoutAdminToken(cfg.Admin.TokenEnv)})
+		s, err := stack.Launch(ctx, cfg, stack.Options{Logger: logger, Getenv: withoutAdminToken(cfg.Admin.TokenEnv)})
 		if err != nil {
 			return "", nil, fmt.Errorf("embedded stack: %w", err)
 		}

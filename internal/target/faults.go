@@ -12,7 +12,12 @@ type Faults interface {
 	Slowdown(id string, factor float64) error
 	Restart(ctx context.Context, id string) error
 	DropResponses(n int)
-	// Process returns the OS process id of a process engine.
+	// Cut drops every established connection to the stack's front (the
+	// gateway, or the proxy before a split stack's gateway) and says how
+	// many it dropped.
+	Cut() (int, error)
+	// Process returns the OS process id of a process engine (or of a
+	// split stack's gateway, id "gateway").
 	Process(id string) (int, error)
 }
 

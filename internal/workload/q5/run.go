@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
-	"github.com/sagebench/sagebench/internal/stack/profile"
+	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -31,6 +32,8 @@ func (q *q5) Plan(seed int64) (workload.Plan, error) {
 var (
 	defRecovery        = result.Def{Name: "recovery_s", Unit: result.Seconds, Direction: result.Lower}
 	defThroughputRatio = result.Def{Name: "throughput_ratio", Unit: result.Ratio, Direction: result.Higher}
+	defTTFTBefore      = result.Def{Name: "ttft_p99_before_ms", Unit: result.Ms, Direction: result.Lower}
+	defTTFTAfter       = result.Def{Name: "ttft_p99_after_kill_ms", Unit: result.Ms, Direction: result.Lower}
 	defUrgentFast      = result.Def{Name: "urgent_fast_share", Unit: result.Fraction, Direction: result.Higher}
 	defIdealFast       = result.Def{Name: "ideal_fast_share", Unit: result.Fraction, Direction: result.Higher}
 	defAllFast         = result.Def{Name: "all_fast_share", Unit: result.Fraction, Direction: result.Higher}
@@ -39,143 +42,207 @@ var (
 )
 
 // defs are the metrics a q5.target may name.
-var defs = []result.Def{defRecovery, defThroughputRatio, defUrgentFast, defGoodputPerCap}
+var defs = []result.Def{defRecovery, defThroughputRatio, defTTFTAfter, defUrgentFast, defGoodputPerCap, drill.DefLost, drill.DefAvailability}
 
-// details are Q5's own measurements.
-type details struct {
-	Capacity      map[string]float64 // per LLM engine, with the load's shape
-	KilledShare   float64            // capacity share of the killed engines
-	urgentFast    result.Metric      // urgent LLM requests served by fast engines, before the fault
-	idealFast     result.Metric      // what an ideal router would give
-	allFast       result.Metric      // all LLM requests served by fast engines, for contrast
-	goodputPerCap result.Metric      // pre-fault LLM goodput ÷ summed capacity
+// kill is the first performed kill and what followed it.
+type kill struct {
+	ok       bool
+	seq      int
+	engine   string
+	atNS     int64
+	recovery drill.EventRecovery
 }
 
-// Run drives the load, kills the fast engine and measures.
+// Run measures the pool's capacity, drives the load, kills the fast
+// engine and measures.
 func (q *q5) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
 	r, err := drill.Drive(ctx, env, "hetero", q.cfg.Load, q.cfg.Drill)
 	if err != nil {
 		return workload.Outcome{}, fmt.Errorf("q5: %w", err)
 	}
-	d, err := q.capacity()
-	if err != nil {
-		return workload.Outcome{}, err
-	}
-	killNS, recov, ok := q.fault(r)
-	q.routing(r, &d, killNS)
-	recovery, ratio := q.recovery(r, killNS, recov, ok)
-	res := result.New(q.answer(r, recovery, ratio, d), recovery, ratio, d.urgentFast, d.idealFast, d.allFast, d.goodputPerCap,
-		defKilledShare.Measure(d.KilledShare, len(d.Capacity), "no LLM engine in the pool"))
+	k := q.kill(r)
+	rt := q.routing(r, k)
+	rec, ratio := q.recovery(r, k)
+	before, after := q.ttft(r, k)
+	res := result.New(q.answer(r, k, rec, ratio, before, after, rt), rec, ratio, before, after,
+		rt.urgentFast, rt.idealFast, rt.allFast, rt.goodputPerCap, rt.killedShare)
 	return r.Outcome(res)
 }
 
-// recovery is the time from the kill until the windowed metric was back
-// within its bound for the hold time (never when it was not by the end),
-// and the throughput ratio: the share of requests served after recovery
-// over the share before the fault.
-func (q *q5) recovery(r *drill.Run, killNS int64, recov drill.EventRecovery, ok bool) (rec, ratio result.Metric) {
-	if !ok {
-		why := "the kill was not performed"
-		return defRecovery.NotMeasurable(why), defThroughputRatio.NotMeasurable(why)
-	}
-	step := q.cfg.Drill.Series.WithDefaults().Step.Seconds()
-	if !recov.Recovered || recov.AfterMs == nil {
-		why := "never back within the bound for the hold time by the end of the run"
-		return defRecovery.Never(why), defThroughputRatio.NotMeasurable("no recovery to measure after")
-	}
-	rec = defRecovery.Measure(*recov.AfterMs/1000, 1, "").WithResolution(step)
-	from := killNS + int64(*recov.AfterMs*float64(time.Millisecond))
-	width := int64(q.cfg.Drill.Series.WithDefaults().Width)
-	pre, post := served(r.Records, width, killNS), served(r.Records, from, int64(q.cfg.Load.Span()))
-	if pre <= 0 {
-		return rec, defThroughputRatio.NotMeasurable("nothing was served before the fault")
-	}
-	return rec, defThroughputRatio.Measure(post/pre, len(r.Records), "")
-}
-
-// answer says how long the pool took to recover from the kill and what
-// it kept.
-func (q *q5) answer(r *drill.Run, rec, ratio result.Metric, d details) string {
-	kill := "the kill"
-	for _, e := range r.Events {
-		if e.Action == drill.Kill {
-			kill = fmt.Sprintf("SIGKILL of %s at %.1f s (%.0f %% of the pool's capacity)", e.Target, float64(e.ActualNS)/1e9, 100*d.KilledShare)
-			break
-		}
-	}
-	return fmt.Sprintf("after %s the windowed %s was back within %v after %s; served share after ÷ before %s; urgent requests on fast engines before the fault %s (ideal %s)",
-		kill, q.cfg.Drill.Recovery.Metric, q.cfg.Drill.Recovery.Bound, result.Format(rec), result.Short(ratio), result.Short(d.urgentFast), result.Short(d.idealFast))
-}
-
-// fault returns the first performed kill and the recovery after it.
-func (q *q5) fault(r *drill.Run) (int64, drill.EventRecovery, bool) {
+// kill finds the first performed kill and its recovery.
+func (q *q5) kill(r *drill.Run) kill {
 	for _, e := range r.Events {
 		if e.Action == drill.Kill && e.Outcome == drill.OutcomeOK {
 			x, ok := r.RecoveryOf(e.Seq)
-			return e.ActualNS, x, ok
+			return kill{ok: ok, seq: e.Seq, engine: e.Target, atNS: e.ActualNS, recovery: x}
 		}
 	}
-	return int64(q.cfg.Load.Span()), drill.EventRecovery{}, false
+	return kill{atNS: r.Phase.Start.Nanoseconds() + int64(q.cfg.Load.Span())}
 }
 
-// capacity is each LLM engine's request rate at full batch with the
-// load's shape: the batch the KV cache allows, its step time, and
-// max_tokens decode steps per request.
-func (q *q5) capacity() (details, error) {
-	cat, err := profile.Default()
-	if err != nil {
-		return details{}, err
+// span is the load's [start + one window, last intended send): the part
+// of the run the Q reads.
+func (q *q5) span(r *drill.Run) (from, to int64) {
+	from = int64(r.Phase.Start + q.cfg.Drill.Series.WithDefaults().Width)
+	for i := range r.Records {
+		to = max(to, r.Records[i].IntendedNS)
 	}
-	d := details{Capacity: map[string]float64{}}
-	total, killed := 0.0, 0.0
-	in, out := q.cfg.Load.LLM.Mean(1000) // the shape's mean lengths
-	for _, e := range q.cfg.Pool {
-		if e.Kind != "llm" {
-			continue
+	return from, to
+}
+
+// recovery is the time from the kill until the windowed metric was back
+// within its bound for the hold time — through the outage until the
+// restart, when one followed (the kill event's own recovery_ms counts from
+// the restart, the fault's end) — 0 when it never broke it, never when it
+// did not come back by the end; and the throughput ratio: ok requests
+// delivered per second after the recovery ÷ before the kill.
+func (q *q5) recovery(r *drill.Run, k kill) (rec, ratio result.Metric) {
+	if !k.ok {
+		why := "the kill was not performed"
+		return defRecovery.NotMeasurable(why), defThroughputRatio.NotMeasurable(why)
+	}
+	x, step := k.recovery, q.cfg.Drill.Series.WithDefaults().Step.Seconds()
+	from, end := q.span(r)
+	after, how := k.atNS+int64(q.cfg.Drill.Series.WithDefaults().Width), "from one window after the kill (the SLO was never broken)"
+	m := x.Metrics()[0]
+	switch {
+	case x.Unmeasurable != "":
+		return defRecovery.NotMeasurable(x.Unmeasurable), defThroughputRatio.NotMeasurable(x.Unmeasurable)
+	case x.State == series.NeverViolated:
+		rec = defRecovery.Measure(0, 1, "").WithResolution(step).WithReason(m.Reason + ": nothing to recover from")
+	case x.State == series.Recovered:
+		rec = defRecovery.Measure(float64(x.RecoveredNS-x.EventNS)/1e9, 1, "").WithResolution(step).WithReason(fromKill(x, m.Reason))
+		after, how = x.RecoveredNS, "from the recovery"
+	default:
+		rec, after, how = defRecovery.Never(m.Reason), k.atNS, "from the kill (it never recovered)"
+	}
+	return rec, throughputRatio(r.Records, from, k.atNS, after, end, how)
+}
+
+// fromKill says what recovery_s counts: from the kill, through the
+// outage until the restart when there was one.
+func fromKill(x drill.EventRecovery, rule string) string {
+	rule, _, _ = strings.Cut(rule, ", from ")
+	if x.FaultEndNS > x.EventNS {
+		return fmt.Sprintf("%s, from the kill: the engine was down %.2f s until its restart, then recovered in %s", rule,
+			float64(x.FaultEndNS-x.EventNS)/1e9, result.FormatValue(x.AfterMs/1000, result.Seconds))
+	}
+	return rule + ", from the kill"
+}
+
+// throughputRatio is the delivered throughput of the requests offered in
+// [after, end) ÷ that of those offered in [from, kill): ok requests per
+// second, by intended send (a backlog served late counts where it was
+// offered), with the 95 % interval of a ratio of two Poisson counts — the
+// arrivals themselves vary that much.
+func throughputRatio(recs []record.Request, from, kill, after, end int64, how string) result.Metric {
+	if kill-from < int64(time.Second) || end-after < int64(time.Second) {
+		return defThroughputRatio.NotMeasurable("less than a second of load before the kill or after the recovery")
+	}
+	pre, post := delivered(recs, from, kill), delivered(recs, after, end)
+	if pre == 0 || post == 0 {
+		return defThroughputRatio.NotMeasurable("nothing was delivered before the kill or after the recovery")
+	}
+	rate := func(n int, lo, hi int64) float64 { return float64(n) / (float64(hi-lo) / 1e9) }
+	ratio := rate(post, after, end) / rate(pre, from, kill)
+	se := math.Sqrt(1/float64(pre) + 1/float64(post))
+	return defThroughputRatio.Measure(ratio, pre+post, "").WithInterval(ratio*math.Exp(-1.96*se), ratio*math.Exp(1.96*se)).WithReason(
+		fmt.Sprintf("ok requests per second offered %s to the end of the load (%s) ÷ before the kill (%s)", how,
+			result.FormatValue(rate(post, after, end), result.ReqPerS), result.FormatValue(rate(pre, from, kill), result.ReqPerS)))
+}
+
+// delivered counts the ok requests intended in [from, to).
+func delivered(recs []record.Request, from, to int64) int {
+	n := 0
+	for i := range recs {
+		if recs[i].OK && recs[i].IntendedNS >= from && recs[i].IntendedNS < to {
+			n++
 		}
-		p, err := cat.LLM(e.Profile)
-		if err != nil {
-			return details{}, fmt.Errorf("q5.pool %s: %w", e.ID, err)
-		}
-		seqs := max(min(p.MaxNumSeqs, p.KVCacheTokens/max(p.KVTokens(int(in), int(out)), 1)), 1)
-		c := float64(seqs) / p.StepTime(seqs).Seconds() / max(out, 1)
-		d.Capacity[e.ID] = c
-		total += c
-		for _, ev := range q.cfg.Drill.Events {
-			if ev.Action == drill.Kill && ev.Engine == e.ID {
-				killed += c
+	}
+	return n
+}
+
+// ttft is the p99 TTFT of the chat completions intended before the kill,
+// and of those intended from the kill until the recovery (the end when
+// it never recovered or the SLO was never broken).
+func (q *q5) ttft(r *drill.Run, k kill) (before, after result.Metric) {
+	from, end := q.span(r)
+	until := end
+	if k.recovery.State == series.Recovered {
+		until = k.recovery.RecoveredNS
+	}
+	p99 := func(d result.Def, lo, hi int64, why string) result.Metric {
+		var xs []float64
+		for _, rec := range r.Records {
+			if rec.OK && rec.FirstToken > 0 && rec.IntendedNS >= lo && rec.IntendedNS < hi {
+				xs = append(xs, rec.TTFTMs)
 			}
 		}
+		return d.Measure(series.Percentile(xs, 99), len(xs), why)
 	}
-	if total > 0 {
-		d.KilledShare = killed / total
+	before = p99(defTTFTBefore, from, k.atNS, "no chat completion succeeded before the kill")
+	if !k.ok {
+		return before, defTTFTAfter.NotMeasurable("the kill was not performed")
 	}
-	return d, nil
+	return before, p99(defTTFTAfter, k.atNS, until+1, "no chat completion succeeded after the kill")
+}
+
+// answer says what the kill did to the loaded pool and how long it took
+// to recover.
+func (q *q5) answer(r *drill.Run, k kill, rec, ratio, before, after result.Metric, rt routing) string {
+	if !k.ok {
+		return "not answered: the kill was not performed (" + firstOr(r.NotPerformed(), "no kill event") + ")"
+	}
+	load := "at a fixed rate"
+	if c := r.Sizing.Capacity; c != nil {
+		load = fmt.Sprintf("at %.2f of the pool's measured capacity (%s)", r.Sizing.Utilisation, result.FormatValue(c.Rate, result.ReqPerS))
+	}
+	survivors := ""
+	if u, ok := r.Sizing.UtilisationWith(map[string]float64{k.engine: 1}); ok {
+		survivors = fmt.Sprintf(", leaving the survivors at %s their capacity", result.FormatValue(u, result.Ratio))
+	}
+	return fmt.Sprintf("%s, SIGKILL of %s (%s of the capacity) at %.1f s%s: TTFT p99 went from %s to %s and was back within %v after %s; delivered throughput after ÷ before %s; urgent requests on fast engines before the fault %s (ideal %s)",
+		load, k.engine, result.Short(rt.killedShare), float64(k.atNS)/1e9, survivors, result.Short(before), result.Short(after),
+		q.cfg.Drill.Recovery.Bound, result.Format(rec), result.Short(ratio), result.Short(rt.urgentFast), result.Short(rt.idealFast))
+}
+
+func firstOr(xs []string, def string) string {
+	if len(xs) == 0 {
+		return def
+	}
+	return xs[0]
+}
+
+// routing is the routing quality before the fault.
+type routing struct {
+	urgentFast    result.Metric // urgent LLM requests served by fast engines
+	idealFast     result.Metric // what an ideal router would give
+	allFast       result.Metric // all LLM requests served by fast engines, for contrast
+	goodputPerCap result.Metric // goodput ÷ the measured capacity
+	killedShare   result.Metric // the killed engine's share of the LLM capacity
 }
 
 // routing measures, before the fault, the share of urgent LLM requests
 // served by fast engines against the ideal share (all of them while the
-// fast engines' capacity covers the urgent rate), and goodput ÷ capacity.
-// A target whose records carry no engine ID leaves the shares not
-// measurable.
-func (q *q5) routing(r *drill.Run, d *details, killNS int64) {
-	fast, total, fastCap := map[string]bool{}, 0.0, 0.0
+// fast engines' measured capacity covers the urgent rate), and goodput ÷
+// the measured capacity. A target that reports no engine ID leaves the
+// shares not measurable.
+func (q *q5) routing(r *drill.Run, k kill) routing {
+	fast := map[string]bool{}
 	for _, e := range q.cfg.Pool {
 		fast[e.ID] = e.Fast
-		total += d.Capacity[e.ID]
-		if e.Fast {
-			fastCap += d.Capacity[e.ID]
-		}
 	}
-	var urgent, onFast, met, ok, okFast, withEngine int
+	from, _ := q.span(r)
+	var urgent, onFast, met, n, ok, okFast, withEngine int
 	for _, rec := range r.Records {
-		if rec.IntendedNS >= killNS || rec.Type != protocol.TypeLLM {
+		if rec.IntendedNS < from || rec.IntendedNS >= k.atNS {
 			continue
 		}
+		n++
 		if rec.SLOMet {
 			met++
 		}
-		if !rec.OK {
+		if rec.Type != protocol.TypeLLM || !rec.OK {
 			continue
 		}
 		ok++
@@ -192,39 +259,52 @@ func (q *q5) routing(r *drill.Run, d *details, killNS int64) {
 			}
 		}
 	}
-	secs := float64(killNS) / 1e9
-	noEngine := "the target reports no engine ID (X-Engine-Id) on its answers"
-	switch {
-	case withEngine == 0:
-		d.urgentFast, d.allFast = defUrgentFast.NotMeasurable(noEngine), defAllFast.NotMeasurable(noEngine)
-	default:
-		d.urgentFast = defUrgentFast.Measure(float64(onFast)/float64(max(urgent, 1)), urgent, "no urgent LLM request succeeded before the fault")
-		d.allFast = defAllFast.Measure(float64(okFast)/float64(max(ok, 1)), ok, "no LLM request succeeded before the fault")
+	secs := float64(k.atNS-from) / 1e9
+	var rt routing
+	noEngine := "the target reported no engine ID (X-Engine-Id) on its answers"
+	if withEngine == 0 {
+		rt.urgentFast, rt.allFast = defUrgentFast.NotMeasurable(noEngine), defAllFast.NotMeasurable(noEngine)
+	} else {
+		rt.urgentFast = defUrgentFast.Measure(float64(onFast)/float64(max(urgent, 1)), urgent, "no urgent LLM request succeeded before the fault")
+		rt.allFast = defAllFast.Measure(float64(okFast)/float64(max(ok, 1)), ok, "no LLM request succeeded before the fault")
 	}
-	d.idealFast = defIdealFast.Measure(math.Min(1, fastCap/(float64(urgent)/secs)), urgent, "no urgent LLM request succeeded before the fault")
-	d.goodputPerCap = defGoodputPerCap.Measure(float64(met)/secs/total, ok, "no LLM request succeeded before the fault")
-	if total <= 0 || secs <= 0 {
-		d.goodputPerCap = defGoodputPerCap.NotMeasurable("the pool's capacity is unknown")
-	}
-}
-
-// served is the share of the requests intended in [from, to) that
-// succeeded: throughput over the offered load, so that the ratio of two
-// spans does not read Poisson noise in the arrivals as lost capacity.
-func served(recs []record.Request, from, to int64) float64 {
-	ok, n := 0, 0
-	for _, r := range recs {
-		if r.IntendedNS >= from && r.IntendedNS < to {
-			n++
-			if r.OK {
-				ok++
-			}
+	rt.idealFast, rt.killedShare, rt.goodputPerCap = q.capacityShares(r, fast, k, float64(urgent)/secs, urgent)
+	if c := r.Sizing.Capacity; c != nil && secs > 0 {
+		g := float64(met) / secs / c.Rate
+		rt.goodputPerCap = defGoodputPerCap.Measure(g, n, "nothing was sent before the fault").
+			WithReason("SLO-meeting requests per second before the fault ÷ the measured capacity")
+		if rt.goodputPerCap.Measured() && !c.Saturated {
+			rt.goodputPerCap = defGoodputPerCap.Within(0, g, n, "the capacity is a lower bound (the probe's clients ran out first)")
 		}
 	}
-	if n == 0 {
-		return 0
+	return rt
+}
+
+// capacityShares are the ideal fast share (the fast engines' measured
+// capacity over the urgent rate, at most 1) and the killed engine's share
+// of the LLM capacity, from the capacity probe.
+func (q *q5) capacityShares(r *drill.Run, fast map[string]bool, k kill, urgentRate float64, urgent int) (ideal, killed, gpc result.Metric) {
+	gpc = defGoodputPerCap.NotMeasurable("the load's rate was fixed: the capacity was not measured")
+	c := r.Sizing.Capacity
+	if c == nil || len(c.Engines) == 0 {
+		why := "the capacity probe did not see which engine served each request"
+		if c == nil {
+			why = "the load's rate was fixed: the capacity was not measured"
+		}
+		return defIdealFast.NotMeasurable(why), defKilledShare.NotMeasurable(why), gpc
 	}
-	return float64(ok) / float64(n)
+	fastCap := 0.0
+	for id, e := range c.Engines {
+		if fast[id] && e.Type == protocol.TypeLLM {
+			fastCap += e.Rate
+		}
+	}
+	ideal = defIdealFast.Measure(min(1, fastCap/urgentRate), urgent, "no urgent LLM request succeeded before the fault")
+	killed = defKilledShare.NotMeasurable(fmt.Sprintf("%s served nothing during the capacity probe", k.engine))
+	if e, ok := c.Engines[k.engine]; ok {
+		killed = defKilledShare.Measure(e.Share, 1, "").WithReason("its share of the chat completions at saturation in the capacity probe")
+	}
+	return ideal, killed, gpc
 }
 
 func isUrgent(r record.Request) bool {

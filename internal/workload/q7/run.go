@@ -31,10 +31,12 @@ var (
 	defExcess = result.Def{Name: "p99_excess_worst", Unit: result.Ratio, Direction: result.Lower}
 	defPeak   = result.Def{Name: "peak_ms", Unit: result.Ms, Direction: result.Lower}
 	defRatio  = result.Def{Name: "p99_excess", Unit: result.Ratio, Direction: result.Lower}
+	// defBackground counts the failures outside every event's window.
+	defBackground = result.Def{Name: "background_failures", Unit: result.Count, Direction: result.Lower}
 )
 
 // defs are the metrics a q7.target may name.
-var defs = []result.Def{defFailed, defExcess}
+var defs = []result.Def{defFailed, defExcess, defBackground, drill.DefLost, drill.DefAvailability}
 
 // Run drives the load through the reconfiguration schedule.
 func (q *q7) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
@@ -42,8 +44,10 @@ func (q *q7) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	if err != nil {
 		return workload.Outcome{}, fmt.Errorf("q7: %w", err)
 	}
-	att := r.Attribute()
-	failed := defFailed.Measure(float64(len(att)), r.Sent, "no request was sent")
+	att, background, noRecord := r.Failures(q.cfg.Attribution.Pre, q.cfg.Attribution.Post)
+	failed := defFailed.Measure(float64(len(att)+noRecord), r.Sent, "no request was sent").WithReason(
+		fmt.Sprintf("failures sent from %v before an event to %v after it returned, plus %d sent with no record", q.cfg.Attribution.Pre, q.cfg.Attribution.Post, noRecord))
+	bg := defBackground.Measure(float64(len(background)), r.Sent, "no request was sent").WithReason("failures outside every event's window")
 	steady, ex := q.excess(r)
 	worst := defExcess.NotMeasurable("no event was performed")
 	events := r.EventResults()
@@ -55,32 +59,43 @@ func (q *q7) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 			}
 		}
 	}
-	res := result.New(q.answer(r, failed, worst), failed, worst, steady)
+	res := result.New(q.answer(r, failed, bg, worst), failed, bg, worst, steady)
 	res.Events = events
-	if len(att) > 0 {
-		res.Tables = append(res.Tables, failureTable(att))
+	if all := append(att, background...); len(all) > 0 {
+		res.Tables = append(res.Tables, failureTable(all))
 	}
 	return r.Outcome(res)
 }
 
 // answer says how many requests the reconfigurations failed and how far
 // the p99 rose around them.
-func (q *q7) answer(r *drill.Run, failed, worst result.Metric) string {
+func (q *q7) answer(r *drill.Run, failed, bg, worst result.Metric) string {
 	performed := 0
 	for _, e := range r.Events {
 		if e.Outcome == drill.OutcomeOK {
 			performed++
 		}
 	}
-	return fmt.Sprintf("%d of %d reconfigurations performed; %s requests failed around them (of %d sent); the windowed %s rose at most %s over steady",
-		performed, len(r.Events), result.Short(failed), r.Sent, q.cfg.Drill.Recovery.Metric, result.Short(worst))
+	return fmt.Sprintf("%d of %d reconfigurations performed; %s requests failed around them and %s elsewhere (of %d sent); the windowed %s rose at most %s over steady",
+		performed, len(r.Events), result.Short(failed), result.Short(bg), r.Sent, q.cfg.Drill.Recovery.Metric, result.Short(worst))
 }
 
+// maxFailureRows bounds the failure table.
+const maxFailureRows = 50
+
 func failureTable(att []drill.Attribution) result.Table {
-	t := result.Table{Title: "Failed requests", Note: "each charged to the performed event nearest its intended send",
+	t := result.Table{Title: "Failed requests", Note: "charged to the event whose window holds the intended send; background: in none",
 		Columns: []string{"request", "error class", "event"}}
-	for _, a := range att {
-		t.AddRow(result.Text(a.ID), result.Text(a.Class), result.Textf("%d", a.Event))
+	for i, a := range att {
+		if i == maxFailureRows {
+			t.Note += fmt.Sprintf("; the first %d of %d", maxFailureRows, len(att))
+			break
+		}
+		ev := result.Textf("%d", a.Event)
+		if a.Event < 0 {
+			ev = result.Text("background")
+		}
+		t.AddRow(result.Text(a.ID), result.Text(a.Class), ev)
 	}
 	return t
 }

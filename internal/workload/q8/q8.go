@@ -1,13 +1,20 @@
-// Package q8 is Q8 RecoverySoak: long steady mixed load while one engine
-// of the reference stack suffers periodic faults of each kind — SIGKILL
-// with a restart, SIGSTOP for a set time then SIGCONT (a hang), and a
-// slowdown — run by the drill timeline (internal/drill). Primary: lost
-// requests (must be 0); availability, recovery per fault, p99 drift over
-// the soak and the RSS and open-file drift of the stack's processes.
+// Package q8 is Q8 RecoverySoak: long steady mixed load, sized to a share
+// of the capacity the drill measures first, while the reference stack
+// suffers periodic faults along its whole path — an engine SIGKILLed and
+// restarted, SIGSTOPped for a set time then SIGCONTed (a hang), slowed
+// down; every client connection cut at the proxy in front of the
+// gateway; the gateway's own process SIGKILLed and restarted — run by the
+// drill timeline (internal/drill). The embedded stack runs split (every
+// part its own process) so that the gateway and the path to it can fail.
+// Primary: lost requests (must be 0), by class; availability, recovery
+// per fault, p99 drift over the soak and the RSS and open-file drift of
+// the stack's processes.
 package q8
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
@@ -32,12 +39,21 @@ type Config struct {
 	drill.Base `yaml:",inline" json:",inline"`
 	// Faults generates the periodic fault schedule when drill.events is empty.
 	Faults Faults `yaml:"faults" json:"faults"`
-	// Engines are the engine ids whose processes are sampled for RSS and
-	// open files (embedded stack only).
+	// Engines are the engine ids (and "gateway") whose processes are
+	// sampled for RSS and open files (embedded stack only).
 	Engines []string `yaml:"engines" json:"engines"`
 }
 
-// Faults is a periodic schedule cycling kill (+restart), pause, slowdown.
+// The kinds of fault the periodic schedule cycles through.
+const (
+	FaultKill     = "kill"     // SIGKILL the engine, restart it after restart_after
+	FaultPause    = "pause"    // SIGSTOP it for pause, then SIGCONT
+	FaultSlowdown = "slowdown" // slow it down ×slowdown_factor for slowdown_for
+	FaultCut      = "cut"      // drop every client connection (streams in flight are cut)
+	FaultGateway  = "gateway"  // SIGKILL the gateway's process, restart it after restart_after
+)
+
+// Faults is a periodic schedule cycling through Cycle.
 type Faults struct {
 	Engine         string        `yaml:"engine" json:"engine"`
 	First          time.Duration `yaml:"first" json:"first"` // first fault's offset
@@ -46,48 +62,70 @@ type Faults struct {
 	Pause          time.Duration `yaml:"pause" json:"pause"`
 	SlowdownFactor float64       `yaml:"slowdown_factor" json:"slowdown_factor"`
 	SlowdownFor    time.Duration `yaml:"slowdown_for" json:"slowdown_for"`
+	// Cycle is the order of the faults (kill, pause, slowdown, cut,
+	// gateway), repeated from First every Every.
+	Cycle []string `yaml:"cycle" json:"cycle"`
 }
 
-// Default: full scale 10 minutes at 20 req/s, a fault every 60 s from
-// 30 s; quick 27 s at 8 req/s, a fault every 7 s from 4 s (one of each).
+// engineSlots caps each LLM engine's running batch: a pool whose capacity
+// the harness can saturate on a laptop (see docs/q8.md).
+const engineSlots = 4
+
+// Default: full scale 10 minutes at 0.7 of the measured capacity, a
+// fault every 60 s from 30 s (two of each kind); quick 26 s, a fault
+// every 5 s from 2.5 s (one of each).
 func Default(quick bool) *Config {
+	cycle := []string{FaultKill, FaultPause, FaultSlowdown, FaultCut, FaultGateway}
 	c := &Config{
-		Base:    drill.Base{Load: drill.DefaultLoad(20, 10*time.Minute), Drill: drill.DefaultConfig(quick)},
-		Faults:  Faults{Engine: "llm-1", First: 30 * time.Second, Every: time.Minute, RestartAfter: 3 * time.Second, Pause: 5 * time.Second, SlowdownFactor: 4, SlowdownFor: 10 * time.Second},
-		Engines: []string{"llm-0", "llm-1", "embed-0"},
+		Base: drill.Base{Load: drill.SizedLoad(10 * time.Minute), Drill: drill.DefaultConfig(quick)},
+		Faults: Faults{Engine: "llm-1", First: 30 * time.Second, Every: time.Minute, RestartAfter: 3 * time.Second, Pause: 5 * time.Second,
+			SlowdownFactor: 4, SlowdownFor: 10 * time.Second, Cycle: cycle},
+		Engines: []string{"llm-0", "llm-1", "embed-0", drill.Gateway},
 	}
 	c.Target = result.Targets{drill.DefLost.Name: 0}
 	if quick {
-		c.Load = drill.QuickLoad(8, 27*time.Second)
-		c.Faults = Faults{Engine: "llm-1", First: 4 * time.Second, Every: 7 * time.Second, RestartAfter: 2 * time.Second, Pause: 3 * time.Second, SlowdownFactor: 4, SlowdownFor: 4 * time.Second}
+		c.Load = drill.QuickSizedLoad(26 * time.Second)
+		c.Faults = Faults{Engine: "llm-1", First: 2500 * time.Millisecond, Every: 5 * time.Second, RestartAfter: 2 * time.Second, Pause: 2 * time.Second,
+			SlowdownFactor: 4, SlowdownFor: 3 * time.Second, Cycle: cycle}
 	}
 	return c
 }
 
 // Events returns the drill's events: drill.events when given, else the
-// periodic schedule over the load's span.
+// periodic schedule over the load's span (a fault that would end within
+// the last recovery hold of the load is left out).
 func (c *Config) Events() []drill.Event {
 	if len(c.Drill.Events) > 0 {
 		return c.Drill.Events
 	}
 	f, span := c.Faults, c.Load.Span()
 	var out []drill.Event
-	for i, at := 0, f.First; ; i, at = i+1, at+f.Every {
-		var ev []drill.Event
-		switch i % 3 {
-		case 0:
-			ev = []drill.Event{{At: at, Action: drill.Kill, Engine: f.Engine}, {At: at + f.RestartAfter, Action: drill.Restart, Engine: f.Engine}}
-		case 1:
-			ev = []drill.Event{{At: at, Action: drill.Pause, Engine: f.Engine, Duration: f.Pause}}
-		default:
-			ev = []drill.Event{{At: at, Action: drill.Slowdown, Engine: f.Engine, Factor: f.SlowdownFactor, Duration: f.SlowdownFor}}
-		}
+	for i, at := 0, f.First; len(f.Cycle) > 0; i, at = i+1, at+f.Every {
+		ev := f.fault(f.Cycle[i%len(f.Cycle)], at)
 		last := ev[len(ev)-1]
 		if f.Every <= 0 || span <= 0 || last.At+last.Duration >= span-c.Drill.Recovery.Hold {
 			return out
 		}
 		out = append(out, ev...)
 	}
+	return out
+}
+
+// fault is the events of one fault of kind at at.
+func (f Faults) fault(kind string, at time.Duration) []drill.Event {
+	switch kind {
+	case FaultKill, FaultGateway:
+		id := f.Engine
+		if kind == FaultGateway {
+			id = drill.Gateway
+		}
+		return []drill.Event{{At: at, Action: drill.Kill, Engine: id}, {At: at + f.RestartAfter, Action: drill.Restart, Engine: id}}
+	case FaultPause:
+		return []drill.Event{{At: at, Action: drill.Pause, Engine: f.Engine, Duration: f.Pause}}
+	case FaultCut:
+		return []drill.Event{{At: at, Action: drill.Cut}}
+	}
+	return []drill.Event{{At: at, Action: drill.Slowdown, Engine: f.Engine, Factor: f.SlowdownFactor, Duration: f.SlowdownFor}}
 }
 
 // Validate reports the first problem, naming the q8 key.
@@ -95,6 +133,15 @@ func (c *Config) Validate() error {
 	f := c.Faults
 	if len(c.Drill.Events) == 0 && (f.Engine == "" || f.Every <= 0 || f.First < 0 || f.RestartAfter < 0 || f.Pause <= 0 || f.SlowdownFactor <= 0 || f.SlowdownFor <= 0) {
 		return fmt.Errorf("q8.faults: engine, every > 0, pause > 0, slowdown_factor > 0 and slowdown_for > 0 are required (or list q8.drill.events)")
+	}
+	kinds := []string{FaultKill, FaultPause, FaultSlowdown, FaultCut, FaultGateway}
+	for i, k := range f.Cycle {
+		if !slices.Contains(kinds, k) {
+			return fmt.Errorf("q8.faults.cycle[%d] %q: use %s", i, k, strings.Join(kinds, ", "))
+		}
+	}
+	if len(c.Drill.Events) == 0 && len(f.Cycle) == 0 {
+		return fmt.Errorf("q8.faults.cycle: name at least one fault (%s), or list q8.drill.events", strings.Join(kinds, ", "))
 	}
 	if err := c.Load.Validate("q8.load"); err != nil {
 		return err
@@ -106,17 +153,19 @@ func (c *Config) Validate() error {
 	return c.Base.Validate("q8", events, defs)
 }
 
-// StackYAML is Q8's reference stack: two H100 LLM engines and a CPU
-// embedder, each its own process; fast health probes so ejection and
-// re-admission show within a second.
+// StackYAML is Q8's reference stack, split: two H100 LLM engines (running
+// at most engineSlots requests each) and a CPU embedder, each its own
+// process, the gateway its own process too, behind the harness's proxy;
+// fast health probes so ejection and re-admission show within a second.
 func (q *q8) StackYAML() []byte {
-	return []byte(`policy: fifo
+	return fmt.Appendf(nil, `topology: split
+policy: fifo
 engines:
-  - {id: llm-0, kind: llm, profile: llama3.1-8b-h100, process: true}
-  - {id: llm-1, kind: llm, profile: llama3.1-8b-h100, process: true}
+  - {id: llm-0, kind: llm, profile: llama3.1-8b-h100, process: true, slots: %[1]d}
+  - {id: llm-1, kind: llm, profile: llama3.1-8b-h100, process: true, slots: %[1]d}
   - {id: embed-0, kind: embedding, profile: bge-small-cpu, process: true}
 index: {size: 0}
 health: {interval: 250ms, eject_after: 2}
 limits: {stall_timeout: 5s}
-`)
+`, engineSlots)
 }

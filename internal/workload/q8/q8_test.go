@@ -10,7 +10,8 @@ import (
 )
 
 // TestQuickHasEveryFault: the quick schedule has one fault of each kind
-// (kill with its restart, pause, slowdown), all inside the 27 s load.
+// (an engine's kill with its restart, pause, slowdown, a connection cut,
+// the gateway's kill with its restart), all inside the load.
 func TestQuickHasEveryFault(t *testing.T) {
 	c := Default(true)
 	if err := c.Validate(); err != nil {
@@ -20,7 +21,7 @@ func TestQuickHasEveryFault(t *testing.T) {
 	for _, e := range drill.Expand(c.Events()) {
 		got = append(got, e.Action)
 	}
-	if s := strings.Join(got, ","); s != "kill,restart,pause,resume,slowdown,slowdown" {
+	if s := strings.Join(got, ","); s != "kill,restart,pause,resume,slowdown,slowdown,cut,kill,restart" {
 		t.Fatalf("quick events %s", s)
 	}
 	if c.Load.Span() > 30*time.Second {
@@ -28,9 +29,9 @@ func TestQuickHasEveryFault(t *testing.T) {
 	}
 }
 
-// TestFullCyclesFaults: ten minutes hold ten faults (4 kills, 3 pauses,
-// 3 slowdowns), and
-// --duration lengthens the cycle with the soak.
+// TestFullCyclesFaults: ten minutes hold ten faults (two of each kind:
+// engine kill, pause, slowdown, cut, gateway kill), and --duration
+// lengthens the cycle with the soak.
 func TestFullCyclesFaults(t *testing.T) {
 	c := Default(false)
 	count := func() map[string]int {
@@ -40,12 +41,12 @@ func TestFullCyclesFaults(t *testing.T) {
 		}
 		return m
 	}
-	if m := count(); m[drill.Kill] != 4 || m[drill.Pause] != 3 || m[drill.Slowdown] != 3 || m[drill.Restart] != 4 {
+	if m := count(); m[drill.Kill] != 4 || m[drill.Pause] != 2 || m[drill.Slowdown] != 2 || m[drill.Restart] != 4 || m[drill.Cut] != 2 {
 		t.Fatalf("10 min: %v", m)
 	}
 	d := time.Hour
 	c.Override(workload.Overrides{Duration: &d})
-	if m := count(); m[drill.Kill] < 19 {
+	if m := count(); m[drill.Kill] < 23 {
 		t.Fatalf("1 h: %v", m)
 	}
 }
@@ -60,6 +61,7 @@ func TestValidate(t *testing.T) {
 		{"no fault engine", func(c *Config) { c.Faults.Engine = "" }, "q8.faults"},
 		{"load too short", func(c *Config) { c.Load.Schedule.Duration = 3 * time.Second }, "no fault fits"},
 		{"bad rate", func(c *Config) { c.Load.Schedule.Rate = -1 }, "q8.load"},
+		{"unknown fault", func(c *Config) { c.Faults.Cycle = []string{"flood"} }, "q8.faults.cycle[0]"},
 		{"explicit events win", func(c *Config) {
 			c.Faults = Faults{}
 			c.Drill.Events = []drill.Event{{At: time.Second, Action: drill.Kill, Engine: "llm-0"}}

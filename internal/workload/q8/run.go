@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,13 +34,14 @@ func (q *q8) Plan(seed int64) (workload.Plan, error) {
 func (q *q8) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
 	dc := q.cfg.Drill
 	dc.Events = q.cfg.Events()
-	samples := &sampler{}
+	samples := &sampler{t0: env.Start}
 	stop := samples.start(env.Target, q.cfg.Engines)
 	r, err := drill.Drive(ctx, env, "soak", q.cfg.Load, dc)
 	stop()
 	if err != nil {
 		return workload.Outcome{}, fmt.Errorf("q8: %w", err)
 	}
+	samples.from = r.Phase.Start + q.warmup()
 	var notes []string
 	if samples.n == 0 {
 		notes = append(notes, "RSS and open files not sampled: the target is not the embedded stack and its /metrics has no process_resident_memory_bytes and process_open_fds")
@@ -53,6 +53,7 @@ func (q *q8) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 var (
 	defFaults      = result.Def{Name: "faults", Unit: result.Count, Direction: result.Higher}
 	defRecovered   = result.Def{Name: "faults_recovered", Unit: result.Count, Direction: result.Higher}
+	defViolated    = result.Def{Name: "faults_violated", Unit: result.Count, Direction: result.Lower}
 	defRecoveryMax = result.Def{Name: "recovery_max_ms", Unit: result.Ms, Direction: result.Lower}
 	defP99Drift    = result.Def{Name: "p99_drift_ms_per_min", Unit: result.MsPerMin, Direction: result.Lower}
 	defRSSDrift    = result.Def{Name: "rss_drift_mib_per_min", Unit: result.MiBPerMin, Direction: result.Lower}
@@ -62,70 +63,71 @@ var (
 // defs are the metrics a q8.target may name.
 var defs = []result.Def{drill.DefLost, drill.DefAvailability, defRecoveryMax, defP99Drift}
 
-// result is Q8's answer: lost requests first, then the slowest recovery
-// from a fault (never when one did not recover), and the drifts.
+// result is Q8's answer: lost requests first, by class, then the slowest
+// recovery from a fault (never when one did not recover), and the drifts.
 func (q *q8) result(r *drill.Run, s *sampler) result.Result {
-	var after []float64
-	unrecovered := 0
+	faults, recovered, violated := 0, 0, 0
+	slowest := 0.0
+	var recMax result.Metric
 	for _, x := range r.Recovery {
-		if x.Action == drill.Resume || x.Action == drill.Restart || (x.Action == drill.Slowdown && isEnd(r, x.Seq)) {
-			continue // undo events: the fault's recovery counts from the fault
-		}
-		if x.Recovered && x.AfterMs != nil {
-			after = append(after, *x.AfterMs)
-		} else {
-			unrecovered++
+		faults++
+		switch {
+		case x.Unmeasurable != "":
+			recMax = defRecoveryMax.NotMeasurable(x.Unmeasurable)
+		case x.State == series.NeverViolated:
+			recovered++
+		case x.State == series.Recovered:
+			recovered, violated, slowest = recovered+1, violated+1, max(slowest, x.AfterMs)
+		default:
+			violated++
 		}
 	}
-	faults := countFaults(r)
-	var recMax result.Metric
 	switch {
-	case unrecovered > 0:
-		recMax = defRecoveryMax.Never(fmt.Sprintf("%d of %d faults never recovered by the end of the run", unrecovered, faults))
-	case len(after) == 0:
+	case recMax.State != "":
+	case faults == 0:
 		recMax = defRecoveryMax.NotMeasurable("no fault was performed")
+	case recovered < faults:
+		recMax = defRecoveryMax.Never(fmt.Sprintf("%d of %d faults never recovered by the end of the run", faults-recovered, faults))
 	default:
-		recMax = defRecoveryMax.Measure(slices.Max(after), len(after), "").WithResolution(float64(dcStep(q.cfg)) / float64(time.Millisecond))
+		recMax = defRecoveryMax.Measure(slowest, faults, "").WithResolution(float64(dcStep(q.cfg)) / float64(time.Millisecond)).
+			WithReason(fmt.Sprintf("%d of %d faults broke the rule; a fault that never did counts 0", violated, faults))
 	}
 	every := max(int(dcWidth(q.cfg)/dcStep(q.cfg)), 1)
-	rss, fd := s.drifts(q.warmup())
+	rss, fd := s.drifts()
 	noSample := "RSS and open files were not sampled"
-	lost := r.LostMetrics()[0]
-	ms := []result.Metric{defFaults.Measure(float64(faults), max(faults, 1), ""), defRecovered.Measure(float64(len(after)), max(faults, 1), ""), recMax,
+	lostMs := r.LostMetrics()
+	ms := []result.Metric{defFaults.Measure(float64(faults), max(faults, 1), ""), defRecovered.Measure(float64(recovered), max(faults, 1), ""),
+		defViolated.Measure(float64(violated), max(faults, 1), ""), recMax,
 		drill.DriftMetric(defP99Drift, series.DriftOf(r.Windows, q.cfg.Drill.Recovery.Metric, every), "too few windows with a value"),
 		drill.DriftMetric(defRSSDrift, rss, noSample), drill.DriftMetric(defFDDrift, fd, noSample)}
-	ans := fmt.Sprintf("%s of %d requests lost across %d faults (availability %s); slowest recovery %s; %s drift %s",
-		result.Short(lost), r.Lost.Sent, faults, result.Short(r.LostMetrics()[2]), result.Format(recMax), q.cfg.Drill.Recovery.Metric, result.Format(ms[3]))
-	return result.New(ans, lost, ms...)
+	ans := fmt.Sprintf("%s of %d requests lost across %d faults (%s; availability %s); slowest recovery %s; %s drift %s",
+		result.Short(lostMs[0]), r.Lost.Sent, faults, lostByClass(lostMs), result.Short(lostMs[2]), result.Format(recMax), q.cfg.Drill.Recovery.Metric, result.Format(ms[4]))
+	return result.New(ans, lostMs[0], ms...)
+}
+
+// lostByClass is "truncated 3, reset 1" (the classes with lost
+// requests), or "none by class".
+func lostByClass(ms []result.Metric) string {
+	var parts []string
+	for _, m := range ms {
+		if c, ok := strings.CutPrefix(m.Name, "lost_"); ok && m.Measured() && m.Value > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", c, result.Short(m)))
+		}
+	}
+	if len(parts) == 0 {
+		return "none by class"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func dcWidth(c *Config) time.Duration { return c.Drill.Series.WithDefaults().Width }
 func dcStep(c *Config) time.Duration  { return c.Drill.Series.WithDefaults().Step }
 
-// isEnd reports whether event seq is the factor-1 end of a slowdown.
-func isEnd(r *drill.Run, seq int) bool {
-	for _, e := range r.Events {
-		if e.Seq == seq {
-			return e.Detail == "factor 1"
-		}
-	}
-	return false
-}
-
-// countFaults counts the performed fault events (kill, pause, slowdown > 1).
-func countFaults(r *drill.Run) int {
-	n := 0
-	for _, e := range r.Events {
-		if e.Outcome == drill.OutcomeOK && (e.Action == drill.Kill || e.Action == drill.Pause || (e.Action == drill.Slowdown && e.Detail != "factor 1")) {
-			n++
-		}
-	}
-	return n
-}
-
 // sampler reads the summed RSS and open files of the engine processes
 // once a second (or a URL target's /metrics).
 type sampler struct {
+	t0            time.Time     // the run's start: samples are timed from it
+	from          time.Duration // drifts fit the samples from this offset on
 	mu            sync.Mutex
 	n             int
 	mins, rss, fd []float64
@@ -135,7 +137,7 @@ func (s *sampler) start(t *target.Target, ids []string) (stop func()) {
 	f, embedded := t.Faults()
 	client := &http.Client{}
 	done, finished := make(chan struct{}), make(chan struct{})
-	t0 := time.Now()
+	t0 := s.t0
 	go func() {
 		defer close(finished)
 		tick := time.NewTicker(time.Second)
@@ -157,7 +159,7 @@ func (s *sampler) start(t *target.Target, ids []string) (stop func()) {
 }
 
 func (s *sampler) sample(f target.Faults, ids []string, at time.Duration) {
-	var pids []int // the engine processes; the embedded gateway shares the harness's process and its records
+	var pids []int // the engine processes and a split stack's gateway; an in-process gateway shares the harness's process and its records
 	for _, id := range ids {
 		if pid, err := f.Process(id); err == nil {
 			pids = append(pids, pid)
@@ -179,19 +181,20 @@ func (s *sampler) add(at time.Duration, rss, fds float64) {
 	s.mins, s.rss, s.fd = append(s.mins, at.Minutes()), append(s.rss, rss), append(s.fd, fds)
 }
 
-// drifts fits the samples taken from `from` on (start-up growth of
+// drifts fits the samples taken from s.from on (start-up growth of
 // connection pools and heaps before it is not drift).
-func (s *sampler) drifts(from time.Duration) (rss, fd series.Drift) {
+func (s *sampler) drifts() (rss, fd series.Drift) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i := 0
-	for i < len(s.mins) && s.mins[i] < from.Minutes() {
+	for i < len(s.mins) && s.mins[i] < s.from.Minutes() {
 		i++
 	}
 	return series.DriftOfPoints(s.mins[i:], s.rss[i:]), series.DriftOfPoints(s.mins[i:], s.fd[i:])
 }
 
-// warmup is when the first fault strikes: resource drift counts from there.
+// warmup is when the first fault strikes, from the start of the load:
+// resource drift counts from there.
 func (q *q8) warmup() time.Duration {
 	ev := drill.Expand(q.cfg.Events())
 	if len(ev) == 0 {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package q5_test
+
+const raceBuild = false
