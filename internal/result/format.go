@@ -22,7 +22,7 @@ func FormatValue(v float64, unit string) string {
 	switch unit {
 	case Fraction:
 		p := 100 * v
-		if p > 99 && p < 100 || p > 0 && p < 1 {
+		if p > 99 && p < 99.995 || p > 0 && p < 1 {
 			return strconv.FormatFloat(p, 'f', 2, 64) + " %"
 		}
 		return strconv.FormatFloat(p, 'f', 1, 64) + " %"

@@ -113,5 +113,7 @@ func Jain(xs []float64) float64 {
 	if len(xs) == 0 || s2 == 0 {
 		return math.NaN()
 	}
-	return s * s / (float64(len(xs)) * s2)
+	// ≤ 1 by Cauchy–Schwarz; rounding can put equal shares a few ulps
+	// above it, which no fairness index may read.
+	return math.Min(s*s/(float64(len(xs))*s2), 1)
 }

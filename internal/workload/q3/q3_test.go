@@ -20,6 +20,7 @@ func TestJain(t *testing.T) {
 		want float64
 	}{
 		{"equal shares", []float64{0.5, 0.5}, 1},
+		{"equal shares that round above one", []float64{0.7, 0.7, 0.7, 0.7, 0.7}, 1},
 		{"one takes all of two", []float64{1, 0}, 0.5},
 		{"one takes all of four", []float64{0, 0, 3, 0}, 0.25},
 		{"none", nil, math.NaN()},
@@ -27,7 +28,7 @@ func TestJain(t *testing.T) {
 		{"uneven", []float64{1, 0.5}, 2.25 / 2.5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Jain(tc.xs); math.Abs(got-tc.want) > 1e-12 || math.IsNaN(got) != math.IsNaN(tc.want) {
+			if got := Jain(tc.xs); math.Abs(got-tc.want) > 1e-12 || got > 1 || math.IsNaN(got) != math.IsNaN(tc.want) {
 				t.Errorf("Jain(%v) = %v, want %v", tc.xs, got, tc.want)
 			}
 		})
