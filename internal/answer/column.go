@@ -38,6 +38,7 @@ type Event struct {
 	Action, Target string
 	Detail         string // "factor 4"
 	AtS            *float64
+	EndS           *float64 // a fault with a duration: when it ended (its recovery counts from there)
 	Outcome        string
 	Recovery       *result.Metric
 }
@@ -57,7 +58,7 @@ func ResultEvents(r *result.Result) []Event {
 	}
 	var out []Event
 	for _, e := range r.Events {
-		ev := Event{Seq: e.Seq, Action: e.Action, Target: e.Target, AtS: e.AtS, Outcome: e.Outcome}
+		ev := Event{Seq: e.Seq, Action: e.Action, Target: e.Target, AtS: e.AtS, EndS: e.EndS, Outcome: e.Outcome}
 		for _, m := range e.Metrics {
 			if m.Name == "recovery_ms" || m.Name == "recovery_s" {
 				mm := m

@@ -64,8 +64,28 @@ func timelinePanels(q string, c Column) (panelSet, error) {
 	leg = append(leg, MarkEvents(top, []*plot.Plot{bottom}, c.Events)...)
 	leg = append(leg, recoveryMarks(top, c.Events, bound, c.EndS)...)
 	top.Y.Min, bottom.Y.Min = 0, 0
+	if lo, hi, ok := loadSpan(c.Windows); ok { // one time axis for both panels: the drill's load
+		top.X.Min, top.X.Max, bottom.X.Min, bottom.X.Max = lo, hi, lo, hi
+	}
 	chart.Headroom(top, 0.22)
 	return panelSet{panels: []*plot.Plot{top, bottom}, legend: leg}, nil
+}
+
+// loadSpan is from the first window with requests (the windows before it
+// cover what ran before the drill's load, a capacity probe say) to the
+// last window's start.
+func loadSpan(ws []Window) (lo, hi float64, ok bool) {
+	for _, w := range ws {
+		if w.Throughput > 0 || w.TTFTP99 != nil || w.E2EP99 != nil {
+			lo, ok = w.StartS, true
+			break
+		}
+	}
+	if !ok {
+		return 0, 0, false
+	}
+	hi = ws[len(ws)-1].StartS
+	return lo, hi, hi > lo
 }
 
 // segments draws the windows' values as lines broken where a window has
@@ -173,14 +193,11 @@ func recoveryMarks(p *plot.Plot, events []Event, bound, end float64) []chart.Leg
 		if e.AtS == nil || e.Recovery == nil {
 			continue
 		}
-		m := *e.Recovery
-		to := 0.0
-		switch {
-		case m.State == result.Measured:
-			to = *e.AtS + seconds(m)
+		to, state := recoveryAt(e, end)
+		switch state {
+		case result.Measured:
 			rec = append(rec, plotter.XY{X: to, Y: bound})
-		case m.State == result.Never:
-			to = math.Max(end, *e.AtS)
+		case result.Never:
 			never = append(never, plotter.XY{X: to, Y: bound})
 		default:
 			continue
@@ -221,6 +238,24 @@ func seconds(m result.Metric) float64 {
 // eventInk is the colour of events and recoveries (black: the palette's
 // colours belong to the series).
 var eventInk = chart.Color(6)
+
+// recoveryAt is when e's fault was back within the bound: its recovery
+// counted from the fault's end (its start for an instantaneous one), or
+// the end of the run for never; with the recovery's state.
+func recoveryAt(e Event, end float64) (float64, result.State) {
+	m := *e.Recovery
+	from := *e.AtS
+	if e.EndS != nil { // a fault with a duration recovers from its end
+		from = *e.EndS
+	}
+	switch m.State {
+	case result.Measured:
+		return from + seconds(m), m.State
+	case result.Never:
+		return math.Max(end, *e.AtS), m.State
+	}
+	return 0, m.State
+}
 
 // diamond is a filled diamond glyph.
 type diamond struct{}

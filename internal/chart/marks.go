@@ -232,6 +232,16 @@ func (es Events) DataRange() (xmin, xmax, ymin, ymax float64) {
 // out when not even that fits).
 type Phases []PhaseSpan
 
+// PhasesLow are Phases named at the foot of the panel, for a panel whose
+// top carries the tags of drill events.
+type PhasesLow []PhaseSpan
+
+var _ plot.DataRanger = PhasesLow(nil)
+
+func (ps PhasesLow) Plot(c draw.Canvas, p *plot.Plot) { plotPhases(c, p, ps, false) }
+
+func (ps PhasesLow) DataRange() (xmin, xmax, ymin, ymax float64) { return Phases(ps).DataRange() }
+
 // PhaseSpan is one named span.
 type PhaseSpan struct {
 	Name   string
@@ -240,7 +250,11 @@ type PhaseSpan struct {
 
 var _ plot.DataRanger = Phases(nil)
 
-func (ps Phases) Plot(c draw.Canvas, p *plot.Plot) {
+func (ps Phases) Plot(c draw.Canvas, p *plot.Plot) { plotPhases(c, p, ps, true) }
+
+// plotPhases shades every other span and names each, at the top of the
+// panel or at its foot.
+func plotPhases(c draw.Canvas, p *plot.Plot, ps []PhaseSpan, top bool) {
 	trX, _ := p.Transforms(&c)
 	sty := textStyle(smallSize, Grey)
 	sty.XAlign = draw.XCenter
@@ -256,7 +270,11 @@ func (ps Phases) Plot(c draw.Canvas, p *plot.Plot) {
 		if name == "…" || name == "" {
 			continue
 		}
-		c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: c.Max.Y - sty.Height("Mg") - vg.Points(1) + sty.FontExtents().Descent}, name)
+		y := c.Max.Y - sty.Height("Mg") - vg.Points(1) + sty.FontExtents().Descent
+		if !top {
+			y = c.Min.Y + vg.Points(1) + sty.FontExtents().Descent
+		}
+		c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: y}, name)
 	}
 }
 

@@ -111,6 +111,10 @@ func (r *Run) EventResults() []result.Event {
 		}
 		if x, ok := r.RecoveryOf(e.Seq); ok {
 			ev.Metrics = x.Metrics()
+			if x.FaultEndNS > x.EventNS {
+				end := float64(x.FaultEndNS) / 1e9
+				ev.EndS = &end
+			}
 		}
 		ev.Metrics = append(ev.Metrics, util[e.Seq]...)
 		out = append(out, ev)

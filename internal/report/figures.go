@@ -270,7 +270,7 @@ func (s *Section) timeFigures() ([]*Figure, error) {
 	}
 	switch {
 	case phases && events:
-		marks = "; shaded spans are the phases (named at the top), numbered dashed lines the drill events (listed in the legend)"
+		marks = "; shaded spans are the phases (named at the foot), numbered dashed lines the drill events (listed in the legend)"
 	case phases:
 		marks = "; shaded spans are the phases, named at the top"
 	case events:
@@ -341,7 +341,7 @@ func throughputPanel(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) 
 // its events.
 func timePanel(r *Run, ylabel string, add func(*plot.Plot) ([]chart.LegendEntry, error)) (*plot.Plot, []chart.LegendEntry, error) {
 	p := chart.NewPanel("", "time since start (s)", ylabel)
-	leg := phaseMarks(p, r)
+	leg := phaseMarks(p, r, len(r.Column("").Events) > 0)
 	e, err := add(p)
 	if err != nil {
 		return nil, nil, err
@@ -386,13 +386,18 @@ func latencyPanel(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) {
 	})
 }
 
-// phaseMarks shades and names the run's phases when there are several.
-func phaseMarks(p *plot.Plot, r *Run) []chart.LegendEntry {
+// phaseMarks shades and names the run's phases when there are several,
+// naming them at the panel's foot when its top carries event tags.
+func phaseMarks(p *plot.Plot, r *Run, events bool) []chart.LegendEntry {
 	spans := phaseSpans(r.Samples)
 	if len(spans) < 2 {
 		return nil
 	}
-	p.Add(chart.Phases(spans))
+	if events {
+		p.Add(chart.PhasesLow(spans))
+	} else {
+		p.Add(chart.Phases(spans))
+	}
 	return []chart.LegendEntry{{Label: "phase (alternate shading)", Thumbs: []plot.Thumbnailer{chart.Span{Fill: chart.PhaseFill}}}}
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"html/template"
 	"bytes"
 	"errors"
 	"fmt"
@@ -99,7 +100,7 @@ func TestQuickReportsLeadWithTheAnswer(t *testing.T) {
 			if !(iAnswer > 0 && iAnswer < iBanner && iBanner < iFigure && (iRaw < 0 || iRaw > iFigure)) {
 				t.Errorf("page order: answer %d, banner %d, answer figure %d, raw keys %d", iAnswer, iBanner, iFigure, iRaw)
 			}
-			if !strings.Contains(html, rep.Runs[0].Record.Result.Answer[:20]) {
+			if !strings.Contains(html, template.HTMLEscapeString(rep.Runs[0].Record.Result.Answer)[:20]) {
 				t.Error("the answer sentence is not on the page")
 			}
 			assertSelfContained(t, html)

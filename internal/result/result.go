@@ -30,6 +30,11 @@ type Event struct {
 	// AtS is when the event was performed, in seconds since the run's
 	// start; nil when it was not.
 	AtS *float64 `json:"at_s"`
+	// EndS is when a fault with a duration ended (a kill's restart, a
+	// pause's resume, a slowdown's end), in seconds since the run's
+	// start: its recovery counts from there. Nil for an instantaneous
+	// event.
+	EndS *float64 `json:"end_s,omitempty"`
 	// Outcome is ok, failed, not_performed or timed_out.
 	Outcome string   `json:"outcome"`
 	Metrics []Metric `json:"metrics"`
