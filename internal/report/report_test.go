@@ -1,10 +1,10 @@
 package report
 
 import (
-	"html/template"
 	"bytes"
 	"errors"
 	"fmt"
+	"html/template"
 	"os"
 	"path/filepath"
 	"regexp"
