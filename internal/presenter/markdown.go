@@ -31,14 +31,7 @@ func Markdown(w io.Writer, r Run) {
 		fmt.Fprintf(w, "- note: %s\n", n)
 	}
 	if res := run.Result; res != nil {
-		for _, t := range res.Tables {
-			fmt.Fprintf(w, "\n## %s\n\n", t.Title)
-			WriteTable(w, t, true)
-		}
-		if len(res.Events) > 0 {
-			fmt.Fprintf(w, "\n## Events\n\n")
-			WriteTable(w, EventTable(res.Events), true)
-		}
+		writeResultTables(w, res, true)
 		fmt.Fprintf(w, "\n## Metrics\n\n")
 		WriteTable(w, MetricTable(res.Metrics), true)
 	}

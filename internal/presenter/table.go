@@ -26,14 +26,24 @@ func EndTable(w io.Writer, r Run) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	if res := run.Result; res != nil {
-		for _, t := range res.Tables {
+		writeResultTables(w, res, false)
+	}
+}
+
+// writeResultTables writes the result's tables and its drill events, each
+// under its title (a Markdown heading when markdown).
+func writeResultTables(w io.Writer, res *result.Result, markdown bool) {
+	tables := res.Tables
+	if len(res.Events) > 0 {
+		tables = append(tables[:len(tables):len(tables)], EventTable(res.Events))
+	}
+	for _, t := range tables {
+		if markdown {
+			fmt.Fprintf(w, "\n## %s\n\n", t.Title)
+		} else {
 			fmt.Fprintf(w, "\n%s\n", t.Title)
-			WriteTable(w, t, false)
 		}
-		if len(res.Events) > 0 {
-			fmt.Fprintln(w, "\nEvents")
-			WriteTable(w, EventTable(res.Events), false)
-		}
+		WriteTable(w, t, markdown)
 	}
 }
 
