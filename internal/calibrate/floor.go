@@ -37,10 +37,10 @@ func FloorOf(reqs []record.Request, cfg Config, targetRate, deliveredRate float6
 		}
 		e2e.add(r.E2EMs, trueE2E)
 		for k := 1; k < len(r.TokenNS); k++ {
-			itl.add(float64(r.TokenNS[k]-r.TokenNS[k-1])/1e6, ms(cfg.ITL))
+			itl.add(float64(r.TokenNS[k]-r.TokenNS[k-1])/1e6, record.Millis(cfg.ITL))
 		}
 		if r.ServerTTFTMs > 0 && r.Type == protocol.TypeLLM {
-			late.add(r.ServerTTFTMs, ms(cfg.TTFT))
+			late.add(r.ServerTTFTMs, record.Millis(cfg.TTFT))
 		}
 	}
 	f.TTFT, f.ITL, f.E2E, f.ServerLate = ttft.stats(), itl.stats(), e2e.stats(), late.stats()
@@ -61,10 +61,10 @@ func truth(r *record.Request, cfg Config) (ttft, e2e float64) {
 		return r.ServerTTFTMs, r.ServerE2EMs
 	}
 	if r.Type == protocol.TypeEmbedding {
-		return ms(cfg.EmbedLatency), ms(cfg.EmbedLatency)
+		return record.Millis(cfg.EmbedLatency), record.Millis(cfg.EmbedLatency)
 	}
 	n := max(r.OutputTok, len(r.TokenNS), 1)
-	return ms(cfg.TTFT), ms(cfg.TTFT + time.Duration(n-1)*cfg.ITL)
+	return record.Millis(cfg.TTFT), record.Millis(cfg.TTFT + time.Duration(n-1)*cfg.ITL)
 }
 
 func judge(f record.Floor) (bool, []string) {
@@ -120,5 +120,3 @@ func nearest(sorted []float64, p float64) float64 {
 	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
 	return sorted[min(max(rank, 1), len(sorted))-1]
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -191,8 +191,6 @@ func (r *Run) undoOf(seq int) (Result, bool) {
 	return Result{}, false
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 // NotPerformed lists the events that did not happen as scheduled: no
 // actor could perform them, the run ended first, the attempt failed or
 // timed out.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/sagebench/sagebench/internal/record"
 	"math"
 	"slices"
 	"strings"
@@ -127,7 +128,7 @@ type Recovery struct {
 
 // Rule is r as the series package reads it, the hold raised to width.
 func (r Recovery) Rule(width time.Duration) series.Rule {
-	return series.Rule{Metric: r.Metric, BoundMs: ms(r.Bound), Hold: max(r.Hold, width)}
+	return series.Rule{Metric: r.Metric, BoundMs: record.Millis(r.Bound), Hold: max(r.Hold, width)}
 }
 
 // Config is a drill's schedule and measurement.

@@ -245,3 +245,6 @@ func Sampled(v float64, n int) *float64 {
 	}
 	return F(v)
 }
+
+// Millis is d in milliseconds, the unit of a record's latencies.
+func Millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

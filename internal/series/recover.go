@@ -89,8 +89,8 @@ func RecoverRequests(reqs []record.Request, cfg Config, f Fault, rule Rule) (Rec
 func recoverIn(ws, clean []Window, cfg Config, f Fault, rule Rule) Recovery {
 	cfg = cfg.WithDefaults()
 	hold := max(rule.Hold, cfg.Width)
-	r := Recovery{EventNS: f.StartNS, FaultEndNS: f.end(), BoundMs: rule.BoundMs, HoldMs: ms(hold), MetricKey: rule.Metric,
-		WorstMs: math.NaN(), ResolutionMs: ms(cfg.Step)}
+	r := Recovery{EventNS: f.StartNS, FaultEndNS: f.end(), BoundMs: rule.BoundMs, HoldMs: record.Millis(hold), MetricKey: rule.Metric,
+		WorstMs: math.NaN(), ResolutionMs: record.Millis(cfg.Step)}
 	m, ok := MetricByName(rule.Metric)
 	if !ok {
 		r.Note = "unknown metric " + rule.Metric
@@ -133,7 +133,7 @@ func recoverIn(ws, clean []Window, cfg Config, f Fault, rule Rule) Recovery {
 		if w.EndNS-ws[runStart].StartNS >= int64(hold) {
 			r.State, r.Recovered = Recovered, true
 			r.RecoveredNS = ws[runStart].StartNS
-			r.AfterMs = ms(time.Duration(r.RecoveredNS - r.FaultEndNS))
+			r.AfterMs = record.Millis(time.Duration(r.RecoveredNS - r.FaultEndNS))
 			return r
 		}
 	}
@@ -158,7 +158,7 @@ func (r Recovery) ToViolationMs() float64 {
 	if !r.Violated {
 		return math.NaN()
 	}
-	return ms(time.Duration(r.ViolatedNS - r.EventNS))
+	return record.Millis(time.Duration(r.ViolatedNS - r.EventNS))
 }
 
 func msText(v float64) string { return fmt.Sprintf("%g ms", v) }

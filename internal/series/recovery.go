@@ -1,6 +1,7 @@
 package series
 
 import (
+	"github.com/sagebench/sagebench/internal/record"
 	"math"
 	"time"
 )
@@ -55,7 +56,7 @@ type Recovery struct {
 // from, and its times are never shorter than a window width: the drills
 // use Recover, which can.
 func RecoveryAfter(ws []Window, eventNS int64, name string, boundMs float64, hold time.Duration) Recovery {
-	r := Recovery{EventNS: eventNS, BoundMs: boundMs, HoldMs: ms(hold), MetricKey: name, WorstMs: math.NaN()}
+	r := Recovery{EventNS: eventNS, BoundMs: boundMs, HoldMs: record.Millis(hold), MetricKey: name, WorstMs: math.NaN()}
 	m, ok := MetricByName(name)
 	if !ok {
 		r.Note = "unknown metric " + name
@@ -80,7 +81,7 @@ func RecoveryAfter(ws []Window, eventNS int64, name string, boundMs float64, hol
 		}
 		if time.Duration(w.EndNS-ws[runStart].StartNS) >= hold {
 			r.Recovered = true
-			r.AfterMs = max(ms(time.Duration(ws[runStart].EndNS-eventNS)), 0)
+			r.AfterMs = max(record.Millis(time.Duration(ws[runStart].EndNS-eventNS)), 0)
 			return r
 		}
 	}
@@ -97,8 +98,6 @@ func compliant(w Window, v, bound float64) bool {
 	}
 	return !math.IsNaN(v) && v <= bound
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // Drift is the least-squares slope of a metric over time.
 type Drift struct {

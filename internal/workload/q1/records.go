@@ -18,9 +18,7 @@ const (
 	ClassStageError   = "stage_error"   // any other operator error
 )
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func within(v float64, bound time.Duration) bool { return bound <= 0 || v <= ms(bound) }
+func within(v float64, bound time.Duration) bool { return bound <= 0 || v <= record.Millis(bound) }
 
 // txnRecord is the transaction record without its outcome.
 func (r *q1Run) txnRecord(i int, intended, accepted time.Time) record.Request {
@@ -28,7 +26,7 @@ func (r *q1Run) txnRecord(i int, intended, accepted time.Time) record.Request {
 	rec := record.Request{ID: id, Seq: i, Kind: "txn", Type: TypeRAG, TxnID: id, Tenant: r.cfg.Tenant,
 		Model: r.cfg.LLM.Model, IntendedNS: r.env.Offset(intended), SentNS: r.env.Offset(accepted)}
 	if !accepted.IsZero() && !intended.IsZero() {
-		rec.LagMs = ms(accepted.Sub(intended))
+		rec.LagMs = record.Millis(accepted.Sub(intended))
 	}
 	return rec
 }
@@ -40,7 +38,7 @@ func (r *q1Run) txnRecord(i int, intended, accepted time.Time) record.Request {
 func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time) []record.Request {
 	intended := res.Meta.Intended
 	tr := r.txnRecord(i, intended, accepted)
-	tr.EndNS, tr.E2EMs, tr.ServiceMs = r.env.Offset(received), ms(received.Sub(intended)), ms(received.Sub(accepted))
+	tr.EndNS, tr.E2EMs, tr.ServiceMs = r.env.Offset(received), record.Millis(received.Sub(intended)), record.Millis(received.Sub(accepted))
 	t, derr := rag.DecodeTxn(res.Payload)
 	if derr != nil {
 		t = &rag.Txn{}
@@ -96,16 +94,16 @@ func (r *q1Run) stageRecord(i int, res dataflow.Record, t *rag.Txn, j int) recor
 	id := txnID(i)
 	rec := record.Request{ID: id + "/" + h.Stage, Seq: i, Kind: "stage", Type: stageType(op), Stage: h.Stage,
 		TxnID: id, Tenant: r.cfg.Tenant, Model: r.stageModel(st), IntendedNS: r.env.Offset(h.Enqueued),
-		EndNS: r.env.Offset(h.Ended), E2EMs: ms(h.Ended.Sub(h.Enqueued))}
+		EndNS: r.env.Offset(h.Ended), E2EMs: record.Millis(h.Ended.Sub(h.Enqueued))}
 	failed := res.Err != nil && j == len(res.Hops)-1
 	if c, ok := t.Call(h.Stage); ok && !failed {
 		fillCall(&rec, r.env, h.Enqueued, c)
-		rec.E2EMs = ms(h.Ended.Sub(h.Enqueued))
+		rec.E2EMs = record.Millis(h.Ended.Sub(h.Enqueued))
 		rec.OK = true
 		rec.SLOMet = within(rec.E2EMs, r.cfg.SLO.stage(op))
 		return rec
 	}
-	rec.SentNS, rec.LagMs, rec.ServiceMs = r.env.Offset(h.Started), ms(h.Queue()), ms(h.Service())
+	rec.SentNS, rec.LagMs, rec.ServiceMs = r.env.Offset(h.Started), record.Millis(h.Queue()), record.Millis(h.Service())
 	if failed {
 		rec.ErrorClass, rec.Status = stageErrClass(res.Err)
 		rec.Error = workload.ClipError(res.Err.Message)
@@ -118,7 +116,7 @@ func (r *q1Run) stageRecord(i int, res dataflow.Record, t *rag.Txn, j int) recor
 // fillCall copies a call's timing into rec, latencies counted from `from`.
 func fillCall(rec *record.Request, env *workload.Env, from time.Time, c rag.Call) {
 	rec.SentNS, rec.FirstByte, rec.FirstToken = env.Offset(c.Sent), env.Offset(c.FirstByte), env.Offset(c.FirstToken)
-	rec.ServiceMs, rec.LagMs = ms(c.End.Sub(c.Sent)), ms(c.Sent.Sub(from))
+	rec.ServiceMs, rec.LagMs = record.Millis(c.End.Sub(c.Sent)), record.Millis(c.Sent.Sub(from))
 	if len(c.Tokens) > 0 {
 		rec.TokenNS = make([]int64, len(c.Tokens))
 		for k, tm := range c.Tokens {
@@ -126,11 +124,11 @@ func fillCall(rec *record.Request, env *workload.Env, from time.Time, c rag.Call
 		}
 	}
 	if !c.FirstToken.IsZero() {
-		rec.TTFTMs = ms(c.FirstToken.Sub(from))
+		rec.TTFTMs = record.Millis(c.FirstToken.Sub(from))
 		// From the tokens actually timed: a usage count may include
 		// tokens never streamed (a reasoning model's, say).
 		if n := len(c.Tokens); n > 1 {
-			rec.TPOTMs = ms(c.Tokens[n-1].Sub(c.FirstToken)) / float64(n-1)
+			rec.TPOTMs = record.Millis(c.Tokens[n-1].Sub(c.FirstToken)) / float64(n-1)
 		}
 	}
 	rec.Status, rec.Engine, rec.Retries = c.Status, c.Engine, c.Retries

@@ -2,6 +2,7 @@ package q1
 
 import (
 	"fmt"
+	"github.com/sagebench/sagebench/internal/record"
 	"math"
 	"slices"
 	"sync"
@@ -50,20 +51,20 @@ func (s *q1Stats) add(res dataflow.Record, t *rag.Txn, intended, accepted, recei
 	}
 	var queue, op float64
 	for j, h := range res.Hops {
-		s.stageMs[j] = append(s.stageMs[j], ms(h.Ended.Sub(h.Enqueued)))
-		s.queueMs[j] = append(s.queueMs[j], ms(h.Queue()))
-		queue += ms(h.Queue())
+		s.stageMs[j] = append(s.stageMs[j], record.Millis(h.Ended.Sub(h.Enqueued)))
+		s.queueMs[j] = append(s.queueMs[j], record.Millis(h.Queue()))
+		queue += record.Millis(h.Queue())
 		if c, ok := t.Call(h.Stage); ok {
-			op += ms(h.Service() - c.End.Sub(c.Start)) // decoding, encoding, prompt building
+			op += record.Millis(h.Service() - c.End.Sub(c.Start)) // decoding, encoding, prompt building
 		}
 	}
-	sink := ms(received.Sub(res.Hops[len(res.Hops)-1].Ended))
+	sink := record.Millis(received.Sub(res.Hops[len(res.Hops)-1].Ended))
 	s.overhead = append(s.overhead, max(queue+op+sink, 0))
 	for k, v := range []float64{queue, op, sink} {
 		s.parts[k] = append(s.parts[k], v)
 	}
-	s.lag = append(s.lag, ms(accepted.Sub(intended)))
-	s.e2e = append(s.e2e, ms(received.Sub(intended)))
+	s.lag = append(s.lag, record.Millis(accepted.Sub(intended)))
+	s.e2e = append(s.e2e, record.Millis(received.Sub(intended)))
 	s.keepForRecall(t)
 }
 

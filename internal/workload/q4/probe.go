@@ -133,8 +133,8 @@ func (q *q4) judge(rate float64, name string, rs []record.Request, d time.Durati
 	p := Probe{Rate: rate, Phase: name, Requests: st.N, Success: st.SuccessRate, Seconds: d.Seconds(), Trials: trials,
 		TTFTQ: ttft.Value, E2EQ: e2e.Value, LagP99: reqset.Quantile(lags, 0.99), ServiceMs: st.E2EP50,
 		Goodput: float64(st.Met) / (d.Seconds() * float64(max(trials, 1)))}
-	tb, eb := ms(c.SLO.TTFT), ms(c.SLO.E2E)
-	lagBound := ms(c.MaxDriverLag)
+	tb, eb := record.Millis(c.SLO.TTFT), record.Millis(c.SLO.E2E)
+	lagBound := record.Millis(c.MaxDriverLag)
 	qn := "p" + quantileName(c.SLO.Quantile)
 	switch {
 	case st.N == 0:
@@ -168,8 +168,6 @@ func (q *q4) successUncertain(st reqset.Stats) bool {
 	pass := func(f int) bool { return float64(st.N-f)/n >= m }
 	return pass(f-1) != pass(f) || pass(f+1) != pass(f)
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func msText(v float64) string {
 	if math.IsInf(v, 1) {

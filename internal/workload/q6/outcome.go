@@ -133,7 +133,7 @@ func (q *q6) recoveryTable(pms []policyMetrics) result.Table {
 	t := result.Table{Title: "Recovery after each burst", Note: fmt.Sprintf("TTFT p99 of all requests in windows of %v every %v, against low_slo.ttft %v held for %v; drain: from the burst's end until as few requests waited for a first token as in the second before it",
 		q.cfg.Series.WithDefaults().Width, q.cfg.Series.WithDefaults().Step, q.cfg.Low.TTFT, q.cfg.Hold),
 		Columns: []string{"policy", "burst", "from s", "state", "recovery", "worst window p99", "drain"}}
-	step := ms(q.cfg.Series.WithDefaults().Step)
+	step := record.Millis(q.cfg.Series.WithDefaults().Step)
 	for _, m := range pms {
 		for i, b := range m.bursts {
 			rec := result.Text("–")

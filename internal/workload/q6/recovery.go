@@ -50,7 +50,7 @@ func (q *q6) recoveries(p summary.Phase, prs []record.Request, bound float64) ([
 		if i+1 < len(bs) {
 			until = bs[i+1].Start
 		}
-		r := burstRecovery{window: b, WorstMs: math.NaN(), DrainMs: ms(drains[i] - b.End)}
+		r := burstRecovery{window: b, WorstMs: math.NaN(), DrainMs: record.Millis(drains[i] - b.End)}
 		in := slices.DeleteFunc(slices.Clone(ws), func(w series.Window) bool {
 			return w.StartNS < int64(b.Start) || w.EndNS > int64(until)
 		})
@@ -78,7 +78,7 @@ func (q *q6) judgeRecovery(r *burstRecovery, ws []series.Window, bound float64) 
 	case last == len(ws)-1 || time.Duration(ws[len(ws)-1].EndNS-ws[last+1].StartNS) < q.cfg.Hold:
 		r.State = unrecovered
 	default:
-		r.State, r.AfterMs = recovered, max(ms(time.Duration(ws[last+1].StartNS)-r.End), 0)
+		r.State, r.AfterMs = recovered, max(record.Millis(time.Duration(ws[last+1].StartNS)-r.End), 0)
 	}
 }
 
@@ -173,8 +173,6 @@ func (w waiting) firstAtMost(t time.Duration, n int) time.Duration {
 	}
 	return last
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // recoveryMetrics fold the bursts' recoveries: the mean and the worst
 // over the bursts that broke the bound, never when one of them never
