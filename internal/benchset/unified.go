@@ -39,6 +39,9 @@ func ReadUnified(r io.Reader, file, label string) (*Set, error) {
 			s.problem(file, line, "run %s: %s", u.RunID, msg)
 			return
 		}
+		if len(res.Values) == 0 {
+			return // the run measured none of the figures: no sample to compare
+		}
 		s.Results = append(s.Results, res)
 	})
 	if n > MaxSamples {
