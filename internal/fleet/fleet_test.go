@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,8 +18,10 @@ import (
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/target/targettest"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -43,6 +46,12 @@ var testClient = fleet.ClientSettings{Timeout: 20 * time.Second, FirstByteTimeou
 // startFleetWith is startFleet with the nodes' target opener (nil: none);
 // it also returns each worker's NATS connection.
 func startFleetWith(t *testing.T, n int, opener func(context.Context, fleet.ClientSettings) (*target.Target, error)) (*fleet.Coordinator, []*nats.Conn) {
+	t.Helper()
+	return startFleetConfig(t, n, fleet.NodeConfig{Target: opener})
+}
+
+// startFleetConfig is startFleet with the nodes' configuration.
+func startFleetConfig(t *testing.T, n int, node fleet.NodeConfig) (*fleet.Coordinator, []*nats.Conn) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
@@ -70,7 +79,7 @@ func startFleetWith(t *testing.T, n int, opener func(context.Context, fleet.Clie
 		t.Cleanup(nc.Close)
 		conns = append(conns, nc)
 		w, err := jetstream.NewWorker(jetstream.WorkerConfig{NC: nc, Run: eng.Run(),
-			Registry: dataflow.NewRegistry(), Name: "node-" + string(rune('a'+i)), Service: fleet.NodeConfig{Target: opener}.Service()})
+			Registry: dataflow.NewRegistry(), Name: "node-" + string(rune('a'+i)), Service: node.Service()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,5 +314,54 @@ func TestOverlappingPhasesOnFleet(t *testing.T) {
 	wg.Wait()
 	if byPhase["x"] != 20 || byPhase["y"] != 20 || len(byPhase) != 2 {
 		t.Errorf("records per phase %v, want 20 each", byPhase)
+	}
+}
+
+// TestFleetNodesUseTheRunsTokenizer: with --nodes, every node sends
+// its shard with prompts synthesized in the run's tokenizer (the plan
+// carries its spec), not the default one, and each prompt is exactly its
+// item's input length in it.
+func TestFleetNodesUseTheRunsTokenizer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded NATS server")
+	}
+	fake := targettest.NewServer(targettest.OK)
+	defer fake.Close()
+	var mu sync.Mutex
+	seen := map[string]int{}
+	send := func(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error) {
+		mu.Lock()
+		seen[env.Prompts.Tokenizer().Name()]++
+		mu.Unlock()
+		return traffic.SendShard(ctx, env, plan, start)
+	}
+	c, _ := startFleetConfig(t, 2, fleet.NodeConfig{Send: send, Target: func(ctx context.Context, s fleet.ClientSettings) (*target.Target, error) {
+		return target.Open(ctx, s.Apply(target.Config{URL: fake.URL}), target.Options{})
+	}})
+	tok, err := tokenizer.Load(tokenizer.O200K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	synth, err := shape.NewSynth(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := tinyPhase(t, "tk", 8)
+	var got []int
+	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c, Prompts: synth, Tokenizer: tokenizer.O200K,
+		Record: func(r record.Request) { mu.Lock(); got = append(got, r.InputTokens); mu.Unlock() }}
+	for i := range ph.Items {
+		ph.Items[i].In, ph.Items[i].Out = 300, 4
+	}
+	if sp := ph.Run(context.Background(), env, 0); sp.Interrupted {
+		t.Fatalf("phase %+v: %v", sp, c.Err())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen[tokenizer.O200K] != 2 || len(seen) != 1 {
+		t.Errorf("the nodes sent their shards with tokenizers %v, want o200k_base on both", seen)
+	}
+	if len(got) != 8 || slices.ContainsFunc(got, func(n int) bool { return n != 300 }) {
+		t.Errorf("input tokens of the records %v, want 300 each", got)
 	}
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/openai"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -74,6 +76,7 @@ type node struct {
 	mu     sync.Mutex
 	shards map[string]*shard
 	tgt    *target.Target
+	synths map[string]*shape.Synth // by tokenizer spec and SHA-256
 	wg     sync.WaitGroup
 }
 
@@ -131,6 +134,9 @@ func (n *node) plan(ctx context.Context, req request) error {
 	if err != nil {
 		return nil // more parts to come
 	}
+	if _, err := n.prompts(plan); err != nil {
+		return err
+	}
 	var s ClientSettings
 	if req.Client != nil {
 		s = *req.Client
@@ -169,13 +175,17 @@ func (n *node) start(ctx context.Context, req request) error {
 	if err != nil {
 		return err
 	}
+	synth, err := n.prompts(plan) // loaded when the shard was whole
+	if err != nil {
+		return err
+	}
 	pctx, cancel := context.WithCancel(ctx)
 	n.mu.Lock()
 	s.cancel = cancel
 	n.mu.Unlock()
 	n.wg.Go(func() {
 		defer cancel()
-		n.runShard(pctx, req, s.subject, plan, tgt)
+		n.runShard(pctx, req, s.subject, plan, &workload.Env{Target: tgt, Prompts: synth, Tokenizer: plan.Tokenizer})
 		n.mu.Lock()
 		delete(n.shards, req.Key)
 		n.mu.Unlock()
@@ -244,6 +254,50 @@ func (n *node) closeTarget() {
 	}
 }
 
+// prompts returns the prompt synthesizer of the plan's tokenizer, built
+// once per spec: an embedded vocabulary, or a tokenizer.json at the same
+// path as on the coordinator and with the same SHA-256.
+func (n *node) prompts(plan workload.LoadPlan) (*shape.Synth, error) {
+	if plan.Tokenizer == "" {
+		return shape.DefaultSynth(), nil
+	}
+	key := plan.Tokenizer + "\x00" + plan.TokenizerSHA256
+	n.mu.Lock()
+	s := n.synths[key]
+	n.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	s, err := loadSynth(plan.Tokenizer, plan.TokenizerSHA256)
+	if err != nil {
+		return nil, err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.synths == nil {
+		n.synths = map[string]*shape.Synth{}
+	}
+	n.synths[key] = s
+	return s, nil
+}
+
+// loadSynth loads the tokenizer spec names, refusing a file whose SHA-256
+// is not sum, and builds its prompt synthesizer.
+func loadSynth(spec, sum string) (*shape.Synth, error) {
+	got, err := tokenizer.FileSHA256(spec)
+	if err != nil {
+		return nil, fmt.Errorf("the run's tokenizer is not on this worker (%w): copy it to the same path on every worker", err)
+	}
+	if got != sum {
+		return nil, fmt.Errorf("tokenizer %s differs from the coordinator's (SHA-256 %.12s…, the run's %.12s…): copy the run's file to the same path on every worker", spec, got, sum)
+	}
+	tok, err := tokenizer.Load(spec)
+	if err != nil {
+		return nil, err
+	}
+	return shape.NewSynth(tok)
+}
+
 // warmConns is how many connections a shard needs open before its start,
 // sized like the run's own warm-up (openai.WarmConns of its rate).
 func warmConns(plan workload.LoadPlan) int {
@@ -256,10 +310,12 @@ func warmConns(plan workload.LoadPlan) int {
 
 // runShard waits for the start instant, sends the shard, makes sure
 // every record is stored and publishes the done message.
-func (n *node) runShard(ctx context.Context, req request, subject string, plan workload.LoadPlan, tgt *target.Target) {
+//
+// env carries the node's target and prompts; the rest is filled here.
+func (n *node) runShard(ctx context.Context, req request, subject string, plan workload.LoadPlan, env *workload.Env) {
 	pub := &publisher{js: n.js, subject: subject, node: n.run.Worker}
-	env := &workload.Env{Target: tgt, Start: time.Unix(0, req.BaseNS), Drain: plan.Drain, Log: io.Discard,
-		Record: pub.add, Sent: func() {}}
+	env.Start, env.Drain, env.Log = time.Unix(0, req.BaseNS), plan.Drain, io.Discard
+	env.Record, env.Sent = pub.add, func() {}
 	done := doneMsg{Node: n.run.Worker}
 	start := time.Unix(0, req.StartNS)
 	if err := n.cfg.Clock.SleepUntil(ctx, start); err != nil {

@@ -258,7 +258,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	var sent atomic.Int64
 	env := &workload.Env{Target: t, RunID: run.RunID, Dataflow: rn.Dataflow, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, FineGap: fineGap(r.Shared.Pacer), Log: rn.log(), Record: snk.Record, Load: fleet,
-		Prompts: rn.prompts(r.Shared.Tokenizer),
+		Prompts: rn.prompts(r.Shared.Tokenizer), Tokenizer: r.Shared.Tokenizer,
 		Sent: func() {
 			sent.Add(1)
 			if rn.InjectDelay > 0 {

@@ -1,8 +1,11 @@
 package tokenizer
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -63,6 +66,26 @@ func Load(spec string) (Tokenizer, error) {
 		}
 	}
 	return LoadHF(spec)
+}
+
+// FileSHA256 is the hex SHA-256 of the tokenizer.json spec names, and ""
+// for an embedded vocabulary (its name says everything): what tells two
+// machines' copies of a file apart.
+func FileSHA256(spec string) (string, error) {
+	switch spec {
+	case "", CL100K, O200K:
+		return "", nil
+	}
+	f, err := os.Open(spec)
+	if err != nil {
+		return "", fmt.Errorf("tokenizer: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, maxHFBytes+1)); err != nil {
+		return "", fmt.Errorf("tokenizer %s: %w", spec, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Validate checks spec without loading a vocabulary: an embedded name or

@@ -35,9 +35,15 @@ type LoadPlan struct {
 	FineGap time.Duration `json:"fine_gap_ns,omitempty"`
 	// MaxInFlight bounds the phase's requests in flight (0: unbounded);
 	// a shard of n gets its share, ⌈MaxInFlight ÷ n⌉.
-	MaxInFlight int              `json:"max_in_flight,omitempty"`
-	Spec        json.RawMessage  `json:"spec"`
-	Requests    []PlannedRequest `json:"requests"`
+	MaxInFlight int `json:"max_in_flight,omitempty"`
+	// Tokenizer is the run's tokenizer spec (Env.Tokenizer): the nodes
+	// synthesize prompts in it. TokenizerSHA256 is the SHA-256 of a
+	// tokenizer.json on this machine, so that a node refuses a different
+	// file at the same path instead of sending other lengths.
+	Tokenizer       string           `json:"tokenizer,omitempty"`
+	TokenizerSHA256 string           `json:"tokenizer_sha256,omitempty"`
+	Spec            json.RawMessage  `json:"spec"`
+	Requests        []PlannedRequest `json:"requests"`
 }
 
 // PlannedRequest is one request of a LoadPlan.

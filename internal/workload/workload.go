@@ -183,6 +183,9 @@ type Env struct {
 	// Prompts synthesizes prompts in the run's tokenizer (nil: the
 	// default tokenizer's, shape.DefaultSynth).
 	Prompts *shape.Synth
+	// Tokenizer is the spec Prompts was built from ("" the default): what
+	// the nodes of Load build their own from.
+	Tokenizer string
 }
 
 // DataflowStarter starts an engine for graph g whose operators reach the
