@@ -15,8 +15,11 @@ import (
 // Stats counts what the run has done, as seen by the coordinator.
 type Stats struct {
 	dataflow.Stats
-	// DeadLettered counts records moved to the dead-letter subject
-	// (delivered to Results as KindDeadLetter error records).
+	// DeadLettered counts records given up and delivered to Results as
+	// KindDeadLetter error records. A record the server gave up while a
+	// live worker was still finishing it (its ack wait ran out on the last
+	// allowed delivery) is not counted when that worker's result reached
+	// the sink first: the first result of a record is its result.
 	DeadLettered int64
 	// StreamDuplicates counts outputs of this process's workers that a
 	// stage stream dropped by Nats-Msg-Id (republished after a redelivery).
@@ -31,17 +34,17 @@ type sinkStats struct {
 
 // serverCounts are the run's counts as the JetStream server keeps them,
 // across every worker wherever it runs: read from the stage consumers'
-// and the dead-letter stream's state before the streams go.
+// state before the streams go.
 type serverCounts struct {
-	read         atomic.Bool
-	redelivered  atomic.Int64
-	deadLettered atomic.Int64
+	read        atomic.Bool
+	redelivered atomic.Int64
 }
 
 // Stats returns a snapshot of the run's counters. Once the run has been
-// served, Redelivered and DeadLettered are the server's (every worker's
-// redeliveries, from the stage consumers' state); before that, and
-// TimedOut always, they count this process's workers and sink only.
+// served, Redelivered is the server's (every worker's redeliveries, from
+// the stage consumers' state); before that, and TimedOut always, it
+// counts this process's workers only. DeadLettered is the sink's: every
+// dead letter comes back as a result.
 func (e *Engine) Stats() Stats {
 	sub := e.submitted.Load()
 	done := int64(e.credits.Load() / unit)
@@ -57,15 +60,14 @@ func (e *Engine) Stats() Stats {
 	}
 	if e.server.read.Load() {
 		s.Redelivered = max(s.Redelivered, e.server.redelivered.Load())
-		s.DeadLettered = max(s.DeadLettered, e.server.deadLettered.Load())
 	}
 	return s
 }
 
 // readServerCounts reads the redeliveries of every stage consumer (its
 // deliveries minus the stream messages it delivered: the server counts
-// each redelivery in the consumer sequence only) and the dead-letter
-// stream's messages. A count it cannot read stays the local one.
+// each redelivery in the consumer sequence only). A count it cannot read
+// stays the local one.
 func (e *Engine) readServerCounts(ctx context.Context) {
 	var redelivered int64
 	for i := range e.graph.Stages {
@@ -79,16 +81,7 @@ func (e *Engine) readServerCounts(ctx context.Context) {
 		}
 		redelivered += int64(info.Delivered.Consumer) - int64(info.Delivered.Stream)
 	}
-	st, err := e.js.Stream(ctx, e.n.deadStream())
-	if err != nil {
-		return
-	}
-	info, err := st.Info(ctx)
-	if err != nil {
-		return
-	}
 	e.server.redelivered.Store(max(redelivered, 0))
-	e.server.deadLettered.Store(int64(info.State.Msgs))
 	e.server.read.Store(true)
 }
 
