@@ -319,8 +319,8 @@ func TestOverlappingPhasesOnFleet(t *testing.T) {
 
 // TestFleetNodesUseTheRunsTokenizer: with --nodes, every node sends
 // its shard with prompts synthesized in the run's tokenizer (the plan
-// carries its spec), not the default one, and each prompt is exactly its
-// item's input length in it.
+// carries its spec), not the default one, and the records come back
+// with their items' input lengths.
 func TestFleetNodesUseTheRunsTokenizer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded NATS server")
