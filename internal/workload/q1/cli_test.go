@@ -114,6 +114,15 @@ func TestQ1EmbeddedStack(t *testing.T) {
 		if tx.E2EMs < sum || tx.TTFTMs <= 0 || tx.OutputTok != 8 || len(tx.TokenNS) == 0 {
 			t.Errorf("%s: e2e %.2f ms < stages %.2f ms, or no tokens: %+v", id, tx.E2EMs, sum, tx)
 		}
+		// The intended prompt length, counted in the run's tokenizer, is
+		// what the reference stack (same tokenizer, no chat template)
+		// reports as prompt_tokens, on the transaction and its generate
+		// stage; the output length is max_tokens.
+		for _, r := range []record.Request{tx, st[2]} {
+			if r.InputTokens < 20 || r.InputTokens != r.PromptTok || r.OutputTokens != 8 {
+				t.Errorf("%s: input_tokens %d, prompt_tokens %d, output_tokens %d; want input = prompt (a prompt of passages) and output 8", r.ID, r.InputTokens, r.PromptTok, r.OutputTokens)
+			}
+		}
 	}
 	x := map[string]result.Metric{}
 	for _, k := range []string{"stage_embed_p50_ms", "stage_retrieve_queue_p99_ms", "stage_generate_share", "runtime_overhead_share", "recall_at_k", "source_doc_retrieved"} {

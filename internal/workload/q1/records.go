@@ -1,12 +1,14 @@
 package q1
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -45,15 +47,21 @@ func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time
 	}
 	stages := make([]record.Request, 0, len(res.Hops))
 	met := true
+	gen := r.generateStage()
+	in, out := r.lengths(t)
 	for j := range res.Hops {
 		s := r.stageRecord(i, res, t, j)
+		if s.Stage == gen {
+			s.InputTokens, s.OutputTokens = in, out
+		}
 		met = met && s.SLOMet
 		stages = append(stages, s)
 	}
-	if c, ok := t.Call(r.generateStage()); ok { // tokens, TTFT, TPOT, engine; the send is the source's
+	if c, ok := t.Call(gen); ok { // tokens, TTFT, TPOT, engine; the send is the source's
 		sent, lag, service := tr.SentNS, tr.LagMs, tr.ServiceMs
 		fillCall(&tr, r.env, intended, c)
 		tr.SentNS, tr.LagMs, tr.ServiceMs, tr.FirstByte = sent, lag, service, 0
+		tr.InputTokens, tr.OutputTokens = in, out
 	}
 	tr.OK = res.Err == nil && derr == nil
 	switch {
@@ -68,6 +76,38 @@ func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time
 		r.stats.add(res, t, intended, accepted, received)
 	}
 	return append([]record.Request{tr}, stages...)
+}
+
+// lengths are the intended input and output tokens of the transaction's
+// generate request, in the run's tokenizer: its prompt (rag.Prompt: the
+// passages retrieval returned and the question) counted message by
+// message, as the reference stack counts usage's prompt_tokens, and the
+// stage's max_tokens. Zero input when retrieval returned nothing (the
+// transaction failed before its prompt was built).
+func (r *q1Run) lengths(t *rag.Txn) (in, out int) {
+	if len(t.Hits) > 0 {
+		tok := tokenizer.Default()
+		if r.env.Prompts != nil {
+			tok = r.env.Prompts.Tokenizer()
+		}
+		for _, m := range rag.Prompt(t) {
+			in += tok.Count(m.Content)
+		}
+	}
+	return in, r.maxTokens()
+}
+
+// maxTokens is the generate stage's max_tokens: its param, else q1.llm's.
+func (r *q1Run) maxTokens() int {
+	for _, s := range r.graph.Stages {
+		if s.Operator != rag.OpGenerate {
+			continue
+		}
+		if n, err := strconv.Atoi(s.Params["max_tokens"]); err == nil && n > 0 {
+			return n
+		}
+	}
+	return r.cfg.LLM.MaxTokens
 }
 
 // generateStage is the name of the stage running the generate operator.
