@@ -69,6 +69,9 @@ func (s *Stack) buildSim(ec EngineConfig, seed int64) (*built, error) {
 		if ec.Slots > 0 { // a smaller running batch: the gateway queues the rest
 			p.MaxNumSeqs = min(p.MaxNumSeqs, ec.Slots)
 		}
+		if opts.Tokenizer, err = s.tokenizer(); err != nil {
+			return nil, fmt.Errorf("tokenizer: %w", err)
+		}
 		e := sim.NewLLM(ec.ID, p, opts)
 		return &built{cfg: ec, drill: e, eng: gateway.Member{LLM: e, Speed: p.IdleITL(), Profile: ec.Profile,
 			Close: func() error { e.Close(); return nil }}}, nil

@@ -322,3 +322,14 @@ func (c Config) indexEmbedder() (EngineConfig, bool) {
 	}
 	return EngineConfig{}, false
 }
+
+// hasSimLLM says an engine of c is a simulated LLM in this process: one
+// that counts prompts with c.Tokenizer.
+func (c Config) hasSimLLM() bool {
+	for _, ec := range c.Engines {
+		if ec.Kind == string(engine.KindLLM) && ec.URL == "" && !ec.Process {
+			return true
+		}
+	}
+	return false
+}

@@ -59,6 +59,9 @@ type Stack struct {
 	err     error
 	drop    proxy.Countdown // API requests still to drop (DropResponses)
 	conns   proxy.Conns     // the gateway's client connections (Cut)
+	// tokenizer loads cfg.Tokenizer once, for the simulated LLMs that
+	// count prompts with it (remote and process engines count their own).
+	tokenizer func() (tokenizer.Tokenizer, error)
 }
 
 // Start builds the engines and index of cfg, binds cfg.Listen and serves.
@@ -84,7 +87,8 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
 	if err != nil {
 		return nil, &ConfigError{Err: err}
 	}
-	s := &Stack{cfg: cfg, opts: opts, catalog: cat, engines: map[string]*built{}, served: make(chan error, 1)}
+	s := &Stack{cfg: cfg, opts: opts, catalog: cat, engines: map[string]*built{}, served: make(chan error, 1),
+		tokenizer: sync.OnceValues(func() (tokenizer.Tokenizer, error) { return tokenizer.Load(cfg.Tokenizer) })}
 	if err := s.startGateway(ctx, token, addr.hosts); err != nil {
 		s.closeEngines()
 		return nil, err
@@ -141,11 +145,11 @@ func (s *Stack) startGateway(ctx context.Context, token string, adminHosts []str
 		MaxTenantLabels: cfg.Metrics.MaxTenants, AdminToken: token, AdminHosts: adminHosts,
 		Factory: s.factory, Registry: s.opts.Registry, Logger: s.opts.Logger,
 	}
-	tok, err := tokenizer.Load(cfg.Tokenizer)
-	if err != nil {
-		return &ConfigError{Err: fmt.Errorf("tokenizer: %w", err)}
+	if cfg.hasSimLLM() { // a bad tokenizer.json is a config error at start
+		if _, err := s.tokenizer(); err != nil {
+			return &ConfigError{Err: fmt.Errorf("tokenizer: %w", err)}
+		}
 	}
-	gcfg.Tokenizer = tok
 	for i, ec := range cfg.Engines {
 		b, err := s.build(ctx, ec, cfg.Seed+int64(i)+1)
 		if errors.Is(err, profile.ErrUnknown) {

@@ -50,11 +50,9 @@ type ChatRequest struct {
 	Model     string
 	Prompt    string // the rendered conversation
 	MaxTokens int    // > 0; the engine stops at this many output tokens
-	// Messages are the conversation as sent (a remote engine forwards
-	// them); Tokens, when set, are the prompt's token IDs under the
-	// stack's tokenizer, which a simulated engine counts and caches by.
+	// Messages are the conversation as sent: a remote engine forwards
+	// them, a simulated one counts and caches by their tokens.
 	Messages []Message
-	Tokens   []int
 }
 
 // Message is one message of a conversation.

@@ -89,22 +89,7 @@ func (g *Gateway) chatEngineRequest(req *chatRequest) (engine.ChatRequest, *apiE
 		return engine.ChatRequest{}, aerr
 	}
 	return engine.ChatRequest{ID: g.ids.next("chatcmpl"), Model: model, Prompt: prompt, MaxTokens: n,
-		Messages: msgs, Tokens: g.encode(msgs)}, nil
-}
-
-// encode is the prompt's token IDs under the gateway's tokenizer: each
-// message's content in turn (no chat template), so that usage's
-// prompt_tokens is the sum of the contents' lengths. Nil without a
-// tokenizer (the engine counts its own way).
-func (g *Gateway) encode(msgs []engine.Message) []int {
-	if g.cfg.Tokenizer == nil {
-		return nil
-	}
-	var ids []int
-	for _, m := range msgs {
-		ids = append(ids, g.cfg.Tokenizer.Encode(m.Content)...)
-	}
-	return ids
+		Messages: msgs}, nil
 }
 
 func (g *Gateway) admit(tenant string, now time.Time) (func(), *apiError) {

@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/sched"
-	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Config tunes a Gateway. Zero fields take the defaults documented on them.
@@ -38,13 +37,10 @@ type Config struct {
 	// them when it listens on loopback. nil: any Host (the token guards).
 	AdminHosts []string
 	Retriever  Retriever // /v1/retrieve; nil = 404
-	// Tokenizer counts chat prompts in tokens for the engines (nil: each
-	// engine counts its own way).
-	Tokenizer tokenizer.Tokenizer
-	Factory   Factory // builds engines for POST /admin/engines
-	Registry  *prometheus.Registry
-	Logger    *slog.Logger
-	Now       func() time.Time
+	Factory    Factory   // builds engines for POST /admin/engines
+	Registry   *prometheus.Registry
+	Logger     *slog.Logger
+	Now        func() time.Time
 }
 
 // Factory builds an engine from an admin request.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/profile"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // LLM is a simulated text-generation engine (see the package doc). It is
@@ -18,6 +19,7 @@ type LLM struct {
 	p     profile.LLM
 	clock Clock
 	seed  uint64
+	tok   tokenizer.Tokenizer
 
 	mailbox
 
@@ -44,6 +46,7 @@ func NewLLM(id string, p profile.LLM, opts Options) *LLM {
 		p:     p,
 		clock: opts.clock(),
 		seed:  uint64(opts.Seed),
+		tok:   opts.Tokenizer,
 	}
 	e.mailbox.init()
 	e.st = llmState{
@@ -119,20 +122,36 @@ func (e *LLM) Generate(ctx context.Context, req engine.ChatRequest) (engine.Stre
 	return r.s, nil
 }
 
+// encode is the prompt's token IDs under the engine's tokenizer: each
+// message's content in turn (no chat template), so that usage's
+// prompt_tokens is the sum of the contents' lengths. Nil without a
+// tokenizer.
+func (e *LLM) encode(msgs []engine.Message) []int {
+	if e.tok == nil {
+		return nil
+	}
+	var ids []int
+	for _, m := range msgs {
+		ids = append(ids, e.tok.Encode(m.Content)...)
+	}
+	return ids
+}
+
 func (e *LLM) newRequest(req engine.ChatRequest) *request {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = e.p.DefaultMaxTokens
 	}
-	prompt := len(req.Tokens) // the stack's tokenizer's count, when the gateway gave one
+	ids := e.encode(req.Messages)
+	prompt := len(ids)
 	if prompt == 0 {
 		prompt = CountTokens(req.Prompt)
 	}
 	prompt = max(prompt, 1)
 	r := &request{prompt: prompt, maxTokens: maxTokens, kv: e.p.KVTokens(prompt, maxTokens), arrived: e.clock.Now()}
 	if e.p.PrefixCache {
-		if len(req.Tokens) > 0 {
-			r.blocks = blockHashesIDs(req.Tokens, e.p.KVBlockTokens)
+		if len(ids) > 0 {
+			r.blocks = blockHashesIDs(ids, e.p.KVBlockTokens)
 		} else {
 			r.blocks = blockHashes(req.Prompt, e.p.KVBlockTokens)
 		}

@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"math"
+
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Options configures a simulated engine.
@@ -12,6 +14,10 @@ type Options struct {
 	Seed int64
 	// Clock is the time source; nil means the wall clock.
 	Clock Clock
+	// Tokenizer counts an LLM's prompts, each message's content in turn
+	// (no chat template), and its prefix cache hashes their token IDs;
+	// nil: CountTokens of the rendered prompt.
+	Tokenizer tokenizer.Tokenizer
 }
 
 func (o Options) clock() Clock {
