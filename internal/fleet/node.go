@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sync"
 	"time"
 
@@ -284,15 +285,13 @@ func (n *node) prompts(plan workload.LoadPlan) (*shape.Synth, error) {
 // loadSynth loads the tokenizer spec names, refusing a file whose SHA-256
 // is not sum, and builds its prompt synthesizer.
 func loadSynth(spec, sum string) (*shape.Synth, error) {
-	got, err := tokenizer.FileSHA256(spec)
-	if err != nil {
+	tok, err := tokenizer.LoadVerified(spec, sum)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("the run's tokenizer is not on this worker (%w): copy it to the same path on every worker", err)
-	}
-	if got != sum {
-		return nil, fmt.Errorf("tokenizer %s differs from the coordinator's (SHA-256 %.12s…, the run's %.12s…): copy the run's file to the same path on every worker", spec, got, sum)
-	}
-	tok, err := tokenizer.Load(spec)
-	if err != nil {
+	case errors.Is(err, tokenizer.ErrMismatch):
+		return nil, fmt.Errorf("tokenizer %s differs from the coordinator's (%w): copy the run's file to the same path on every worker", spec, err)
+	case err != nil:
 		return nil, err
 	}
 	return shape.NewSynth(tok)

@@ -1,6 +1,8 @@
 package tokenizer
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,7 +23,10 @@ const maxHFBytes = 64 << 20
 // added tokens, which are matched in the text before anything else. The
 // post-processor (BOS/EOS) and decoder play no part: counts are of the
 // text alone.
-type HF struct{ core }
+type HF struct {
+	core
+	sum string // SHA-256 of the tokenizer.json (Fingerprint)
+}
 
 var _ Tokenizer = (*HF)(nil)
 
@@ -91,6 +96,15 @@ type hfModel struct {
 // LoadHF reads a Hugging Face tokenizer.json of the byte-level BPE family.
 // Anything else is an *UnsupportedError naming the component.
 func LoadHF(path string) (*HF, error) {
+	b, err := readHF(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHF(filepath.Base(path), b)
+}
+
+// readHF reads a tokenizer.json, refusing one past maxHFBytes.
+func readHF(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
@@ -103,7 +117,12 @@ func LoadHF(path string) (*HF, error) {
 	if len(b) > maxHFBytes {
 		return nil, fmt.Errorf("tokenizer %s: larger than %d bytes; is it a tokenizer.json?", path, maxHFBytes)
 	}
-	return ParseHF(filepath.Base(path), b)
+	return b, nil
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // ParseHF builds an HF tokenizer from the bytes of a tokenizer.json;
@@ -113,7 +132,7 @@ func ParseHF(name string, b []byte) (*HF, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("tokenizer %s: decoding tokenizer.json: %w", name, err)
 	}
-	t := &HF{core{name: "hf:" + name, memo: map[string][]int{}}}
+	t := &HF{core: core{name: "hf:" + name, memo: map[string][]int{}}, sum: sha256Hex(b)}
 	var err error
 	if t.nfc, err = normalizer(name, f.Normalizer); err != nil {
 		return nil, err

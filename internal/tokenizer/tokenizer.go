@@ -1,12 +1,10 @@
 package tokenizer
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -68,24 +66,36 @@ func Load(spec string) (Tokenizer, error) {
 	return LoadHF(spec)
 }
 
-// FileSHA256 is the hex SHA-256 of the tokenizer.json spec names, and ""
-// for an embedded vocabulary (its name says everything): what tells two
-// machines' copies of a file apart.
-func FileSHA256(spec string) (string, error) {
+// ErrMismatch is returned by LoadVerified for a tokenizer.json whose
+// SHA-256 is not the expected one.
+var ErrMismatch = errors.New("a different tokenizer.json")
+
+// Fingerprint is the hex SHA-256 of the tokenizer.json t was parsed from,
+// and "" for an embedded vocabulary (its name says everything): what
+// tells two machines' copies of a file apart.
+func Fingerprint(t Tokenizer) string {
+	if h, ok := t.(*HF); ok {
+		return h.sum
+	}
+	return ""
+}
+
+// LoadVerified is Load for a spec loaded elsewhere with Fingerprint sum:
+// a tokenizer.json must be the same file (ErrMismatch otherwise), read
+// once for the check and the parse.
+func LoadVerified(spec, sum string) (Tokenizer, error) {
 	switch spec {
 	case "", CL100K, O200K:
-		return "", nil
+		return Load(spec)
 	}
-	f, err := os.Open(spec)
+	b, err := readHF(spec)
 	if err != nil {
-		return "", fmt.Errorf("tokenizer: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, maxHFBytes+1)); err != nil {
-		return "", fmt.Errorf("tokenizer %s: %w", spec, err)
+	if got := sha256Hex(b); got != sum {
+		return nil, fmt.Errorf("%w: SHA-256 %.12s…, the run's %.12s…", ErrMismatch, got, sum)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return ParseHF(filepath.Base(spec), b)
 }
 
 // Validate checks spec without loading a vocabulary: an embedded name or

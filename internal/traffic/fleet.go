@@ -25,12 +25,8 @@ func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
 	if err != nil {
 		return workload.LoadPlan{}, fmt.Errorf("phase %s: encoding its shapes: %w", p.Name, err)
 	}
-	sum, err := tokenizer.FileSHA256(env.Tokenizer)
-	if err != nil {
-		return workload.LoadPlan{}, fmt.Errorf("phase %s: %w", p.Name, err)
-	}
 	plan := workload.LoadPlan{Phase: p.Name, Base: env.Start, Span: p.Schedule.Span(), Drain: env.Drain, FineGap: env.FineGap, Spec: spec, MaxInFlight: p.MaxInFlight,
-		Tokenizer: env.Tokenizer, TokenizerSHA256: sum, Requests: make([]workload.PlannedRequest, len(p.Items))}
+		Tokenizer: env.Tokenizer, TokenizerSHA256: tokenizer.Fingerprint(prompts(env).Tokenizer()), Requests: make([]workload.PlannedRequest, len(p.Items))}
 	for i, it := range p.Items {
 		item, err := json.Marshal(it)
 		if err != nil {
