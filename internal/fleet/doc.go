@@ -9,8 +9,9 @@
 // global schedule — and hands each node its shard in parts over NATS
 // request/reply. It then publishes a start instant (now + Lead, shifted
 // by each node's measured clock offset so the intended times line up).
-// Each node (NodeConfig.Service, served by `sagebench worker`) sends its
-// shard at the intended times with traffic.SendShard and its own target
+// Each node (NodeConfig.Service, served by `sagebench worker`) decodes
+// and compiles its shard once it is whole (traffic.PrepareShard, before
+// the start), sends it at the intended times with its own target
 // client, and publishes every record to the run's JetStream stream
 // SAGEBENCH_<run>_L with Nats-Msg-Id = record ID (a republished record is
 // dropped), then a done message with its count. The coordinator reads

@@ -329,11 +329,11 @@ func TestFleetNodesUseTheRunsTokenizer(t *testing.T) {
 	defer fake.Close()
 	var mu sync.Mutex
 	seen := map[string]int{}
-	send := func(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error) {
+	send := func(ctx context.Context, env *workload.Env, sh *traffic.Shard, start time.Time) load.Report {
 		mu.Lock()
 		seen[env.Prompts.Tokenizer().Name()]++
 		mu.Unlock()
-		return traffic.SendShard(ctx, env, plan, start)
+		return sh.Send(ctx, env, start)
 	}
 	c, _ := startFleetConfig(t, 2, fleet.NodeConfig{Send: send, Target: func(ctx context.Context, s fleet.ClientSettings) (*target.Target, error) {
 		return target.Open(ctx, s.Apply(target.Config{URL: fake.URL}), target.Options{})

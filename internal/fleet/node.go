@@ -23,8 +23,8 @@ import (
 )
 
 // Sender sends one shard from this node, request i intended at start +
-// its offset, each record to env.Record (traffic.SendShard).
-type Sender func(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error)
+// its offset, each record to env.Record ((*traffic.Shard).Send).
+type Sender func(ctx context.Context, env *workload.Env, shard *traffic.Shard, start time.Time) load.Report
 
 // NodeConfig configures a node: a worker's side of the fleet.
 type NodeConfig struct {
@@ -32,7 +32,7 @@ type NodeConfig struct {
 	// worker's --target), with the run's client settings applied to cfg;
 	// nil refuses every shard.
 	Target func(ctx context.Context, s ClientSettings) (*target.Target, error)
-	// Send sends a shard; nil means traffic.SendShard.
+	// Send sends a shard; nil means (*traffic.Shard).Send.
 	Send Sender
 	// Clock paces the start instant; nil means load.PreciseClock{}.
 	Clock load.Clock
@@ -43,7 +43,9 @@ type NodeConfig struct {
 // each run the worker joins.
 func (c NodeConfig) Service() jetstream.Service {
 	if c.Send == nil {
-		c.Send = traffic.SendShard
+		c.Send = func(ctx context.Context, env *workload.Env, s *traffic.Shard, start time.Time) load.Report {
+			return s.Send(ctx, env, start)
+		}
 	}
 	if c.Clock == nil {
 		c.Clock = load.PreciseClock{}
@@ -83,9 +85,10 @@ type node struct {
 
 // shard is a phase's shard as its parts arrive, then while it runs.
 type shard struct {
-	subject string
-	parts   []*workload.LoadPlan
-	cancel  context.CancelFunc
+	subject  string
+	parts    []*workload.LoadPlan
+	prepared *traffic.Shard // decoded and compiled once whole, before the start
+	cancel   context.CancelFunc
 }
 
 func (n *node) handle(ctx context.Context, m *nats.Msg) {
@@ -138,6 +141,15 @@ func (n *node) plan(ctx context.Context, req request) error {
 	if _, err := n.prompts(plan); err != nil {
 		return err
 	}
+	prepared, err := traffic.PrepareShard(plan)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	if s := n.shards[req.Key]; s != nil {
+		s.prepared = prepared
+	}
+	n.mu.Unlock()
 	var s ClientSettings
 	if req.Client != nil {
 		s = *req.Client
@@ -180,13 +192,19 @@ func (n *node) start(ctx context.Context, req request) error {
 	if err != nil {
 		return err
 	}
+	n.mu.Lock()
+	prepared := s.prepared
+	n.mu.Unlock()
+	if prepared == nil {
+		return fmt.Errorf("phase %s: the shard was not prepared", req.Key)
+	}
 	pctx, cancel := context.WithCancel(ctx)
 	n.mu.Lock()
 	s.cancel = cancel
 	n.mu.Unlock()
 	n.wg.Go(func() {
 		defer cancel()
-		n.runShard(pctx, req, s.subject, plan, &workload.Env{Target: tgt, Prompts: synth, Tokenizer: plan.Tokenizer})
+		n.runShard(pctx, req, s.subject, prepared, &workload.Env{Target: tgt, Prompts: synth, Tokenizer: plan.Tokenizer})
 		n.mu.Lock()
 		delete(n.shards, req.Key)
 		n.mu.Unlock()
@@ -311,24 +329,21 @@ func warmConns(plan workload.LoadPlan) int {
 // every record is stored and publishes the done message.
 //
 // env carries the node's target and prompts; the rest is filled here.
-func (n *node) runShard(ctx context.Context, req request, subject string, plan workload.LoadPlan, env *workload.Env) {
+func (n *node) runShard(ctx context.Context, req request, subject string, sh *traffic.Shard, env *workload.Env) {
 	pub := &publisher{js: n.js, subject: subject, node: n.run.Worker}
-	env.Start, env.Drain, env.Log = time.Unix(0, req.BaseNS), plan.Drain, io.Discard
+	env.Start, env.Drain, env.Log = time.Unix(0, req.BaseNS), sh.Drain(), io.Discard
 	env.Record, env.Sent = pub.add, func() {}
 	done := doneMsg{Node: n.run.Worker}
 	start := time.Unix(0, req.StartNS)
 	if err := n.cfg.Clock.SleepUntil(ctx, start); err != nil {
 		done.Interrupted = true
 	} else {
-		rep, err := n.cfg.Send(ctx, env, plan, start)
+		rep := n.cfg.Send(ctx, env, sh, start)
 		done.Interrupted = rep.Interrupted
 		if !rep.Start.IsZero() {
 			done.StartLate = rep.Start.Sub(start)
 		}
-		if err != nil {
-			done.Error = err.Error()
-		}
-		n.cfg.Logf("phase %s: sent %d of %d requests, dispatch lag p99 %v", plan.Phase, rep.Dispatched, len(plan.Requests), rep.DispatchLag.P99)
+		n.cfg.Logf("phase %s: sent %d of %d requests, dispatch lag p99 %v", sh.Phase(), rep.Dispatched, sh.Len(), rep.DispatchLag.P99)
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
@@ -343,6 +358,6 @@ func (n *node) runShard(ctx context.Context, req request, subject string, plan w
 	m.Header.Set(hdrMsgID, "done."+req.Key+"."+n.run.Worker)
 	m.Data = b
 	if err := publishSync(fctx, n.js, m); err != nil {
-		n.cfg.Logf("phase %s: publishing done: %v", plan.Phase, err)
+		n.cfg.Logf("phase %s: publishing done: %v", sh.Phase(), err)
 	}
 }

@@ -9,5 +9,6 @@
 // same requests whatever the target or policy; the schedule decides when
 // each is sent. Phase.Run sends a phase from this process, or, when the
 // run has load nodes (workload.Env.Load, --nodes N), materialises it
-// (Phase.Plan) for the nodes, which send their shards with SendShard.
+// (Phase.Plan) for the nodes, which prepare their shards before the
+// start (PrepareShard) and send them at it (Shard.Send).
 package traffic

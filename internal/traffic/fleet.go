@@ -71,39 +71,72 @@ func (p Phase) runOnFleet(ctx context.Context, env *workload.Env, seq0 int) summ
 	return sp
 }
 
-// SendShard sends a shard of a phase planned by Phase.Plan from this
-// process (a fleet node), called at start: each request through
-// Shapes.Send at start + its offset (its intended time, from which its
-// lag and latencies count, so a driver that began late shows it), each
-// record to env.Record with the plan's ID and Seq. SLOMet is left to the
-// coordinator.
-func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error) {
+// Shard is a shard of a phase planned by Phase.Plan, decoded and its
+// shapes compiled (a dataset read once) on a fleet node before the
+// phase's start instant, so that nothing but sending is left for after.
+type Shard struct {
+	plan   workload.LoadPlan
+	shapes Shapes
+	items  []Item
+	sched  load.Schedule
+}
+
+// PrepareShard decodes plan's shapes and requests and compiles its LLM
+// shape.
+func PrepareShard(plan workload.LoadPlan) (*Shard, error) {
 	var spec shardSpec
 	if err := json.Unmarshal(plan.Spec, &spec); err != nil {
-		return load.Report{}, fmt.Errorf("phase %s: decoding its shapes: %w", plan.Phase, err)
+		return nil, fmt.Errorf("phase %s: decoding its shapes: %w", plan.Phase, err)
 	}
 	if spec.Shapes.LLM.Model != "" { // compiled once here, not per request (a dataset is read once)
 		if err := spec.Shapes.LLM.Validate("llm"); err != nil {
-			return load.Report{}, fmt.Errorf("phase %s: its llm shape: %w", plan.Phase, err)
+			return nil, fmt.Errorf("phase %s: its llm shape: %w", plan.Phase, err)
 		}
 	}
-	items := make([]Item, len(plan.Requests))
-	sched := load.Schedule{Offsets: make([]time.Duration, len(plan.Requests)), Length: plan.Span}
+	s := &Shard{plan: plan, shapes: spec.Shapes, items: make([]Item, len(plan.Requests)),
+		sched: load.Schedule{Offsets: make([]time.Duration, len(plan.Requests)), Length: plan.Span}}
 	for i, r := range plan.Requests {
-		if err := json.Unmarshal(r.Item, &items[i]); err != nil {
-			return load.Report{}, fmt.Errorf("phase %s: request %s: %w", plan.Phase, r.ID, err)
+		if err := json.Unmarshal(r.Item, &s.items[i]); err != nil {
+			return nil, fmt.Errorf("phase %s: request %s: %w", plan.Phase, r.ID, err)
 		}
-		sched.Offsets[i] = r.Offset
+		s.sched.Offsets[i] = r.Offset
 	}
+	return s, nil
+}
+
+// Phase is the name of the shard's phase.
+func (s *Shard) Phase() string { return s.plan.Phase }
+
+// Len is the number of requests of the shard.
+func (s *Shard) Len() int { return len(s.plan.Requests) }
+
+// Drain is the plan's Env.Drain.
+func (s *Shard) Drain() time.Duration { return s.plan.Drain }
+
+// Send sends the shard from this process (a fleet node), called at
+// start: each request through Shapes.Send at start + its offset (its
+// intended time, from which its lag and latencies count, so a driver that
+// began late shows it), each record to env.Record with the plan's ID and
+// Seq. SLOMet is left to the coordinator.
+func (s *Shard) Send(ctx context.Context, env *workload.Env, start time.Time) load.Report {
+	plan := s.plan
 	d := &load.Driver{MaxInFlight: plan.MaxInFlight, Drain: plan.Drain, FineGap: plan.FineGap}
 	if plan.Drain == 0 {
 		d.Drain = -1
 	}
-	rep := d.Run(ctx, sched, func(hctx context.Context, i int, _ time.Time) {
+	return d.Run(ctx, s.sched, func(hctx context.Context, i int, _ time.Time) {
 		env.Sent()
 		r := plan.Requests[i]
 		rec := record.Request{ID: r.ID, Seq: r.Seq, Kind: "request", Phase: plan.Phase}
-		spec.Shapes.Do(hctx, env, rec, items[i], start.Add(r.Offset), r.Deadline, env.Record)
+		s.shapes.Do(hctx, env, rec, s.items[i], start.Add(r.Offset), r.Deadline, env.Record)
 	})
-	return rep, nil
+}
+
+// SendShard is PrepareShard, then Send.
+func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error) {
+	s, err := PrepareShard(plan)
+	if err != nil {
+		return load.Report{}, err
+	}
+	return s.Send(ctx, env, start), nil
 }
