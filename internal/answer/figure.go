@@ -36,9 +36,6 @@ var recipes = map[string]recipe{
 	"Q5": timelineRecipe("Q5"), "Q6": q6Recipe, "Q7": timelineRecipe("Q7"), "Q8": timelineRecipe("Q8"),
 }
 
-// Has reports whether q has an answer figure.
-func Has(q string) bool { _, ok := recipes[strings.ToUpper(q)]; return ok }
-
 // Figure draws q's answer for the columns side by side (one column of
 // panels per run, shared axes per row) at width w (0: a report page).
 // Columns that cannot be drawn are named in the caption; when none can,

@@ -69,19 +69,6 @@ func Brackets(p *plot.Plot, i int, name string, xys plotter.XYs, hi []float64) [
 	return []LegendEntry{{Label: name, Thumbs: []plot.Thumbnailer{whisker{ink: Color(i), cap: vg.Points(3)}}}}
 }
 
-// Intervals adds a whisker per point from lo[k] to hi[k] in black.
-func Intervals(p *plot.Plot, xs, lo, hi []float64) {
-	var ws whiskers
-	for k := range xs {
-		if isFinite(lo[k]) && isFinite(hi[k]) {
-			ws = append(ws, whisker{x: xs[k], lo: lo[k], hi: hi[k], ink: color.Black, cap: vg.Points(2.5)})
-		}
-	}
-	if len(ws) > 0 {
-		p.Add(ws)
-	}
-}
-
 // CDF is the empirical distribution of xs in at most n points (x
 // clamped to be positive for a log axis).
 func CDF(xs []float64, n int) plotter.XYs {

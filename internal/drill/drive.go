@@ -223,10 +223,3 @@ func (r *Run) RecoveryOf(seq int) (EventRecovery, bool) {
 	}
 	return EventRecovery{}, false
 }
-
-// Fault reports whether event seq was a fault (performed, not a repair
-// nor the undo of a timed fault).
-func (r *Run) Fault(seq int) bool {
-	_, ok := r.RecoveryOf(seq)
-	return ok
-}

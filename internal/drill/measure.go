@@ -4,25 +4,7 @@ import (
 	"math"
 	"slices"
 	"time"
-
-	"github.com/sagebench/sagebench/internal/series"
 )
-
-// MeanThroughput is the mean throughput (ok/s) of the windows lying wholly
-// in [fromNS, toNS), NaN when none does.
-func MeanThroughput(ws []series.Window, fromNS, toNS int64) float64 {
-	sum, n := 0.0, 0
-	for _, w := range ws {
-		if w.StartNS >= fromNS && w.EndNS <= toNS {
-			sum += w.Throughput
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
-}
 
 // Attribution is a failed request and the event it is charged to.
 type Attribution struct {

@@ -327,14 +327,6 @@ func (r *Run) Files() ([]record.File, error) {
 	return []record.File{{Name: "events.jsonl", Data: ev.Bytes()}, {Name: "windows.jsonl", Data: wb.Bytes()}}, nil
 }
 
-// Availability is ok ÷ sent (1 when nothing was sent).
-func (r *Run) Availability() float64 {
-	if r.Lost.Sent == 0 {
-		return 1
-	}
-	return float64(r.Lost.OK) / float64(r.Lost.Sent)
-}
-
 // DriftMetric is a drift slope as a metric: its slope per minute with
 // its 95 % confidence interval, not measurable below 3 points.
 func DriftMetric(d result.Def, x series.Drift, why string) result.Metric {

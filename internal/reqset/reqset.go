@@ -73,7 +73,7 @@ func Where(rs []record.Request, keep func(*record.Request) bool) []record.Reques
 // quantile of no values is NaN.
 type Stats struct {
 	N, OK, Met                 int
-	TTFTN, QueueN              int // samples behind the TTFT and queue quantiles
+	QueueN                     int // samples behind the queue quantiles
 	E2EMean, E2EP50, E2EP95    float64
 	E2EP99, TTFTP50, TTFTP99   float64
 	QueueP50, QueueP99         float64
@@ -111,7 +111,7 @@ func Measure(rs []record.Request) Stats {
 	s.E2EP50, s.E2EP95, s.E2EP99 = nearestRank(e2e, 0.5), nearestRank(e2e, 0.95), nearestRank(e2e, 0.99)
 	s.TTFTP50, s.TTFTP99 = nearestRank(ttft, 0.5), nearestRank(ttft, 0.99)
 	s.QueueP50, s.QueueP99 = nearestRank(queue, 0.5), nearestRank(queue, 0.99)
-	s.TTFTN, s.QueueN = len(ttft), len(queue)
+	s.QueueN = len(queue)
 	if s.N > 0 {
 		s.SuccessRate, s.SLOAttainment = float64(s.OK)/float64(s.N), float64(s.Met)/float64(s.N)
 	}

@@ -91,14 +91,6 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plainDist(d))
 }
 
-// Validate checks d under key (e.g. "q2.llm.input_tokens"), lo being the
-// least value allowed (1 for lengths, 0 for think times). An empirical
-// file is read to check it.
-func (d Dist) Validate(key string, lo int) error {
-	_, err := d.Compile(key, lo)
-	return err
-}
-
 // Sampler draws from a compiled Dist.
 type Sampler struct {
 	d      Dist

@@ -231,15 +231,6 @@ func (d *Drawer) Turn(seed uint64, k int) (input, output, thinkMs int) {
 	return d.in.Draw(rng), d.turnOut.Draw(rng), d.think.Draw(rng)
 }
 
-// PrefixTokens is the length of a prefix group's system prompt (0 when
-// the shape has none).
-func (d *Drawer) PrefixTokens() int {
-	if d.prefix == nil {
-		return 0
-	}
-	return d.prefix.Tokens
-}
-
 // GroupSeed is the block id of prefix group g (1-based).
 func GroupSeed(g int) uint64 { return 0x70726566 ^ uint64(g)*0x9e3779b97f4a7c15 }
 

@@ -149,18 +149,6 @@ func (s LLMShape) ValidateClass(key string, o *shape.Shape) error {
 	return err
 }
 
-// Mean is the mean input and output length of the shape's draws over n
-// seeds (a Q's capacity estimate).
-func (s *LLMShape) Mean(n int) (input, output float64) {
-	d := s.Drawer()
-	for seed := range uint64(max(n, 1)) {
-		l := d.Draw(seed)
-		input += float64(l.Input + d.PrefixTokens()*min(l.Group, 1))
-		output += float64(l.Output)
-	}
-	return input / float64(max(n, 1)), output / float64(max(n, 1))
-}
-
 // Validate checks s under the config key key (e.g. "q2.embedding").
 func (s EmbedShape) Validate(key string) error {
 	switch {
