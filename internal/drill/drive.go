@@ -115,7 +115,7 @@ func (r *Run) measure() error {
 		if undo, ok := r.undoOf(e.Seq); ok && undo.Outcome != OutcomeOK {
 			x.Unmeasurable = fmt.Sprintf("the fault never ended: its %s at %.2f s was %s", undo.Action, float64(undo.IntendedNS)/1e9, undo.Outcome)
 		}
-		if x.Recovery, err = series.RecoverRequests(r.Records, r.cfg.Series, f, r.cfg.Recovery.Rule(width)); err != nil {
+		if x.Recovery, err = series.RecoverRequestsIn(ws, r.Records, r.cfg.Series, f, r.cfg.Recovery.Rule(width)); err != nil {
 			return err
 		}
 		r.Recovery = append(r.Recovery, x)

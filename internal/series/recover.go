@@ -71,6 +71,13 @@ func RecoverRequests(reqs []record.Request, cfg Config, f Fault, rule Rule) (Rec
 	if err != nil {
 		return Recovery{}, err
 	}
+	return RecoverRequestsIn(all, reqs, cfg, f, rule)
+}
+
+// RecoverRequestsIn is RecoverRequests with the windows of all of reqs
+// already computed (Compute(reqs, cfg)): a run with several faults
+// computes them once.
+func RecoverRequestsIn(all []Window, reqs []record.Request, cfg Config, f Fault, rule Rule) (Recovery, error) {
 	var mine []record.Request
 	for i := range reqs {
 		if e := reqs[i].EndNS; e >= f.StartNS && (f.HorizonNS <= f.StartNS || e < f.HorizonNS) {

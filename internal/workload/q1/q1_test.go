@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/corpus"
+	"github.com/sagebench/sagebench/internal/reqset"
 	"github.com/sagebench/sagebench/internal/workload"
 
 	"github.com/sagebench/sagebench/internal/dataflow"
@@ -146,13 +147,13 @@ func (e errString) Error() string { return string(e) }
 
 func TestPercentile(t *testing.T) {
 	xs := []float64{5, 1, 4, 2, 3}
-	if p := percentile(xs, 0.5); p != 3 {
+	if p := reqset.Quantile(xs, 0.5); p != 3 {
 		t.Errorf("p50 = %v", p)
 	}
-	if p := percentile(xs, 0.99); p != 5 {
+	if p := reqset.Quantile(xs, 0.99); p != 5 {
 		t.Errorf("p99 = %v", p)
 	}
-	if p := percentile(nil, 0.5); !math.IsNaN(p) {
+	if p := reqset.Quantile(nil, 0.5); !math.IsNaN(p) {
 		t.Errorf("p50 of nothing = %v, want NaN", p)
 	}
 	if xs[0] != 5 {

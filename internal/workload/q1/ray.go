@@ -244,9 +244,9 @@ func warmupNote(m *ray.Meta) string {
 			parts[i] += " on " + s.Node
 		}
 	}
-	total := float64(m.ReadyUnixNS-m.Warmup.StartedUnixNS) / 1e6
+	total := record.Millis(time.Duration(m.ReadyUnixNS - m.Warmup.StartedUnixNS))
 	return fmt.Sprintf("ray: warm-up before the schedule's zero: stages ready %s after the driver started them (%s); zero %s after readiness",
-		result.FormatValue(total, result.Ms), strings.Join(parts, "; "), result.FormatValue(float64(m.StartUnixNS-m.ReadyUnixNS)/1e6, result.Ms))
+		result.FormatValue(total, result.Ms), strings.Join(parts, "; "), result.FormatValue(record.Millis(time.Duration(m.StartUnixNS-m.ReadyUnixNS)), result.Ms))
 }
 
 // recordRay re-bases the driver's records onto env.Start, applies Q1's

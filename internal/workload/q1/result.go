@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/reqset"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/summary"
 )
@@ -74,8 +75,8 @@ func (q *q1) result(phase summary.Phase, c *txnCount, st *q1Stats, rate float64)
 		good = defGoodput.NotMeasurable("the phase has no duration")
 	}
 	attain := defTxnAttain.Measure(float64(c.met)/float64(max(c.n, 1)), c.n, "no transaction was sent")
-	p50 := defTxnP50.Measure(percentile(c.e2e, 0.5), len(c.e2e), "no transaction succeeded")
-	p99 := defTxnP99.Measure(percentile(c.e2e, 0.99), len(c.e2e), "no transaction succeeded")
+	p50 := defTxnP50.Measure(reqset.Quantile(c.e2e, 0.5), len(c.e2e), "no transaction succeeded")
+	p99 := defTxnP99.Measure(reqset.Quantile(c.e2e, 0.99), len(c.e2e), "no transaction succeeded")
 	if st == nil {
 		why := "the Ray backend reports no runtime hops"
 		return result.New(q.answer(good, attain, p99, rate, nil, result.Metric{}), good, attain, p50, p99,
@@ -117,16 +118,16 @@ func (s *q1Stats) metrics() []result.Metric {
 	defer s.mu.Unlock()
 	n := len(s.e2e)
 	const none = "no transaction succeeded"
-	o50, e50 := percentile(s.overhead, 0.5), percentile(s.e2e, 0.5)
+	o50, e50 := reqset.Quantile(s.overhead, 0.5), reqset.Quantile(s.e2e, 0.5)
 	ms := []result.Metric{
 		defOverheadP50.Measure(o50, n, none),
-		defOverheadP99.Measure(percentile(s.overhead, 0.99), n, none),
+		defOverheadP99.Measure(reqset.Quantile(s.overhead, 0.99), n, none),
 		defOverheadShr.Measure(o50/e50, n, none),
-		defLagP50.Measure(percentile(s.lag, 0.5), n, none),
-		defLagP99.Measure(percentile(s.lag, 0.99), n, none),
+		defLagP50.Measure(reqset.Quantile(s.lag, 0.5), n, none),
+		defLagP99.Measure(reqset.Quantile(s.lag, 0.99), n, none),
 	}
 	for k, d := range defOverheadPart {
-		ms = append(ms, d.Measure(percentile(s.parts[k], 0.5), n, none))
+		ms = append(ms, d.Measure(reqset.Quantile(s.parts[k], 0.5), n, none))
 	}
 	return append(ms, s.recall()...)
 }
@@ -164,11 +165,11 @@ func (s *q1Stats) stageTable() (result.Table, bool) {
 		}
 		none := "no transaction passed the stage"
 		t.AddRow(result.Text(st.Name),
-			result.Of(def("p50_ms", result.Ms).Measure(percentile(s.stageMs[j], 0.5), n, none)),
-			result.Of(def("p99_ms", result.Ms).Measure(percentile(s.stageMs[j], 0.99), n, none)),
+			result.Of(def("p50_ms", result.Ms).Measure(reqset.Quantile(s.stageMs[j], 0.5), n, none)),
+			result.Of(def("p99_ms", result.Ms).Measure(reqset.Quantile(s.stageMs[j], 0.99), n, none)),
 			result.Of(def("share", result.Fraction).Measure(math.Min(sum(s.stageMs[j])/total, 1), n, none)),
-			result.Of(def("queue_p50_ms", result.Ms).Measure(percentile(s.queueMs[j], 0.5), n, none)),
-			result.Of(def("queue_p99_ms", result.Ms).Measure(percentile(s.queueMs[j], 0.99), n, none)),
+			result.Of(def("queue_p50_ms", result.Ms).Measure(reqset.Quantile(s.queueMs[j], 0.5), n, none)),
+			result.Of(def("queue_p99_ms", result.Ms).Measure(reqset.Quantile(s.queueMs[j], 0.99), n, none)),
 			result.Textf("%d", stageParallelism(s.graph, st)))
 	}
 	return t, true
@@ -181,7 +182,7 @@ func (s *q1Stats) saturation(rate float64) []string {
 	defer s.mu.Unlock()
 	var warn []string
 	for j, st := range s.graph.Stages {
-		p50, q50 := percentile(s.stageMs[j], 0.5), percentile(s.queueMs[j], 0.5)
+		p50, q50 := reqset.Quantile(s.stageMs[j], 0.5), reqset.Quantile(s.queueMs[j], 0.5)
 		if len(s.queueMs[j]) == 0 || q50 <= p50-q50 {
 			continue
 		}

@@ -2,11 +2,10 @@ package q1
 
 import (
 	"fmt"
-	"github.com/sagebench/sagebench/internal/record"
-	"math"
-	"slices"
 	"sync"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/record"
 
 	"github.com/sagebench/sagebench/internal/corpus"
 	"github.com/sagebench/sagebench/internal/dataflow"
@@ -82,16 +81,6 @@ func (s *q1Stats) keepForRecall(t *rag.Txn) {
 	}
 	ids = ids[:min(len(ids), s.k)] // recall@k: hits beyond the k best do not count
 	s.vecs, s.hitIDs, s.sourceDoc = append(s.vecs, t.Vector), append(s.hitIDs, ids), append(s.sourceDoc, t.QueryDoc)
-}
-
-// percentile is the nearest-rank q-quantile of xs (NaN when empty).
-func percentile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[max(int(math.Ceil(q*float64(len(s))))-1, 0)]
 }
 
 func sum(xs []float64) float64 {

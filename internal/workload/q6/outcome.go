@@ -226,7 +226,7 @@ var (
 // recovery reads each burst's recovery (recoveries) against
 // low_slo.ttft and folds it.
 func (q *q6) recovery(p summary.Phase, prs []record.Request, m *policyMetrics) (mean, worst, violated, never result.Metric) {
-	bound := float64(q.cfg.Low.TTFT) / float64(time.Millisecond)
+	bound := record.Millis(q.cfg.Low.TTFT)
 	why := ""
 	if bound <= 0 {
 		why = "q6.low_slo.ttft sets no bound to recover to"

@@ -208,7 +208,7 @@ func recoveryMetrics(rs []burstRecovery, step time.Duration) (mean, worst, viola
 	for _, a := range after {
 		sum += a
 	}
-	res := float64(step) / float64(time.Millisecond)
+	res := record.Millis(step)
 	return defRecoverMean.Measure(sum/float64(len(after)), len(after), "").WithResolution(res),
 		defRecoverMax.Measure(slices.Max(after), len(after), "").WithResolution(res), violated, never
 }

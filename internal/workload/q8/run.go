@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
+	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/target"
@@ -89,7 +90,7 @@ func (q *q8) result(r *drill.Run, s *sampler) result.Result {
 	case recovered < faults:
 		recMax = defRecoveryMax.Never(fmt.Sprintf("%d of %d faults never recovered by the end of the run", faults-recovered, faults))
 	default:
-		recMax = defRecoveryMax.Measure(slowest, faults, "").WithResolution(float64(dcStep(q.cfg)) / float64(time.Millisecond)).
+		recMax = defRecoveryMax.Measure(slowest, faults, "").WithResolution(record.Millis(dcStep(q.cfg))).
 			WithReason(fmt.Sprintf("%d of %d faults broke the rule; a fault that never did counts 0", violated, faults))
 	}
 	every := max(int(dcWidth(q.cfg)/dcStep(q.cfg)), 1)
