@@ -45,3 +45,20 @@ func TestAggregateAnswer(t *testing.T) {
 		t.Errorf("aggregate:\n%s", b.String())
 	}
 }
+
+// TestMarkdownLeavesTheTableAlone: writing a table as Markdown escapes |
+// in what it writes, not in the result's own columns, so the terminal
+// table written after summary.md shows them as they are.
+func TestMarkdownLeavesTheTableAlone(t *testing.T) {
+	tbl := result.Table{Columns: []string{"a|b", "n"}}
+	tbl.AddRow(result.Text("x|y"), result.Text("1"))
+	var md, text bytes.Buffer
+	WriteTable(&md, tbl, true)
+	WriteTable(&text, tbl, false)
+	if !strings.Contains(md.String(), `a\|b`) || !strings.Contains(md.String(), `x\|y`) {
+		t.Errorf("markdown did not escape |:\n%s", md.String())
+	}
+	if strings.Contains(text.String(), `\|`) || tbl.Columns[0] != "a|b" {
+		t.Errorf("the table was changed by writing it as markdown: columns %q, text:\n%s", tbl.Columns, text.String())
+	}
+}

@@ -175,17 +175,19 @@ func writeText(w io.Writer, cols []string, rows [][]string) {
 	tw.Flush()
 }
 
+// writeMarkdownTable writes a Markdown table, escaping | in cells (into
+// a copy: the caller's columns and rows, a result's own, stay as they are).
 func writeMarkdownTable(w io.Writer, cols []string, rows [][]string) {
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	for i := range cols {
-		cols[i] = esc(cols[i])
-	}
-	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
-	for _, r := range rows {
-		for i := range r {
-			r[i] = esc(r[i])
+	line := func(cells []string) string {
+		esc := make([]string, len(cells))
+		for i, c := range cells {
+			esc[i] = strings.ReplaceAll(c, "|", `\|`)
 		}
-		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+		return "| " + strings.Join(esc, " | ") + " |\n"
+	}
+	fmt.Fprintf(w, "%s|%s\n", line(cols), strings.Repeat("---|", len(cols)))
+	for _, r := range rows {
+		fmt.Fprint(w, line(r))
 	}
 	fmt.Fprintln(w)
 }
