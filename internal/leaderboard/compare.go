@@ -66,9 +66,10 @@ func mismatches(by map[shape]map[string][]Row) []string {
 		Workload, Config string
 		Nodes            int
 	}
-	hashes := map[loose]map[string][]Row{} // workload hash → rows (of any backend)
+	hashes := map[loose]map[string][]Row{} // workload hash → rows, backends in name order
 	for s, backends := range by {
-		for _, rows := range backends {
+		for _, name := range sortedKeys(backends) { // the first row's backend does not depend on map order
+			rows := backends[name]
 			l := loose{rows[0].Workload, s.Config, s.Nodes}
 			if hashes[l] == nil {
 				hashes[l] = map[string][]Row{}
