@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
@@ -107,7 +105,7 @@ func (s Shared) Validate() error {
 	}
 	if err := jetstream.CheckURL(s.NATSURL); s.NATSURL != "" && err != nil {
 		return fmt.Errorf("nats_url %w", err)
-	} else if u, _ := url.Parse(s.NATSURL); s.NATSURL != "" && (u == nil || u.User != nil || strings.Contains(s.NATSURL, "@")) {
+	} else if s.NATSURL != "" && jetstream.HasCredentials(s.NATSURL) {
 		return errors.New("nats_url carries credentials; put a token in NATS_TOKEN or a creds file in NATS_CREDS (they are never recorded)")
 	}
 	if err := s.Target.Validate(); err != nil {

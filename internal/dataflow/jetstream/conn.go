@@ -98,6 +98,18 @@ func CheckURL(u string) error {
 	return nil
 }
 
+// HasCredentials says whether one of the comma-separated URLs of u
+// carries user info (user:password@host or a token@host).
+func HasCredentials(u string) bool {
+	for _, one := range strings.Split(u, ",") {
+		one = strings.TrimSpace(one)
+		if p, err := url.Parse(one); err != nil || p.User != nil || strings.Contains(one, "@") {
+			return true
+		}
+	}
+	return false
+}
+
 // Client pings: a connection is stale after maxPingsOut unanswered ones.
 const (
 	pingInterval = 2 * time.Second

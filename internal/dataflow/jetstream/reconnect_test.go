@@ -174,3 +174,23 @@ func newEngineURL(t testing.TB, url string, cfg jetstream.Config) *jetstream.Eng
 	t.Cleanup(eng.Close)
 	return eng
 }
+
+// TestHasCredentials: user info is found in any of the comma-separated
+// URLs, and a list with spaces after its commas carries none.
+func TestHasCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		name, url string
+		want      bool
+	}{
+		{"one plain", "nats://127.0.0.1:4222", false},
+		{"list with spaces", "nats://a:4222, nats://b:4222", false},
+		{"user and password", "nats://u:p@127.0.0.1:4222", true},
+		{"token in the second", "nats://a:4222, nats://tok@b:4222", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := jetstream.HasCredentials(tc.url); got != tc.want {
+				t.Errorf("HasCredentials(%q) = %v, want %v", tc.url, got, tc.want)
+			}
+		})
+	}
+}
