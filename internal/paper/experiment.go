@@ -27,6 +27,7 @@ type Experiment struct {
 	Runs []Entry `yaml:"runs"`
 
 	dir string // the file's directory: relative paths start there
+	raw []byte // the file as read (the manifest hashes it)
 }
 
 // Figures says how figures are written.
@@ -63,7 +64,7 @@ func Load(path string) (*Experiment, error) {
 	if err := strictyaml.Unmarshal(b, &e); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	e.dir = filepath.Dir(path)
+	e.dir, e.raw = filepath.Dir(path), b
 	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

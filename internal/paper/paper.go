@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/runconfig"
-	"github.com/sagebench/sagebench/internal/strictyaml"
 )
 
 // RunFunc runs one resolved configuration (one repetition) into its
@@ -50,7 +49,6 @@ func Make(ctx context.Context, cfg Config) (*Outcome, error) {
 	if err != nil {
 		return nil, &UsageError{err}
 	}
-	raw, _ := strictyaml.ReadFile(cfg.Experiment)
 	results := e.path(e.Results)
 	if cfg.From != "" {
 		results = cfg.From
@@ -77,7 +75,7 @@ func Make(ctx context.Context, cfg Config) (*Outcome, error) {
 	if found(o.Cells) == 0 {
 		return o, &UsageError{fmt.Errorf("no run of the experiment under %s: run it (sagebench paper %s) or name the results with --from", results, cfg.Experiment)}
 	}
-	o.Manifest, err = Render(e, o.Cells, o.Out, raw)
+	o.Manifest, err = Render(e, o.Cells, o.Out, e.raw)
 	return o, err
 }
 

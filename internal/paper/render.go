@@ -162,7 +162,7 @@ func renderQ(e *Experiment, w *writer, q string, cells []*Cell) error {
 			}
 		}
 	}
-	return writeTables(e, w, q, cells)
+	return writeTables(e, w, q, cells, cols)
 }
 
 // column is what a cell contributes to its Q's answer figure: its valid

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sagebench/sagebench/internal/aggregate"
+	"github.com/sagebench/sagebench/internal/answer"
 	"github.com/sagebench/sagebench/internal/result"
 )
 
@@ -22,15 +24,16 @@ type Table struct {
 var summaryMetrics = []string{"goodput", "throughput", "slo_attainment", "e2e_p99_ms"}
 
 // writeTables writes a Q's summary table and each cell's pooled answer
-// table, as LaTeX and Markdown.
-func writeTables(e *Experiment, w *writer, q string, cells []*Cell) error {
+// table (from cols, the cells' answer columns renderQ built), as LaTeX
+// and Markdown.
+func writeTables(e *Experiment, w *writer, q string, cells []*Cell, cols []answer.Column) error {
 	stem := strings.ToLower(q)
 	sum := summaryTable(e, q, cells)
 	if err := writeTable(w, filepath.Join("tables", stem+"-summary"), q, sum, cells); err != nil {
 		return err
 	}
 	for i, c := range cells {
-		col := column(c, e.Confidence)
+		col := cols[i]
 		if col.Result == nil || len(col.Result.Tables) == 0 {
 			continue
 		}
@@ -58,11 +61,12 @@ func writeTable(w *writer, stem, q string, t Table, cells []*Cell) error {
 // and the run-level metrics, each the mean ± CI over valid repetitions.
 func summaryTable(e *Experiment, q string, cells []*Cell) Table {
 	t := Table{Label: strings.ToLower(q) + "-summary", Columns: []string{"configuration", "n"}, Numeric: []bool{false, true}}
+	aggs := make([]aggregate.Aggregate, len(cells))
 	primary := ""
-	for _, c := range cells {
-		if a := aggregateOf(c, e.Confidence); a.Primary != "" {
-			primary = a.Primary
-			break
+	for i, c := range cells {
+		aggs[i] = aggregateOf(c, e.Confidence)
+		if primary == "" {
+			primary = aggs[i].Primary
 		}
 	}
 	names := append([]string{primary}, summaryMetrics...)
@@ -72,8 +76,8 @@ func summaryTable(e *Experiment, q string, cells []*Cell) Table {
 	for _, n := range names {
 		t.Columns, t.Numeric = append(t.Columns, n), append(t.Numeric, true)
 	}
-	for _, c := range cells {
-		a := aggregateOf(c, e.Confidence)
+	for i, c := range cells {
+		a := aggs[i]
 		row := []string{c.Label, fmt.Sprintf("%d/%d", a.Valid, a.Repetitions)}
 		for _, n := range names {
 			est, ok := a.Metric(n)
