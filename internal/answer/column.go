@@ -36,7 +36,6 @@ type Window struct {
 type Event struct {
 	Seq            int
 	Action, Target string
-	Detail         string // "factor 4"
 	AtS            *float64
 	EndS           *float64 // a fault with a duration: when it ended (its recovery counts from there)
 	Outcome        string

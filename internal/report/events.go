@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/sagebench/sagebench/internal/answer"
 )
@@ -107,28 +108,28 @@ func (r *Run) readLines(path, name string, each func([]byte) bool) {
 }
 
 // Column is the run as the answer figures see it: its result, config,
-// windows and events (the result's, with the detail events.jsonl adds).
+// windows and events.
 func (r *Run) Column(label string) answer.Column {
-	c := answer.Column{Label: label, Result: r.Record.Result, RunConfig: r.Record.RunConfig, Windows: r.Windows, EndS: r.endS()}
-	c.Events = answer.ResultEvents(r.Record.Result)
-	if len(c.Events) == 0 {
-		for _, e := range r.Events {
-			ev := answer.Event{Seq: e.Seq, Action: e.Action, Target: e.Target, Detail: e.Detail, Outcome: e.Outcome}
-			if e.ActualNS > 0 {
-				at := float64(e.ActualNS) / 1e9
-				ev.AtS = &at
-			}
-			c.Events = append(c.Events, ev)
-		}
+	return answer.Column{Label: label, Result: r.Record.Result, RunConfig: r.Record.RunConfig, Windows: r.Windows, EndS: r.endS(),
+		Events: slices.Clone(r.events)}
+}
+
+// answerEvents are the run's events as the answer draws them: the
+// result's, else those of events.jsonl.
+func (r *Run) answerEvents() []answer.Event {
+	if evs := answer.ResultEvents(r.Record.Result); len(evs) > 0 {
+		return evs
 	}
-	for i := range c.Events {
-		for _, e := range r.Events {
-			if e.Seq == c.Events[i].Seq && e.Action == c.Events[i].Action {
-				c.Events[i].Detail = e.Detail
-			}
+	var evs []answer.Event
+	for _, e := range r.Events {
+		ev := answer.Event{Seq: e.Seq, Action: e.Action, Target: e.Target, Outcome: e.Outcome}
+		if e.ActualNS > 0 {
+			at := float64(e.ActualNS) / 1e9
+			ev.AtS = &at
 		}
+		evs = append(evs, ev)
 	}
-	return c
+	return evs
 }
 
 // endS is the run's length: its recorded duration, else the last

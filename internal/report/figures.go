@@ -263,8 +263,8 @@ func (s *Section) timeFigures() ([]*Figure, error) {
 	marks := ""
 	phases, events := false, false
 	for _, r := range s.Runs {
-		phases = phases || len(phaseSpans(r.Samples)) > 1
-		for _, e := range r.Column("").Events {
+		phases = phases || len(r.phases) > 1
+		for _, e := range r.events {
 			events = events || e.AtS != nil
 		}
 	}
@@ -341,13 +341,13 @@ func throughputPanel(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) 
 // its events.
 func timePanel(r *Run, ylabel string, add func(*plot.Plot) ([]chart.LegendEntry, error)) (*plot.Plot, []chart.LegendEntry, error) {
 	p := chart.NewPanel("", "time since start (s)", ylabel)
-	leg := phaseMarks(p, r, len(r.Column("").Events) > 0)
+	leg := phaseMarks(p, r, len(r.events) > 0)
 	e, err := add(p)
 	if err != nil {
 		return nil, nil, err
 	}
 	leg = append(leg, e...)
-	leg = append(leg, answer.MarkEvents(p, nil, r.Column("").Events)...)
+	leg = append(leg, answer.MarkEvents(p, nil, r.events)...)
 	p.Y.Min = 0
 	chart.Headroom(p, 0.15)
 	return p, leg, nil
@@ -389,7 +389,7 @@ func latencyPanel(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) {
 // phaseMarks shades and names the run's phases when there are several,
 // naming them at the panel's foot when its top carries event tags.
 func phaseMarks(p *plot.Plot, r *Run, events bool) []chart.LegendEntry {
-	spans := phaseSpans(r.Samples)
+	spans := r.phases
 	if len(spans) < 2 {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/answer"
 	"github.com/sagebench/sagebench/internal/capture"
+	"github.com/sagebench/sagebench/internal/chart"
 	"github.com/sagebench/sagebench/internal/record"
 )
 
@@ -62,6 +63,10 @@ type Run struct {
 	Events   []Event           // drill events (events.jsonl), if any
 	Windows  []answer.Window   // a drill's windowed series (windows.jsonl), if any
 	Problems []string
+
+	// Derived once at Load for the figures that each read them.
+	events []answer.Event    // the answer's events (answerEvents)
+	phases []chart.PhaseSpan // the phases in order due (phaseSpans)
 }
 
 // Label names the run in legends: its run id, or the directory.
@@ -91,6 +96,7 @@ func Load(dir string) *Run {
 	r.loadMetrics(filepath.Join(dir, capture.MetricsFile))
 	r.loadEvents(filepath.Join(dir, EventsFile))
 	r.loadWindows(filepath.Join(dir, WindowsFile))
+	r.events, r.phases = r.answerEvents(), phaseSpans(r.Samples)
 	return r
 }
 
