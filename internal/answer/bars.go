@@ -2,6 +2,7 @@ package answer
 
 import (
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -131,7 +132,7 @@ func q6Panels(c Column, w vg.Length) (panelSet, error) {
 	cells := map[[3]string]result.Metric{}
 	for _, row := range t.Rows {
 		pol := cellText(row, pc)
-		if !containsStr(pols, pol) {
+		if !slices.Contains(pols, pol) {
 			pols = append(pols, pol)
 		}
 		cells[[3]string{pol, cellText(row, wc), cellText(row, rc)}] = percent(cellMetric(row, slo))
@@ -150,13 +151,4 @@ func q6Panels(c Column, w vg.Length) (panelSet, error) {
 	leg := chart.Bars(p, pols, series)
 	p.Y.Max = 100
 	return panelSet{panels: []*plot.Plot{p}, legend: leg}, nil
-}
-
-func containsStr(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -104,21 +105,12 @@ func planCell(e *Experiment, en Entry, spec workload.Spec, backend, scale, resul
 	}
 	for _, s := range en.Seeds {
 		for rep := range en.Repeat {
-			if !containsSeed(c.Seeds, s+int64(rep)) {
+			if !slices.Contains(c.Seeds, s+int64(rep)) {
 				c.Seeds = append(c.Seeds, s+int64(rep))
 			}
 		}
 	}
 	return c, nil
-}
-
-func containsSeed(xs []int64, s int64) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Match finds the cells' runs under root: a complete run whose
@@ -148,7 +140,7 @@ func Match(cells []*Cell, root string) (int, error) {
 		}
 		for _, c := range byKey[report.ConfigKey(run.RunConfig)] {
 			prev, ok := c.Found[run.Seed]
-			if containsSeed(c.Seeds, run.Seed) && (!ok || !prev.Run.Valid && run.Valid) {
+			if slices.Contains(c.Seeds, run.Seed) && (!ok || !prev.Run.Valid && run.Valid) {
 				c.Found[run.Seed] = &Found{Dir: d, Run: run}
 			}
 		}

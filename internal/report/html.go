@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/sagebench/sagebench/internal/result"
 )
@@ -114,18 +115,7 @@ func joinAnd(xs []string) string {
 	case 1:
 		return xs[0]
 	}
-	return fmt.Sprint(joinComma(xs[:len(xs)-1]), " and ", xs[len(xs)-1])
-}
-
-func joinComma(xs []string) string {
-	var b bytes.Buffer
-	for i, x := range xs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(x)
-	}
-	return b.String()
+	return fmt.Sprint(strings.Join(xs[:len(xs)-1], ", "), " and ", xs[len(xs)-1])
 }
 
 func runPage(r *Run, label string) pageRun {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -110,7 +111,7 @@ func (rep *Report) AllFigures() []*Figure {
 // WriteFigures writes each figure as DIR/ID.format (svg, pdf or png),
 // creating DIR, and returns the paths written.
 func (rep *Report) WriteFigures(dir, format string) ([]string, error) {
-	if format != "svg" && format != "png" && format != "pdf" {
+	if !slices.Contains(Formats, format) {
 		return nil, fmt.Errorf("figure format %q: want svg, pdf or png", format)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -11,8 +11,8 @@ import (
 // Figure is one figure of the report.
 type Figure = chart.Figure
 
-// Formats of figure files.
-var Formats = []string{"svg", "pdf", "png"}
+// Formats of figure files (chart's).
+var Formats = chart.Formats
 
 // Section is the runs of one Q at one scale: drawn side by side (one
 // column of panels per run, shared axes), compared only with each other.

@@ -3,12 +3,9 @@ package stack
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"strings"
 	"syscall"
 
 	"github.com/sagebench/sagebench/internal/stack/gateway"
-	"github.com/sagebench/sagebench/internal/stack/proxy"
 )
 
 // Faults a drill can inject into an engine, in-process or child process
@@ -113,18 +110,3 @@ func (s *Stack) DropResponses(n int) { s.drop.Add(n) }
 // Cut drops every established connection to the gateway (streams in
 // flight are cut) and returns how many it dropped.
 func (s *Stack) Cut() (int, error) { return s.conns.Cut(), nil }
-
-// dropping wraps h with the DropResponses fault.
-func (s *Stack) dropping(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The answer starts and never ends: the client has a response,
-		// so it cannot replay the request elsewhere (a connection closed
-		// before any byte may be replayed by the transport), and the
-		// request is left without its result.
-		if strings.HasPrefix(r.URL.Path, "/v1/") && s.drop.Take() {
-			proxy.Abandon(w)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sagebench/sagebench/internal/stack/proxy"
 )
 
 // Defaults of the server's own limits (Limits.MaxConns, BodyTimeout).
@@ -61,7 +62,7 @@ func (s *Stack) servers(ln net.Listener, base context.Context) (main, over *http
 	h := s.gw.Handler()
 	errLog := slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelDebug)
 	main = &http.Server{
-		Handler:           readBodies(s.dropping(h), maxBody, bodyTimeout),
+		Handler:           readBodies(proxy.Dropping(&s.drop, h), maxBody, bodyTimeout),
 		ConnState:         s.conns.Track, // the drill's cut closes them
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,

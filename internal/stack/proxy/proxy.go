@@ -46,7 +46,7 @@ func Start(listen, upstream string) (*Proxy, error) {
 		},
 	}
 	p := &Proxy{url: "http://" + ln.Addr().String(), done: make(chan struct{})}
-	p.srv = &http.Server{Handler: p.dropping(rp), ConnState: p.conns.Track, ReadHeaderTimeout: 10 * time.Second,
+	p.srv = &http.Server{Handler: Dropping(&p.drop, rp), ConnState: p.conns.Track, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: log.New(io.Discard, "", 0)}
 	go func() { _ = p.srv.Serve(ln); close(p.done) }()
 	return p, nil
@@ -78,9 +78,14 @@ func (p *Proxy) Cut() int { return p.conns.Cut() }
 // and the client cannot replay it elsewhere.
 func (p *Proxy) Drop(n int) { p.drop.Add(n) }
 
-func (p *Proxy) dropping(h http.Handler) http.Handler {
+// Dropping wraps h with the drop fault: while c has requests to drop, an
+// API request (/v1/…) is Abandoned — the answer starts and never ends, so
+// the client has a response and cannot replay the request elsewhere (a
+// connection closed before any byte may be replayed by the transport),
+// and the request is left without its result.
+func Dropping(c *Countdown, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/v1/") && p.drop.Take() {
+		if strings.HasPrefix(r.URL.Path, "/v1/") && c.Take() {
 			Abandon(w)
 			return
 		}
