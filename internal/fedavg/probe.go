@@ -130,7 +130,7 @@ func probeInto(cfg ProbeConfig, g Grid) (ProbeResult, error) {
 			break
 		}
 	}
-	res.Machine = fitMachine(g.Sizes, g.Workers, g.Mins())
+	res.Machine = FitMachine(g)
 	res.Cost = cfg.Now().Sub(start)
 	return res, nil
 }

@@ -56,11 +56,12 @@ func ResolveProbe(o Options, force bool) ProbeInfo {
 	key := currentKey()
 	var mf *machineFile
 	why := "--force"
-	if !force {
+	switch {
+	case force:
+	case o.MachineCache == "":
+		why = "no probe cache"
+	default:
 		mf, why = readMachine(o.MachineCache, key, now, o.probeMaxAge())
-		if o.MachineCache == "" {
-			mf, why = nil, "no probe cache"
-		}
 	}
 	if mf == nil {
 		return freshProbe(o, key, why)
