@@ -16,9 +16,7 @@ var ignoredKeys = []string{"output_dir", "repeat", "backend", "ray"}
 // differ, as "key: a ≠ b" in key order (at most 12, then a count);
 // output_dir, repeat, backend and ray are left out.
 func ConfigDiff(a, b json.RawMessage) []string {
-	fa, fb := map[string]string{}, map[string]string{}
-	flatten("", decode(a), fa)
-	flatten("", decode(b), fb)
+	fa, fb := Flat(a), Flat(b)
 	keys := map[string]bool{}
 	for k := range fa {
 		keys[k] = true
@@ -28,7 +26,7 @@ func ConfigDiff(a, b json.RawMessage) []string {
 	}
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		if fa[k] == fb[k] || slices.Contains(ignoredKeys, strings.SplitN(k, ".", 2)[0]) {
+		if fa[k] == fb[k] {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: %s ≠ %s", k, orNone(fa[k]), orNone(fb[k])))

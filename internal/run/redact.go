@@ -54,12 +54,12 @@ func cachedField(red *redact.Redactor, seen map[string]string, s string) string 
 }
 
 // cleanOutcome applies the rule to what a workload reports in words:
-// notes, invalid reasons, its result (answer, metric names and reasons,
-// events, tables), unified row metadata and its record files.
+// notes, invalid reasons, unified row metadata and its record files. Its
+// result reaches words only through run.json's, which cleanRun cleans
+// (with the verdicts derived from it).
 func cleanOutcome(red *redact.Redactor, o workload.Outcome) workload.Outcome {
 	o.Notes = cleanStrings(red, o.Notes)
 	o.Invalid = cleanStrings(red, o.Invalid)
-	o.Result = cleanResult(red, o.Result)
 	for i := range o.Rows {
 		if md, ok := cleanJSONValue(red, o.Rows[i].Metadata).(map[string]any); ok {
 			o.Rows[i].Metadata = md
