@@ -16,19 +16,29 @@ import (
 // after that.
 const exitGrace = 500 * time.Millisecond
 
-// runExec runs an exec hook in its own process group with its output
-// (stdout and stderr together) read into a bounded buffer. It is done
-// when the command has exited and its output is closed — a child it left
-// in the background with the output still open keeps it running. When
-// ctx ends first, the whole process group is SIGKILLed and the hook is
-// timed out; a child that left the group (setsid) and still holds the
-// output cannot hold the run: the read stops after exitGrace.
+// runExec runs an exec hook (Exec) with e's placeholders expanded,
+// keeping the start of its output.
 func runExec(ctx context.Context, argv []string, e Event) Done {
-	d := Done{Via: "exec"}
 	args := make([]string, len(argv))
 	for i, s := range argv {
 		args[i] = expand(s, e)
 	}
+	out := &clipBuffer{max: maxHookOutput}
+	d := Exec(ctx, args, out)
+	d.Output = clip(out.b)
+	return d
+}
+
+// Exec runs args (no shell) in its own process group with its output
+// (stdout and stderr together) copied to out; Done.Output is left to the
+// caller. It is done when the command has exited and its output is
+// closed — a child it left in the background with the output still open
+// keeps it running. When ctx ends first, the whole process group is
+// SIGKILLed and the command is timed out; a child that left the group
+// (setsid) and still holds the output cannot hold the caller: the read
+// stops after exitGrace.
+func Exec(ctx context.Context, args []string, out io.Writer) Done {
+	d := Done{Via: "exec"}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		d.Err = fmt.Errorf("hook output pipe: %w", err)
@@ -44,7 +54,6 @@ func runExec(ctx context.Context, argv []string, e Event) Done {
 		d.Err = err
 		return d
 	}
-	out := &clipBuffer{max: maxHookOutput}
 	read := make(chan struct{})
 	go func() { _, _ = io.Copy(out, pr); close(read) }()
 	exited := make(chan error, 1)
@@ -69,7 +78,6 @@ func runExec(ctx context.Context, argv []string, e Event) Done {
 		}
 	}
 	<-read
-	d.Output = clip(out.b)
 	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
 		st := cmd.ProcessState.ExitCode()
 		d.ExitStatus = &st

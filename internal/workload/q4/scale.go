@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/drill"
 )
 
 // maxScaleOutput bounds what is kept of the scale command's output.
@@ -28,8 +29,10 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 // runScaleCommand runs q4.scale_command for n engines (no shell; {n}
-// replaced) within scale_timeout, then waits scale_settle. Its output
-// reaches an error only bounded and redacted.
+// replaced) within scale_timeout, as a drill runs its exec hooks (a
+// background child holding the output cannot hold the run past the
+// timeout), then waits scale_settle. Its output reaches an error only
+// bounded and redacted.
 func (s *searcher) runScaleCommand(n int) error {
 	c := s.q.cfg
 	args := make([]string, len(c.ScaleCommand))
@@ -39,14 +42,12 @@ func (s *searcher) runScaleCommand(n int) error {
 	ctx, cancel := context.WithTimeout(s.ctx, c.ScaleTimeout)
 	defer cancel()
 	out := &tailBuffer{max: maxScaleOutput}
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Run(); err != nil {
+	if d := drill.Exec(ctx, args, out); d.Err != nil { // a process group, killed whole at the timeout
 		msg := strings.ToValidUTF8(string(bytes.TrimSpace(out.b)), "")
 		if t := s.env.Target; t != nil && t.Redactor() != nil {
 			msg = t.Redactor().String(msg)
 		}
-		return fmt.Errorf("q4.scale_command %s for n = %d: %w: %s", args[0], n, err, msg)
+		return fmt.Errorf("q4.scale_command %s for n = %d: %w: %s", args[0], n, d.Err, msg)
 	}
 	fmt.Fprintf(s.env.Log, "q4: scaled to %d engines with %s; settling %v\n", n, args[0], c.ScaleSettle)
 	t := time.NewTimer(c.ScaleSettle)
