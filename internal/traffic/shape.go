@@ -49,8 +49,10 @@ func (s *LLMShape) Validate(key string) error {
 }
 
 // Drawer returns the compiled token shape: Validate's, else compiled now
-// (with max_tokens and prompt_words as the fallback lengths). An
-// uncompilable shape falls back to fixed lengths of at least one token.
+// and kept (with max_tokens and prompt_words as the fallback lengths), so
+// a class's shape from With reads its files once however many times it
+// fills. An uncompilable shape falls back to fixed lengths of at least
+// one token. Not for concurrent use on one LLMShape while uncompiled.
 func (s *LLMShape) Drawer() *shape.Drawer {
 	if s.drawer != nil {
 		return s.drawer
@@ -60,6 +62,7 @@ func (s *LLMShape) Drawer() *shape.Drawer {
 		fixed := shape.Shape{}
 		d, _ = fixed.Compile("llm", max(s.PromptWords, 1), max(s.MaxTokens, 1))
 	}
+	s.drawer = d
 	return d
 }
 
