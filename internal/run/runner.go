@@ -22,7 +22,6 @@ import (
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/tokenizer"
-	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -274,7 +273,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	if note := snk.output.Note(); note != "" {
 		outcome.Notes = append(outcome.Notes, note)
 	}
-	if t, ok := traffic.TurnTable(snk.sessions); ok { // TTFT and ITL by turn index
+	if t, ok := snk.turns.Table(); ok { // TTFT and ITL by turn index
 		outcome.Result.Tables = append(outcome.Result.Tables, t)
 	}
 	return outcome, col, err

@@ -42,11 +42,8 @@ type sink struct {
 	done     chan struct{}
 	err      error // the writer's first error, set by the loop
 	output   traffic.OutputCheck
-	sessions []record.Request // the turns of multi-turn sessions, for their section
+	turns    traffic.Turns // the turns of multi-turn sessions, for their section
 }
-
-// maxSessionRecords bounds the session turns kept for their section.
-const maxSessionRecords = 1 << 20
 
 func newSink(col *summary.Collector, w *record.RequestWriter, red *redact.Redactor) *sink {
 	s := &sink{col: col, w: w, red: red, seen: map[string]string{}, recs: make(chan record.Request, sinkQueue), shutting: make(chan struct{}), done: make(chan struct{})}
@@ -79,9 +76,7 @@ func (s *sink) add(r record.Request) {
 	r = cleanRequest(s.red, s.seen, r)
 	s.col.Add(r)
 	s.output.Add(&r)
-	if r.Turn > 0 && len(s.sessions) < maxSessionRecords {
-		s.sessions = append(s.sessions, r)
-	}
+	s.turns.Add(&r)
 	if err := s.w.Write(r); err != nil && s.err == nil {
 		s.err = err
 	}

@@ -24,36 +24,61 @@ type TurnStat struct {
 // records of recs (Turn > 0); nil when there are none. The summary and
 // report tables of a Q with sessions are built from it (TurnTable).
 func TurnStats(recs []record.Request) []TurnStat {
-	type acc struct {
-		n          int
-		in         float64
-		ttft, gaps []float64
-	}
-	var by []acc
+	var t Turns
 	for i := range recs {
-		r := &recs[i]
-		if r.Turn <= 0 || !r.OK {
-			continue
-		}
-		for len(by) < r.Turn {
-			by = append(by, acc{})
-		}
-		a := &by[r.Turn-1]
-		a.n++
-		a.in += float64(r.InputTokens)
-		if r.FirstToken > 0 {
-			a.ttft = append(a.ttft, r.TTFTMs)
-		}
-		last := len(r.TokenNS)
-		if r.TokenNSDropped > 0 { // the kept first ones, then the last: no gap across the cut
-			last--
-		}
-		for k := 1; k < last; k++ {
-			a.gaps = append(a.gaps, float64(r.TokenNS[k]-r.TokenNS[k-1])/1e6)
-		}
+		t.Add(&recs[i])
 	}
-	out := make([]TurnStat, 0, len(by))
-	for i, a := range by {
+	return t.Stats()
+}
+
+// Turns gathers what TurnStats needs of session records one at a time,
+// keeping their numbers rather than the records (a run's sink feeds it
+// every record). Past MaxTurnRecords session records it keeps no more.
+type Turns struct {
+	by   []turnAcc
+	kept int
+}
+
+// MaxTurnRecords bounds the session records a Turns keeps.
+const MaxTurnRecords = 1 << 20
+
+type turnAcc struct {
+	n          int
+	in         float64
+	ttft, gaps []float64
+}
+
+// Add takes r when it is a session turn (Turn > 0) that succeeded.
+func (t *Turns) Add(r *record.Request) {
+	if r.Turn <= 0 || t.kept >= MaxTurnRecords {
+		return
+	}
+	t.kept++
+	if !r.OK {
+		return
+	}
+	for len(t.by) < r.Turn {
+		t.by = append(t.by, turnAcc{})
+	}
+	a := &t.by[r.Turn-1]
+	a.n++
+	a.in += float64(r.InputTokens)
+	if r.FirstToken > 0 {
+		a.ttft = append(a.ttft, r.TTFTMs)
+	}
+	last := len(r.TokenNS)
+	if r.TokenNSDropped > 0 { // the kept first ones, then the last: no gap across the cut
+		last--
+	}
+	for k := 1; k < last; k++ {
+		a.gaps = append(a.gaps, float64(r.TokenNS[k]-r.TokenNS[k-1])/1e6)
+	}
+}
+
+// Stats is TurnStats of the records added.
+func (t *Turns) Stats() []TurnStat {
+	out := make([]TurnStat, 0, len(t.by))
+	for i, a := range t.by {
 		s := TurnStat{Turn: i + 1, Count: a.n, TTFT: latency(a.ttft), ITL: latency(a.gaps)}
 		if a.n > 0 {
 			s.Input = a.in / float64(a.n)
@@ -81,7 +106,13 @@ func latency(ms []float64) record.Latency {
 // TurnTable is the table of TurnStats for a Q's result: one row per turn
 // index, latencies as metrics; ok is false when recs hold no sessions.
 func TurnTable(recs []record.Request) (t result.Table, ok bool) {
-	stats := TurnStats(recs)
+	return turnTable(TurnStats(recs))
+}
+
+// Table is TurnTable of the records added.
+func (t *Turns) Table() (result.Table, bool) { return turnTable(t.Stats()) }
+
+func turnTable(stats []TurnStat) (t result.Table, ok bool) {
 	if len(stats) == 0 {
 		return t, false
 	}
