@@ -8,6 +8,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/gateway"
+	"github.com/sagebench/sagebench/internal/stack/profile"
 	"github.com/sagebench/sagebench/internal/stack/remote"
 	"github.com/sagebench/sagebench/internal/stack/sim"
 )
@@ -101,28 +102,44 @@ func (s *Stack) buildRemote(ec EngineConfig, url, key string) (*built, error) {
 	return &built{cfg: ec, eng: gateway.Member{Embedder: e, URL: url}}, nil
 }
 
-// buildProcess starts `sagebench serve engine` for the profile and fronts
-// it with a remote client sized from the profile.
-func (s *Stack) buildProcess(ctx context.Context, ec EngineConfig, seed int64) (*built, error) {
-	rc := ec
-	var speed time.Duration
-	dim := 0
+// sizing is what a profile engine run as a process looks like from the
+// gateway: its model, its slots (the profile's running batch, capped by
+// the engine's slots), its speed and (embedders) its dimension.
+type sizing struct {
+	model string
+	slots int
+	speed time.Duration
+	dim   int
+}
+
+func sizeOf(cat *profile.Catalog, ec EngineConfig) (sizing, error) {
 	if ec.Kind == string(engine.KindLLM) {
-		p, err := s.catalog.LLM(ec.Profile)
+		p, err := cat.LLM(ec.Profile)
 		if err != nil {
-			return nil, err
+			return sizing{}, err
 		}
 		if ec.Slots > 0 {
 			p.MaxNumSeqs = min(p.MaxNumSeqs, ec.Slots)
 		}
-		rc.Model, rc.Slots, speed = p.Model, p.MaxNumSeqs, p.IdleITL()
-	} else {
-		p, err := s.catalog.Embedder(ec.Profile)
-		if err != nil {
-			return nil, err
-		}
-		rc.Model, rc.Slots, speed, dim = p.Model, p.MaxBatch, p.BatchTime(p.MaxBatch*16), p.Dim
+		return sizing{model: p.Model, slots: p.MaxNumSeqs, speed: p.IdleITL()}, nil
 	}
+	p, err := cat.Embedder(ec.Profile)
+	if err != nil {
+		return sizing{}, err
+	}
+	return sizing{model: p.Model, slots: p.MaxBatch, speed: p.BatchTime(p.MaxBatch * 16), dim: p.Dim}, nil
+}
+
+// buildProcess starts `sagebench serve engine` for the profile and fronts
+// it with a remote client sized from the profile.
+func (s *Stack) buildProcess(ctx context.Context, ec EngineConfig, seed int64) (*built, error) {
+	sz, err := sizeOf(s.catalog, ec)
+	if err != nil {
+		return nil, err
+	}
+	rc := ec
+	rc.Model, rc.Slots = sz.model, sz.slots
+	speed, dim := sz.speed, sz.dim
 	ch, err := startChild(ctx, s.opts, ec, seed, "127.0.0.1:0")
 	if err != nil {
 		return nil, err

@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/goccy/go-yaml"
-	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/gateway"
 	"github.com/sagebench/sagebench/internal/stack/profile"
 	"github.com/sagebench/sagebench/internal/stack/proxy"
@@ -173,24 +172,8 @@ func gatewayEnv(cfg Config, getenv func(string) string) []string {
 // remoteSpec is the gateway's view of profile engine ec run as a process:
 // a remote engine of the profile's model with its slots.
 func remoteSpec(cat *profile.Catalog, ec EngineConfig) (EngineConfig, error) {
-	r := EngineConfig{ID: ec.ID, Kind: ec.Kind}
-	if ec.Kind == string(engine.KindLLM) {
-		p, err := cat.LLM(ec.Profile)
-		if err != nil {
-			return r, err
-		}
-		r.Model, r.Slots = p.Model, p.MaxNumSeqs
-		if ec.Slots > 0 {
-			r.Slots = min(r.Slots, ec.Slots)
-		}
-		return r, nil
-	}
-	p, err := cat.Embedder(ec.Profile)
-	if err != nil {
-		return r, err
-	}
-	r.Model, r.Slots = p.Model, p.MaxBatch
-	return r, nil
+	sz, err := sizeOf(cat, ec)
+	return EngineConfig{ID: ec.ID, Kind: ec.Kind, Model: sz.model, Slots: sz.slots}, err
 }
 
 // startGateway writes gw as the gateway's config, starts `sagebench
