@@ -7,13 +7,6 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
-// stackOnlyOf are the stack-only keys of the Qs whose Config does not
-// list its own (workload.StackOnly).
-var stackOnlyOf = map[string][]string{
-	"q5": {"q5.pool"},
-	"q8": {"q8.engines"},
-}
-
 // Has reports whether the file sets the key at the dotted path (e.g.
 // "q3.aggressor.max_concurrent"); false for no file.
 func (f *File) Has(path string) bool {
@@ -39,8 +32,6 @@ func StackOnlySet(r Resolved, f *File) []string {
 	keys := []string{"target.stack_config"}
 	if so, ok := r.Workload.Config().(workload.StackOnly); ok {
 		keys = append(keys, so.StackOnlyKeys()...)
-	} else {
-		keys = append(keys, stackOnlyOf[r.Spec.Section()]...)
 	}
 	var set []string
 	for _, k := range keys {

@@ -80,6 +80,9 @@ func Default(quick bool) *Config {
 	return c
 }
 
+// StackOnlyKeys are the keys that configure the embedded stack only.
+func (c *Config) StackOnlyKeys() []string { return []string{"q5.pool"} }
+
 // Validate reports the first problem, naming the q5 key.
 func (c *Config) Validate() error {
 	fast := 0

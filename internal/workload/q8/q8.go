@@ -128,6 +128,9 @@ func (f Faults) fault(kind string, at time.Duration) []drill.Event {
 	return []drill.Event{{At: at, Action: drill.Slowdown, Engine: f.Engine, Factor: f.SlowdownFactor, Duration: f.SlowdownFor}}
 }
 
+// StackOnlyKeys are the keys that configure the embedded stack only.
+func (c *Config) StackOnlyKeys() []string { return []string{"q8.engines"} }
+
 // Validate reports the first problem, naming the q8 key.
 func (c *Config) Validate() error {
 	f := c.Faults
