@@ -28,7 +28,9 @@ type recipe struct {
 	build   func(c Column, width vg.Length) (panelSet, error)
 	// shareX: columns share the x range too (time axes).
 	shareX bool
-	height vg.Length // per row of panels; 0: the default
+	// timeline: drawn from one run's windows, not from pooled metrics.
+	timeline bool
+	height   vg.Length // per row of panels; 0: the default
 }
 
 var recipes = map[string]recipe{
@@ -141,10 +143,4 @@ func label(cols []Column, i int) string {
 
 // Timeline reports whether q's answer figure is a drill timeline (drawn
 // from one run's windows, not from pooled metrics).
-func Timeline(q string) bool {
-	switch strings.ToUpper(q) {
-	case "Q5", "Q7", "Q8":
-		return true
-	}
-	return false
-}
+func Timeline(q string) bool { return recipes[strings.ToUpper(q)].timeline }

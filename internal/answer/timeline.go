@@ -20,9 +20,10 @@ func timelineRecipe(q string) recipe {
 		caption: "Top: p99 of the recovery metric of the requests due in each window (plotted at the window's start), the recovery bound dashed; " +
 			"bottom: completed requests per second. Shaded spans are faults (kill until restart, pause until resume, slowdown until it ends); " +
 			"numbered dashed lines are the events, listed in the legend; a diamond on the bound marks when the p99 was back within it for the hold time (recovery), a cross that it never was.",
-		build:  func(c Column, w vg.Length) (panelSet, error) { return timelinePanels(q, c) },
-		shareX: true,
-		height: 1.7 * vg.Inch,
+		build:    func(c Column, w vg.Length) (panelSet, error) { return timelinePanels(q, c) },
+		shareX:   true,
+		timeline: true,
+		height:   1.7 * vg.Inch,
 	}
 }
 
