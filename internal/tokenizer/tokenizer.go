@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -84,8 +85,7 @@ func Fingerprint(t Tokenizer) string {
 // a tokenizer.json must be the same file (ErrMismatch otherwise), read
 // once for the check and the parse.
 func LoadVerified(spec, sum string) (Tokenizer, error) {
-	switch spec {
-	case "", CL100K, O200K:
+	if builtin(spec) {
 		return Load(spec)
 	}
 	b, err := readHF(spec)
@@ -98,11 +98,13 @@ func LoadVerified(spec, sum string) (Tokenizer, error) {
 	return ParseHF(filepath.Base(spec), b)
 }
 
+// builtin says spec names an embedded vocabulary ("" is the default).
+func builtin(spec string) bool { return spec == "" || slices.Contains(Builtins(), spec) }
+
 // Validate checks spec without loading a vocabulary: an embedded name or
 // an existing file.
 func Validate(spec string) error {
-	switch spec {
-	case "", CL100K, O200K:
+	if builtin(spec) {
 		return nil
 	}
 	if _, err := os.Stat(spec); err != nil {
