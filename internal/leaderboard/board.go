@@ -137,9 +137,10 @@ func Build(c *Collection, o Options) (*Board, error) {
 		groups[k] = append(groups[k], r)
 	}
 	configs := map[string]json.RawMessage{}
+	read := runConfigs{}
 	for k, rows := range groups {
 		e := entryOf(k, rows, o.Confidence)
-		if raw, err := rows[0].runConfig(); err == nil {
+		if raw, err := read.of(rows[0]); err == nil {
 			configs[e.RunIDs[0]] = raw
 		}
 		b.Entries = append(b.Entries, e)
@@ -147,7 +148,7 @@ func Build(c *Collection, o Options) (*Board, error) {
 	sort.Slice(b.Entries, func(i, j int) bool { return lessEntry(b.Entries[i], b.Entries[j]) })
 	setLabels(b.Entries, configs)
 	sort.Slice(b.Invalid, func(i, j int) bool { return b.Invalid[i].RunID < b.Invalid[j].RunID })
-	b.Comparisons, b.Refused = compareBackends(c.Rows, o.Alpha)
+	b.Comparisons, b.Refused = compareBackends(c.Rows, o.Alpha, read)
 	return b, nil
 }
 

@@ -186,10 +186,35 @@ func (r Row) workloadHash() string {
 // runConfig reads run_config from the run.json of the row's run, next to
 // the unified file (OUTPUT_DIR/<q>/<run id>/run.json).
 func (r Row) runConfig() (json.RawMessage, error) {
-	id, _, _ := strings.Cut(r.RunID, "/")
-	run, err := record.ReadRun(filepath.Join(filepath.Dir(r.File), strings.ToLower(r.Workload), id, "run.json"))
+	run, err := record.ReadRun(r.runFile())
 	if err != nil {
 		return nil, err
 	}
 	return run.RunConfig, nil
+}
+
+// runFile is the run.json of the row's run (a run's configurations,
+// "<run>/<config>", share it).
+func (r Row) runFile() string {
+	id, _, _ := strings.Cut(r.RunID, "/")
+	return filepath.Join(filepath.Dir(r.File), strings.ToLower(r.Workload), id, "run.json")
+}
+
+// runConfigs reads each run.json's run_config once for a board: several
+// entries and refused pairs name the same run.
+type runConfigs map[string]runConfigRead
+
+type runConfigRead struct {
+	raw json.RawMessage
+	err error
+}
+
+func (c runConfigs) of(r Row) (json.RawMessage, error) {
+	p := r.runFile()
+	v, ok := c[p]
+	if !ok {
+		v.raw, v.err = r.runConfig()
+		c[p] = v
+	}
+	return v.raw, v.err
 }

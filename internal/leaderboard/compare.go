@@ -24,7 +24,7 @@ type shape struct {
 // ran the same Q, nodes and configuration with different workload hashes
 // are not compared: refused says so, naming both hashes and what
 // differs.
-func compareBackends(rows []Row, alpha float64) (out []Comparison, refused []string) {
+func compareBackends(rows []Row, alpha float64, read runConfigs) (out []Comparison, refused []string) {
 	by := map[shape]map[string][]Row{}
 	for _, r := range rows {
 		if !r.Valid {
@@ -56,12 +56,12 @@ func compareBackends(rows []Row, alpha float64) (out []Comparison, refused []str
 		}
 		return a.Base+"/"+a.Other < b.Base+"/"+b.Other
 	})
-	return out, mismatches(by)
+	return out, mismatches(by, read)
 }
 
 // mismatches names the backends that ran one Q, nodes and configuration
 // under different workload hashes: they are never compared.
-func mismatches(by map[shape]map[string][]Row) []string {
+func mismatches(by map[shape]map[string][]Row, read runConfigs) []string {
 	type loose struct {
 		Workload, Config string
 		Nodes            int
@@ -87,7 +87,7 @@ func mismatches(by map[shape]map[string][]Row) []string {
 					continue // one backend's two workloads: two entries, nothing to compare
 				}
 				out = append(out, fmt.Sprintf("%s nodes=%d%s: %s runs (workload_hash %s) and %s runs (workload_hash %s) ran different workloads and are not compared%s",
-					l.Workload, l.Nodes, configSuffix(l.Config), a.Backend, short(keys[i]), b.Backend, short(keys[j]), differing(a, b)))
+					l.Workload, l.Nodes, configSuffix(l.Config), a.Backend, short(keys[i]), b.Backend, short(keys[j]), differing(a, b, read)))
 			}
 		}
 	}
@@ -97,9 +97,9 @@ func mismatches(by map[shape]map[string][]Row) []string {
 
 // differing says which config keys differ between the runs of a and b,
 // when both run.json files can be read.
-func differing(a, b Row) string {
-	ca, erra := a.runConfig()
-	cb, errb := b.runConfig()
+func differing(a, b Row, read runConfigs) string {
+	ca, erra := read.of(a)
+	cb, errb := read.of(b)
 	if erra != nil || errb != nil {
 		return " (their run.json files were not found to name the keys that differ)"
 	}
