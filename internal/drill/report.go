@@ -63,12 +63,22 @@ type EventRecovery struct {
 // Measured reports whether the fault was violated and recovered.
 func (x EventRecovery) Measured() bool { return x.Unmeasurable == "" && x.State == series.Recovered }
 
+// Rule is the recovery rule: the metric within its bound, no failure.
+func (x EventRecovery) Rule() string {
+	return fmt.Sprintf("%s ≤ %s, no failure", x.MetricKey, result.FormatValue(x.BoundMs, result.Ms))
+}
+
+// RuleHeld is Rule for the hold time: what recovered means.
+func (x EventRecovery) RuleHeld() string {
+	return fmt.Sprintf("%s for %s", x.Rule(), result.FormatValue(x.HoldMs, result.Ms))
+}
+
 // Metrics are the fault's recovery (measured to ± the window step, or
 // never with the reason: never violated, or never recovered), the time
 // to its first violation and its worst windowed value.
 func (x EventRecovery) Metrics() []result.Metric {
 	res := x.ResolutionMs
-	rule := fmt.Sprintf("%s ≤ %s, no failure", x.MetricKey, result.FormatValue(x.BoundMs, result.Ms))
+	rule := x.Rule()
 	from := "the event"
 	if x.FaultEndNS > x.EventNS {
 		from = fmt.Sprintf("the fault's end at %.2f s", float64(x.FaultEndNS)/1e9)
@@ -90,7 +100,7 @@ func (x EventRecovery) Metrics() []result.Metric {
 		rec = DefRecovery.Never("never violated: " + rule + ", until the next fault or the end")
 	case series.Recovered:
 		rec = DefRecovery.Measure(x.AfterMs, 1, "").WithResolution(res).
-			WithReason(fmt.Sprintf("%s for %s, from %s", rule, result.FormatValue(x.HoldMs, result.Ms), from))
+			WithReason(fmt.Sprintf("%s, from %s", x.RuleHeld(), from))
 	default:
 		rec = DefRecovery.Never(fmt.Sprintf("never recovered: not %s for %s by the end of the load", rule, result.FormatValue(x.HoldMs, result.Ms)))
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
@@ -111,7 +110,7 @@ func (q *q5) recovery(r *drill.Run, k kill) (rec, ratio result.Metric) {
 	case x.State == series.NeverViolated:
 		rec = defRecovery.Measure(0, 1, "").WithResolution(step).WithReason(m.Reason + ": nothing to recover from")
 	case x.State == series.Recovered:
-		rec = defRecovery.Measure(float64(x.RecoveredNS-x.EventNS)/1e9, 1, "").WithResolution(step).WithReason(fromKill(x, m.Reason))
+		rec = defRecovery.Measure(float64(x.RecoveredNS-x.EventNS)/1e9, 1, "").WithResolution(step).WithReason(fromKill(x))
 		after, how = x.RecoveredNS, "from the recovery"
 	default:
 		rec, after, how = defRecovery.Never(m.Reason), k.atNS, "from the kill (it never recovered)"
@@ -121,8 +120,8 @@ func (q *q5) recovery(r *drill.Run, k kill) (rec, ratio result.Metric) {
 
 // fromKill says what recovery_s counts: from the kill, through the
 // outage until the restart when there was one.
-func fromKill(x drill.EventRecovery, rule string) string {
-	rule, _, _ = strings.Cut(rule, ", from ")
+func fromKill(x drill.EventRecovery) string {
+	rule := x.RuleHeld()
 	if x.FaultEndNS > x.EventNS {
 		return fmt.Sprintf("%s, from the kill: the engine was down %.2f s until its restart, then recovered in %s", rule,
 			float64(x.FaultEndNS-x.EventNS)/1e9, result.FormatValue(x.AfterMs/1000, result.Seconds))
