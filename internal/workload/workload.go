@@ -8,6 +8,7 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/reqset"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/summary"
@@ -239,6 +240,17 @@ type Row struct {
 	SuccessRate, DurationSeconds *float64
 	Primary                      *result.Metric
 	Metadata                     map[string]any
+}
+
+// PolicyRow is the row of one policy's requests, summarised in st over
+// seconds: ok requests per second, E2E quantiles, success rate, and
+// primary named "<policy>.<its name>".
+func PolicyRow(policy string, st reqset.Stats, seconds float64, primary result.Metric) Row {
+	primary.Name = policy + "." + primary.Name
+	return Row{Config: "policy=" + policy, Throughput: record.F(float64(st.OK) / max(seconds, 1e-9)),
+		LatencyP50: record.Sampled(st.E2EP50, st.OK), LatencyP95: record.Sampled(st.E2EP95, st.OK), LatencyP99: record.Sampled(st.E2EP99, st.OK),
+		SuccessRate: record.Sampled(st.SuccessRate, st.N), DurationSeconds: record.F(seconds), Primary: &primary,
+		Metadata: map[string]any{"policy": policy}}
 }
 
 // Targeted is implemented by a Config that holds its Q's metrics to

@@ -110,12 +110,7 @@ func (q *q2) policyResult(policy string, ran []ranPhase, byPhase map[string][]re
 	f.slo = defSLO.Measure(all.SLOAttainment, all.N, "no request was sent")
 	f.busy, f.depthMean, f.depthMax = occupancy(mine, byPhase, llm, qs)
 	f.critQueue = defCritQueue.Measure(crit.QueueP99, crit.QueueN, "the target reported no queue wait for critical requests (X-Sagebench-Queue-Us)")
-	primary := f.named(f.critTTFT)
-	f.row = workload.Row{Config: "policy=" + policy,
-		Throughput: record.F(float64(all.OK) / max(dur, 1e-9)), LatencyP50: record.Sampled(all.E2EP50, all.OK),
-		LatencyP95: record.Sampled(all.E2EP95, all.OK), LatencyP99: record.Sampled(all.E2EP99, all.OK),
-		SuccessRate: record.Sampled(all.SuccessRate, all.N), DurationSeconds: record.F(dur), Primary: &primary,
-		Metadata: map[string]any{"policy": policy}}
+	f.row = workload.PolicyRow(policy, all, dur, f.critTTFT)
 	return f
 }
 

@@ -84,13 +84,7 @@ func (q *q3) outcome(out workload.Outcome, policies []string, rs []record.Reques
 }
 
 func (q *q3) row(pol string, m isolation, cont []record.Request, d float64) workload.Row {
-	st := reqset.Measure(cont)
-	primary := m.victimSLO
-	primary.Name = pol + "." + primary.Name
-	return workload.Row{Config: "policy=" + pol, Throughput: record.F(float64(st.OK) / max(d, 1e-9)),
-		LatencyP50: record.Sampled(st.E2EP50, st.OK), LatencyP95: record.Sampled(st.E2EP95, st.OK), LatencyP99: record.Sampled(st.E2EP99, st.OK),
-		SuccessRate: record.Sampled(st.SuccessRate, st.N), DurationSeconds: record.F(d), Primary: &primary,
-		Metadata: map[string]any{"policy": pol}}
+	return workload.PolicyRow(pol, reqset.Measure(cont), d, m.victimSLO)
 }
 
 // ratio is the victim's contended p99 over its alone p99: measured when

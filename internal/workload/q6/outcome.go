@@ -76,13 +76,7 @@ func (q *q6) outcome(out workload.Outcome, rs []record.Request) workload.Outcome
 		prs := reqset.Where(rs, func(r *record.Request) bool { return r.Phase == p.Name })
 		m := q.measure(p, prs, &out, &win)
 		pms = append(pms, m)
-		all := reqset.Measure(prs)
-		primary := m.highBurst
-		primary.Name = p.Name + "." + primary.Name
-		out.Rows = append(out.Rows, workload.Row{Config: "policy=" + p.Name, Throughput: record.F(float64(all.OK) / max(p.Duration().Seconds(), 1e-9)),
-			LatencyP50: record.Sampled(all.E2EP50, all.OK), LatencyP95: record.Sampled(all.E2EP95, all.OK), LatencyP99: record.Sampled(all.E2EP99, all.OK),
-			SuccessRate: record.Sampled(all.SuccessRate, all.N), DurationSeconds: record.F(p.Duration().Seconds()), Primary: &primary,
-			Metadata: map[string]any{"policy": p.Name}})
+		out.Rows = append(out.Rows, workload.PolicyRow(p.Name, reqset.Measure(prs), p.Duration().Seconds(), m.highBurst))
 	}
 	out.Result = primaryResult(pms)
 	out.Result.Tables = append(out.Result.Tables, burstTable(pms), q.recoveryTable(pms), win)
