@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sagebench/sagebench/internal/result"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -58,19 +59,7 @@ func niceStep(raw float64) float64 {
 func Number(v float64, dec int) string {
 	s := strconv.FormatFloat(v, 'f', dec, 64)
 	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	ip, fp, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range ip {
-		if i > 0 && (len(ip)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	out := b.String()
-	if fp != "" {
-		out += "." + fp
-	}
+	out := result.Group(strings.TrimPrefix(s, "-"))
 	if neg && strings.Trim(out, "0.,") != "" {
 		out = "−" + out
 	}

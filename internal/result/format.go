@@ -38,7 +38,7 @@ func FormatValue(v float64, unit string) string {
 		return s
 	case Count:
 		if v == math.Trunc(v) {
-			return group(strconv.FormatFloat(v, 'f', 0, 64))
+			return Group(strconv.FormatFloat(v, 'f', 0, 64))
 		}
 		return Number(v) // a mean count: 13.3, not "13.3 count"
 	}
@@ -61,11 +61,12 @@ func Number(v float64) string {
 		d := max(3-int(math.Floor(math.Log10(a)))-1, 3)
 		s = strconv.FormatFloat(v, 'f', min(d, 9), 64)
 	}
-	return group(s)
+	return Group(s)
 }
 
-// group puts thousands separators into the integer part of a decimal.
-func group(s string) string {
+// Group puts thousands separators into the integer part of a decimal
+// ("-1234.5" → "-1,234.5").
+func Group(s string) string {
 	sign := ""
 	if strings.HasPrefix(s, "-") {
 		sign, s = "-", s[1:]
@@ -172,7 +173,7 @@ func MeanCI(mean, lo, hi float64, unit string) string {
 	if half > 0 && !math.IsInf(half, 0) {
 		dec = min(max(1-int(math.Floor(math.Log10(half))), 0), 6)
 	}
-	f := func(v float64) string { return group(strconv.FormatFloat(v, 'f', dec, 64)) }
+	f := func(v float64) string { return Group(strconv.FormatFloat(v, 'f', dec, 64)) }
 	if math.Abs((h-m)-(m-l)) <= 1e-9*math.Max(1, math.Abs(m)) {
 		return f(m) + " ± " + f(half) + suffix
 	}
