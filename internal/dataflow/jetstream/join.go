@@ -110,10 +110,13 @@ func (e *Engine) onJoin(m *nats.Msg) {
 	if e.stopCtx.Err() != nil {
 		rep.Refused, rep.Over = fmt.Sprintf("run %s is over", e.cfg.Run), true
 	}
+	refused := rep.Refused != "" && !rep.Over
+	if refused { // logged before the answer, so the log is there when the worker hears it
+		e.cfg.Logf("refused worker %q: %s", req.Worker, rep.Refused)
+	}
 	b, _ := json.Marshal(rep)
 	_ = m.Respond(b)
-	if rep.Refused != "" && !rep.Over {
-		e.cfg.Logf("refused worker %q: %s", req.Worker, rep.Refused)
+	if refused {
 		return
 	}
 	if req.Discover || rep.Refused != "" {
