@@ -157,6 +157,17 @@ type Query struct {
 // document (seeded) and samples words of it without replacement, so its
 // answer exists in the corpus. The same seed gives the same queries.
 func (c *Corpus) Queries(n, words int, seed int64) []Query {
+	return c.QueriesOf(n, seed, func(_ int, doc []string) string {
+		return strings.Join(doc[:min(max(words, 1), len(doc))], " ")
+	})
+}
+
+// QueriesOf makes n queries whose text is question(i, doc): every query
+// picks a document (seeded) and hands question its words in a seeded
+// random order, so a question made of the first few has its answer in
+// the corpus (Queries takes a count of words; Q1 fills a count of
+// tokens). The same seed gives the same documents and orders.
+func (c *Corpus) QueriesOf(n int, seed int64, question func(i int, doc []string) string) []Query {
 	if n <= 0 {
 		return nil
 	}
@@ -166,7 +177,7 @@ func (c *Corpus) Queries(n, words int, seed int64) []Query {
 		id := rng.IntN(len(c.docs))
 		doc := strings.Fields(c.docs[id])
 		rng.Shuffle(len(doc), func(a, b int) { doc[a], doc[b] = doc[b], doc[a] })
-		out[i] = Query{Text: strings.Join(doc[:min(max(words, 1), len(doc))], " "), DocID: id}
+		out[i] = Query{Text: question(i, doc), DocID: id}
 	}
 	return out
 }

@@ -212,8 +212,8 @@ func TestConfigHashIsPinned(t *testing.T) {
 		quick bool
 		want  string
 	}{
-		{"Q1 full", q1.Spec(), false, "02bc52e4557851f53c486dfa26970489dcb6754e32a215aa12aa652a609ac5fd"},
-		{"Q1 quick", q1.Spec(), true, "295b4832a2af9172e09da7e4ef39f1d7109657cb613d8f7b5999a97dd925e2d1"},
+		{"Q1 full", q1.Spec(), false, "21b1fdbdd6f8667bebd540ccd24ad72d2d53369a08b880139e6577210cdfc790"},
+		{"Q1 quick", q1.Spec(), true, "7ada9657f85ab096a821428ad455cc2d713c8538adfae62be8ceca2bb4f22c35"},
 		{"Q2 full", q2.Spec(), false, "9d8b0c19d748b4d0a51ee34f38426f9e534c3490e7d59d2c11590d912b5ec425"},
 		{"Q2 quick", q2.Spec(), true, "9b57a6d9a90f3d77ce638db847e64501ef37351917050131850b8a7cbd5b9d67"},
 	} {
@@ -251,5 +251,37 @@ func TestHostileConfigFiles(t *testing.T) {
 	runtime.ReadMemStats(&m)
 	if grew := m.TotalAlloc - before; grew > 64<<20 {
 		t.Errorf("refusing a 100k-deep config allocated %d MiB", grew>>20)
+	}
+}
+
+// TestDeprecatedKeys: each deprecated key a file uses gets one line
+// naming the file, the key and what to write instead; a file without them
+// none.
+func TestDeprecatedKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"none", "q1:\n  question_tokens: 24\n", nil},
+		{"prompt_words", "q2:\n  llm:\n    prompt_words: 100\n", []string{"c.yaml: prompt_words is deprecated: it is read as input_tokens"}},
+		{"query_words", "q1:\n  query_words: 8\n", []string{"c.yaml: query_words is deprecated: it is read as q1.question_tokens"}},
+		{"both", "q1:\n  query_words: 8\nq2:\n  llm:\n    prompt_words: 100\n", []string{"prompt_words", "query_words"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := DefaultShared()
+			f, err := ParseConfig("c.yaml", []byte(tc.yaml), &s, env(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := f.Deprecated()
+			if len(got) != len(tc.want) {
+				t.Fatalf("Deprecated() = %q, want %d lines", got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("line %d %q, want it to contain %q", i, got[i], w)
+				}
+			}
+		})
 	}
 }

@@ -216,11 +216,24 @@ func samePos(tk *token.Token, pos *token.Position) bool {
 		tk.Position.Line == pos.Line && tk.Position.Column == pos.Column
 }
 
+// deprecated are the keys that go away after this release, each with what
+// it is read as.
+var deprecated = []struct{ key, note string }{
+	{"prompt_words", "it is read as input_tokens (a count of tokens now, not words) and goes away after this release; write input_tokens"},
+	{"query_words", "it is read as q1.question_tokens (a count of tokens now, not words) and goes away after this release; write question_tokens"},
+}
+
 // Deprecated lists the deprecated keys the file uses, each with what to
 // write instead (one line each; none for a nil file).
 func (f *File) Deprecated() []string {
-	if f == nil || !bytes.Contains(f.src, []byte("prompt_words:")) {
+	if f == nil {
 		return nil
 	}
-	return []string{f.Path + ": prompt_words is deprecated: it is read as input_tokens (a count of tokens now, not words) and goes away after this release; write input_tokens"}
+	var out []string
+	for _, d := range deprecated {
+		if bytes.Contains(f.src, []byte(d.key+":")) {
+			out = append(out, f.Path+": "+d.key+" is deprecated: "+d.note)
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -200,6 +201,17 @@ func readValues(path string) ([]int, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
+}
+
+// Bound is the largest value Draw can return.
+func (s *Sampler) Bound() int {
+	switch s.d.Kind {
+	case Fixed:
+		return s.d.Value
+	case Empirical:
+		return slices.Max(s.values)
+	}
+	return s.hi
 }
 
 // Draw returns one value.

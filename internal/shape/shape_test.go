@@ -94,6 +94,9 @@ func TestDistDraws(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if s.Bound() != tc.hi {
+				t.Errorf("Bound %d, want %d", s.Bound(), tc.hi)
+			}
 			rng := rand.New(rand.NewPCG(1, 2))
 			vals := make([]int, 4000)
 			for i := range vals {
@@ -145,6 +148,46 @@ func TestSynthExact(t *testing.T) {
 		}
 		if tok.Count(full+s.Prompt(7, 300)) != 812 {
 			t.Errorf("%s: block + prompt does not add up", name)
+		}
+	}
+}
+
+// TestSynthFit: Fit gives exactly n tokens in every builtin tokenizer,
+// starts with the words that fit (all of them when n is large, none when
+// the first is longer than n), and is the same for the same seed.
+func TestSynthFit(t *testing.T) {
+	words := strings.Fields("bastrai koupleu stoumi drea plaibou zeti trougaista mou")
+	for _, name := range tokenizer.Builtins() {
+		tok, _ := tokenizer.Load(name)
+		s, err := NewSynth(tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := tok.Count(words[0])
+		tests := []struct {
+			name   string
+			n      int
+			prefix string
+		}{
+			{"shorter than the first word", first - 1, ""},
+			{"the first word exactly", first, words[0]},
+			{"a few words", 12, words[0]},
+			{"longer than all the words", 200, strings.Join(words, " ")},
+		}
+		for _, tc := range tests {
+			got := s.Fit(words, tc.n, 5)
+			if c := tok.Count(got); c != tc.n {
+				t.Errorf("%s, %s: Fit(%d) has %d tokens: %q", name, tc.name, tc.n, c, got)
+			}
+			if !strings.HasPrefix(got, tc.prefix) || (tc.prefix == "" && strings.HasPrefix(got, words[0])) {
+				t.Errorf("%s, %s: Fit(%d) = %q, want it to start with %q", name, tc.name, tc.n, got, tc.prefix)
+			}
+			if s.Fit(words, tc.n, 5) != got {
+				t.Errorf("%s, %s: not deterministic", name, tc.name)
+			}
+		}
+		if s.Fit(words, 0, 5) != "" || s.Fit(nil, 7, 5) != s.Prompt(5, 7) {
+			t.Errorf("%s: Fit of nothing is not empty, or of no words not Prompt", name)
 		}
 	}
 }

@@ -87,6 +87,36 @@ func (s *Synth) Prompt(seed uint64, n int) string {
 	return s.text[s.offs[start]:s.offs[start+n]]
 }
 
+// Fit returns text of exactly n tokens that begins with as many of words
+// (joined by spaces, in order) as fit, filled out with the memoized
+// one-token words chosen by seed: a question made of a document's words
+// at a token length. Should the tokenizer not count the joined words
+// additively, it returns Prompt(seed, n), which is exact by construction.
+func (s *Synth) Fit(words []string, n int, seed uint64) string {
+	if n <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	used := 0
+	for _, w := range words {
+		piece := w
+		if b.Len() > 0 {
+			piece = " " + w
+		}
+		c := s.tok.Count(piece)
+		if used+c > n {
+			break
+		}
+		b.WriteString(piece)
+		used += c
+	}
+	b.WriteString(s.Prompt(seed, n-used))
+	if text := b.String(); s.tok.Count(text) == n {
+		return text
+	}
+	return s.Prompt(seed, n)
+}
+
 // long concatenates windows for a prompt longer than the pool.
 func (s *Synth) long(seed uint64, n int) string {
 	var b strings.Builder

@@ -12,6 +12,7 @@ import (
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/rag"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -34,9 +35,14 @@ type Config struct {
 	Schedule load.ScheduleConfig `yaml:"schedule" json:"schedule"`
 	// TopK is how many documents retrieve asks for.
 	TopK int `yaml:"top_k" json:"top_k"`
-	// QueryWords is the length of each question, drawn from a corpus
-	// document so that its answer exists.
-	QueryWords int    `yaml:"query_words" json:"query_words"`
+	// QuestionTokens is each question's length in tokens of the run's
+	// tokenizer, a distribution drawn with the run's seed: the words of
+	// one corpus document in a random order, as many as fit (so that its
+	// answer exists), filled out to the exact count (shape.Synth.Fit).
+	QuestionTokens shape.Dist `yaml:"question_tokens" json:"question_tokens"`
+	// QueryWords is the deprecated alias of question_tokens: N is read as
+	// a fixed count of tokens (not words) and goes away after this release.
+	QueryWords int    `yaml:"query_words,omitempty" json:"query_words,omitempty"`
 	Tenant     string `yaml:"tenant" json:"tenant"`
 	// Embedding and LLM name the models the operators ask for.
 	Embedding Q1Model `yaml:"embedding" json:"embedding"`
@@ -107,14 +113,14 @@ func (s Q1SLO) stage(op string) time.Duration {
 // 40 tx/s Poisson, k = 5, 64 output tokens; quick 100 at 20 tx/s, 32 tokens.
 func Default(quick bool) *Config {
 	c := &Config{
-		Schedule:   load.ScheduleConfig{Process: load.ProcessPoisson, Rate: 40, Count: 1000},
-		TopK:       5,
-		QueryWords: 8,
-		Tenant:     "tenant-a",
-		Embedding:  Q1Model{Model: "BAAI/bge-small-en-v1.5"},
-		LLM:        Q1Model{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 64},
-		Index:      Q1Index{Size: 2000},
-		SLO:        Q1SLO{E2E: 2 * time.Second, Embed: 250 * time.Millisecond, Retrieve: 100 * time.Millisecond, Generate: 1500 * time.Millisecond},
+		Schedule:       load.ScheduleConfig{Process: load.ProcessPoisson, Rate: 40, Count: 1000},
+		TopK:           5,
+		QuestionTokens: shape.FixedDist(24),
+		Tenant:         "tenant-a",
+		Embedding:      Q1Model{Model: "BAAI/bge-small-en-v1.5"},
+		LLM:            Q1Model{Model: "meta-llama/Llama-3.1-8B-Instruct", MaxTokens: 64},
+		Index:          Q1Index{Size: 2000},
+		SLO:            Q1SLO{E2E: 2 * time.Second, Embed: 250 * time.Millisecond, Retrieve: 100 * time.Millisecond, Generate: 1500 * time.Millisecond},
 		Graph: dataflow.Graph{Name: "q1", Stages: []dataflow.StageConfig{
 			{Name: "embed", Operator: rag.OpEmbed, Timeout: 10 * time.Second},
 			{Name: "retrieve", Operator: rag.OpRetrieve, Timeout: 10 * time.Second},
@@ -137,14 +143,17 @@ func (c *Config) Validate() error {
 	switch {
 	case c.TopK < 1 || c.TopK > 1000:
 		return fmt.Errorf("q1.top_k %d: must be in [1, 1000]", c.TopK)
-	case c.QueryWords < 1:
-		return fmt.Errorf("q1.query_words %d: must be ≥ 1", c.QueryWords)
+	case c.QueryWords < 0 || c.QueryWords > MaxQuestionTokens:
+		return fmt.Errorf("q1.query_words %d: must be in [1, %d]; write question_tokens instead", c.QueryWords, MaxQuestionTokens)
 	case c.Embedding.Model == "":
 		return errors.New("q1.embedding.model: must be set")
 	case c.LLM.Model == "" || c.LLM.MaxTokens < 1:
 		return errors.New("q1.llm: model must be set and max_tokens ≥ 1")
 	case c.SLO.E2E < 0 || c.SLO.Embed < 0 || c.SLO.Retrieve < 0 || c.SLO.Generate < 0:
 		return errors.New("q1.slo: bounds must be ≥ 0 (0 = no bound)")
+	}
+	if err := c.validateQuestions(); err != nil {
+		return err
 	}
 	// m and ef_search configure the embedded stack's HNSW index; the
 	// bounds are those of stack/index, which checks them again at start.
@@ -161,6 +170,26 @@ func (c *Config) Validate() error {
 		return err
 	}
 	return c.validateWidth()
+}
+
+// MaxQuestionTokens bounds a question: far beyond an embedding model's
+// input, low enough that the questions of a run fit in memory.
+const MaxQuestionTokens = 8192
+
+// validateQuestions folds the deprecated query_words into
+// question_tokens and checks the distribution and its bound.
+func (c *Config) validateQuestions() error {
+	if c.QueryWords > 0 {
+		c.QuestionTokens, c.QueryWords = shape.FixedDist(c.QueryWords), 0
+	}
+	sm, err := c.QuestionTokens.Compile("q1.question_tokens", 1)
+	if err != nil {
+		return err
+	}
+	if sm.Bound() > MaxQuestionTokens {
+		return fmt.Errorf("q1.question_tokens: can draw %d tokens; bound it to ≤ %d (max)", sm.Bound(), MaxQuestionTokens)
+	}
+	return nil
 }
 
 // validateWidth checks that every width names an operator and is ≥ 1.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/rag"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/stack"
 )
 
@@ -23,7 +24,15 @@ func TestQ1ConfigValidate(t *testing.T) {
 	}{
 		{"defaults", func(*Config) {}, ""},
 		{"top_k 0", func(c *Config) { c.TopK = 0 }, "q1.top_k"},
-		{"no query words", func(c *Config) { c.QueryWords = 0 }, "q1.query_words"},
+		{"negative query words", func(c *Config) { c.QueryWords = -1 }, "q1.query_words"},
+		{"no question length", func(c *Config) { c.QuestionTokens = shape.Dist{} }, "q1.question_tokens: dist is missing"},
+		{"question too long", func(c *Config) { c.QuestionTokens = shape.FixedDist(MaxQuestionTokens + 1) }, "q1.question_tokens: can draw 8193"},
+		{"unbounded lognormal", func(c *Config) {
+			c.QuestionTokens = shape.Dist{Kind: shape.LogNormal, Median: 20, Sigma: 0.5}
+		}, "bound it to ≤ 8192"},
+		{"bounded lognormal", func(c *Config) {
+			c.QuestionTokens = shape.Dist{Kind: shape.LogNormal, Median: 20, Sigma: 0.5, Max: 64}
+		}, ""},
 		{"no embedding model", func(c *Config) { c.Embedding.Model = "" }, "q1.embedding.model"},
 		{"no max tokens", func(c *Config) { c.LLM.MaxTokens = 0 }, "q1.llm"},
 		{"negative slo", func(c *Config) { c.SLO.Retrieve = -time.Second }, "q1.slo"},

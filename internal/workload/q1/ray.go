@@ -58,8 +58,12 @@ func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, e
 	if err != nil {
 		return workload.Outcome{}, err
 	}
+	queries, err := q.cfg.questions(ix, sched.Len(), env)
+	if err != nil {
+		return workload.Outcome{}, err
+	}
 	runID := rayRunID(env)
-	plan := q.rayPlan(env.Parallelism, sched, ix.Queries(sched.Len(), q.cfg.QueryWords, env.Seed), runID)
+	plan := q.rayPlan(env.Parallelism, sched, queries, runID)
 	plan.Target = env.Target.URL()
 	if key := env.Target.APIKey(); key != "" {
 		plan.Headers = map[string]string{"Authorization": "Bearer " + key}

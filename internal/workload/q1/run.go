@@ -19,6 +19,7 @@ import (
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
 )
@@ -44,9 +45,19 @@ func (q *q1) Plan(seed int64) (workload.Plan, error) {
 	for _, st := range q.cfg.Graph.Stages {
 		stages = append(stages, st.Name)
 	}
+	lengths, err := q.cfg.questionLengths(s.Len(), seed)
+	if err != nil {
+		return workload.Plan{}, err
+	}
+	out := make([]int, len(lengths))
+	for i := range out {
+		out[i] = q.cfg.LLM.MaxTokens
+	}
 	return workload.Plan{Phases: []workload.PlannedPhase{{Name: "txn", Process: q.cfg.Schedule.Process, Requests: s.Len(),
 		Rate: s.Rate(), Span: s.Span(),
-		Mix: fmt.Sprintf("rag transactions: %s; top_k %d, %d output tokens", strings.Join(stages, " → "), q.cfg.TopK, q.cfg.LLM.MaxTokens)}},
+		Mix: fmt.Sprintf("rag transactions: %s; top_k %d, %d output tokens", strings.Join(stages, " → "), q.cfg.TopK, q.cfg.LLM.MaxTokens),
+		// The question's length; the prompt adds the top_k passages retrieved.
+		Tokens: []workload.TokenDist{{Class: "question", Input: shape.Summarize(lengths), Output: shape.Summarize(out)}}}},
 		Notes: []string{fmt.Sprintf("corpus: %d documents (index seed %s), the same index the embedded stack serves", q.cfg.Index.Size, q.indexSeedText())}}, nil
 }
 
@@ -229,8 +240,12 @@ type q1Txn struct {
 }
 
 func newQ1Run(ctx context.Context, cfg *Config, env *workload.Env, client rag.Client, ix *corpus.Corpus, n int) (*q1Run, error) {
+	queries, err := cfg.questions(ix, n, env)
+	if err != nil {
+		return nil, err
+	}
 	r := &q1Run{cfg: cfg, env: env, graph: outputControl(cfg.deployGraph(env.Parallelism), env.Target.OutputControl()), ix: ix,
-		queries: ix.Queries(n, cfg.QueryWords, env.Seed), txns: make([]q1Txn, n), stop: func() ([]string, error) { return nil, nil }}
+		queries: queries, txns: make([]q1Txn, n), stop: func() ([]string, error) { return nil, nil }}
 	r.stats = newQ1Stats(r.graph, env.Target.IsEmbedded(), ix, cfg.TopK)
 	if env.Dataflow != nil { // --nodes: the operators run on the workers
 		eng, stop, notes, err := env.Dataflow(ctx, r.graph, env.Target.URL())
