@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -52,8 +53,10 @@ type Runner struct {
 	// floor by as much.
 	InjectDelay time.Duration
 	// synths are the prompt synthesizers built so far, by tokenizer spec
-	// (a tokenizer.json takes a second to load: once per command).
-	synths map[string]*shape.Synth
+	// (a tokenizer.json takes a second to load: once per command); the
+	// embedded stack counts prompts with their tokenizers too.
+	synthMu sync.Mutex
+	synths  map[string]*shape.Synth
 }
 
 // synth returns the prompt synthesizer of the tokenizer spec names.
@@ -61,6 +64,8 @@ func (rn *Runner) synth(spec string) (*shape.Synth, error) {
 	if spec == "" {
 		return shape.DefaultSynth(), nil
 	}
+	rn.synthMu.Lock() // the embedded stack may load from its own goroutines
+	defer rn.synthMu.Unlock()
 	if s, ok := rn.synths[spec]; ok {
 		return s, nil
 	}
@@ -77,6 +82,16 @@ func (rn *Runner) synth(spec string) (*shape.Synth, error) {
 	}
 	rn.synths[spec] = s
 	return s, nil
+}
+
+// tokenizer loads spec through synth's cache: the embedded stack's
+// loader, so a repetition does not parse a tokenizer.json again.
+func (rn *Runner) tokenizer(spec string) (tokenizer.Tokenizer, error) {
+	s, err := rn.synth(spec)
+	if err != nil { // a stack's own tokenizer prompts cannot be made with still counts
+		return tokenizer.Load(spec)
+	}
+	return s.Tokenizer(), nil
 }
 
 // prompts is synth for a spec already loaded by runOnce.
@@ -146,7 +161,8 @@ func NewRunID(spec workload.Spec, backend string, rep int) string {
 
 // runOnce does repetition rep: target up, traffic, records, target down.
 func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
-	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload), Tokenizer: r.Shared.Tokenizer}
+	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload),
+		Tokenizer: r.Shared.Tokenizer, LoadTokenizer: rn.tokenizer}
 	if _, err := rn.synth(r.Shared.Tokenizer); err != nil {
 		return Result{}, err
 	}

@@ -37,8 +37,20 @@ type Options struct {
 	LookupIP func(ctx context.Context, host string) ([]net.IP, error)
 	// Catalog overrides the embedded profile catalog.
 	Catalog *profile.Catalog
+	// LoadTokenizer loads the config's tokenizer spec for the simulated
+	// LLMs (nil: tokenizer.Load). A harness that loaded it already passes
+	// its own, so a repetition does not parse a tokenizer.json again.
+	LoadTokenizer func(spec string) (tokenizer.Tokenizer, error)
 	// tokenizer is the config's, passed on to process engines.
 	tokenizer string
+}
+
+// loadTokenizer is LoadTokenizer, else tokenizer.Load.
+func (o Options) loadTokenizer(spec string) (tokenizer.Tokenizer, error) {
+	if o.LoadTokenizer != nil {
+		return o.LoadTokenizer(spec)
+	}
+	return tokenizer.Load(spec)
 }
 
 // Stack is a running reference stack.
@@ -88,7 +100,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
 		return nil, &ConfigError{Err: err}
 	}
 	s := &Stack{cfg: cfg, opts: opts, catalog: cat, engines: map[string]*built{}, served: make(chan error, 1),
-		tokenizer: sync.OnceValues(func() (tokenizer.Tokenizer, error) { return tokenizer.Load(cfg.Tokenizer) })}
+		tokenizer: sync.OnceValues(func() (tokenizer.Tokenizer, error) { return opts.loadTokenizer(cfg.Tokenizer) })}
 	if err := s.startGateway(ctx, token, addr.hosts); err != nil {
 		s.closeEngines()
 		return nil, err

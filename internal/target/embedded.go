@@ -33,7 +33,8 @@ func EmbeddedStack(logger *slog.Logger) Starter {
 		if cfg.Tokenizer == "" {
 			cfg.Tokenizer = spec.Tokenizer
 		}
-		s, err := stack.Launch(ctx, cfg, stack.Options{Logger: logger, Getenv: withoutAdminToken(cfg.Admin.TokenEnv)})
+		s, err := stack.Launch(ctx, cfg, stack.Options{Logger: logger, Getenv: withoutAdminToken(cfg.Admin.TokenEnv),
+			LoadTokenizer: spec.LoadTokenizer})
 		if err != nil {
 			return "", nil, fmt.Errorf("embedded stack: %w", err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/redact"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // CheckTimeout bounds the reachability check of Open.
@@ -39,8 +40,10 @@ type Options struct {
 	// one the target does not list makes Open fail with an
 	// *UnknownModelError before any traffic.
 	Models []string
-	// Tokenizer is the run's tokenizer spec, handed to the embedded stack.
-	Tokenizer string
+	// Tokenizer is the run's tokenizer spec, handed to the embedded stack,
+	// and LoadTokenizer the harness's loader of it (StackSpec's).
+	Tokenizer     string
+	LoadTokenizer func(spec string) (tokenizer.Tokenizer, error)
 }
 
 // DefaultAdminTokenEnv is read for the admin token when AdminTokenEnv is empty.
@@ -63,7 +66,8 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 		if start == nil {
 			return nil, errors.New("the embedded reference stack is not in this build; use --target http://host:port")
 		}
-		base, stop, err := start(ctx, StackSpec{Path: cfg.StackConfig, YAML: opts.StackYAML, Seed: opts.Seed, Attach: t.attach, Tokenizer: opts.Tokenizer})
+		base, stop, err := start(ctx, StackSpec{Path: cfg.StackConfig, YAML: opts.StackYAML, Seed: opts.Seed, Attach: t.attach,
+			Tokenizer: opts.Tokenizer, LoadTokenizer: opts.LoadTokenizer})
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded reference stack: %w", err)
 		}

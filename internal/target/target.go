@@ -12,6 +12,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/redact"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Embedded is the value of Config.URL that selects the reference stack.
@@ -156,6 +157,9 @@ type StackSpec struct {
 	// Tokenizer is the run's tokenizer spec, which the stack counts prompt
 	// tokens with unless its YAML names one.
 	Tokenizer string
+	// LoadTokenizer, when set, loads a tokenizer spec from the harness's
+	// cache (a tokenizer.json is parsed once per command, not per start).
+	LoadTokenizer func(spec string) (tokenizer.Tokenizer, error)
 	// Attach, when set, receives the started stack's drill handle.
 	Attach func(Faults)
 }

@@ -1,0 +1,50 @@
+package run
+
+import (
+	"context"
+	"io"
+	"sync"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/runconfig"
+	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/tokenizer"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// TestRepetitionsShareTheTokenizer: every repetition's embedded stack
+// loads the run's tokenizer through the runner's cache — the tokenizer
+// the prompts are synthesized with — instead of parsing it again.
+func TestRepetitionsShareTheTokenizer(t *testing.T) {
+	var mu sync.Mutex
+	var loaded []tokenizer.Tokenizer
+	embedded := target.EmbeddedStack(nil)
+	start := func(ctx context.Context, spec target.StackSpec) (string, func(context.Context) error, error) {
+		if spec.LoadTokenizer == nil {
+			t.Error("the stack was started without the runner's tokenizer loader")
+			return embedded(ctx, spec)
+		}
+		load := spec.LoadTokenizer
+		spec.LoadTokenizer = func(s string) (tokenizer.Tokenizer, error) {
+			tok, err := load(s)
+			mu.Lock()
+			defer mu.Unlock()
+			loaded = append(loaded, tok)
+			return tok, err
+		}
+		return embedded(ctx, spec)
+	}
+	shared := runconfig.DefaultShared()
+	shared.OutputDir, shared.Repeat, shared.Tokenizer = t.TempDir(), 2, tokenizer.O200K
+	r := runconfig.Resolved{Spec: workload.Spec{ID: "Q1"}, Workload: failingWorkload{}, Shared: shared}
+	rn := &Runner{Out: io.Discard, Start: start}
+	if _, err := rn.Run(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	want := rn.prompts(tokenizer.O200K).Tokenizer()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(loaded) != 2 || loaded[0] != want || loaded[1] != want {
+		t.Fatalf("the stacks loaded %v, want the runner's %v once per repetition", loaded, want)
+	}
+}
