@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -65,10 +66,11 @@ func (c *Client) Await(ctx context.Context, id string, o AwaitOptions) (Job, err
 	o.defaults()
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	tl := &tail{c: c, id: id, w: o.Logs, o: &o}
+	end := newJobEnd()
+	tl := &tail{c: c, id: id, w: o.Logs, o: &o, end: end}
 	tw := &tailWait{ch: make(chan error, 1), cancel: cancel}
 	go func() { tw.ch <- tl.run(tctx) }()
-	w := &watcher{c: c, id: id, o: &o}
+	w := &watcher{c: c, id: id, o: &o, end: end}
 	job, err := w.watch(ctx, tw)
 	switch {
 	case tw.failed():
@@ -132,12 +134,26 @@ func (t *tailWait) wait(d time.Duration, id string) error {
 	return t.err
 }
 
+// jobEnd is closed once the job is seen in a terminal status, by the
+// watcher's polls or the tail's own look after a stream: the one poller
+// of the job's status while the log's fallback waits for its end.
+type jobEnd struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func newJobEnd() *jobEnd { return &jobEnd{ch: make(chan struct{})} }
+
+// mark records that the job ended.
+func (e *jobEnd) mark() { e.once.Do(func() { close(e.ch) }) }
+
 // watcher polls one job's status.
 type watcher struct {
 	c    *Client
 	id   string
 	o    *AwaitOptions
-	last string // status seen last
+	end  *jobEnd // marked when a poll finds the job ended
+	last string  // status seen last
 }
 
 // watch polls until the job ends, ctx is done, a poll fails, or the
@@ -154,6 +170,7 @@ func (w *watcher) watch(ctx context.Context, tw *tailWait) (Job, error) {
 			return job, err
 		}
 		if Terminal(job.Status) {
+			w.end.mark()
 			return job, nil
 		}
 		poll = min(time.Duration(float64(poll)*1.5), w.o.MaxPoll)
@@ -176,6 +193,9 @@ func (w *watcher) stop() (Job, error) {
 	}
 	for {
 		job, err := w.c.Job(ctx, w.id)
+		if err == nil && Terminal(job.Status) {
+			w.end.mark()
+		}
 		if err != nil || Terminal(job.Status) {
 			return job, err
 		}

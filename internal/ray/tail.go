@@ -41,7 +41,8 @@ type tail struct {
 	id  string
 	w   io.Writer
 	o   *AwaitOptions
-	off int64 // bytes of the log written to w
+	end *jobEnd // the job's end, as the watcher (or this tail) saw it
+	off int64   // bytes of the log written to w
 }
 
 // errSink wraps a write error of the log's reader.
@@ -75,6 +76,9 @@ func (t *tail) run(ctx context.Context) error {
 		}
 		job, jerr := t.c.Job(ctx, t.id)
 		ended := jerr == nil && Terminal(job.Status)
+		if ended {
+			t.end.mark()
+		}
 		switch {
 		case ended && clean:
 			return nil
@@ -140,23 +144,14 @@ func (c *Client) tailOnce(ctx context.Context, id string, off *int64, w io.Write
 	}
 }
 
-// rest waits for the job to end and writes the log from the offset on,
-// read with GET /logs.
+// rest waits for the job to end (as the watcher's polls see it: the tail
+// does not poll the status a second time) and writes the log from the
+// offset on, read with GET /logs.
 func (t *tail) rest(ctx context.Context) error {
-	pause := t.o.MinPoll
-	for {
-		job, err := t.c.Job(ctx, t.id)
-		if err != nil {
-			return err
-		}
-		if Terminal(job.Status) {
-			break
-		}
-		t.o.Sleep(ctx, pause)
-		pause = min(pause*2, t.o.MaxPoll)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	select {
+	case <-t.end.ch:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	logs, err := t.c.Logs(ctx, t.id)
 	switch {
