@@ -1,6 +1,7 @@
 package q1
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/sagebench/sagebench/internal/corpus"
@@ -27,8 +28,13 @@ func (c *Config) questions(ix *corpus.Corpus, n int, env *workload.Env) ([]corpu
 	}), nil
 }
 
+// maxQuestionsTokens bounds the tokens of all of a run's questions,
+// which are built before the first is sent (~6 bytes a token: 400 MB).
+const maxQuestionsTokens = 1 << 26
+
 // questionLengths draws the n questions' lengths in tokens for seed: what
-// questions builds and the plan (--dry-run) summarizes.
+// questions builds and the plan (--dry-run) summarizes. More than
+// maxQuestionsTokens in all is an error naming the key.
 func (c *Config) questionLengths(n int, seed int64) ([]int, error) {
 	sm, err := c.QuestionTokens.Compile("q1.question_tokens", 1)
 	if err != nil {
@@ -36,8 +42,12 @@ func (c *Config) questionLengths(n int, seed int64) ([]int, error) {
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x71756573))
 	lengths := make([]int, n)
+	total := 0
 	for i := range lengths {
 		lengths[i] = sm.Draw(rng)
+		if total += lengths[i]; total > maxQuestionsTokens {
+			return nil, fmt.Errorf("q1.question_tokens: %d questions would hold more than %d tokens in all; shorten the questions or the schedule", n, maxQuestionsTokens)
+		}
 	}
 	return lengths, nil
 }

@@ -72,6 +72,11 @@ func TestQ1QuestionsInTokens(t *testing.T) {
 			}
 		})
 	}
+	huge := Default(false)
+	huge.QuestionTokens = shape.FixedDist(MaxQuestionTokens)
+	if _, err := huge.questionLengths(maxQuestionsTokens/MaxQuestionTokens+1, 1); err == nil || !strings.Contains(err.Error(), "q1.question_tokens") {
+		t.Errorf("questions beyond the total bound: %v, want an error naming q1.question_tokens", err)
+	}
 	cfg := Default(false)
 	cfg.QueryWords = 8
 	if err := cfg.Validate(); err != nil || cfg.QueryWords != 0 || !reflect.DeepEqual(cfg.QuestionTokens, shape.FixedDist(8)) {
