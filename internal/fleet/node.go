@@ -138,10 +138,11 @@ func (n *node) plan(ctx context.Context, req request) error {
 	if err != nil {
 		return nil // more parts to come
 	}
-	if _, err := n.prompts(plan); err != nil {
+	synth, err := n.prompts(plan)
+	if err != nil {
 		return err
 	}
-	prepared, err := traffic.PrepareShard(plan)
+	prepared, err := traffic.PrepareShard(plan, synth.Tokenizer())
 	if err != nil {
 		return err
 	}

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/goccy/go-yaml"
 
 	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -56,6 +58,10 @@ func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (
 	wl := spec.New(shared.Quick)
 	if err := f.Decode(spec, wl.Config()); err != nil {
 		return r, nil, err
+	}
+	if o.Tokenizer == nil { // loaded only by a shape that reads a prompt dataset
+		spec := shared.Tokenizer
+		o.Tokenizer = sync.OnceValues(func() (tokenizer.Tokenizer, error) { return tokenizer.Load(spec) })
 	}
 	ignored = wl.Config().Override(o)
 	if err := wl.Config().Validate(); err != nil {

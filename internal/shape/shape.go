@@ -94,14 +94,23 @@ type Drawer struct {
 	in, out, turns, think, turnOut *Sampler
 	prefix                         *Prefix
 	convs                          []dataset.Conversation
+	measuredIn                     string          // the tokenizer convs' lengths are counted in (tokenizerID)
 	pairs                          []dataset.Entry // a trace's requests, drawn for their lengths
 	sessions                       bool            // source conversations are sessions
 }
 
 // Compile checks s under key (e.g. "q2.llm") and reads its files;
 // input and output are the fallbacks when the lengths are unset
-// (prompt_words and max_tokens).
+// (prompt_words and max_tokens). A prompt dataset is measured in the
+// default tokenizer.
 func (s *Shape) Compile(key string, input, output int) (*Drawer, error) {
+	return s.CompileIn(key, input, output, nil)
+}
+
+// CompileIn is Compile with a prompt dataset measured in tok (nil: the
+// default tokenizer): the run's, so its lengths are those the target
+// counts.
+func (s *Shape) CompileIn(key string, input, output int, tok tokenizer.Tokenizer) (*Drawer, error) {
 	in, out := s.InputTokens, s.OutputTokens
 	if !in.IsSet() {
 		in = FixedDist(input)
@@ -126,7 +135,7 @@ func (s *Shape) Compile(key string, input, output int) (*Drawer, error) {
 		}
 	}
 	if s.Source != nil {
-		if err := d.compileSource(key+".source", s.Source); err != nil {
+		if err := d.compileSource(key+".source", s.Source, tok); err != nil {
 			return nil, err
 		}
 	}
@@ -140,9 +149,9 @@ func (s *Shape) Compile(key string, input, output int) (*Drawer, error) {
 	return d, nil
 }
 
-// compileSource reads the dataset, measuring it with the default
-// tokenizer (a run with another one measures again when it sends).
-func (d *Drawer) compileSource(key string, s *Source) error {
+// compileSource reads the dataset, measuring it with tok (nil: the
+// default tokenizer).
+func (d *Drawer) compileSource(key string, s *Source, tok tokenizer.Tokenizer) error {
 	if s.File == "" {
 		return fmt.Errorf("%s.file must name a %s dataset", key, strings.Join(dataset.PromptFormats(), " or "))
 	}
@@ -157,12 +166,27 @@ func (d *Drawer) compileSource(key string, s *Source) error {
 		d.pairs = es
 		return nil
 	}
-	convs, err := dataset.ReadPrompts(s.File, s.Format, tokenizer.Default())
+	if tok == nil {
+		tok = tokenizer.Default()
+	}
+	convs, err := dataset.ReadPrompts(s.File, s.Format, tok)
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
-	d.convs, d.sessions = convs, s.Sessions
+	d.convs, d.sessions, d.measuredIn = convs, s.Sessions, tokenizerID(tok)
 	return nil
+}
+
+// MeasuredIn reports whether the dataset's lengths are counted in tok
+// (false without a dataset): otherwise a sender counts a text again.
+func (d *Drawer) MeasuredIn(tok tokenizer.Tokenizer) bool {
+	return d.measuredIn != "" && d.measuredIn == tokenizerID(tok)
+}
+
+// tokenizerID tells tokenizers apart: two tokenizer.json files of one
+// name by their SHA-256.
+func tokenizerID(tok tokenizer.Tokenizer) string {
+	return tok.Name() + "\x00" + tokenizer.Fingerprint(tok)
 }
 
 // Conversation returns dataset conversation entry (1-based), nil when

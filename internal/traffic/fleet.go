@@ -82,13 +82,14 @@ type Shard struct {
 }
 
 // PrepareShard decodes plan's shapes and requests and compiles its LLM
-// shape.
-func PrepareShard(plan workload.LoadPlan) (*Shard, error) {
+// shape, a prompt dataset measured in tok (the run's tokenizer).
+func PrepareShard(plan workload.LoadPlan, tok tokenizer.Tokenizer) (*Shard, error) {
 	var spec shardSpec
 	if err := json.Unmarshal(plan.Spec, &spec); err != nil {
 		return nil, fmt.Errorf("phase %s: decoding its shapes: %w", plan.Phase, err)
 	}
 	if spec.Shapes.LLM.Model != "" { // compiled once here, not per request (a dataset is read once)
+		spec.Shapes.LLM.MeasureIn(func() (tokenizer.Tokenizer, error) { return tok, nil })
 		if err := spec.Shapes.LLM.Validate("llm"); err != nil {
 			return nil, fmt.Errorf("phase %s: its llm shape: %w", plan.Phase, err)
 		}
@@ -134,7 +135,7 @@ func (s *Shard) Send(ctx context.Context, env *workload.Env, start time.Time) lo
 
 // SendShard is PrepareShard, then Send.
 func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error) {
-	s, err := PrepareShard(plan)
+	s, err := PrepareShard(plan, prompts(env).Tokenizer())
 	if err != nil {
 		return load.Report{}, err
 	}

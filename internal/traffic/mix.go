@@ -10,6 +10,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/shape"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Weighted is a value drawn with a relative weight.
@@ -70,6 +71,9 @@ type LLMShape struct {
 	Stream      bool `yaml:"stream" json:"stream"`
 	// drawer is the compiled shape (Validate); nil until then.
 	drawer *shape.Drawer
+	// tokenizer loads the tokenizer a prompt dataset is measured in
+	// (MeasureIn); nil: the default.
+	tokenizer func() (tokenizer.Tokenizer, error)
 }
 
 // EmbedShape is the shape of a Q's embedding requests.

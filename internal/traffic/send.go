@@ -13,7 +13,6 @@ import (
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/shape"
-	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -74,7 +73,7 @@ func (s Shapes) chat(env *workload.Env, rec *record.Request, it *Item, hdr http.
 	synth := prompts(env)
 	user := userPrompt(synth, it)
 	if c := s.LLM.Drawer().Conversation(it.Entry); c != nil {
-		user, it.In = c.Turns[0].Text, measured(synth, c.Turns[0])
+		user, it.In = c.Turns[0].Text, measured(s.LLM.Drawer(), synth, c.Turns[0])
 	}
 	msgs := make([]openai.Message, 0, 2)
 	in := it.In
@@ -176,10 +175,11 @@ func userPrompt(synth *shape.Synth, it *Item) string {
 	return b.String()
 }
 
-// measured is a dataset turn's input length in the run's tokenizer (the
-// dataset was measured with the default one).
-func measured(synth *shape.Synth, t dataset.Turn) int {
-	if tok := synth.Tokenizer(); tok.Name() != tokenizer.DefaultName {
+// measured is a dataset turn's input length in the run's tokenizer: as
+// read, unless the dataset was measured in another one (a shape that
+// was not given the run's tokenizer, MeasureIn).
+func measured(d *shape.Drawer, synth *shape.Synth, t dataset.Turn) int {
+	if tok := synth.Tokenizer(); !d.MeasuredIn(tok) {
 		return tok.Count(t.Text)
 	}
 	return t.Input

@@ -51,7 +51,7 @@ func (s Shapes) session(ctx context.Context, env *workload.Env, base record.Requ
 		text := synth.Prompt(it.Text^uint64(turn)*0x51ed27, in)
 		if c := d.Conversation(it.Entry); c != nil && turn <= len(c.Turns) { // the dataset's own turn
 			t := c.Turns[turn-1]
-			text, in = t.Text, measured(synth, t)
+			text, in = t.Text, measured(d, synth, t)
 			if t.Output > 0 {
 				out = t.Output
 			}

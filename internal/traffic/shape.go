@@ -6,6 +6,7 @@ import (
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/shape"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -40,12 +41,32 @@ func (s *LLMShape) Validate(key string) error {
 	if !s.InputTokens.IsSet() || !s.OutputTokens.IsSet() {
 		return fmt.Errorf("%s: input_tokens and output_tokens (or max_tokens) must be set", key)
 	}
-	d, err := s.Compile(key, 0, 0)
+	d, err := s.compile(key, 0, 0)
 	if err != nil {
 		return err
 	}
 	s.drawer = d
 	return nil
+}
+
+// MeasureIn has a prompt dataset (a source) measured in the tokenizer
+// load returns — the run's, so that its lengths are the ones the target
+// counts — instead of the default; load is called only for a shape with
+// a source. Call it before Validate (Q configs do in Override).
+func (s *LLMShape) MeasureIn(load func() (tokenizer.Tokenizer, error)) {
+	s.tokenizer, s.drawer = load, nil
+}
+
+// compile is shape.Shape.CompileIn with MeasureIn's tokenizer.
+func (s *LLMShape) compile(key string, input, output int) (*shape.Drawer, error) {
+	var tok tokenizer.Tokenizer
+	if s.Source != nil && s.tokenizer != nil {
+		var err error
+		if tok, err = s.tokenizer(); err != nil {
+			return nil, fmt.Errorf("%s.source: measuring it in the run's tokenizer: %w", key, err)
+		}
+	}
+	return s.CompileIn(key, input, output, tok)
 }
 
 // Drawer returns the compiled token shape: Validate's, else compiled now
@@ -57,7 +78,7 @@ func (s *LLMShape) Drawer() *shape.Drawer {
 	if s.drawer != nil {
 		return s.drawer
 	}
-	d, err := s.Compile("llm", max(s.PromptWords, 1), max(s.MaxTokens, 1))
+	d, err := s.compile("llm", max(s.PromptWords, 1), max(s.MaxTokens, 1))
 	if err != nil {
 		fixed := shape.Shape{}
 		d, _ = fixed.Compile("llm", max(s.PromptWords, 1), max(s.MaxTokens, 1))
@@ -148,7 +169,7 @@ func (s LLMShape) ValidateClass(key string, o *shape.Shape) error {
 		return fmt.Errorf("%s: a class sets input_tokens and output_tokens only; prefix and sessions belong to the workload's llm block", key)
 	}
 	m := s.With(o)
-	_, err := m.Compile(key, max(m.PromptWords, 1), max(m.MaxTokens, 1))
+	_, err := m.compile(key, max(m.PromptWords, 1), max(m.MaxTokens, 1))
 	return err
 }
 
