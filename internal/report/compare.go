@@ -33,12 +33,12 @@ type Comparison struct {
 	Note  string // what the table is, or why there is none
 }
 
-// Side is one configuration.
+// Side is one configuration: its runs' labels and their aggregate
+// (Agg.Duplicates: the runs left out as a repeated seed).
 type Side struct {
-	Label      string // "run1, run3"
-	Backend    string
-	Agg        aggregate.Aggregate
-	Duplicates []string
+	Label   string // "run1, run3"
+	Backend string
+	Agg     aggregate.Aggregate
 }
 
 // CompareRow is one metric across the configurations: the estimate's
@@ -68,7 +68,7 @@ func compareRuns(runs []*Run, label func(int) string) *Comparison {
 			names = append(names, label(i))
 		}
 		a := aggregate.Runs(recs, confidence)
-		c.Sides = append(c.Sides, Side{Label: strings.Join(names, ", "), Backend: recs[0].Backend, Agg: a, Duplicates: a.Duplicates})
+		c.Sides = append(c.Sides, Side{Label: strings.Join(names, ", "), Backend: recs[0].Backend, Agg: a})
 	}
 	for _, k := range keys[1:] {
 		first, other := runs[groups[keys[0]][0]], runs[groups[k][0]]

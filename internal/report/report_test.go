@@ -346,3 +346,22 @@ func TestGroupDimensionsAndOrder(t *testing.T) {
 }
 
 var _ = chart.PageWidth
+
+// TestRepeatedSeedIsNamed: two runs of one configuration with the same
+// seed are one repetition, not two: the comparison leaves the second out
+// of its estimates and the page says which run, by its label.
+func TestRepeatedSeedIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{"q3-sage-a", "q3-sage-b", "q3-sage-c"} {
+		seed := uint64(1)
+		if id == "q3-sage-c" {
+			seed = 2
+		}
+		writeFakeRun(t, filepath.Join(dir, id), fakeRun{id: id, workload: "Q3", backend: "sage", seed: seed, n: 60, slow: 1, valid: true})
+	}
+	page := buildHTML(t, filepath.Join(dir, "q3-sage-a"), filepath.Join(dir, "q3-sage-b"), filepath.Join(dir, "q3-sage-c"))
+	_, note, _ := strings.Cut(page, "Same seed again, left out of the estimates: ")
+	if note, _, _ = strings.Cut(note, "</p>"); !strings.Contains(note, "q3-sage-b") {
+		t.Errorf("the page's note on the repeated seed is %q, want it to name q3-sage-b", note)
+	}
+}

@@ -57,7 +57,7 @@ details{margin:.5em 0}summary{cursor:pointer;color:#334;font-weight:600}
 {{if .Rows}}<div class="scroll"><table><tr><th>metric</th>{{range $i, $s := .Sides}}<th>{{$s.Label}} ({{$s.Backend}})</th>{{if $i}}<th>p</th>{{end}}{{end}}</tr>
 {{range $row := .Rows}}<tr><th>{{$row.Metric}}</th>{{range $i, $c := $row.Cells}}<td class="num">{{$c}}</td>{{if $i}}<td class="num">{{index $row.P $i}}</td>{{end}}{{end}}</tr>
 {{end}}</table></div>{{end}}
-{{range .Sides}}{{range .Duplicates}}<p class="tnote">Same seed again, left out of the estimates: {{.}}</p>{{end}}{{end}}
+{{range .Sides}}{{range .Agg.Duplicates}}<p class="tnote">Same seed again, left out of the estimates: {{.}}</p>{{end}}{{end}}
 {{end}}
 {{range .Runs}}
 <h3>{{.Label}}{{if ne .Label .RunID}} ({{.RunID}}){{end}}: details</h3>
