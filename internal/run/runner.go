@@ -59,8 +59,10 @@ type Runner struct {
 	synths  map[string]*shape.Synth
 }
 
-// synth returns the prompt synthesizer of the tokenizer spec names.
-func (rn *Runner) synth(spec string) (*shape.Synth, error) {
+// synth returns the prompt synthesizer of the tokenizer spec names,
+// loaded with load when it is given (the resolved config's loader, which
+// may have loaded it already) and with tokenizer.Load otherwise.
+func (rn *Runner) synth(spec string, load func() (tokenizer.Tokenizer, error)) (*shape.Synth, error) {
 	if spec == "" {
 		return shape.DefaultSynth(), nil
 	}
@@ -69,7 +71,10 @@ func (rn *Runner) synth(spec string) (*shape.Synth, error) {
 	if s, ok := rn.synths[spec]; ok {
 		return s, nil
 	}
-	tok, err := tokenizer.Load(spec)
+	if load == nil {
+		load = func() (tokenizer.Tokenizer, error) { return tokenizer.Load(spec) }
+	}
+	tok, err := load()
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
@@ -87,7 +92,7 @@ func (rn *Runner) synth(spec string) (*shape.Synth, error) {
 // tokenizer loads spec through synth's cache: the embedded stack's
 // loader, so a repetition does not parse a tokenizer.json again.
 func (rn *Runner) tokenizer(spec string) (tokenizer.Tokenizer, error) {
-	s, err := rn.synth(spec)
+	s, err := rn.synth(spec, nil)
 	if err != nil { // a stack's own tokenizer prompts cannot be made with still counts
 		return tokenizer.Load(spec)
 	}
@@ -96,7 +101,7 @@ func (rn *Runner) tokenizer(spec string) (tokenizer.Tokenizer, error) {
 
 // prompts is synth for a spec already loaded by runOnce.
 func (rn *Runner) prompts(spec string) *shape.Synth {
-	s, _ := rn.synth(spec)
+	s, _ := rn.synth(spec, nil)
 	return s
 }
 
@@ -163,7 +168,7 @@ func NewRunID(spec workload.Spec, backend string, rep int) string {
 func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
 	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload),
 		Tokenizer: r.Shared.Tokenizer, LoadTokenizer: rn.tokenizer}
-	if _, err := rn.synth(r.Shared.Tokenizer); err != nil {
+	if _, err := rn.synth(r.Shared.Tokenizer, r.Tokenizer); err != nil {
 		return Result{}, err
 	}
 	if sd, ok := r.Workload.(workload.StackDefaults); ok {

@@ -48,3 +48,28 @@ func TestRepetitionsShareTheTokenizer(t *testing.T) {
 		t.Fatalf("the stacks loaded %v, want the runner's %v once per repetition", loaded, want)
 	}
 }
+
+// named is a tokenizer no loader would return by itself.
+type named struct{ tokenizer.Tokenizer }
+
+// TestRunnerUsesTheResolvedTokenizer: the runner synthesizes prompts with
+// the tokenizer the resolved configuration loaded (a prompt dataset was
+// measured with it), not a second copy of the same file.
+func TestRunnerUsesTheResolvedTokenizer(t *testing.T) {
+	o200k, err := tokenizer.Load(tokenizer.O200K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := named{o200k}
+	shared := runconfig.DefaultShared()
+	shared.OutputDir, shared.Tokenizer = t.TempDir(), tokenizer.O200K
+	r := runconfig.Resolved{Spec: workload.Spec{ID: "Q1"}, Workload: failingWorkload{}, Shared: shared,
+		Tokenizer: func() (tokenizer.Tokenizer, error) { return mine, nil }}
+	rn := &Runner{Out: io.Discard, Start: target.EmbeddedStack(nil)}
+	if _, err := rn.Run(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	if got := rn.prompts(tokenizer.O200K).Tokenizer(); got != tokenizer.Tokenizer(mine) {
+		t.Errorf("prompts are synthesized with %T, want the resolved configuration's tokenizer", got)
+	}
+}

@@ -39,6 +39,9 @@ type Resolved struct {
 	// keys): the sage and ray runs of one workload, seed and config share
 	// it, so aggregates can put them side by side.
 	WorkloadHash string
+	// Tokenizer loads Shared.Tokenizer once (the loader a prompt dataset
+	// was measured with): the runner synthesizes prompts with the same.
+	Tokenizer func() (tokenizer.Tokenizer, error)
 }
 
 // Resolve builds the workload of spec at shared's scale, decodes its
@@ -73,7 +76,7 @@ func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (
 	if wl, err = onBackend(spec, shared, wl); err != nil {
 		return r, nil, err
 	}
-	r = Resolved{Spec: spec, Workload: wl, Shared: shared}
+	r = Resolved{Spec: spec, Workload: wl, Shared: shared, Tokenizer: o.Tokenizer}
 	if err := r.freeze(); err != nil {
 		return r, nil, err
 	}
