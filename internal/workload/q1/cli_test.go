@@ -123,6 +123,10 @@ func TestQ1EmbeddedStack(t *testing.T) {
 				t.Errorf("%s: input_tokens %d, prompt_tokens %d, output_tokens %d; want input = prompt (a prompt of passages) and output 8", r.ID, r.InputTokens, r.PromptTok, r.OutputTokens)
 			}
 		}
+		// The embed stage carries the question's length: q1.question_tokens.
+		if st[0].InputTokens != 24 {
+			t.Errorf("%s: input_tokens %d, want the default question_tokens 24", st[0].ID, st[0].InputTokens)
+		}
 	}
 	x := map[string]result.Metric{}
 	for _, k := range []string{"stage_embed_p50_ms", "stage_retrieve_queue_p99_ms", "stage_generate_share", "runtime_overhead_share", "recall_at_k", "source_doc_retrieved"} {

@@ -9,15 +9,14 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
-// questions draws the run's n questions: lengths from q1.question_tokens
+// questions draws the run's n questions and their lengths: lengths from q1.question_tokens
 // (seeded by the run's seed), each the words of one corpus document in a
 // random order fitted to its length in the run's tokenizer. The same
 // seed, config and tokenizer give the same questions, so local, --nodes
 // and Ray runs ask the same.
-func (c *Config) questions(ix *corpus.Corpus, n int, env *workload.Env) ([]corpus.Query, error) {
-	lengths, err := c.questionLengths(n, env.Seed)
-	if err != nil {
-		return nil, err
+func (c *Config) questions(ix *corpus.Corpus, n int, env *workload.Env) (qs []corpus.Query, lengths []int, err error) {
+	if lengths, err = c.questionLengths(n, env.Seed); err != nil {
+		return nil, nil, err
 	}
 	synth := env.Prompts
 	if synth == nil {
@@ -25,7 +24,7 @@ func (c *Config) questions(ix *corpus.Corpus, n int, env *workload.Env) ([]corpu
 	}
 	return ix.QueriesOf(n, env.Seed, func(i int, doc []string) string {
 		return synth.Fit(doc, lengths[i], uint64(env.Seed)+uint64(i)*0x9e3779b97f4a7c15)
-	}), nil
+	}), lengths, nil
 }
 
 // maxQuestionsTokens bounds the tokens of all of a run's questions,

@@ -46,15 +46,15 @@ func TestQ1QuestionsInTokens(t *testing.T) {
 			cfg := Default(true)
 			cfg.QuestionTokens = tc.dist
 			env := &workload.Env{Seed: 11, Prompts: synth}
-			qs, err := cfg.questions(ix, 60, env)
+			qs, drawn, err := cfg.questions(ix, 60, env)
 			if err != nil {
 				t.Fatal(err)
 			}
 			lengths := map[int]bool{}
 			for i, q := range qs {
 				n := tok.Count(q.Text)
-				if n < tc.lo || n > tc.hi {
-					t.Fatalf("question %d has %d tokens, want [%d, %d]: %q", i, n, tc.lo, tc.hi, q.Text)
+				if n < tc.lo || n > tc.hi || n != drawn[i] {
+					t.Fatalf("question %d has %d tokens, want its drawn %d in [%d, %d]: %q", i, n, drawn[i], tc.lo, tc.hi, q.Text)
 				}
 				lengths[n] = true
 				if first := strings.Fields(q.Text)[0]; !strings.Contains(" "+ix.Doc(q.DocID)+" ", " "+first+" ") {
@@ -64,7 +64,7 @@ func TestQ1QuestionsInTokens(t *testing.T) {
 			if tc.distinct != (len(lengths) > 1) {
 				t.Errorf("%d distinct lengths", len(lengths))
 			}
-			again, _ := cfg.questions(ix, 60, env)
+			again, _, _ := cfg.questions(ix, 60, env)
 			for i := range qs {
 				if again[i] != qs[i] {
 					t.Fatalf("question %d differs with the same seed", i)

@@ -58,7 +58,7 @@ func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, e
 	if err != nil {
 		return workload.Outcome{}, err
 	}
-	queries, err := q.cfg.questions(ix, sched.Len(), env)
+	queries, _, err := q.cfg.questions(ix, sched.Len(), env)
 	if err != nil {
 		return workload.Outcome{}, err
 	}

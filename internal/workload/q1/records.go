@@ -47,12 +47,15 @@ func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time
 	}
 	stages := make([]record.Request, 0, len(res.Hops))
 	met := true
-	gen := r.generateStage()
+	gen, embed := r.stageOf(rag.OpGenerate), r.stageOf(rag.OpEmbed)
 	in, out := r.lengths(t)
 	for j := range res.Hops {
 		s := r.stageRecord(i, res, t, j)
-		if s.Stage == gen {
+		switch s.Stage {
+		case gen:
 			s.InputTokens, s.OutputTokens = in, out
+		case embed: // the question, in the run's tokenizer (q1.question_tokens)
+			s.InputTokens = r.questionTokens[i]
 		}
 		met = met && s.SLOMet
 		stages = append(stages, s)
@@ -111,9 +114,9 @@ func (r *q1Run) maxTokens() int {
 }
 
 // generateStage is the name of the stage running the generate operator.
-func (r *q1Run) generateStage() string {
+func (r *q1Run) stageOf(op string) string {
 	for _, s := range r.graph.Stages {
-		if s.Operator == rag.OpGenerate {
+		if s.Operator == op {
 			return s.Name
 		}
 	}

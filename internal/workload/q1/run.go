@@ -217,6 +217,9 @@ type q1Run struct {
 	eng     dataflow.Engine
 	ix      *corpus.Corpus
 	queries []corpus.Query
+	// questionTokens are the questions' lengths in the run's tokenizer,
+	// the embed stage records' input_tokens.
+	questionTokens []int
 
 	rate float64 // the schedule's, tx/s
 
@@ -240,12 +243,12 @@ type q1Txn struct {
 }
 
 func newQ1Run(ctx context.Context, cfg *Config, env *workload.Env, client rag.Client, ix *corpus.Corpus, n int) (*q1Run, error) {
-	queries, err := cfg.questions(ix, n, env)
+	queries, lengths, err := cfg.questions(ix, n, env)
 	if err != nil {
 		return nil, err
 	}
 	r := &q1Run{cfg: cfg, env: env, graph: outputControl(cfg.deployGraph(env.Parallelism), env.Target.OutputControl()), ix: ix,
-		queries: queries, txns: make([]q1Txn, n), stop: func() ([]string, error) { return nil, nil }}
+		queries: queries, questionTokens: lengths, txns: make([]q1Txn, n), stop: func() ([]string, error) { return nil, nil }}
 	r.stats = newQ1Stats(r.graph, env.Target.IsEmbedded(), ix, cfg.TopK)
 	if env.Dataflow != nil { // --nodes: the operators run on the workers
 		eng, stop, notes, err := env.Dataflow(ctx, r.graph, env.Target.URL())
