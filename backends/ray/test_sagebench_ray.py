@@ -373,11 +373,13 @@ class DriveTest(unittest.TestCase):
         t = self.target()
         pool = drv.Pool(t.url, 4, 5)
         self.addCleanup(pool.close)
-        dial, calls = pool.dial, []
+        dial, calls, lock = pool.dial, [], threading.Lock()
 
-        def flaky():
-            calls.append(1)
-            if len(calls) % 2:
+        def flaky():  # every other dial refused, whichever thread dials (warm dials at once)
+            with lock:
+                calls.append(1)
+                refuse = len(calls) % 2
+            if refuse:
                 raise drv.CallFailed("connect", 0, "refused")
             return dial()
         pool.dial = flaky
