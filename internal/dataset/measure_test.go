@@ -60,3 +60,39 @@ func TestShareGPTMeasuredInBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitCountsUsableConversations: the limit keeps the first usable
+// conversations, however many skipped ones come between them and however
+// the batches fall.
+func TestLimitCountsUsableConversations(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 3000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		if i%2 == 0 { // empty: skipped
+			b.WriteString(`{"conversations": []}`)
+			continue
+		}
+		fmt.Fprintf(&b, `{"conversations": [{"from": "human", "value": "q%d"}]}`, i)
+	}
+	b.WriteString("]")
+	tok := tokenizer.Default()
+	for _, limit := range []int{5, measureBatch - 1, measureBatch + 3} {
+		got, err := parseShareGPT(strings.NewReader(b.String()), "sg.json", tok, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != limit || got[0].Turns[0].Text != "q1" || got[limit-1].Turns[0].Text != fmt.Sprintf("q%d", 2*limit-1) {
+			t.Fatalf("limit %d: %d conversations from %q to %q; want the first %d usable ones", limit, len(got), got[0].Turns[0].Text, got[len(got)-1].Turns[0].Text, limit)
+		}
+	}
+	var lines strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&lines, "{\"prompt\": \"p%d\"}\n", i)
+	}
+	if got, err := parseJSONLPrompts(strings.NewReader(lines.String()), "p.jsonl", tok, 7); err != nil || len(got) != 7 || got[6].Turns[0].Text != "p6" {
+		t.Fatalf("JSONL limit 7: %d conversations, %v", len(got), err)
+	}
+}

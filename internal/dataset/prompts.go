@@ -43,9 +43,11 @@ type Conversation struct {
 const MaxConversations = 200_000
 
 // ReadPrompts reads a prompt dataset, measuring every text with tok (on
-// every core). A ShareGPT conversation's turns start at its first human
-// message (assistant messages before it are no answer); one without a
-// human message with text is skipped. A malformed file is an *Error.
+// every core), and keeps its first MaxConversations usable ones. A
+// ShareGPT conversation's turns start at its first human message
+// (assistant messages before it are no answer); one whose first human
+// message is empty, or that has none, is skipped, and empty human
+// messages at its end are dropped. A malformed file is an *Error.
 func ReadPrompts(path, format string, tok tokenizer.Tokenizer) ([]Conversation, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -61,9 +63,9 @@ func ParsePrompts(r io.Reader, name, format string, tok tokenizer.Tokenizer) ([]
 	var err error
 	switch format {
 	case ShareGPT:
-		cs, err = parseShareGPT(r, name, tok)
+		cs, err = parseShareGPT(r, name, tok, MaxConversations)
 	case Prompts:
-		cs, err = parseJSONLPrompts(r, name, tok)
+		cs, err = parseJSONLPrompts(r, name, tok, MaxConversations)
 	default:
 		return nil, fmt.Errorf("dataset format %q: use %s", format, strings.Join(PromptFormats(), ", "))
 	}
@@ -78,12 +80,12 @@ type promptLine struct {
 	OutputTokens int     `json:"output_tokens"`
 }
 
-func parseJSONLPrompts(r io.Reader, name string, tok tokenizer.Tokenizer) ([]Conversation, error) {
+func parseJSONLPrompts(r io.Reader, name string, tok tokenizer.Tokenizer, limit int) ([]Conversation, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var cs []Conversation
 	var batch []pending
-	for line := 1; sc.Scan() && len(cs)+len(batch) < MaxConversations; line++ {
+	for line := 1; len(cs) < limit && sc.Scan(); line++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue
@@ -106,8 +108,12 @@ func parseJSONLPrompts(r io.Reader, name string, tok tokenizer.Tokenizer) ([]Con
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading %s: %w (lines are limited to %d bytes)", name, err, maxLine)
 	}
-	return measure(cs, batch, tok), nil
+	return firstN(measure(cs, batch, tok), limit), nil
 }
+
+// firstN is cs cut to its first n conversations: the last batch may
+// carry usable ones past the limit.
+func firstN(cs []Conversation, n int) []Conversation { return cs[:min(len(cs), n)] }
 
 type shareGPTRecord struct {
 	Conversations []struct {
@@ -117,7 +123,7 @@ type shareGPTRecord struct {
 }
 
 // parseShareGPT streams the JSON array: one conversation at a time.
-func parseShareGPT(r io.Reader, name string, tok tokenizer.Tokenizer) ([]Conversation, error) {
+func parseShareGPT(r io.Reader, name string, tok tokenizer.Tokenizer, limit int) ([]Conversation, error) {
 	lc := &lineCounter{r: r}
 	dec := json.NewDecoder(lc)
 	bad := func(field string, err error) error {
@@ -128,7 +134,7 @@ func parseShareGPT(r io.Reader, name string, tok tokenizer.Tokenizer) ([]Convers
 	}
 	var cs []Conversation
 	var batch []pending
-	for i := 0; dec.More() && len(cs)+len(batch) < MaxConversations; i++ {
+	for i := 0; len(cs) < limit && dec.More(); i++ {
 		var rec shareGPTRecord
 		if err := dec.Decode(&rec); err != nil {
 			return nil, bad(fmt.Sprintf("[%d]", i), err)
@@ -152,7 +158,7 @@ func parseShareGPT(r io.Reader, name string, tok tokenizer.Tokenizer) ([]Convers
 			cs, batch = measure(cs, batch, tok), batch[:0]
 		}
 	}
-	return measure(cs, batch, tok), nil
+	return firstN(measure(cs, batch, tok), limit), nil
 }
 
 // pending is a parsed conversation not measured yet, with the reference
