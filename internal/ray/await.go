@@ -79,6 +79,7 @@ func (c *Client) Await(ctx context.Context, id string, o AwaitOptions) (Job, err
 	case ctx.Err() != nil:
 		var serr error
 		if job, serr = w.stop(); serr != nil {
+			end.abandon() // no one will see the end: the log's fallback must not wait for it
 			err = fmt.Errorf("%w (and stopping job %s: %v)", ctx.Err(), id, serr)
 		} else {
 			err = ctx.Err()
@@ -136,16 +137,39 @@ func (t *tailWait) wait(d time.Duration, id string) error {
 
 // jobEnd is closed once the job is seen in a terminal status, by the
 // watcher's polls or the tail's own look after a stream: the one poller
-// of the job's status while the log's fallback waits for its end.
+// of the job's status while the log's fallback waits for its end. When
+// the watcher gives up without seeing it (a failed stop), it is
+// abandoned instead.
 type jobEnd struct {
-	once sync.Once
-	ch   chan struct{}
+	once, gave sync.Once
+	ch, gone   chan struct{}
 }
 
-func newJobEnd() *jobEnd { return &jobEnd{ch: make(chan struct{})} }
+func newJobEnd() *jobEnd { return &jobEnd{ch: make(chan struct{}), gone: make(chan struct{})} }
 
 // mark records that the job ended.
 func (e *jobEnd) mark() { e.once.Do(func() { close(e.ch) }) }
+
+// abandon records that no one will see the job end.
+func (e *jobEnd) abandon() { e.gave.Do(func() { close(e.gone) }) }
+
+// wait waits for the job's end: nil once it was seen, an error when it
+// was abandoned or ctx is done first.
+func (e *jobEnd) wait(ctx context.Context, id string) error {
+	select {
+	case <-e.ch:
+		return nil
+	case <-e.gone:
+		select {
+		case <-e.ch: // seen after all
+			return nil
+		default:
+		}
+		return fmt.Errorf("ray: job %s was not seen to end, so the rest of its log was not read", id)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // watcher polls one job's status.
 type watcher struct {

@@ -274,3 +274,34 @@ func TestSubmissionIDIsDeterministic(t *testing.T) {
 		t.Fatalf("SubmissionID(a/b c) = %q", got)
 	}
 }
+
+// TestAwaitGivesUpWhenTheStopFails: cancelled while the log is read by
+// the GET /logs fallback (no websocket), with a dashboard that fails the
+// stop, Await returns at once with both errors instead of waiting
+// StopWait for an end no one will see.
+func TestAwaitGivesUpWhenTheStopFails(t *testing.T) {
+	f := raytest.New(t)
+	f.NoTail, f.FailStop = true, true
+	running := make(chan struct{})
+	f.Exec = func(ctx context.Context, _ ray.JobSpec, _ map[string][]byte, log io.Writer) error {
+		fmt.Fprintln(log, "started")
+		close(running)
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	c := client(t, f, "")
+	id, _, err := c.Submit(context.Background(), spec(t, c, "q1-ray-0-sf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-running; cancel() }()
+	start := time.Now()
+	_, err = c.Await(ctx, id, ray.AwaitOptions{Sleep: noSleep, StopWait: 20 * time.Second})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopping job") {
+		t.Fatalf("Await: %v, want context.Canceled and the failed stop", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("Await took %s: it waited for an end no one would see", took)
+	}
+}

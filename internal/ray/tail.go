@@ -148,10 +148,8 @@ func (c *Client) tailOnce(ctx context.Context, id string, off *int64, w io.Write
 // does not poll the status a second time) and writes the log from the
 // offset on, read with GET /logs.
 func (t *tail) rest(ctx context.Context) error {
-	select {
-	case <-t.end.ch:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := t.end.wait(ctx, t.id); err != nil {
+		return err
 	}
 	logs, err := t.c.Logs(ctx, t.id)
 	switch {

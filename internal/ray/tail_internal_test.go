@@ -50,6 +50,11 @@ func TestRestWaitsForTheWatcher(t *testing.T) {
 	if out.String() != "second line\n" || status.Load() != 0 || logs.Load() != 1 {
 		t.Fatalf("wrote %q after %d status and %d log requests; want the rest of the log, 0 and 1", out.String(), status.Load(), logs.Load())
 	}
+	gone := newJobEnd()
+	gone.abandon()
+	if err := (&tail{c: c, id: "j1", w: &out, o: &AwaitOptions{}, end: gone}).rest(context.Background()); err == nil || logs.Load() != 1 {
+		t.Errorf("rest of an abandoned job: %v after %d log reads, want an error and no read", err, logs.Load())
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := (&tail{c: c, id: "j1", w: &out, o: &AwaitOptions{}, end: newJobEnd()}).rest(ctx); err != context.Canceled {

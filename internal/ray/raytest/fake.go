@@ -53,6 +53,8 @@ type Fake struct {
 	// BreakTailAt, when > 0, breaks the first websocket stream (no close
 	// frame) once it has sent that many bytes.
 	BreakTailAt int
+	// FailStop answers POST /stop with 500 and leaves the job running.
+	FailStop bool
 
 	mu       sync.Mutex
 	jobs     map[string]*job
@@ -319,6 +321,8 @@ func (f *Fake) jobCall(w http.ResponseWriter, r *http.Request, parts []string) {
 		}
 		f.served["logs"] += int64(len(logs))
 		writeJSON(w, map[string]string{"logs": logs})
+	case len(parts) == 2 && parts[1] == "stop" && r.Method == http.MethodPost && f.FailStop:
+		http.Error(w, "stop failed", http.StatusInternalServerError)
 	case len(parts) == 2 && parts[1] == "stop" && r.Method == http.MethodPost:
 		stopped := !ray.Terminal(j.status)
 		j.cancel()
