@@ -175,21 +175,44 @@ func TestSynthFit(t *testing.T) {
 			{"longer than all the words", 200, strings.Join(words, " ")},
 		}
 		for _, tc := range tests {
-			got := s.Fit(words, tc.n, 5)
-			if c := tok.Count(got); c != tc.n {
+			got, ok := s.Fit(words, tc.n, 5)
+			if c := tok.Count(got); c != tc.n || !ok {
 				t.Errorf("%s, %s: Fit(%d) has %d tokens: %q", name, tc.name, tc.n, c, got)
 			}
 			if !strings.HasPrefix(got, tc.prefix) || (tc.prefix == "" && strings.HasPrefix(got, words[0])) {
 				t.Errorf("%s, %s: Fit(%d) = %q, want it to start with %q", name, tc.name, tc.n, got, tc.prefix)
 			}
-			if s.Fit(words, tc.n, 5) != got {
+			if again, _ := s.Fit(words, tc.n, 5); again != got {
 				t.Errorf("%s, %s: not deterministic", name, tc.name)
 			}
 		}
-		if s.Fit(words, 0, 5) != "" || s.Fit(nil, 7, 5) != s.Prompt(5, 7) {
+		empty, _ := s.Fit(words, 0, 5)
+		if none, _ := s.Fit(nil, 7, 5); empty != "" || none != s.Prompt(5, 7) {
 			t.Errorf("%s: Fit of nothing is not empty, or of no words not Prompt", name)
 		}
 	}
+	// A tokenizer that merges across the words' spaces: Fit falls back to
+	// synthetic words of the exact length, and says so.
+	s, err := NewSynth(merging{tokenizer.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := s.Fit(words, 12, 5)
+	if ok || strings.Contains(got, "bastrai") || (merging{tokenizer.Default()}).Count(got) != 12 {
+		t.Errorf("Fit with a non-additive tokenizer = %q, %v; want 12 synthetic tokens and ok false", got, ok)
+	}
+}
+
+// merging counts one token more for a text that starts with "bastrai "
+// than for its words apart: a tokenizer that merges across spaces.
+type merging struct{ tokenizer.Tokenizer }
+
+func (m merging) Count(text string) int {
+	n := m.Tokenizer.Count(text)
+	if strings.HasPrefix(text, "bastrai ") {
+		n++
+	}
+	return n
 }
 
 func TestDrawerSeeded(t *testing.T) {

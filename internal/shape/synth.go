@@ -91,10 +91,11 @@ func (s *Synth) Prompt(seed uint64, n int) string {
 // (joined by spaces, in order) as fit, filled out with the memoized
 // one-token words chosen by seed: a question made of a document's words
 // at a token length. Should the tokenizer not count the joined words
-// additively, it returns Prompt(seed, n), which is exact by construction.
-func (s *Synth) Fit(words []string, n int, seed uint64) string {
+// additively, it returns Prompt(seed, n), which is exact by construction,
+// and ok false: the text holds none of words.
+func (s *Synth) Fit(words []string, n int, seed uint64) (text string, ok bool) {
 	if n <= 0 {
-		return ""
+		return "", true
 	}
 	var b strings.Builder
 	used := 0
@@ -112,9 +113,9 @@ func (s *Synth) Fit(words []string, n int, seed uint64) string {
 	}
 	b.WriteString(s.Prompt(seed, n-used))
 	if text := b.String(); s.tok.Count(text) == n {
-		return text
+		return text, true
 	}
-	return s.Prompt(seed, n)
+	return s.Prompt(seed, n), false
 }
 
 // long concatenates windows for a prompt longer than the pool.

@@ -9,22 +9,55 @@ import (
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
-// questions draws the run's n questions and their lengths: lengths from q1.question_tokens
+// questionSet is a run's questions: their texts and documents, their
+// lengths in the run's tokenizer, and how many of them hold no words of
+// their document (a tokenizer that does not count space-separated words
+// additively: Synth.Fit's fallback).
+type questionSet struct {
+	queries   []corpus.Query
+	tokens    []int
+	synthetic int
+}
+
+// note says that synthetic questions were asked, or "".
+func (q questionSet) note(tok string) string {
+	if q.synthetic == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d questions hold no words of their document: the tokenizer %s does not count space-separated words additively, so they are synthetic words of the exact length (their retrieval has no answer)", q.synthetic, len(q.queries), tok)
+}
+
+// questions draws the run's n questions: lengths from q1.question_tokens
 // (seeded by the run's seed), each the words of one corpus document in a
 // random order fitted to its length in the run's tokenizer. The same
 // seed, config and tokenizer give the same questions, so local, --nodes
 // and Ray runs ask the same.
-func (c *Config) questions(ix *corpus.Corpus, n int, env *workload.Env) (qs []corpus.Query, lengths []int, err error) {
-	if lengths, err = c.questionLengths(n, env.Seed); err != nil {
-		return nil, nil, err
+func (c *Config) questions(ix *corpus.Corpus, n int, env *workload.Env) (questionSet, error) {
+	lengths, err := c.questionLengths(n, env.Seed)
+	if err != nil {
+		return questionSet{}, err
 	}
 	synth := env.Prompts
 	if synth == nil {
 		synth = shape.DefaultSynth()
 	}
-	return ix.QueriesOf(n, env.Seed, func(i int, doc []string) string {
-		return synth.Fit(doc, lengths[i], uint64(env.Seed)+uint64(i)*0x9e3779b97f4a7c15)
-	}), lengths, nil
+	qs := questionSet{tokens: lengths}
+	qs.queries = ix.QueriesOf(n, env.Seed, func(i int, doc []string) string {
+		text, ok := synth.Fit(doc, lengths[i], uint64(env.Seed)+uint64(i)*0x9e3779b97f4a7c15)
+		if !ok {
+			qs.synthetic++
+		}
+		return text
+	})
+	return qs, nil
+}
+
+// synthName names the run's tokenizer.
+func synthName(env *workload.Env) string {
+	if env.Prompts == nil {
+		return shape.DefaultSynth().Tokenizer().Name()
+	}
+	return env.Prompts.Tokenizer().Name()
 }
 
 // maxQuestionsTokens bounds the tokens of all of a run's questions,

@@ -46,9 +46,13 @@ func TestQ1QuestionsInTokens(t *testing.T) {
 			cfg := Default(true)
 			cfg.QuestionTokens = tc.dist
 			env := &workload.Env{Seed: 11, Prompts: synth}
-			qs, drawn, err := cfg.questions(ix, 60, env)
+			set, err := cfg.questions(ix, 60, env)
 			if err != nil {
 				t.Fatal(err)
+			}
+			qs, drawn := set.queries, set.tokens
+			if set.synthetic != 0 || set.note(tok.Name()) != "" {
+				t.Errorf("%d synthetic questions with %s", set.synthetic, tok.Name())
 			}
 			lengths := map[int]bool{}
 			for i, q := range qs {
@@ -64,13 +68,16 @@ func TestQ1QuestionsInTokens(t *testing.T) {
 			if tc.distinct != (len(lengths) > 1) {
 				t.Errorf("%d distinct lengths", len(lengths))
 			}
-			again, _, _ := cfg.questions(ix, 60, env)
+			again, _ := cfg.questions(ix, 60, env)
 			for i := range qs {
-				if again[i] != qs[i] {
+				if again.queries[i] != qs[i] {
 					t.Fatalf("question %d differs with the same seed", i)
 				}
 			}
 		})
+	}
+	if note := (questionSet{queries: make([]corpus.Query, 3), synthetic: 2}).note("x"); !strings.Contains(note, "2 of 3 questions") {
+		t.Errorf("note %q, want it to count the synthetic questions", note)
 	}
 	huge := Default(false)
 	huge.QuestionTokens = shape.FixedDist(MaxQuestionTokens)

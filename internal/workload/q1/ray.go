@@ -58,12 +58,15 @@ func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, e
 	if err != nil {
 		return workload.Outcome{}, err
 	}
-	queries, _, err := q.cfg.questions(ix, sched.Len(), env)
+	qs, err := q.cfg.questions(ix, sched.Len(), env)
 	if err != nil {
 		return workload.Outcome{}, err
 	}
+	if note := qs.note(synthName(env)); note != "" {
+		notes = append(notes, note)
+	}
 	runID := rayRunID(env)
-	plan := q.rayPlan(env.Parallelism, sched, queries, runID)
+	plan := q.rayPlan(env.Parallelism, sched, qs.queries, runID)
 	plan.Target = env.Target.URL()
 	if key := env.Target.APIKey(); key != "" {
 		plan.Headers = map[string]string{"Authorization": "Bearer " + key}
@@ -76,7 +79,7 @@ func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, e
 	count := &txnCount{}
 	counted := *env
 	counted.Record = count.wrap(env.Record)
-	phase := q.recordRay(&counted, sched, out)
+	phase := q.recordRay(&counted, sched, out, qs.tokens)
 	phase.Interrupted = phase.Interrupted || ctx.Err() != nil
 	if ctx.Err() == nil && (job.Status != ray.StatusSucceeded || !out.Done) {
 		return workload.Outcome{}, rayFailure(job, out)
@@ -256,7 +259,8 @@ func warmupNote(m *ray.Meta) string {
 // recordRay re-bases the driver's records onto env.Start, applies Q1's
 // SLOs, hands them to env.Record and records the arrivals the job never
 // reported as cancelled. It returns the phase they make.
-func (q *q1Ray) recordRay(env *workload.Env, sched load.Schedule, out ray.Output) summary.Phase {
+func (q *q1Ray) recordRay(env *workload.Env, sched load.Schedule, out ray.Output, questionTokens []int) summary.Phase {
+	embed := stageOf(q.cfg.Graph, rag.OpEmbed)
 	var shift int64
 	if out.Meta != nil {
 		shift = max(out.Meta.StartUnixNS-env.Start.UnixNano(), 0)
@@ -283,6 +287,9 @@ func (q *q1Ray) recordRay(env *workload.Env, sched load.Schedule, out ray.Output
 			recs = []record.Request{rayLost(i, shift+int64(off), q.cfg)}
 		}
 		for _, r := range recs {
+			if r.Kind == "stage" && r.Stage == embed && i < len(questionTokens) {
+				r.InputTokens = questionTokens[i] // the question, as on sage
+			}
 			phase.End = max(phase.End, time.Duration(r.EndNS))
 			if r.Kind == "txn" && r.SentNS > 0 {
 				env.Sent()

@@ -35,7 +35,8 @@ func TestRayRunIDIsDeterministic(t *testing.T) {
 
 // TestRecordRay: records are re-based onto the run's start, get Q1's
 // SLO verdicts, and arrivals the job never reported are recorded as
-// cancelled only when they were due before it stopped.
+// cancelled only when they were due before it stopped; the embed stage
+// carries the question's length, as on sage.
 func TestRecordRay(t *testing.T) {
 	q := &q1Ray{q1: &q1{cfg: Default(true)}}
 	q.cfg.Schedule.Count = 3
@@ -55,9 +56,12 @@ func TestRecordRay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	phase := q.recordRay(env, sched, out)
+	phase := q.recordRay(env, sched, out, []int{24, 30, 17})
 	if len(got) != 3 || got[0].Kind != "txn" || got[0].IntendedNS != 1001 || got[0].EndNS != 1009 {
 		t.Fatalf("records %+v: want the txn first, offsets + 1000 ns", got)
+	}
+	if got[1].InputTokens != 24 || got[2].InputTokens != 0 {
+		t.Errorf("input_tokens: embed %d, retrieve %d; want the question's 24 on the embed stage only", got[1].InputTokens, got[2].InputTokens)
 	}
 	if r := got[2]; r.Retries != 1 || r.QueueMs == nil || *r.QueueMs != 1.5 || r.ServerE2EMs != 0.5 || r.FirstAnswerToken != 1008 || r.TokenNS[0] != 1008 {
 		t.Errorf("retrieve record %+v: the target's fields lost or not re-based", r)

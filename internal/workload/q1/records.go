@@ -47,7 +47,7 @@ func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time
 	}
 	stages := make([]record.Request, 0, len(res.Hops))
 	met := true
-	gen, embed := r.stageOf(rag.OpGenerate), r.stageOf(rag.OpEmbed)
+	gen, embed := stageOf(r.graph, rag.OpGenerate), stageOf(r.graph, rag.OpEmbed)
 	in, out := r.lengths(t)
 	for j := range res.Hops {
 		s := r.stageRecord(i, res, t, j)
@@ -113,9 +113,9 @@ func (r *q1Run) maxTokens() int {
 	return r.cfg.LLM.MaxTokens
 }
 
-// generateStage is the name of the stage running the generate operator.
-func (r *q1Run) stageOf(op string) string {
-	for _, s := range r.graph.Stages {
+// stageOf is the name of g's stage running operator op ("" when none).
+func stageOf(g dataflow.Graph, op string) string {
+	for _, s := range g.Stages {
 		if s.Operator == op {
 			return s.Name
 		}

@@ -243,19 +243,22 @@ type q1Txn struct {
 }
 
 func newQ1Run(ctx context.Context, cfg *Config, env *workload.Env, client rag.Client, ix *corpus.Corpus, n int) (*q1Run, error) {
-	queries, lengths, err := cfg.questions(ix, n, env)
+	qs, err := cfg.questions(ix, n, env)
 	if err != nil {
 		return nil, err
 	}
 	r := &q1Run{cfg: cfg, env: env, graph: outputControl(cfg.deployGraph(env.Parallelism), env.Target.OutputControl()), ix: ix,
-		queries: queries, questionTokens: lengths, txns: make([]q1Txn, n), stop: func() ([]string, error) { return nil, nil }}
+		queries: qs.queries, questionTokens: qs.tokens, txns: make([]q1Txn, n), stop: func() ([]string, error) { return nil, nil }}
 	r.stats = newQ1Stats(r.graph, env.Target.IsEmbedded(), ix, cfg.TopK)
+	if note := qs.note(synthName(env)); note != "" {
+		r.notes = append(r.notes, note)
+	}
 	if env.Dataflow != nil { // --nodes: the operators run on the workers
 		eng, stop, notes, err := env.Dataflow(ctx, r.graph, env.Target.URL())
 		if err != nil {
 			return nil, fmt.Errorf("q1: starting the distributed runtime: %w", err)
 		}
-		r.eng, r.stop, r.notes = eng, stop, notes
+		r.eng, r.stop, r.notes = eng, stop, append(r.notes, notes...)
 		return r, nil
 	}
 	reg := dataflow.NewRegistry()
