@@ -191,6 +191,7 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 	}
 	addSecretEnv(cmd.Context(), shared.Target.APIKeyEnv, adminEnv, "RAY_AUTH_TOKEN", "NATS_TOKEN", "NATS_PASSWORD")
 	ov := o.overrides(cmd.Flags())
+	ov.Tokenizer = runconfig.TokenizerLoader(shared.Tokenizer) // one parse for every Q of the command
 	o.file, o.ov = file, ov
 	var out []runconfig.Resolved
 	var skipped []string

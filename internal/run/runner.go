@@ -57,6 +57,9 @@ type Runner struct {
 	// embedded stack counts prompts with their tokenizers too.
 	synthMu sync.Mutex
 	synths  map[string]*shape.Synth
+	// counters are tokenizers prompts cannot be synthesized with (a
+	// stack's own), loaded once for the stack to count with.
+	counters map[string]tokenizer.Tokenizer
 }
 
 // synth returns the prompt synthesizer of the tokenizer spec names,
@@ -92,11 +95,27 @@ func (rn *Runner) synth(spec string, load func() (tokenizer.Tokenizer, error)) (
 // tokenizer loads spec through synth's cache: the embedded stack's
 // loader, so a repetition does not parse a tokenizer.json again.
 func (rn *Runner) tokenizer(spec string) (tokenizer.Tokenizer, error) {
-	s, err := rn.synth(spec, nil)
-	if err != nil { // a stack's own tokenizer prompts cannot be made with still counts
-		return tokenizer.Load(spec)
+	rn.synthMu.Lock()
+	tok, ok := rn.counters[spec]
+	rn.synthMu.Unlock()
+	if ok {
+		return tok, nil
 	}
-	return s.Tokenizer(), nil
+	s, err := rn.synth(spec, nil)
+	if err == nil {
+		return s.Tokenizer(), nil
+	}
+	rn.synthMu.Lock() // a stack's own tokenizer prompts cannot be made with still counts
+	defer rn.synthMu.Unlock()
+	tok, err = tokenizer.Load(spec)
+	if err != nil {
+		return nil, err
+	}
+	if rn.counters == nil {
+		rn.counters = map[string]tokenizer.Tokenizer{}
+	}
+	rn.counters[spec] = tok
+	return tok, nil
 }
 
 // prompts is synth for a spec already loaded by runOnce.

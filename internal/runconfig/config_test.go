@@ -266,6 +266,9 @@ func TestDeprecatedKeys(t *testing.T) {
 		{"prompt_words", "q2:\n  llm:\n    prompt_words: 100\n", []string{"c.yaml: prompt_words is deprecated: it is read as input_tokens"}},
 		{"query_words", "q1:\n  query_words: 8\n", []string{"c.yaml: query_words is deprecated: it is read as q1.question_tokens"}},
 		{"both", "q1:\n  query_words: 8\nq2:\n  llm:\n    prompt_words: 100\n", []string{"prompt_words", "query_words"}},
+		{"flow style", "q2:\n  llm: {model: m, prompt_words: 100}\n", []string{"prompt_words is deprecated"}},
+		{"in a comment", "q1:\n  question_tokens: 24 # was query_words: 8\n", nil},
+		{"zero", "q1:\n  query_words: 0\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := DefaultShared()

@@ -1,7 +1,6 @@
 package runconfig
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -217,10 +216,15 @@ func samePos(tk *token.Token, pos *token.Position) bool {
 }
 
 // deprecated are the keys that go away after this release, each with what
-// it is read as.
-var deprecated = []struct{ key, note string }{
-	{"prompt_words", "it is read as input_tokens (a count of tokens now, not words) and goes away after this release; write input_tokens"},
-	{"query_words", "it is read as q1.question_tokens (a count of tokens now, not words) and goes away after this release; write question_tokens"},
+// it is read as; a key counts where it is used (block or flow style, not
+// in a comment) with a value other than 0.
+var deprecated = []struct {
+	used *regexp.Regexp
+	key  string
+	note string
+}{
+	{regexp.MustCompile(`(?m)^(?:[^#\n]*[\s{,-])?prompt_words:[ \t]*[1-9]`), "prompt_words", "it is read as input_tokens (a count of tokens now, not words) and goes away after this release; write input_tokens"},
+	{regexp.MustCompile(`(?m)^(?:[^#\n]*[\s{,-])?query_words:[ \t]*[1-9]`), "query_words", "it is read as q1.question_tokens (a count of tokens now, not words) and goes away after this release; write question_tokens"},
 }
 
 // Deprecated lists the deprecated keys the file uses, each with what to
@@ -231,7 +235,7 @@ func (f *File) Deprecated() []string {
 	}
 	var out []string
 	for _, d := range deprecated {
-		if bytes.Contains(f.src, []byte(d.key+":")) {
+		if d.used.Match(f.src) {
 			out = append(out, f.Path+": "+d.key+" is deprecated: "+d.note)
 		}
 	}

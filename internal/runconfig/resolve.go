@@ -44,6 +44,13 @@ type Resolved struct {
 	Tokenizer func() (tokenizer.Tokenizer, error)
 }
 
+// TokenizerLoader loads spec once, on its first call: a command that
+// resolves several Qs hands one to all of them (Overrides.Tokenizer), so
+// a tokenizer.json is parsed once.
+func TokenizerLoader(spec string) func() (tokenizer.Tokenizer, error) {
+	return sync.OnceValues(func() (tokenizer.Tokenizer, error) { return tokenizer.Load(spec) })
+}
+
 // Resolve builds the workload of spec at shared's scale, decodes its
 // section of f (may be nil) strictly, applies the flag overrides, validates
 // everything and freezes the effective configuration. ignored lists the
@@ -63,8 +70,7 @@ func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (
 		return r, nil, err
 	}
 	if o.Tokenizer == nil { // loaded only by a shape that reads a prompt dataset
-		spec := shared.Tokenizer
-		o.Tokenizer = sync.OnceValues(func() (tokenizer.Tokenizer, error) { return tokenizer.Load(spec) })
+		o.Tokenizer = TokenizerLoader(shared.Tokenizer)
 	}
 	ignored = wl.Config().Override(o)
 	if err := wl.Config().Validate(); err != nil {

@@ -144,7 +144,7 @@ func (c *Config) Validate() error {
 	case c.TopK < 1 || c.TopK > 1000:
 		return fmt.Errorf("q1.top_k %d: must be in [1, 1000]", c.TopK)
 	case c.QueryWords < 0 || c.QueryWords > MaxQuestionTokens:
-		return fmt.Errorf("q1.query_words %d: must be in [1, %d]; write question_tokens instead", c.QueryWords, MaxQuestionTokens)
+		return fmt.Errorf("q1.query_words %d: must be in [0, %d] (0: unset); write question_tokens instead", c.QueryWords, MaxQuestionTokens)
 	case c.Embedding.Model == "":
 		return errors.New("q1.embedding.model: must be set")
 	case c.LLM.Model == "" || c.LLM.MaxTokens < 1:

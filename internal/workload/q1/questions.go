@@ -61,8 +61,9 @@ func synthName(env *workload.Env) string {
 }
 
 // maxQuestionsTokens bounds the tokens of all of a run's questions,
-// which are built before the first is sent (~6 bytes a token: 400 MB).
-const maxQuestionsTokens = 1 << 26
+// which are built before the first is sent: ~100 MB of text, and ~15 s
+// of tokenizing at ~1 µs a token (Fit counts the words, then the text).
+const maxQuestionsTokens = 1 << 24
 
 // questionLengths draws the n questions' lengths in tokens for seed: what
 // questions builds and the plan (--dry-run) summarizes. More than
