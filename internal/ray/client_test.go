@@ -132,8 +132,10 @@ func TestAuthHeader(t *testing.T) {
 	}
 }
 
-func TestAwaitStopsOnCancel(t *testing.T) {
-	f := raytest.New(t)
+// cancelledWhileRunning submits a job that logs "started" and runs until
+// stopped, and returns a context cancelled once it is running.
+func cancelledWhileRunning(t *testing.T, f *raytest.Fake, runID string) (*ray.Client, string, context.Context) {
+	t.Helper()
 	running := make(chan struct{})
 	f.Exec = func(ctx context.Context, _ ray.JobSpec, _ map[string][]byte, log io.Writer) error {
 		fmt.Fprintln(log, "started")
@@ -142,12 +144,18 @@ func TestAwaitStopsOnCancel(t *testing.T) {
 		return ctx.Err()
 	}
 	c := client(t, f, "")
-	id, _, err := c.Submit(context.Background(), spec(t, c, "q1-ray-0-cc"))
+	id, _, err := c.Submit(context.Background(), spec(t, c, runID))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-running; cancel() }()
+	return c, id, ctx
+}
+
+func TestAwaitStopsOnCancel(t *testing.T) {
+	f := raytest.New(t)
+	c, id, ctx := cancelledWhileRunning(t, f, "q1-ray-0-cc")
 	var logs bytes.Buffer
 	job, err := c.Await(ctx, id, ray.AwaitOptions{Logs: &logs, Sleep: noSleep})
 	if !errors.Is(err, context.Canceled) || job.Status != ray.StatusStopped {
@@ -282,22 +290,9 @@ func TestSubmissionIDIsDeterministic(t *testing.T) {
 func TestAwaitGivesUpWhenTheStopFails(t *testing.T) {
 	f := raytest.New(t)
 	f.NoTail, f.FailStop = true, true
-	running := make(chan struct{})
-	f.Exec = func(ctx context.Context, _ ray.JobSpec, _ map[string][]byte, log io.Writer) error {
-		fmt.Fprintln(log, "started")
-		close(running)
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	c := client(t, f, "")
-	id, _, err := c.Submit(context.Background(), spec(t, c, "q1-ray-0-sf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-running; cancel() }()
+	c, id, ctx := cancelledWhileRunning(t, f, "q1-ray-0-sf")
 	start := time.Now()
-	_, err = c.Await(ctx, id, ray.AwaitOptions{Sleep: noSleep, StopWait: 20 * time.Second})
+	_, err := c.Await(ctx, id, ray.AwaitOptions{Sleep: noSleep, StopWait: 20 * time.Second})
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopping job") {
 		t.Fatalf("Await: %v, want context.Canceled and the failed stop", err)
 	}
