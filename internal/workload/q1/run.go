@@ -367,8 +367,17 @@ func (r *q1Run) submit(ctx context.Context, i int, intended time.Time) {
 	res, received := tx.result, tx.received
 	r.mu.Unlock()
 	if res != nil {
-		r.finish(i, r.records(i, *res, accepted, received))
+		// Its result came out before Submit returned: the runtime had
+		// accepted it by then (a service time is never negative).
+		r.finish(i, r.records(i, *res, minTime(accepted, received), received))
 	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // onResult is the sink: it records a transaction that came out of the
