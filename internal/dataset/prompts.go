@@ -175,8 +175,8 @@ const measureBatch = 1024
 // measure counts the turns' and answers' tokens of batch with tok on
 // every core (a tokenization takes ~0.5 µs a token on one: a large
 // ShareGPT file would take a minute), then appends to cs the usable
-// conversations, trimmed as vLLM's bench does: trailing turns without
-// text dropped, and a conversation whose first turn is empty skipped.
+// conversations: trailing turns without text dropped, and a conversation
+// whose first turn is empty skipped.
 // A turn with an answer in the dataset gets its length as Output.
 func measure(cs []Conversation, batch []pending, tok tokenizer.Tokenizer) []Conversation {
 	var next atomic.Int64
