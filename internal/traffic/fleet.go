@@ -26,7 +26,7 @@ func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
 		return workload.LoadPlan{}, fmt.Errorf("phase %s: encoding its shapes: %w", p.Name, err)
 	}
 	plan := workload.LoadPlan{Phase: p.Name, Base: env.Start, Span: p.Schedule.Span(), Drain: env.Drain, FineGap: env.FineGap, Spec: spec, MaxInFlight: p.MaxInFlight,
-		Tokenizer: env.Tokenizer, TokenizerSHA256: tokenizer.Fingerprint(prompts(env).Tokenizer()), Requests: make([]workload.PlannedRequest, len(p.Items))}
+		Tokenizer: env.Tokenizer, TokenizerSHA256: tokenizer.Fingerprint(env.Synth().Tokenizer()), Requests: make([]workload.PlannedRequest, len(p.Items))}
 	for i, it := range p.Items {
 		item, err := json.Marshal(it)
 		if err != nil {
@@ -135,7 +135,7 @@ func (s *Shard) Send(ctx context.Context, env *workload.Env, start time.Time) lo
 
 // SendShard is PrepareShard, then Send.
 func SendShard(ctx context.Context, env *workload.Env, plan workload.LoadPlan, start time.Time) (load.Report, error) {
-	s, err := PrepareShard(plan, prompts(env).Tokenizer())
+	s, err := PrepareShard(plan, env.Synth().Tokenizer())
 	if err != nil {
 		return load.Report{}, err
 	}

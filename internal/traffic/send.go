@@ -70,7 +70,7 @@ func (s Shapes) chat(env *workload.Env, rec *record.Request, it *Item, hdr http.
 	if it.In == 0 {
 		s.LLM.setLengths(it, s.LLM.Drawer().Draw(it.Text))
 	}
-	synth := prompts(env)
+	synth := env.Synth()
 	user := userPrompt(synth, it)
 	if c := s.LLM.Drawer().Conversation(it.Entry); c != nil {
 		user, it.In = c.Turns[0].Text, measured(s.LLM.Drawer(), synth, c.Turns[0])
@@ -98,15 +98,6 @@ func (s Shapes) chatRequest(env *workload.Env, msgs []openai.Message, out int, h
 		req.MinTokens = out
 	}
 	return req
-}
-
-// prompts is the run's prompt synthesizer (env.Prompts), or the default
-// tokenizer's.
-func prompts(env *workload.Env) *shape.Synth {
-	if env.Prompts != nil {
-		return env.Prompts
-	}
-	return shape.DefaultSynth()
 }
 
 // Canonical forms of the protocol header names (TestCanonicalNames), so

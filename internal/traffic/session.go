@@ -29,7 +29,7 @@ func (s Shapes) Do(ctx context.Context, env *workload.Env, rec record.Request, i
 
 // session runs the turns of a session item.
 func (s Shapes) session(ctx context.Context, env *workload.Env, base record.Request, it Item, intended time.Time, deadline time.Duration, emit func(record.Request)) {
-	d, synth := s.LLM.Drawer(), prompts(env)
+	d, synth := s.LLM.Drawer(), env.Synth()
 	tok := synth.Tokenizer()
 	hdr := protocolHeader(it, deadline)
 	var history []openai.Message

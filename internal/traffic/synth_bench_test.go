@@ -31,7 +31,7 @@ func benchShape(b *testing.B) LLMShape {
 func BenchmarkChatSynthesis(b *testing.B) {
 	s := Shapes{LLM: benchShape(b)}
 	env := &workload.Env{}
-	prompts(env) // the memoized text is built once per run, before traffic
+	env.Synth() // the memoized text is built once per run, before traffic
 	b.ReportAllocs()
 	seed := uint64(0)
 	for b.Loop() {
@@ -52,7 +52,7 @@ func BenchmarkChatSynthesis(b *testing.B) {
 func BenchmarkPacedSynthesis(b *testing.B) {
 	s := Shapes{LLM: benchShape(b)}
 	env := &workload.Env{}
-	prompts(env)
+	env.Synth()
 	sched, err := load.NewSchedule(load.ScheduleConfig{Process: load.ProcessConstant, Rate: 5000, Count: max(b.N, 5000)}, 1)
 	if err != nil {
 		b.Fatal(err)

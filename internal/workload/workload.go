@@ -202,6 +202,15 @@ type Env struct {
 type DataflowStarter func(ctx context.Context, g dataflow.Graph, targetURL string) (eng dataflow.Engine, stop func() ([]string, error), notes []string, err error)
 
 // Offset returns t as nanoseconds since Env.Start (0 for a zero time).
+// Synth is Prompts, or the default tokenizer's synthesizer when none was
+// set: what every prompt and length of the run is made and counted with.
+func (e *Env) Synth() *shape.Synth {
+	if e.Prompts != nil {
+		return e.Prompts
+	}
+	return shape.DefaultSynth()
+}
+
 func (e *Env) Offset(t time.Time) int64 {
 	if t.IsZero() {
 		return 0

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/sagebench/sagebench/internal/corpus"
-	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -37,10 +36,7 @@ func (c *Config) questions(ix *corpus.Corpus, n int, env *workload.Env) (questio
 	if err != nil {
 		return questionSet{}, err
 	}
-	synth := env.Prompts
-	if synth == nil {
-		synth = shape.DefaultSynth()
-	}
+	synth := env.Synth()
 	qs := questionSet{tokens: lengths}
 	qs.queries = ix.QueriesOf(n, env.Seed, func(i int, doc []string) string {
 		text, ok := synth.Fit(doc, lengths[i], uint64(env.Seed)+uint64(i)*0x9e3779b97f4a7c15)
@@ -50,14 +46,6 @@ func (c *Config) questions(ix *corpus.Corpus, n int, env *workload.Env) (questio
 		return text
 	})
 	return qs, nil
-}
-
-// synthName names the run's tokenizer.
-func synthName(env *workload.Env) string {
-	if env.Prompts == nil {
-		return shape.DefaultSynth().Tokenizer().Name()
-	}
-	return env.Prompts.Tokenizer().Name()
 }
 
 // maxQuestionsTokens bounds the tokens of all of a run's questions,

@@ -62,7 +62,7 @@ func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, e
 	if err != nil {
 		return workload.Outcome{}, err
 	}
-	if note := qs.note(synthName(env)); note != "" {
+	if note := qs.note(env.Synth().Tokenizer().Name()); note != "" {
 		notes = append(notes, note)
 	}
 	runID := rayRunID(env)

@@ -8,7 +8,6 @@ import (
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/record"
-	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -89,10 +88,7 @@ func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time
 // transaction failed before its prompt was built).
 func (r *q1Run) lengths(t *rag.Txn) (in, out int) {
 	if len(t.Hits) > 0 {
-		tok := tokenizer.Default()
-		if r.env.Prompts != nil {
-			tok = r.env.Prompts.Tokenizer()
-		}
+		tok := r.env.Synth().Tokenizer()
 		for _, m := range rag.Prompt(t) {
 			in += tok.Count(m.Content)
 		}

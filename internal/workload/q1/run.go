@@ -250,7 +250,7 @@ func newQ1Run(ctx context.Context, cfg *Config, env *workload.Env, client rag.Cl
 	r := &q1Run{cfg: cfg, env: env, graph: outputControl(cfg.deployGraph(env.Parallelism), env.Target.OutputControl()), ix: ix,
 		queries: qs.queries, questionTokens: qs.tokens, txns: make([]q1Txn, n), stop: func() ([]string, error) { return nil, nil }}
 	r.stats = newQ1Stats(r.graph, env.Target.IsEmbedded(), ix, cfg.TopK)
-	if note := qs.note(synthName(env)); note != "" {
+	if note := qs.note(env.Synth().Tokenizer().Name()); note != "" {
 		r.notes = append(r.notes, note)
 	}
 	if env.Dataflow != nil { // --nodes: the operators run on the workers
