@@ -52,34 +52,52 @@ type Runner struct {
 	// the floor's own tests use it, to show a slower harness raises the
 	// floor by as much.
 	InjectDelay time.Duration
-	// synths are the prompt synthesizers built so far, by tokenizer spec
-	// (a tokenizer.json takes a second to load: once per command); the
-	// embedded stack counts prompts with their tokenizers too.
-	synthMu sync.Mutex
-	synths  map[string]*shape.Synth
-	// counters are tokenizers prompts cannot be synthesized with (a
-	// stack's own), loaded once for the stack to count with.
-	counters map[string]tokenizer.Tokenizer
+	// toks are the tokenizers loaded so far and synths the prompt
+	// synthesizers built on them, by spec (a tokenizer.json takes a second
+	// to parse: once per command); the embedded stack counts with them too.
+	tokMu  sync.Mutex
+	toks   map[string]tokenizer.Tokenizer
+	synths map[string]*shape.Synth
 }
 
-// synth returns the prompt synthesizer of the tokenizer spec names,
-// loaded with load when it is given (the resolved config's loader, which
-// may have loaded it already) and with tokenizer.Load otherwise.
-func (rn *Runner) synth(spec string, load func() (tokenizer.Tokenizer, error)) (*shape.Synth, error) {
-	if spec == "" {
-		return shape.DefaultSynth(), nil
-	}
-	rn.synthMu.Lock() // the embedded stack may load from its own goroutines
-	defer rn.synthMu.Unlock()
-	if s, ok := rn.synths[spec]; ok {
-		return s, nil
+// tokenizer returns the tokenizer spec names, loaded once: with load when
+// it is given (the resolved config's loader, which may have loaded it
+// already), with tokenizer.Load otherwise. It is the embedded stack's
+// loader too, so a repetition does not parse a tokenizer.json again.
+func (rn *Runner) tokenizer(spec string, load func() (tokenizer.Tokenizer, error)) (tokenizer.Tokenizer, error) {
+	rn.tokMu.Lock() // the embedded stack may load from its own goroutines
+	defer rn.tokMu.Unlock()
+	if tok, ok := rn.toks[spec]; ok {
+		return tok, nil
 	}
 	if load == nil {
 		load = func() (tokenizer.Tokenizer, error) { return tokenizer.Load(spec) }
 	}
 	tok, err := load()
 	if err != nil {
+		return nil, err
+	}
+	if rn.toks == nil {
+		rn.toks = map[string]tokenizer.Tokenizer{}
+	}
+	rn.toks[spec] = tok
+	return tok, nil
+}
+
+// synth returns the prompt synthesizer of the tokenizer spec names (load
+// as for tokenizer), built once.
+func (rn *Runner) synth(spec string, load func() (tokenizer.Tokenizer, error)) (*shape.Synth, error) {
+	if spec == "" {
+		return shape.DefaultSynth(), nil
+	}
+	tok, err := rn.tokenizer(spec, load)
+	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	rn.tokMu.Lock()
+	defer rn.tokMu.Unlock()
+	if s, ok := rn.synths[spec]; ok {
+		return s, nil
 	}
 	s, err := shape.NewSynth(tok)
 	if err != nil {
@@ -90,32 +108,6 @@ func (rn *Runner) synth(spec string, load func() (tokenizer.Tokenizer, error)) (
 	}
 	rn.synths[spec] = s
 	return s, nil
-}
-
-// tokenizer loads spec through synth's cache: the embedded stack's
-// loader, so a repetition does not parse a tokenizer.json again.
-func (rn *Runner) tokenizer(spec string) (tokenizer.Tokenizer, error) {
-	rn.synthMu.Lock()
-	tok, ok := rn.counters[spec]
-	rn.synthMu.Unlock()
-	if ok {
-		return tok, nil
-	}
-	s, err := rn.synth(spec, nil)
-	if err == nil {
-		return s.Tokenizer(), nil
-	}
-	rn.synthMu.Lock() // a stack's own tokenizer prompts cannot be made with still counts
-	defer rn.synthMu.Unlock()
-	tok, err = tokenizer.Load(spec)
-	if err != nil {
-		return nil, err
-	}
-	if rn.counters == nil {
-		rn.counters = map[string]tokenizer.Tokenizer{}
-	}
-	rn.counters[spec] = tok
-	return tok, nil
 }
 
 // prompts is synth for a spec already loaded by runOnce.
@@ -186,7 +178,7 @@ func NewRunID(spec workload.Spec, backend string, rep int) string {
 // runOnce does repetition rep: target up, traffic, records, target down.
 func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
 	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload),
-		Tokenizer: r.Shared.Tokenizer, LoadTokenizer: rn.tokenizer}
+		Tokenizer: r.Shared.Tokenizer, LoadTokenizer: func(spec string) (tokenizer.Tokenizer, error) { return rn.tokenizer(spec, nil) }}
 	if _, err := rn.synth(r.Shared.Tokenizer, r.Tokenizer); err != nil {
 		return Result{}, err
 	}
