@@ -42,8 +42,11 @@ type Config struct {
 	QuestionTokens shape.Dist `yaml:"question_tokens" json:"question_tokens"`
 	// QueryWords is the deprecated alias of question_tokens: N is read as
 	// a fixed count of tokens (not words) and goes away after this release.
-	QueryWords int    `yaml:"query_words,omitempty" json:"query_words,omitempty"`
-	Tenant     string `yaml:"tenant" json:"tenant"`
+	QueryWords int `yaml:"query_words,omitempty" json:"query_words,omitempty"`
+	// questionTokens is QuestionTokens compiled by Validate (an empirical
+	// file read once); nil until then.
+	questionTokens *shape.Sampler
+	Tenant         string `yaml:"tenant" json:"tenant"`
 	// Embedding and LLM name the models the operators ask for.
 	Embedding Q1Model `yaml:"embedding" json:"embedding"`
 	LLM       Q1Model `yaml:"llm" json:"llm"`
@@ -189,6 +192,7 @@ func (c *Config) validateQuestions() error {
 	if sm.Bound() > MaxQuestionTokens {
 		return fmt.Errorf("q1.question_tokens: can draw %d tokens; bound it to ≤ %d (max)", sm.Bound(), MaxQuestionTokens)
 	}
+	c.questionTokens = sm
 	return nil
 }
 

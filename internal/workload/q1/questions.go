@@ -57,9 +57,12 @@ const maxQuestionsTokens = 1 << 24
 // questions builds and the plan (--dry-run) summarizes. More than
 // maxQuestionsTokens in all is an error naming the key.
 func (c *Config) questionLengths(n int, seed int64) ([]int, error) {
-	sm, err := c.QuestionTokens.Compile("q1.question_tokens", 1)
-	if err != nil {
-		return nil, err
+	sm := c.questionTokens
+	if sm == nil { // not validated (tests)
+		var err error
+		if sm, err = c.QuestionTokens.Compile("q1.question_tokens", 1); err != nil {
+			return nil, err
+		}
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x71756573))
 	lengths := make([]int, n)
