@@ -50,6 +50,10 @@ type Metric struct {
 	// N is the number of samples behind the value (requests, windows,
 	// probes); 0 when it does not apply.
 	N int
+	// Coverage is the exact coverage probability of Interval when the
+	// method that made it states one (a quantile's order-statistic
+	// interval: ≥ its nominal 95 %); 0 when not stated.
+	Coverage float64
 	// Reason says why a metric is never or not_measurable, or qualifies a
 	// measured one ("at quick scale the p95 is judged").
 	Reason string
@@ -97,6 +101,12 @@ func (m Metric) Measured() bool { return m.State == Measured }
 // WithInterval returns m with the interval [lo, hi].
 func (m Metric) WithInterval(lo, hi float64) Metric {
 	m.Interval = &[2]float64{lo, hi}
+	return m
+}
+
+// WithCoverage returns m with its interval's coverage c.
+func (m Metric) WithCoverage(c float64) Metric {
+	m.Coverage = c
 	return m
 }
 
@@ -159,6 +169,9 @@ func (m Metric) Check() error {
 			return fmt.Errorf("metric %s: interval [%v, %v] outside %s or upside down", m.Name, iv[0], iv[1], dom)
 		}
 	}
+	if c := m.Coverage; math.IsNaN(c) || c < 0 || c > 1 {
+		return fmt.Errorf("metric %s: coverage %v outside [0, 1]", m.Name, c)
+	}
 	if r := m.Resolution; r != nil && (math.IsNaN(*r) || math.IsInf(*r, 0) || *r < 0) {
 		return fmt.Errorf("metric %s: resolution %v, want finite and ≥ 0", m.Name, *r)
 	}
@@ -176,13 +189,14 @@ type metricJSON struct {
 	Interval   *[2]*float64 `json:"interval,omitempty"`
 	Resolution *float64     `json:"resolution,omitempty"`
 	N          int          `json:"n,omitempty"`
+	Coverage   float64      `json:"coverage,omitempty"`
 	Reason     string       `json:"reason,omitempty"`
 }
 
 // MarshalJSON writes m with snake_case fields, value null unless measured.
 func (m Metric) MarshalJSON() ([]byte, error) {
 	j := metricJSON{Name: m.Name, Unit: m.Unit, Direction: m.Direction, State: m.State,
-		Resolution: m.Resolution, N: m.N, Reason: m.Reason}
+		Resolution: m.Resolution, N: m.N, Coverage: m.Coverage, Reason: m.Reason}
 	if m.State == Measured {
 		v := m.Value
 		j.Value = &v
@@ -201,7 +215,7 @@ func (m *Metric) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*m = Metric{Name: j.Name, Unit: j.Unit, Direction: j.Direction, State: j.State,
-		Resolution: j.Resolution, N: j.N, Reason: j.Reason}
+		Resolution: j.Resolution, N: j.N, Coverage: j.Coverage, Reason: j.Reason}
 	if j.Value != nil {
 		m.Value = *j.Value
 	}
