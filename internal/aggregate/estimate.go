@@ -48,12 +48,27 @@ func (x Excluded) String() string {
 	return strings.Join(parts, ", ") + " excluded"
 }
 
-// Interval methods: Student's t interval of the mean, and the same
-// intersected with the metric's domain (the true mean lies in the
-// domain, so the intersection keeps the interval's coverage).
+// Interval methods (docs/records.md states each with its assumption).
 const (
-	MethodT       = "student-t"
+	// MethodT: Student's t interval of the mean of a signed quantity.
+	MethodT = "student-t"
+	// MethodTDomain: the same intersected with the metric's domain (a
+	// positive quantity with a zero among its values).
 	MethodTDomain = "student-t within the domain"
+	// MethodLogT: Student's t on the logarithms of a positive quantity,
+	// back-transformed: an interval of the geometric mean (the point),
+	// positive and right-skewed like latencies are.
+	MethodLogT = "student-t on the log scale (geometric mean)"
+	// MethodLogRatioT: a signed relative change in % as a ratio
+	// 1 + x/100, on the log scale: the interval stays in (−100 %, ∞).
+	MethodLogRatioT = "student-t on the log ratio, in (−100 %, ∞)"
+	// MethodWilson: a fraction pooled over the requests of the
+	// repetitions, Wilson score interval; widened by the overdispersion
+	// φ = χ²/(R−1) when the repetitions disagree more than binomial
+	// sampling explains (quasi-binomial).
+	MethodWilson = "pooled Wilson"
+	// MethodOne: one repetition, its own interval.
+	MethodOne = "the repetition's own interval"
 )
 
 // Estimate is one metric over repetitions.
@@ -61,23 +76,27 @@ type Estimate struct {
 	Name      string           `json:"name"`
 	Unit      string           `json:"unit"`
 	Direction result.Direction `json:"direction"`
-	// State is measured when at least one valid repetition measured the
-	// metric; otherwise never (every valid one said never), bound (every
-	// valid one bracketed it; Interval is the hull of the brackets) or
-	// not_measurable.
-	State    result.State `json:"state"`
-	N        int          `json:"n"` // repetitions in the mean
-	Mean     *float64     `json:"mean"`
-	Median   *float64     `json:"median"`
-	Stddev   *float64     `json:"stddev"`   // sample standard deviation, from 2 values on
-	Interval *[2]float64  `json:"interval"` // of the mean at the confidence level, from 2 values on
-	Method   string       `json:"interval_method,omitempty"`
-	Values   []float64    `json:"values"`
-	Excluded Excluded     `json:"excluded"`
-	Reason   string       `json:"reason,omitempty"`
+	// State is measured when every valid repetition that said something
+	// measured the metric (not_measurable ones are left out); never when
+	// every valid one said never; bound when the valid ones bracketed it
+	// or disagree in state ("never in 2 of 3; 4.0 s in 1": Interval holds
+	// every repetition's value or bracket, a never counting as +∞);
+	// otherwise not_measurable.
+	State result.State `json:"state"`
+	N     int          `json:"n"` // repetitions measured
+	// Mean is the point estimate of Method: the arithmetic mean (t), the
+	// geometric mean (log scale) or the pooled proportion (Wilson).
+	Mean     *float64    `json:"mean"`
+	Median   *float64    `json:"median"`
+	Stddev   *float64    `json:"stddev"`   // sample standard deviation, from 2 values on
+	Interval *[2]float64 `json:"interval"` // of the point at the confidence level; nil when nothing supports one
+	Method   string      `json:"interval_method,omitempty"`
+	Values   []float64   `json:"values"`
+	Excluded Excluded    `json:"excluded"`
+	Reason   string      `json:"reason,omitempty"`
 }
 
-// Metric returns e as a result metric: the mean with its interval, or
+// Metric returns e as a result metric: the point with its interval, or
 // e's state.
 func (e Estimate) Metric() result.Metric {
 	d := result.Def{Name: e.Name, Unit: e.Unit, Direction: e.Direction}
@@ -85,6 +104,9 @@ func (e Estimate) Metric() result.Metric {
 	case result.Measured:
 		m := d.Measure(*e.Mean, e.N, "")
 		m.Interval, m.Reason = e.Interval, e.Excluded.String()
+		if e.Reason != "" {
+			m.Reason = strings.TrimPrefix(m.Reason+"; "+e.Reason, "; ")
+		}
 		return m
 	case result.Bound:
 		return d.Within(e.Interval[0], e.Interval[1], e.N, e.Reason)
@@ -98,8 +120,7 @@ func (e Estimate) Metric() result.Metric {
 // conf (e.g. 0.95).
 func Of(samples []Sample, conf float64) Estimate {
 	var e Estimate
-	var xs []float64
-	var never, bound []result.Metric
+	var measured, never, bound []result.Metric
 	for _, s := range samples {
 		m := s.Metric
 		e.Name, e.Unit, e.Direction = m.Name, m.Unit, m.Direction
@@ -107,7 +128,8 @@ func Of(samples []Sample, conf float64) Estimate {
 		case !s.Valid:
 			e.Excluded.Invalid++
 		case m.State == result.Measured:
-			xs = append(xs, m.Value)
+			measured = append(measured, m)
+			e.Values = append(e.Values, m.Value)
 		case m.State == result.Never:
 			e.Excluded.Never++
 			never = append(never, m)
@@ -118,14 +140,44 @@ func Of(samples []Sample, conf float64) Estimate {
 			e.Excluded.NotMeasurable++
 		}
 	}
-	e.Values, e.N = xs, len(xs)
-	if len(xs) == 0 {
+	e.N = len(measured)
+	switch {
+	case len(measured) > 0 && len(never)+len(bound) > 0:
+		e.mixed(measured, never, bound)
+	case len(measured) == 0:
 		e.setState(never, bound, len(samples))
-		return e
+	default:
+		e.State = result.Measured
+		e.measure(measured, conf)
 	}
-	e.State = result.Measured
-	e.measure(xs, conf)
 	return e
+}
+
+// mixed makes e a bound over repetitions that disagree in state: the
+// range of every value and bracket, a never counting as +∞.
+func (e *Estimate) mixed(measured, never, bound []result.Metric) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, m := range measured {
+		lo, hi = math.Min(lo, m.Value), math.Max(hi, m.Value)
+	}
+	for _, b := range bound {
+		lo, hi = math.Min(lo, b.Interval[0]), math.Max(hi, b.Interval[1])
+	}
+	var parts []string
+	if len(never) > 0 {
+		hi = math.Inf(1)
+		parts = append(parts, fmt.Sprintf("never in %d", len(never)))
+	}
+	if len(bound) > 0 {
+		parts = append(parts, fmt.Sprintf("only bracketed in %d", len(bound)))
+	}
+	vals := make([]string, len(measured))
+	for i, m := range measured {
+		vals[i] = result.FormatValue(m.Value, m.Unit)
+	}
+	parts = append(parts, fmt.Sprintf("%s in %d", strings.Join(vals, ", "), len(measured)))
+	e.State, e.Interval = result.Bound, &[2]float64{lo, hi}
+	e.Reason = fmt.Sprintf("the repetitions disagree in state: %s of %d", strings.Join(parts, "; "), len(measured)+len(never)+len(bound))
 }
 
 // setState says what an estimate without a measured value is.
@@ -149,39 +201,159 @@ func (e *Estimate) setState(never, bound []result.Metric, reps int) {
 	}
 }
 
-// measure fills the mean, median, deviation and interval of xs.
-func (e *Estimate) measure(xs []float64, conf float64) {
-	n := float64(len(xs))
-	mean := 0.0
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= n
+// measure fills the point, median, deviation and interval of the
+// measured repetitions ms by the method their unit calls for.
+func (e *Estimate) measure(ms []result.Metric, conf float64) {
+	xs := e.Values
 	sorted := slices.Sorted(slices.Values(xs))
 	med := sorted[len(sorted)/2]
 	if len(sorted)%2 == 0 {
 		med = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
 	}
-	e.Mean, e.Median = &mean, &med
+	e.Median = &med
+	mean, sd := meanSD(xs)
+	e.Mean = &mean
+	if len(xs) >= 2 {
+		e.Stddev = &sd
+	}
+	dom, _ := result.DomainOf(e.Unit)
+	switch {
+	case e.Unit == result.Fraction && allCounted(ms):
+		e.pooledWilson(ms, conf)
+	case len(ms) == 1:
+		if iv := ms[0].Interval; iv != nil {
+			e.Interval, e.Method = &[2]float64{iv[0], iv[1]}, MethodOne
+		}
+	case dom == result.NonNegative && sorted[0] > 0:
+		e.logT(xs, ms, conf, func(x float64) float64 { return x }, func(y float64) float64 { return y }, MethodLogT)
+	case e.Unit == result.Percent && sorted[0] > -100:
+		e.logT(xs, ms, conf, func(x float64) float64 { return 1 + x/100 }, func(y float64) float64 { return 100 * (y - 1) }, MethodLogRatioT)
+	default:
+		e.plainT(mean, sd, len(xs), conf, dom)
+	}
+	if iv := e.Interval; iv != nil && iv[0] == iv[1] {
+		e.Interval, e.Method = nil, ""
+		e.Reason = "no interval: the repetitions agree and carry no interval of their own"
+	}
+}
+
+func meanSD(xs []float64) (mean, sd float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
 	if len(xs) < 2 {
-		return
+		return mean, 0
 	}
 	ss := 0.0
 	for _, x := range xs {
 		ss += (x - mean) * (x - mean)
 	}
-	sd := math.Sqrt(ss / (n - 1))
-	e.Stddev = &sd
-	h := stats.InvCDF(stats.TDist{V: n - 1})(1-(1-conf)/2) * sd / math.Sqrt(n)
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+func tQuantile(df int, conf float64) float64 {
+	return stats.InvCDF(stats.TDist{V: float64(df)})(1 - (1-conf)/2)
+}
+
+// plainT is Student's t interval of the mean, within the domain.
+func (e *Estimate) plainT(mean, sd float64, n int, conf float64, dom result.Domain) {
+	if n < 2 {
+		return
+	}
+	h := tQuantile(n-1, conf) * sd / math.Sqrt(float64(n))
 	lo, hi := mean-h, mean+h
 	e.Method = MethodT
-	if dom, ok := result.DomainOf(e.Unit); ok && (lo < dom.Lo || hi > dom.Hi) {
+	if lo < dom.Lo || hi > dom.Hi {
 		lo, hi = dom.Clamp(lo), dom.Clamp(hi)
 		e.Method = MethodTDomain
 	}
 	e.Interval = &[2]float64{lo, hi}
 }
 
-// String is the estimate for a sentence: the mean with its interval, or
-// its state.
+// logT is Student's t on log(to(x)), back through from: the point is
+// the geometric mean. Its half-width is never below the repetitions'
+// own uncertainty — the mean of their intervals' half-widths on the
+// same scale over √R (R independent repetitions) — so repetitions that
+// happen to agree do not make a zero-width interval.
+func (e *Estimate) logT(xs []float64, ms []result.Metric, conf float64, to, from func(float64) float64, method string) {
+	ys := make([]float64, len(xs))
+	for i, x := range xs {
+		ys[i] = math.Log(to(x))
+	}
+	my, sy := meanSD(ys)
+	h := tQuantile(len(ys)-1, conf) * sy / math.Sqrt(float64(len(ys)))
+	if w, ok := withinHalfWidth(ms, to); ok {
+		h = math.Max(h, w/math.Sqrt(float64(len(ms))))
+	}
+	point := from(math.Exp(my))
+	e.Mean, e.Method = &point, method
+	e.Interval = &[2]float64{from(math.Exp(my - h)), from(math.Exp(my + h))}
+}
+
+// withinHalfWidth is the mean half-width of the repetitions' own
+// intervals on the log scale of to; false unless every repetition has
+// one with a positive low end (an open side gives +∞).
+func withinHalfWidth(ms []result.Metric, to func(float64) float64) (float64, bool) {
+	sum := 0.0
+	for _, m := range ms {
+		iv := m.Interval
+		if iv == nil || !(to(iv[0]) > 0) {
+			return 0, false
+		}
+		sum += (math.Log(to(iv[1])) - math.Log(to(iv[0]))) / 2
+	}
+	return sum / float64(len(ms)), true
+}
+
+// allCounted: every repetition says over how many requests its fraction
+// was measured.
+func allCounted(ms []result.Metric) bool {
+	for _, m := range ms {
+		if m.N <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// pooledWilson pools the repetitions' successes and trials; when they
+// disagree beyond binomial sampling (Pearson χ² over R−1 degrees of
+// freedom above 1) the effective trials shrink by that overdispersion.
+func (e *Estimate) pooledWilson(ms []result.Metric, conf float64) {
+	var k, n float64
+	for _, m := range ms {
+		k, n = k+math.Round(m.Value*float64(m.N)), n+float64(m.N)
+	}
+	p := k / n
+	phi := 1.0
+	if len(ms) > 1 && p > 0 && p < 1 {
+		chi := 0.0
+		for _, m := range ms {
+			ni := float64(m.N)
+			d := math.Round(m.Value*ni) - ni*p
+			chi += d * d / (ni * p * (1 - p))
+		}
+		phi = math.Max(chi/float64(len(ms)-1), 1)
+	}
+	lo, hi := wilson(p, n/phi, conf)
+	e.Mean, e.Interval, e.Method = &p, &[2]float64{lo, hi}, MethodWilson
+	if phi > 1 {
+		e.Method = fmt.Sprintf("%s, widened by overdispersion φ = %.2f: the repetitions disagree", MethodWilson, phi)
+	}
+}
+
+// wilson is the Wilson score interval of proportion p over n trials.
+func wilson(p, n, conf float64) (lo, hi float64) {
+	z := stats.NormalDist{Mu: 0, Sigma: 1}.InvCDF(1 - (1-conf)/2)
+	den := 1 + z*z/n
+	mid := (p + z*z/(2*n)) / den
+	half := z * math.Sqrt(p*(1-p)/n+z*z/(4*n*n)) / den
+	// The interval holds p exactly (rounding at 0 and 1 must not leave it
+	// out).
+	return math.Min(math.Max(mid-half, 0), p), math.Max(math.Min(mid+half, 1), p)
+}
+
+// String is the estimate for a sentence: the point with its interval,
+// or its state.
 func (e Estimate) String() string { return result.Format(e.Metric()) }

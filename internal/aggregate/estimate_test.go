@@ -3,6 +3,7 @@ package aggregate
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/sagebench/sagebench/internal/result"
@@ -25,9 +26,12 @@ func TestOf(t *testing.T) {
 		interval bool
 		excluded Excluded
 	}{
-		{"4 s, never, invalid 30 s: mean 4 over 1, no interval",
+		{"4 s, never, invalid 30 s: mixed states are a bound [4 s, ∞), not a mean",
 			[]Sample{valid(recovery.Measure(4, 1, "")), valid(recovery.Never("never recovered")), {Metric: recovery.Measure(30, 1, "")}},
-			result.Measured, 4, 1, false, Excluded{Never: 1, Invalid: 1}},
+			result.Bound, 0, 1, true, Excluded{Never: 1, Invalid: 1}},
+		{"4 s, not measurable: the measured one alone",
+			[]Sample{valid(recovery.Measure(4, 1, "")), valid(recovery.NotMeasurable("no engine ids"))},
+			result.Measured, 4, 1, false, Excluded{NotMeasurable: 1}},
 		{"all never is never",
 			[]Sample{valid(recovery.Never("never recovered")), valid(recovery.Never("never recovered"))},
 			result.Never, 0, 0, false, Excluded{Never: 2}},
@@ -37,9 +41,9 @@ func TestOf(t *testing.T) {
 		{"brackets give their hull",
 			[]Sample{valid(recovery.Within(2, 3, 1, "")), valid(recovery.Within(2.5, 4, 1, ""))},
 			result.Bound, 0, 0, true, Excluded{Bound: 2}},
-		{"three measured",
+		{"three measured: the geometric mean",
 			[]Sample{valid(recovery.Measure(1, 1, "")), valid(recovery.Measure(2, 1, "")), valid(recovery.Measure(6, 1, ""))},
-			result.Measured, 3, 3, true, Excluded{}},
+			result.Measured, math.Cbrt(12), 3, true, Excluded{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,7 +51,7 @@ func TestOf(t *testing.T) {
 			if e.State != tt.state || e.N != tt.n || (e.Interval != nil) != tt.interval || e.Excluded != tt.excluded {
 				t.Fatalf("Of = %+v", e)
 			}
-			if tt.state == result.Measured && *e.Mean != tt.mean {
+			if tt.state == result.Measured && math.Abs(*e.Mean-tt.mean) > 1e-12 {
 				t.Errorf("mean %v, want %v", *e.Mean, tt.mean)
 			}
 			if err := e.Metric().Check(); err != nil {
@@ -57,18 +61,70 @@ func TestOf(t *testing.T) {
 	}
 }
 
-// TestThreeValuesInterval: Student's t with 2 degrees of freedom,
-// clipped at zero for a time.
+// TestThreeValuesInterval: a positive quantity gets Student's t with 2
+// degrees of freedom on the log scale; a signed drift keeps its plain t;
+// a zero among positive values falls back to t within the domain.
 func TestThreeValuesInterval(t *testing.T) {
 	e := Of([]Sample{{Metric: recovery.Measure(1, 1, ""), Valid: true}, {Metric: recovery.Measure(2, 1, ""), Valid: true},
 		{Metric: recovery.Measure(6, 1, ""), Valid: true}}, 0.95)
-	half := 4.302653 * math.Sqrt(7) / math.Sqrt(3)
-	if math.Abs(e.Interval[1]-(3+half)) > 1e-4 || e.Interval[0] != 0 || e.Method != MethodTDomain {
-		t.Errorf("interval %v (%s), want [0, %.4f] clipped at 0", *e.Interval, e.Method, 3+half)
+	ls := []float64{0, math.Log(2), math.Log(6)}
+	m := (ls[0] + ls[1] + ls[2]) / 3
+	sd := math.Sqrt(((ls[0]-m)*(ls[0]-m) + (ls[1]-m)*(ls[1]-m) + (ls[2]-m)*(ls[2]-m)) / 2)
+	half := 4.302653 * sd / math.Sqrt(3)
+	if math.Abs(e.Interval[0]-math.Exp(m-half)) > 1e-4 || math.Abs(e.Interval[1]-math.Exp(m+half)) > 1e-4 || e.Method != MethodLogT {
+		t.Errorf("interval %v (%s), want [%.4f, %.4f] on the log scale", *e.Interval, e.Method, math.Exp(m-half), math.Exp(m+half))
+	}
+	z := Of([]Sample{{Metric: recovery.Measure(0, 1, ""), Valid: true}, {Metric: recovery.Measure(2, 1, ""), Valid: true}}, 0.95)
+	if z.Interval[0] != 0 || z.Method != MethodTDomain {
+		t.Errorf("a zero among the values: %v (%s), want t clipped at 0", *z.Interval, z.Method)
 	}
 	d := Of([]Sample{{Metric: drift.Measure(-1, 5, ""), Valid: true}, {Metric: drift.Measure(1, 5, ""), Valid: true}}, 0.95)
 	if d.Interval[0] >= -1 || d.Method != MethodT {
 		t.Errorf("a signed drift keeps its plain t interval: %v (%s)", *d.Interval, d.Method)
+	}
+}
+
+// TestAgreeingRepetitionsKeepUncertainty: three repetitions that agree
+// exactly never give a zero-width interval: a fraction pools its
+// requests (12/12 → Wilson [0.758, 1], not [1, 1]); a latency keeps
+// its repetitions' own intervals; without any, no interval is claimed.
+func TestAgreeingRepetitionsKeepUncertainty(t *testing.T) {
+	v := func(m result.Metric) Sample { return Sample{Metric: m, Valid: true} }
+	f := Of([]Sample{v(attain.Measure(1, 4, "")), v(attain.Measure(1, 4, "")), v(attain.Measure(1, 4, ""))}, 0.95)
+	if f.Interval == nil || math.Abs(f.Interval[0]-0.7575) > 1e-3 || f.Interval[1] != 1 || f.Method != MethodWilson {
+		t.Errorf("12 of 12 pooled: %+v", f)
+	}
+	p99 := recovery.Measure(100, 300, "").WithInterval(90, 120)
+	l := Of([]Sample{v(p99), v(p99), v(p99)}, 0.95)
+	if l.Interval == nil || !(l.Interval[0] < 100 && l.Interval[1] > 100) {
+		t.Errorf("agreeing p99s with their own intervals: %+v", l)
+	}
+	bare := Of([]Sample{v(recovery.Measure(5, 1, "")), v(recovery.Measure(5, 1, ""))}, 0.95)
+	if bare.Interval != nil || bare.State != result.Measured || bare.Reason == "" {
+		t.Errorf("agreeing bare values: %+v, want no interval and a reason", bare)
+	}
+}
+
+// TestDisagreeingFractionsWiden: repetitions at 0 % and 100 % of 50
+// each disagree far beyond binomial sampling; the pooled interval
+// widens (and says so) instead of claiming ±10 %.
+func TestDisagreeingFractionsWiden(t *testing.T) {
+	v := func(m result.Metric) Sample { return Sample{Metric: m, Valid: true} }
+	agree := Of([]Sample{v(attain.Measure(0.5, 50, "")), v(attain.Measure(0.5, 50, ""))}, 0.95)
+	split := Of([]Sample{v(attain.Measure(0, 50, "")), v(attain.Measure(1, 50, ""))}, 0.95)
+	if *split.Mean != 0.5 || split.Interval[1]-split.Interval[0] <= 2*(agree.Interval[1]-agree.Interval[0]) || !strings.Contains(split.Method, "overdispersion") {
+		t.Errorf("split %+v against agreeing %+v", split, agree)
+	}
+}
+
+// TestSignedPercentStaysAboveMinus100: a relative change near −100 %
+// keeps its interval inside (−100 %, ∞).
+func TestSignedPercentStaysAboveMinus100(t *testing.T) {
+	pct := result.Def{Name: "p99_vs_fifo", Unit: result.Percent, Direction: result.Lower}
+	v := func(x float64) Sample { return Sample{Metric: pct.Measure(x, 10, ""), Valid: true} }
+	e := Of([]Sample{v(-98), v(-85), v(-95)}, 0.95)
+	if e.Interval[0] <= -100 || e.Interval[1] <= e.Interval[0] || e.Method != MethodLogRatioT {
+		t.Errorf("interval %v (%s)", *e.Interval, e.Method)
 	}
 }
 
@@ -89,7 +145,7 @@ func TestIntervalsStayInTheirDomain(t *testing.T) {
 			case result.MsPerMin:
 				v -= rng.ExpFloat64()
 			}
-			samples = append(samples, Sample{Metric: def.Measure(v, 1, ""), Valid: rng.IntN(5) > 0})
+			samples = append(samples, Sample{Metric: def.Measure(v, 1+rng.IntN(50), ""), Valid: rng.IntN(5) > 0})
 		}
 		e := Of(samples, []float64{0.9, 0.95, 0.99}[rng.IntN(3)])
 		if e.State != result.Measured {
@@ -101,8 +157,11 @@ func TestIntervalsStayInTheirDomain(t *testing.T) {
 		if e.Interval != nil && (!dom.ContainsClosed(e.Interval[0]) || !dom.ContainsClosed(e.Interval[1]) || *e.Mean < e.Interval[0] || *e.Mean > e.Interval[1]) {
 			t.Fatalf("%s values %v: interval %v outside %s or not around the mean %v", def.Name, e.Values, *e.Interval, dom, *e.Mean)
 		}
-		if e.N < 2 && e.Interval != nil {
-			t.Fatalf("an interval from one value: %+v", e)
+		if e.N < 2 && e.Interval != nil && e.Method != MethodWilson {
+			t.Fatalf("an interval from one value without one of its own: %+v", e)
+		}
+		if e.Interval != nil && e.Interval[0] == e.Interval[1] {
+			t.Fatalf("a zero-width interval: %+v", e)
 		}
 	}
 }

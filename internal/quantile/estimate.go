@@ -87,9 +87,9 @@ func (e Estimate) Metric(d result.Def, why string) result.Metric {
 	case e.N == 0:
 		return d.NotMeasurable(why)
 	case e.Failed == e.N:
-		return d.Never(fmt.Sprintf("every request of %d failed: the %s is +∞", e.N, pq))
+		return never(d, e.N, fmt.Sprintf("every request of %d failed: the %s is +∞", e.N, pq))
 	case math.IsInf(e.Value, 1) && math.IsInf(e.Lo, 1):
-		return d.Never(fmt.Sprintf("%d of %d requests failed, more than the %s allows even at the interval's low end: the %s is +∞",
+		return never(d, e.N, fmt.Sprintf("%d of %d requests failed, more than the %s allows even at the interval's low end: the %s is +∞",
 			e.Failed, e.N, result.FormatValue(1-e.Q, result.Fraction), pq))
 	case math.IsInf(e.Value, 1):
 		m := d.Within(clamp(e.Lo), math.Inf(1), e.N, fmt.Sprintf("%d of %d requests failed, more than the %s the %s allows (failures count as +∞)",
@@ -110,4 +110,10 @@ func (e Estimate) Metric(d result.Def, why string) result.Metric {
 // label is "p99", "p50", "p99.9".
 func label(q float64) string {
 	return "p" + strconv.FormatFloat(math.Round(q*1e4)/100, 'f', -1, 64)
+}
+
+func never(d result.Def, n int, why string) result.Metric {
+	m := d.Never(why)
+	m.N = n
+	return m
 }

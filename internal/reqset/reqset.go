@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 )
 
@@ -108,9 +109,9 @@ func Measure(rs []record.Request) Stats {
 	slices.Sort(e2e)
 	slices.Sort(ttft)
 	slices.Sort(queue)
-	s.E2EP50, s.E2EP95, s.E2EP99 = nearestRank(e2e, 0.5), nearestRank(e2e, 0.95), nearestRank(e2e, 0.99)
-	s.TTFTP50, s.TTFTP99 = nearestRank(ttft, 0.5), nearestRank(ttft, 0.99)
-	s.QueueP50, s.QueueP99 = nearestRank(queue, 0.5), nearestRank(queue, 0.99)
+	s.E2EP50, s.E2EP95, s.E2EP99 = quantile.OfSorted(e2e, 0.5), quantile.OfSorted(e2e, 0.95), quantile.OfSorted(e2e, 0.99)
+	s.TTFTP50, s.TTFTP99 = quantile.OfSorted(ttft, 0.5), quantile.OfSorted(ttft, 0.99)
+	s.QueueP50, s.QueueP99 = quantile.OfSorted(queue, 0.5), quantile.OfSorted(queue, 0.99)
 	s.QueueN = len(queue)
 	if s.N > 0 {
 		s.SuccessRate, s.SLOAttainment = float64(s.OK)/float64(s.N), float64(s.Met)/float64(s.N)
@@ -126,25 +127,9 @@ func (s Stats) Goodput(d time.Duration) float64 {
 	return float64(s.Met) / d.Seconds()
 }
 
-// Quantile is the nearest-rank q-quantile of xs (NaN for none); xs is not
-// modified.
-func Quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return nearestRank(s, q)
-}
-
-// nearestRank is the nearest-rank q-quantile of sorted (NaN for none).
-func nearestRank(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
-	}
-	k := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[min(max(k, 0), len(sorted)-1)]
-}
+// Quantile is the q-quantile of xs by the one definition (package
+// quantile: nearest rank; NaN for none); xs is not modified.
+func Quantile(xs []float64, q float64) float64 { return quantile.Of(xs, q) }
 
 func mean(xs []float64) float64 {
 	if len(xs) == 0 {

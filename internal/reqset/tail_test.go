@@ -34,8 +34,9 @@ func TestTailSurvivorBias(t *testing.T) {
 	}{
 		{"none failed", reqs(200, 0), result.Measured, 198},
 		{"1 % failed: the quantile moves up, finite", reqs(200, 2), result.Measured, 200},
-		{"half failed", reqs(200, 100), result.Bound, 200},
-		{"all failed", reqs(10, 10), result.NotMeasurable, 0},
+		{"3 failed: the p99 is a failure, a bound from the 95 % low end (rank 195)", reqs(200, 3), result.Bound, 198},
+		{"half failed: +∞, never answered", reqs(200, 100), result.Never, 0},
+		{"all failed: +∞, never answered", reqs(10, 10), result.Never, 0},
 		{"nothing sent", nil, result.NotMeasurable, 0},
 	}
 	for _, tc := range tests {
@@ -50,7 +51,7 @@ func TestTailSurvivorBias(t *testing.T) {
 					t.Errorf("value %v, want %v", m.Value, tc.value)
 				}
 			case result.Bound:
-				if m.Interval[0] != tc.value || !math.IsInf(m.Interval[1], 1) || !strings.Contains(m.Reason, "100 of 200 requests failed") {
+				if m.Interval[0] != tc.value || !math.IsInf(m.Interval[1], 1) || !strings.Contains(m.Reason, "3 of 200 requests failed") {
 					t.Errorf("bound %v (%s), want [%v, ∞)", *m.Interval, m.Reason, tc.value)
 				}
 			}
@@ -66,11 +67,11 @@ func TestTailSurvivorBias(t *testing.T) {
 }
 
 func TestTailStraddles(t *testing.T) {
-	tl := reqset.TailOf(reqs(100, 0), 0.9, reqset.TTFT) // p90 = 90; ranks 87–93
-	if tl.Value != 90 || tl.Lo != 87 || tl.Hi != 93 {
+	tl := reqset.TailOf(reqs(100, 0), 0.9, reqset.TTFT) // p90 = 90; 95 % ranks 84–96
+	if tl.Value != 90 || tl.Lo != 84 || tl.Hi != 96 || tl.Coverage < 0.95 {
 		t.Fatalf("tail %+v", tl)
 	}
-	for bound, want := range map[float64]bool{86: false, 87: true, 92.5: true, 93: false} {
+	for bound, want := range map[float64]bool{83: false, 84: true, 95.5: true, 96: false} {
 		if got := tl.Straddles(bound); got != want {
 			t.Errorf("Straddles(%v) = %v, want %v", bound, got, want)
 		}

@@ -3,10 +3,10 @@ package series
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 )
 
@@ -131,13 +131,7 @@ func fill(w *Window, reqs []record.Request, width time.Duration) {
 	w.E2EP50, w.E2EP99 = Percentile(e2e, 50), Percentile(e2e, 99)
 }
 
-// Percentile is the nearest-rank p-th percentile of xs (NaN when empty);
-// xs is sorted in place.
-func Percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(xs)
-	rank := int(math.Ceil(p / 100 * float64(len(xs))))
-	return xs[min(max(rank, 1), len(xs))-1]
-}
+// Percentile is the p-th percentile of xs by the one quantile
+// definition (package quantile: nearest rank; NaN when empty); xs is
+// not modified.
+func Percentile(xs []float64, p float64) float64 { return quantile.Of(xs, p/100) }

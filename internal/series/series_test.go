@@ -210,3 +210,15 @@ func TestRecoverRequests(t *testing.T) {
 		t.Fatalf("%+v; want violated at once and recovered 250 ms later (the window after the failed request)", r)
 	}
 }
+
+// TestPercentileLeavesInputAlone: the caller's slice is not sorted
+// under it (it was, once).
+func TestPercentileLeavesInputAlone(t *testing.T) {
+	xs := []float64{3, 1, 2}
+	if got := series.Percentile(xs, 50); got != 2 {
+		t.Errorf("p50 %v, want 2", got)
+	}
+	if xs[0] != 3 || xs[1] != 1 || xs[2] != 2 {
+		t.Errorf("Percentile sorted its input: %v", xs)
+	}
+}
