@@ -106,6 +106,16 @@ func Short(m Metric) string {
 	return "–"
 }
 
+// ShortN is Short with the sample size behind m, for a sentence that
+// must say what a quantile or a share rests on: "151 ms (n = 200)",
+// "≥ 16.2 ms (n = 6)".
+func ShortN(m Metric) string {
+	if m.N <= 0 {
+		return Short(m)
+	}
+	return fmt.Sprintf("%s (n = %d)", Short(m), m.N)
+}
+
 // Format is m for a sentence: Short, with the interval of a measured
 // value and the reason of a state.
 func Format(m Metric) string {

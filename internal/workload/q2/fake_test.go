@@ -57,11 +57,16 @@ func TestQueueFromTargetMetrics(t *testing.T) {
 			if !busy.Measured() || !(busy.Value > 0.3) || !(depth.Value >= 3) || !strings.Contains(busy.Reason, tc.metric) {
 				t.Errorf("busy %+v, max depth %+v: want the overloaded queue read from %s", busy, depth, tc.metric)
 			}
-			if p := r.Primary; !strings.Contains(p.Reason, "under priority") || !strings.HasPrefix(r.Answer, "priority gave the critical class the lowest p99 TTFT") {
-				t.Errorf("primary %+v, answer %q: want priority named against fifo", p, r.Answer)
+			// A few dozen critical requests cannot measure a p99: the answer
+			// says so with n, and the share that met the SLO still tells
+			// priority from fifo.
+			if p := r.Primary; p.Measured() || !strings.Contains(r.Answer, "fifo ≥ ") || !strings.Contains(r.Answer, "(n = ") {
+				t.Errorf("primary %+v, answer %q: want no p99 claimed from a small sample, each policy's bound with n", p, r.Answer)
 			}
-			if d, _ := r.Metric("priority.critical_ttft_p99_vs_fifo"); !d.Measured() || !(d.Value < -20) {
-				t.Errorf("priority's change against fifo %+v", d)
+			pa, _ := r.Metric("priority.critical_slo_attainment")
+			fa, _ := r.Metric("fifo.critical_slo_attainment")
+			if !pa.Measured() || !fa.Measured() || !(pa.Value > fa.Value) {
+				t.Errorf("critical SLO attainment: priority %s, fifo %s; want priority ahead", result.Short(pa), result.Short(fa))
 			}
 		})
 	}

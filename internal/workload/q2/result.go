@@ -221,12 +221,27 @@ func (q *q2) result(pols []policyFigures) result.Result {
 		metrics = append(metrics, f.metrics()...)
 	}
 	if best < 0 {
-		why := "no policy had a critical p99 TTFT (every critical LLM request failed, or more than 1 % of them)"
+		why := unmeasured(pols)
 		return result.New("not answered: "+why, defBestCritTTFT.NotMeasurable(why), metrics...)
 	}
 	b := pols[best]
 	primary := defBestCritTTFT.Measure(b.critTTFT.Value, b.critTTFT.N, "").In("under " + b.policy)
 	return result.New(answer(best, bi, pols), primary, metrics...)
+}
+
+// unmeasured says why no policy has a critical p99 TTFT, with what each
+// policy's sample does say (a bound, n) and its SLO attainment.
+func unmeasured(pols []policyFigures) string {
+	var s strings.Builder
+	s.WriteString("no policy's critical p99 TTFT is measured (a p99 needs ≥ 100 critical requests a policy, and fewer than 1 % of them failed)")
+	for i, f := range pols {
+		sep := "; "
+		if i == 0 {
+			sep = ": "
+		}
+		fmt.Fprintf(&s, "%s%s %s, SLO attainment %s", sep, f.policy, result.ShortN(f.critTTFT), result.ShortN(f.critSLO))
+	}
+	return s.String()
 }
 
 // baseline is the index of fifo among pols, or 0.
@@ -247,10 +262,10 @@ func answer(best, bi int, pols []policyFigures) string {
 	var s strings.Builder
 	if best == bi {
 		fmt.Fprintf(&s, "%s gave the critical class the lowest p99 TTFT, %s (SLO attainment %s); no other policy did better",
-			b.policy, result.Short(b.critTTFT), result.Short(b.critSLO))
+			b.policy, result.ShortN(b.critTTFT), result.Short(b.critSLO))
 	} else {
 		fmt.Fprintf(&s, "%s gave the critical class the lowest p99 TTFT: %s against %s under %s (%s), SLO attainment %s against %s (%s)",
-			b.policy, result.Short(b.critTTFT), result.Short(base.critTTFT), base.policy, deltaText(b.ttftDelta, b.ttftP),
+			b.policy, result.ShortN(b.critTTFT), result.ShortN(base.critTTFT), base.policy, deltaText(b.ttftDelta, b.ttftP),
 			result.Short(b.critSLO), result.Short(base.critSLO), deltaText(b.sloDelta, b.sloP))
 	}
 	noP := false
@@ -259,7 +274,7 @@ func answer(best, bi int, pols []policyFigures) string {
 		if i == best || i == bi {
 			continue
 		}
-		fmt.Fprintf(&s, "; %s %s (%s), %s", f.policy, result.Short(f.critTTFT), deltaText(f.ttftDelta, f.ttftP), result.Short(f.critSLO))
+		fmt.Fprintf(&s, "; %s %s (%s), %s", f.policy, result.ShortN(f.critTTFT), deltaText(f.ttftDelta, f.ttftP), result.Short(f.critSLO))
 	}
 	if noP && len(pols) > 1 {
 		s.WriteString("; no p-values: fewer than 2 rounds a policy (raise q2.rounds, or compare repetitions)")

@@ -23,7 +23,7 @@ const fakeQ3 = workloadtest.Loose + `q3:
 
 // TestVictimHalfFailing: half the victim's requests fail. The p99 over
 // its successful requests alone would be fast; Q3 counts the failures
-// as +∞, so its p99 beside the aggressor is a bound open above and no
+// as +∞, so its p99 beside the aggressor is +∞ (or open above) and no
 // finite ratio is claimed, and its SLO attainment says half.
 func TestVictimHalfFailing(t *testing.T) {
 	if testing.Short() {
@@ -36,8 +36,8 @@ func TestVictimHalfFailing(t *testing.T) {
 	}
 	r := res.Runs[0].Result
 	c, _ := r.Metric("fifo.victim_ttft_p99_contended_ms")
-	if c.State != result.Bound || !math.IsInf(c.Interval[1], 1) {
-		t.Errorf("contended p99 %+v: want a bound open above, not a fast p99 of the survivors", c)
+	if c.State != result.Never && (c.State != result.Bound || !math.IsInf(c.Interval[1], 1)) {
+		t.Errorf("contended p99 %+v: want +∞ or a bound open above, not a fast p99 of the survivors", c)
 	}
 	if ratio, _ := r.Metric("interference_ratio"); ratio.Measured() {
 		t.Errorf("a finite interference ratio %+v with half the victim failing", ratio)

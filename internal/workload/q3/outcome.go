@@ -63,18 +63,19 @@ func (q *q3) outcome(out workload.Outcome, policies []string, rs []record.Reques
 	}
 	ten := result.Table{Title: "Tenants", Note: "p99 TTFT and E2E count a failed request as +∞; fair share: the contended phase's goodput shared max-min fairly over the tenants' offered rates",
 		Columns: []string{"policy", "phase", "tenant", "count", "ok", "429", "p99 TTFT", "p99 E2E", "SLO attainment", "goodput", "fair share", "goodput ÷ fair share"}}
-	// The victim alone meets no contention whatever the policy: its
-	// baseline pools every policy's alone phase, so one unlucky phase of a
-	// few requests does not decide a ratio.
+	// Each policy's ratio is against its own alone phase: a policy may
+	// change how the victim fares even alone (fair_share's quotas), so a
+	// baseline pooled over policies would move its ratio. The pooled alone
+	// p99 stays as a reference figure.
 	var alone []record.Request
 	for _, pol := range policies {
 		alone = append(alone, reqset.Where(byPhase[pol+"."+phaseAlone], reqset.IsTenant(q.cfg.Victim.Tenant))...)
 	}
-	base := reqset.TailOf(alone, tailQ, reqset.TTFT).Metric(defAlone, "no victim request was sent alone")
+	base := reqset.TailOf(alone, tailQ, reqset.TTFT).Metric(defAlone, "no victim request was sent alone").WithReason("pooled over every policy's alone phase, for reference; each ratio is against its policy's own")
 	var isos []isolation
 	for _, pol := range policies {
 		m := q.measure(pol, byPhase, dur, &out, &ten)
-		m.ratio = ratio(m.contended, base)
+		m.ratio = ratio(m.contended, m.alone)
 		isos = append(isos, m)
 		out.Rows = append(out.Rows, q.row(pol, m, byPhase[pol+"."+phaseContended], dur[pol+"."+phaseContended]))
 	}
@@ -87,19 +88,25 @@ func (q *q3) row(pol string, m isolation, cont []record.Request, d float64) work
 	return workload.PolicyRow(pol, reqset.Measure(cont), d, m.victimSLO)
 }
 
-// ratio is the victim's contended p99 over its alone p99: measured when
-// both are; a bound [floor ÷ alone, ∞) when the contended p99 falls on
-// failures; never a number that reads as isolation when it cannot be one.
+// ratio is the victim's contended p99 over its alone p99 (the same
+// policy's): measured when both are; a bound [contended low end ÷
+// alone, ∞) when the contended p99 falls on failures; a bound [0,
+// contended ÷ alone's lower bound] when the alone p99 is only bounded
+// below (too few requests alone for a p99); not measurable otherwise —
+// never a number that reads as isolation when it cannot be one.
 func ratio(contended, alone result.Metric) result.Metric {
 	switch {
+	case contended.State == result.Never || contended.State == result.NotMeasurable:
+		return defRatio.NotMeasurable("the contended p99 is " + result.Format(contended))
+	case alone.State == result.Bound && contended.Measured() && alone.Interval[0] > 0:
+		return defRatio.Within(0, contended.Value/alone.Interval[0], contended.N,
+			"at most: the alone p99 is only bounded below, "+result.Format(alone))
 	case !alone.Measured():
 		return defRatio.NotMeasurable("the alone p99 is " + result.Format(alone))
 	case alone.Value <= 0:
 		return defRatio.NotMeasurable("the alone p99 is 0 ms")
 	case contended.State == result.Bound:
 		return defRatio.Within(contended.Interval[0]/alone.Value, math.Inf(1), contended.N, contended.Reason)
-	case !contended.Measured():
-		return defRatio.NotMeasurable("the contended p99 is " + result.Format(contended))
 	}
 	return defRatio.Measure(contended.Value/alone.Value, contended.N, "")
 }
@@ -133,9 +140,10 @@ func answer(p isolation, isos []isolation, base result.Metric) string {
 	if !p.victimSLO.Measured() {
 		return fmt.Sprintf("not answered under %s: %s", p.policy, p.victimSLO.Reason)
 	}
-	s := fmt.Sprintf("under %s the victim met its SLO on %s of requests beside the aggressor against %s alone", p.policy, result.Format(p.victimSLO), result.Short(p.victimAlone))
+	s := fmt.Sprintf("under %s the victim met its SLO on %s of %d requests beside the aggressor against %s of %d alone",
+		p.policy, result.Format(p.victimSLO), p.victimSLO.N, result.Short(p.victimAlone), p.victimAlone.N)
 	if p.ratio.State == result.Measured || p.ratio.State == result.Bound {
-		s += fmt.Sprintf("; its p99 TTFT was %s its alone value (%s alone, %s beside it)", result.Short(p.ratio), result.Short(base), result.Short(p.contended))
+		s += fmt.Sprintf("; its p99 TTFT was %s its alone value (%s alone, %s beside it)", result.Short(p.ratio), result.ShortN(p.alone), result.ShortN(p.contended))
 	} else {
 		s += "; the ratio of its p99 TTFTs is not measurable: " + p.ratio.Reason
 	}
@@ -157,7 +165,7 @@ func ratioText(m result.Metric) string {
 }
 
 func isolationTable(isos []isolation) result.Table {
-	t := result.Table{Title: "Isolation per policy", Note: "victim SLO attainment with its 95 % Wilson interval; interference ratio: the victim's contended p99 TTFT ÷ its p99 alone (pooled over policies), a failed request counting as +∞",
+	t := result.Table{Title: "Isolation per policy", Note: "victim SLO attainment with its 95 % Wilson interval; interference ratio: the victim's contended p99 TTFT ÷ its p99 alone under the same policy, a failed request counting as +∞; a p99 of fewer than 100 requests is only a lower bound",
 		Columns: []string{"policy", "victim SLO attainment contended", "alone", "victim p99 TTFT alone (this policy)", "contended", "interference ratio", "Jain's index", "aggressor 429s"}}
 	for _, m := range isos {
 		t.AddRow(result.Text(m.policy), result.Of(m.victimSLO), result.Of(m.victimAlone), result.Of(m.alone), result.Of(m.contended),
