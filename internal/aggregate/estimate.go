@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -357,3 +358,49 @@ func wilson(p, n, conf float64) (lo, hi float64) {
 // String is the estimate for a sentence: the point with its interval,
 // or its state.
 func (e Estimate) String() string { return result.Format(e.Metric()) }
+
+// estimateJSON writes an interval's infinite side as null (a bound
+// open above: "never in 2 of 3"), as result.Metric does.
+type estimateJSON struct {
+	plainEstimate
+	Interval *[2]*float64 `json:"interval"`
+}
+
+type plainEstimate Estimate
+
+// MarshalJSON writes e with an open interval side as null.
+func (e Estimate) MarshalJSON() ([]byte, error) {
+	j := estimateJSON{plainEstimate: plainEstimate(e)}
+	if iv := e.Interval; iv != nil {
+		j.Interval = &[2]*float64{finite(iv[0]), finite(iv[1])}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: a null low side is −∞,
+// a null high side +∞.
+func (e *Estimate) UnmarshalJSON(b []byte) error {
+	var j estimateJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = Estimate(j.plainEstimate)
+	e.Interval = nil
+	if j.Interval != nil {
+		iv := [2]float64{math.Inf(-1), math.Inf(1)}
+		for i, p := range j.Interval {
+			if p != nil {
+				iv[i] = *p
+			}
+		}
+		e.Interval = &iv
+	}
+	return nil
+}
+
+func finite(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}

@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -163,5 +164,20 @@ func TestIntervalsStayInTheirDomain(t *testing.T) {
 		if e.Interval != nil && e.Interval[0] == e.Interval[1] {
 			t.Fatalf("a zero-width interval: %+v", e)
 		}
+	}
+}
+
+// TestEstimateJSONOpenSide: a bound open above (never in one of two)
+// encodes its open side as null and reads back as +∞.
+func TestEstimateJSONOpenSide(t *testing.T) {
+	v := func(m result.Metric) Sample { return Sample{Metric: m, Valid: true} }
+	e := Of([]Sample{v(recovery.Measure(4, 1, "")), v(recovery.Never("never recovered"))}, 0.95)
+	b, err := json.Marshal(e)
+	if err != nil || !strings.Contains(string(b), `"interval":[4,null]`) {
+		t.Fatalf("%s, %v", b, err)
+	}
+	var back Estimate
+	if err := json.Unmarshal(b, &back); err != nil || back.Interval[0] != 4 || !math.IsInf(back.Interval[1], 1) || back.State != result.Bound {
+		t.Errorf("read back %+v, %v", back, err)
 	}
 }

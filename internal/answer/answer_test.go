@@ -98,12 +98,12 @@ func TestPool(t *testing.T) {
 		{Result: policies([3]float64{9000, 0}, [3]float64{9000, 0}), Valid: false},
 	}
 	p := Pool(reps, 0.95)
-	if p.Primary.State != result.Measured || p.Primary.Value != 200 || p.Primary.Interval == nil {
-		t.Fatalf("primary %+v: want the mean 200 of the two valid runs with its interval", p.Primary)
+	if p.Primary.State != result.Measured || math.Abs(p.Primary.Value-math.Sqrt(100*300)) > 1e-9 || p.Primary.Interval == nil {
+		t.Fatalf("primary %+v: want the geometric mean √(100·300) of the two valid runs with its interval", p.Primary)
 	}
 	c := p.Tables[0].Rows[1][1].Metric
-	if c == nil || c.Value != 20 || c.N != 2 || math.IsNaN(c.Interval[0]) {
-		t.Errorf("pooled cell %+v: want priority's mean 20 over 2", c)
+	if c == nil || math.Abs(c.Value-math.Sqrt(10*30)) > 1e-9 || c.N != 2 || math.IsNaN(c.Interval[0]) {
+		t.Errorf("pooled cell %+v: want priority's geometric mean √(10·30) over 2", c)
 	}
 	if err := p.Check(); err != nil {
 		t.Error(err)

@@ -25,9 +25,9 @@ func ExampleBuild() {
 	// Output:
 	// Q1 ray reps=1 throughput=20.0 req/s
 	// Q1 sage reps=1 throughput=20.0 req/s
-	// Q2 sage reps=3 throughput=100 req/s (95 % CI 97.4–103)
-	// Q2 ray reps=3 throughput=70.7 req/s (95 % CI 67.3–74.1)
-	// Q4 sage reps=2 throughput=10.5 req/s (95 % CI 4.15–16.9)
-	// Q4 sage reps=2 throughput=19.5 req/s (95 % CI 13.1–25.9)
+	// Q2 sage reps=3 throughput=100 req/s (95 % CI 97.5–103)
+	// Q2 ray reps=3 throughput=70.7 req/s (95 % CI 67.4–74.2)
+	// Q4 sage reps=2 throughput=10.5 req/s (95 % CI 5.72–19.2)
+	// Q4 sage reps=2 throughput=19.5 req/s (95 % CI 14.1–27.0)
 	// ray vs sage: sage better (p=1e-05), 2 invalid apart
 }

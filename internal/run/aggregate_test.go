@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +19,9 @@ import (
 // TestWriteAggregate: three repetitions of Q5 — recovered after 4 s,
 // never recovered, and an invalid one that recovered after 30 s — give
 // aggregate.json, summary.md and one unified row marked as the
-// aggregate; the primary's mean is 4 s over the one measured valid
-// repetition, the other two counted as excluded, with no interval.
+// aggregate; the primary is a bound [4 s, ∞): one valid repetition
+// measured 4 s and one never recovered (mixed states are not a mean),
+// the invalid one left out.
 func TestWriteAggregate(t *testing.T) {
 	out := t.TempDir()
 	s := runconfig.DefaultShared()
@@ -48,16 +50,16 @@ func TestWriteAggregate(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, ok := a.Metric("recovery_s")
-	if !ok || a.Primary != "recovery_s" || e.Mean == nil || *e.Mean != 4 || e.N != 1 || e.Interval != nil ||
+	if !ok || a.Primary != "recovery_s" || e.State != result.Bound || e.N != 1 || e.Interval == nil || e.Interval[0] != 4 || !math.IsInf(e.Interval[1], 1) ||
 		e.Excluded != (aggregate.Excluded{Invalid: 1, Never: 1}) || a.Valid != 2 {
 		t.Errorf("aggregate %+v, recovery_s %+v", a, e)
 	}
 	md, _ := os.ReadFile(filepath.Join(dirs[0], "summary.md"))
-	if !strings.Contains(string(md), "**Answer:** Q5 HeteroResilience over 3 repetitions (2 valid): recovery_s mean 4.00 s over 1 measured; 1 never, 1 invalid excluded") {
+	if !strings.Contains(string(md), "**Answer:** Q5 HeteroResilience over 3 repetitions (2 valid): recovery_s ≥ 4.00 s") {
 		t.Errorf("summary.md does not lead with the answer:\n%s", md)
 	}
 	u, _ := os.ReadFile(filepath.Join(out, "unified_results.jsonl"))
-	if !strings.Contains(string(u), `"aggregate":true`) || !strings.Contains(string(u), `"primary_value":4,`) || strings.Count(string(u), "\n") != 1 {
+	if !strings.Contains(string(u), `"aggregate":true`) || !strings.Contains(string(u), `"primary_state":"bound","primary_lo":4,"primary_hi":null`) || strings.Count(string(u), "\n") != 1 {
 		t.Errorf("unified rows:\n%s", u)
 	}
 	if err := writeAggregate(&w, r, res[:1]); err != nil {
