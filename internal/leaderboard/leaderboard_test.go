@@ -1,9 +1,9 @@
 package leaderboard
 
 import (
-	"math"
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
