@@ -328,7 +328,7 @@ func checkOutputDir(dir string, requests int) error {
 // execute runs every resolved experiment and maps the outcome to an exit code.
 func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, resolved []runconfig.Resolved) error {
 	rn, log := newRunner(stdout, stderr, o.verbose)
-	var invalid, missed []string
+	var invalid, missed, undecided []string
 	for _, r := range resolved {
 		rn.Dataflow = distributed(r.Shared, log, stderr)
 		rn.Fleet = loadFleet(r.Spec, r.Shared, log, stderr)
@@ -345,7 +345,10 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 				invalid = append(invalid, fmt.Sprintf("%s (%s)", res.Run.RunID, strings.Join(res.Run.InvalidReasons, "; ")))
 			}
 			if res.Run.Valid && res.Run.Result != nil && res.Run.Result.Missed() {
-				missed = append(missed, fmt.Sprintf("%s (%s)", res.Run.RunID, missedTargets(res.Run.Result)))
+				missed = append(missed, fmt.Sprintf("%s (%s)", res.Run.RunID, targetsOf(res.Run.Result, result.Missed)))
+			}
+			if res.Run.Valid && res.Run.Result != nil && res.Run.Result.Inconclusive() {
+				undecided = append(undecided, fmt.Sprintf("%s (%s)", res.Run.RunID, targetsOf(res.Run.Result, result.Inconclusive)))
 			}
 		}
 		if err != nil {
@@ -359,6 +362,10 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 	if len(missed) > 0 {
 		fmt.Fprintf(stderr, "sagebench: target missed: %s\n", strings.Join(missed, ", "))
 		return silentExit(ExitTargetMissed)
+	}
+	if len(undecided) > 0 {
+		fmt.Fprintf(stderr, "sagebench: target inconclusive: %s\n", strings.Join(undecided, ", "))
+		return silentExit(ExitInconclusive)
 	}
 	return nil
 }
@@ -374,11 +381,11 @@ func newRunner(stdout, stderr io.Writer, verbose bool) (*run.Runner, io.Writer) 
 		Live: isTerminal(stdout), ProgressEvery: 5 * time.Second, Env: record.CollectEnvironment()}, log
 }
 
-// missedTargets lists the reasons of the targets res missed.
-func missedTargets(res *result.Result) string {
+// targetsOf lists the reasons of the targets of res judged o.
+func targetsOf(res *result.Result, o result.Outcome) string {
 	var out []string
 	for _, v := range res.Targets {
-		if !v.Met {
+		if v.Outcome == o {
 			out = append(out, v.Reason)
 		}
 	}

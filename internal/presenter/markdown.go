@@ -18,7 +18,7 @@ func Markdown(w io.Writer, r Run) {
 	fmt.Fprintf(w, "**%s**", Verdict(run))
 	if res := run.Result; res != nil {
 		for _, v := range res.Targets {
-			fmt.Fprintf(w, "  \n**Target %s:** %s", metMissed(v.Met), v.Reason)
+			fmt.Fprintf(w, "  \n**Target %s:** %s", metMissed(v), v.Reason)
 		}
 	}
 	fmt.Fprintf(w, "\n\n%s\n\n", r.Spec.Description)

@@ -58,7 +58,7 @@ func (r Run) verdictLines(w io.Writer) {
 		}
 		fmt.Fprintln(w, line)
 		for _, v := range res.Targets {
-			fmt.Fprintf(w, "target %s: %s\n", metMissed(v.Met), v.Reason)
+			fmt.Fprintf(w, "target %s: %s\n", metMissed(v), v.Reason)
 		}
 	}
 	schedule(w, s)
@@ -210,9 +210,12 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func metMissed(met bool) string {
-	if met {
+func metMissed(v result.Verdict) string {
+	switch {
+	case v.Met:
 		return "met"
+	case v.Outcome == result.Inconclusive:
+		return "INCONCLUSIVE"
 	}
 	return "MISSED"
 }

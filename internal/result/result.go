@@ -141,10 +141,22 @@ func (r Result) Check() error {
 	return errors.Join(errs...)
 }
 
-// Missed reports whether a target of r was not met.
+// Missed reports whether a target of r was missed (its interval on the
+// wrong side, or not verifiable).
 func (r Result) Missed() bool {
 	for _, v := range r.Targets {
-		if !v.Met {
+		if v.Outcome == Missed || v.Outcome == "" && !v.Met {
+			return true
+		}
+	}
+	return false
+}
+
+// Inconclusive reports whether a target of r was neither met nor missed:
+// its interval straddles the bound.
+func (r Result) Inconclusive() bool {
+	for _, v := range r.Targets {
+		if v.Outcome == Inconclusive {
 			return true
 		}
 	}

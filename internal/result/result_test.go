@@ -77,33 +77,49 @@ func TestMetricJSON(t *testing.T) {
 	}
 }
 
+// TestJudge: targets are judged on intervals — met when the whole
+// interval clears the bound, missed when it is wholly on the wrong side,
+// inconclusive when it straddles (with the sample that would decide).
 func TestJudge(t *testing.T) {
-	res := New("answer", rec.Measure(4, 1, ""), frac.Measure(0.95, 100, ""), lat.NotMeasurable("no first token"),
+	thr := Def{Name: "throughput_ratio", Unit: Ratio, Direction: Higher}
+	res := New("answer", rec.Measure(4, 1, ""), frac.Measure(0.95, 100, "").WithInterval(0.89, 0.98), lat.NotMeasurable("no first token"),
 		Def{Name: "time_to_violation_s", Unit: Seconds, Direction: Higher}.Never("never violated"),
-		Def{Name: "max_rate", Unit: ReqPerS, Direction: Higher}.Within(12, 16, 8, ""))
+		Def{Name: "max_rate", Unit: ReqPerS, Direction: Higher}.Within(12, 16, 8, ""),
+		thr.Measure(0.977, 40, "").WithInterval(0.833, 1.15))
 	tests := []struct {
+		name    string
 		target  Targets
-		met     bool
+		outcome Outcome
 		because string
 	}{
-		{Targets{"recovery_s": 10}, true, "recovery_s 4.00 s, target <= 10.0 s"},
-		{Targets{"recovery_s": 3}, false, "target <= 3.00 s"},
-		{Targets{"slo_attainment": 0.99}, false, "target >= 99.0 %"},
-		{Targets{"ttft_p99_ms": 500}, false, "not measurable, so not verified"},
-		{Targets{"time_to_violation_s": 60}, true, "never"},
-		{Targets{"max_rate": 12}, true, "12.0–16.0 req/s"},
-		{Targets{"max_rate": 14}, false, "12.0–16.0 req/s"},
-		{Targets{"nope": 1}, false, "no metric nope"},
+		{"a point below the bound", Targets{"recovery_s": 10}, Met, "recovery_s 4.00 s, target <= 10.0 s"},
+		{"a point above it", Targets{"recovery_s": 3}, Missed, "target <= 3.00 s"},
+		{"the interval wholly below", Targets{"slo_attainment": 0.99}, Missed, "target >= 99.0 %"},
+		{"the interval wholly above", Targets{"slo_attainment": 0.85}, Met, "target >= 85.0 %"},
+		{"the interval straddles", Targets{"slo_attainment": 0.9}, Inconclusive, "about 144 samples instead of 100 would decide it"},
+		{"Q5's 0.977 (0.833–1.15) against ≥ 0.9", Targets{"throughput_ratio": 0.9}, Inconclusive, "inconclusive, the interval straddles the target"},
+		{"not measurable fails closed", Targets{"ttft_p99_ms": 500}, Missed, "not measurable, so not verified"},
+		{"never violated is +∞", Targets{"time_to_violation_s": 60}, Met, "never"},
+		{"a bracket above", Targets{"max_rate": 12}, Met, "12.0–16.0 req/s"},
+		{"a bracket straddling", Targets{"max_rate": 14}, Inconclusive, "12.0–16.0 req/s"},
+		{"a bracket below", Targets{"max_rate": 17}, Missed, "12.0–16.0 req/s"},
+		{"no such metric", Targets{"nope": 1}, Missed, "no metric nope"},
 	}
 	for _, tt := range tests {
-		v := Judge(res, tt.target)
-		if len(v) != 1 || v[0].Met != tt.met || !strings.Contains(v[0].Reason, tt.because) {
-			t.Errorf("Judge(%v) = %+v, want met %v because %q", tt.target, v, tt.met, tt.because)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			v := Judge(res, tt.target)
+			if len(v) != 1 || v[0].Outcome != tt.outcome || v[0].Met != (tt.outcome == Met) || !strings.Contains(v[0].Reason, tt.because) {
+				t.Errorf("Judge(%v) = %+v, want %s because %q", tt.target, v, tt.outcome, tt.because)
+			}
+		})
 	}
 	res.Targets = Judge(res, Targets{"recovery_s": 10, "recovery_s_": 1})
-	if !res.Missed() {
+	if !res.Missed() || res.Inconclusive() {
 		t.Error("a missed target is not Missed")
+	}
+	res.Targets = Judge(res, Targets{"recovery_s": 10, "max_rate": 14})
+	if res.Missed() || !res.Inconclusive() {
+		t.Error("a straddling target is not Inconclusive")
 	}
 }
 
