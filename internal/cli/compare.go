@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
+	"regexp"
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/benchset"
@@ -98,6 +100,13 @@ func runCompare(stdout, stderr io.Writer, o compareOptions, args []string) error
 	sets, err := compareReadInputs(args)
 	if err != nil {
 		return usageErrorf("%v", err)
+	}
+	if err := compareOneQ(sets); err != nil {
+		return usageErrorf("%v", err)
+	}
+	sets, left := compareValidOnly(sets)
+	for _, n := range left {
+		fmt.Fprintf(stderr, "sagebench: compare: %s\n", n)
 	}
 	for _, s := range sets {
 		if len(s.Results) == 0 {
@@ -198,4 +207,75 @@ func compareResolveKey(key string, sets []*benchset.Set) string {
 		}
 	}
 	return "/" + key
+}
+
+// compareQ is the Q a run name starts with ("Q2" of
+// "Q2ControlMix/backend=sage"), "" for a name that names none.
+var compareQ = regexp.MustCompile(`^Q[0-9]+`)
+
+// compareOneQ refuses inputs whose runs answer different Qs: a Q1 run
+// compared with a Q2 run says nothing.
+func compareOneQ(sets []*benchset.Set) error {
+	first, where := "", ""
+	for _, s := range sets {
+		for _, r := range s.Runs {
+			q := compareQ.FindString(r.Name)
+			switch {
+			case q == "":
+			case first == "":
+				first, where = q, r.Dir
+			case q != first:
+				return fmt.Errorf("the inputs hold runs of different workloads: %s (%s) and %s (%s); compare runs of one Q", first, where, q, r.Dir)
+			}
+		}
+	}
+	return nil
+}
+
+// compareValidOnly leaves the invalid or incomplete runs of a run tree
+// out, as gate does, and says which: their results are no evidence. A
+// set whose runs are all valid, or that holds no run directories, is
+// kept as read.
+func compareValidOnly(sets []*benchset.Set) ([]*benchset.Set, []string) {
+	var out []*benchset.Set
+	var notes []string
+	for _, s := range sets {
+		if fi, err := os.Stat(s.Source); err != nil || !fi.IsDir() || !compareHasInvalid(s) {
+			out = append(out, s)
+			continue
+		}
+		var kept []*benchset.Set
+		for _, r := range s.Runs {
+			if !r.Valid || !r.Complete || len(r.Reasons) > 0 {
+				notes = append(notes, fmt.Sprintf("run %s (%s) left out: invalid or incomplete (%s)", r.ID, r.Dir, strings.Join(r.Reasons, "; ")))
+				continue
+			}
+			rs, err := benchset.ReadRunDir(r.Dir, s.Label)
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("run %s (%s) left out: %v", r.ID, r.Dir, err))
+				continue
+			}
+			kept = append(kept, rs)
+		}
+		if len(kept) == 0 {
+			// Nothing valid: keep an empty set so that the input is reported
+			// as holding no results.
+			kept = []*benchset.Set{{Source: s.Source, Label: s.Label, Problems: s.Problems}}
+		} else {
+			kept[0].Problems = append(kept[0].Problems, s.Problems...)
+		}
+		out = append(out, kept...)
+	}
+	return out, notes
+}
+
+// compareHasInvalid reports whether s read a run directory that is
+// invalid or incomplete.
+func compareHasInvalid(s *benchset.Set) bool {
+	for _, r := range s.Runs {
+		if !r.Valid || !r.Complete || len(r.Reasons) > 0 {
+			return true
+		}
+	}
+	return false
 }

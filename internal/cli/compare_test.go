@@ -120,3 +120,49 @@ func TestCompareRefusesDifferentWorkloads(t *testing.T) {
 		t.Errorf("gate exit %d:\n%s", code, stdout)
 	}
 }
+
+// compareRunDir writes a run directory of workload q under dir/name.
+func compareRunDir(t *testing.T, dir, name, q string, valid bool, p50 float64) string {
+	t.Helper()
+	d := filepath.Join(dir, name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := record.Run{SchemaVersion: record.SchemaVersion, RunID: name, Workload: q, Name: "X", Backend: "sage",
+		Complete: true, Valid: valid, WorkloadHash: "h" + q,
+		Summary: record.Summary{Requests: 10, Succeeded: 10, Throughput: 5, E2E: record.Latency{Count: 10, P50: p50, P99: 2 * p50}}}
+	if !valid {
+		run.InvalidReasons = []string{"delivered rate 60% of target"}
+	}
+	if err := record.WriteJSONAtomic(filepath.Join(d, "run.json"), run); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestCompareRefusesDifferentQs: a Q1 run against a Q2 run is refused
+// with exit 2, naming both.
+func TestCompareRefusesDifferentQs(t *testing.T) {
+	dir := t.TempDir()
+	q1, q2 := compareRunDir(t, dir, "a", "Q1", true, 10), compareRunDir(t, dir, "b", "Q2", true, 10)
+	code, _, stderr := invokeCLI(t, "compare", q1, q2)
+	if code != ExitUsage || !strings.Contains(stderr, "runs of different workloads: Q1") || !strings.Contains(stderr, "and Q2") {
+		t.Errorf("exit %d, stderr %q: want 2 naming Q1 and Q2", code, stderr)
+	}
+}
+
+// TestCompareLeavesInvalidRunsOut: an invalid run in a tree of runs is
+// left out of its column with a note, as gate does, not pooled.
+func TestCompareLeavesInvalidRunsOut(t *testing.T) {
+	base, cur := t.TempDir(), t.TempDir()
+	compareRunDir(t, base, "b1", "Q2", true, 10)
+	compareRunDir(t, cur, "c1", "Q2", true, 12)
+	compareRunDir(t, cur, "c2", "Q2", false, 900)
+	code, stdout, stderr := invokeCLI(t, "compare", base, cur)
+	if code != ExitOK || !strings.Contains(stderr, "run c2") || !strings.Contains(stderr, "left out: invalid or incomplete (delivered rate 60% of target)") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "24.00") || strings.Contains(stdout, "1800") || strings.Contains(stdout, "n=1+2") {
+		t.Errorf("the invalid run's 900 ms entered the comparison:\n%s", stdout)
+	}
+}
