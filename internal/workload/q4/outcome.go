@@ -53,7 +53,7 @@ func (q *q4) outcome(out *workload.Outcome, fs []Frontier) {
 			base = &fs[0]
 		}
 		s.rate = q.rateBracket(f)
-		s.eff = efficiency(f, base)
+		s.eff = efficiency(f, base, q.rateBracket)
 		n := f.Best.Requests
 		s.good = defGoodput.Measure(f.Best.Goodput, n, "no probe passed")
 		s.ttft = dt.Measure(f.Best.TTFTQ, n, "no probe passed")
@@ -80,7 +80,9 @@ func (q *q4) rateBracket(f Frontier) result.Metric {
 	case f.MaxRate == 0 && f.FailRate > 0:
 		return defMaxRate.Within(0, f.FailRate, n, "no probed rate met the SLO")
 	case f.MaxRate == 0:
-		return defMaxRate.NotMeasurable("no probe ran")
+		return defMaxRate.NotMeasurable("no rate was decided (every probe ran out undecided, or none ran)")
+	case f.Bracketed && f.MaxRate >= f.FailRate:
+		return defMaxRate.NotMeasurable(fmt.Sprintf("the verdicts contradict: %.2f req/s passed above a failure at %.2f req/s (each verdict holds at 95 %%)", f.MaxRate, f.FailRate))
 	case !f.Bracketed:
 		return defMaxRate.Within(f.MaxRate, math.Inf(1), n, "the probe budget ran out before a rate failed")
 	case !f.Precise:
@@ -89,31 +91,33 @@ func (q *q4) rateBracket(f Frontier) result.Metric {
 	return defMaxRate.Within(f.MaxRate, f.FailRate, n, fmt.Sprintf("between the highest passing and the lowest failing rate, within %g %%", 100*q.cfg.Precision))
 }
 
-// efficiency is rate(n) ÷ (n ÷ n₁ · rate(n₁)) from the brackets: a bound
-// whose interval is what the brackets allow (the frontier is only
-// bracketed, so the efficiency is too; a midpoint would be a number no
-// probe measured); open above when a bracket is, not measurable when
-// the baseline has no passing rate.
-func efficiency(f Frontier, base *Frontier) result.Metric {
+// efficiency is rate(n) ÷ (n ÷ n₁ · rate(n₁)) from the two rate
+// brackets as rateBracket states them (so never from a probe a bracket
+// left out, like a driver-bound one): a bound whose interval is what the
+// brackets allow — the frontier is only bracketed, so the efficiency is
+// too; a midpoint would be a number no probe measured — open above when
+// a bracket is, not measurable when either bracket is missing or the
+// baseline's has no lower end.
+func efficiency(f Frontier, base *Frontier, rate func(Frontier) result.Metric) result.Metric {
 	switch {
 	case base == nil || base.Engines <= 0:
 		return defEfficiency.NotMeasurable("no baseline scale was measured")
 	case f.Engines == base.Engines:
 		return defEfficiency.NotMeasurable(fmt.Sprintf("the baseline scale itself (one scale only: its frontier is engines=%d.max_rate)", f.Engines))
-	case base.MaxRate <= 0 || base.DriverBound:
-		return defEfficiency.NotMeasurable(fmt.Sprintf("rate(%d) is not bracketed from below", base.Engines))
-	case f.MaxRate <= 0 && f.DriverBound:
-		return defEfficiency.NotMeasurable(fmt.Sprintf("driver-bound at %.2f req/s at n = %d before any rate passed", f.DriverRate, f.Engines))
-	case f.MaxRate <= 0:
-		return defEfficiency.NotMeasurable(fmt.Sprintf("no rate passed at n = %d", f.Engines))
+	}
+	rb, rf := rate(*base), rate(f)
+	switch {
+	case rb.State != result.Bound || !(rb.Interval[0] > 0):
+		return defEfficiency.NotMeasurable(fmt.Sprintf("rate(%d) is not bracketed from below: %s", base.Engines, result.Format(rb)))
+	case rf.State != result.Bound:
+		return defEfficiency.NotMeasurable(fmt.Sprintf("rate(%d): %s", f.Engines, result.Format(rf)))
 	}
 	n := float64(f.Engines) / float64(base.Engines)
-	lo := f.MaxRate / (n * nonzeroInf(base.FailRate))
-	hi := nonzeroInf(f.FailRate) / (n * base.MaxRate)
+	lo, hi := rf.Interval[0]/(n*rb.Interval[1]), rf.Interval[1]/(n*rb.Interval[0])
 	probes := max(f.Trials+base.Trials, 1)
 	why := fmt.Sprintf("what the brackets of n = %d and n = %d allow", base.Engines, f.Engines)
 	switch {
-	case !base.Bracketed || !f.Bracketed || f.DriverBound:
+	case math.IsInf(rb.Interval[1], 1) || math.IsInf(rf.Interval[1], 1):
 		why = "a rate bracket is open: " + why
 	case lo > 1:
 		why += "; superlinear: a larger pool queues less at the same load under a tail SLO, or the smaller scale's probes were disturbed (a loaded machine) — read it with the probes' driver lag"
@@ -193,21 +197,24 @@ func (q *q4) frontierTable(scales []scale) result.Table {
 func (q *q4) probeTable(fs []Frontier) result.Table {
 	qn := "p" + quantileName(q.cfg.SLO.Quantile)
 	t := result.Table{Title: "Probes", Note: q.rule(),
-		Columns: []string{"engines", "rate req/s", "trials", "s each", "requests", "success", qn + " TTFT ms", qn + " E2E ms", "lag p99 ms", "service ms", "verdict"}}
+		Columns: []string{"engines", "rate req/s", "realized req/s", "trials", "s each", "requests", "success", qn + " TTFT ms", qn + " E2E ms", "lag p99 ms", "service ms", "verdict"}}
 	for _, f := range fs {
 		ps := slices.Clone(f.Probes)
 		slices.SortStableFunc(ps, func(a, b Probe) int { return cmp.Compare(a.Rate, b.Rate) })
 		for _, p := range ps {
 			v := "pass"
-			if !p.Pass {
+			switch {
+			case p.Undecided:
+				v = p.Reason
+			case !p.Pass:
 				v = "fail: " + p.Reason
-			} else if p.Reason != "" {
+			case p.Reason != "":
 				v += " (" + p.Reason + ")"
 			}
 			if p.Trials > 1 {
 				v += fmt.Sprintf(" (%d trials pooled: the first hung on sampling)", p.Trials)
 			}
-			t.AddRow(result.Text(strconv.Itoa(f.Engines)), result.Textf("%.2f", p.Rate), result.Textf("%d", p.Trials), result.Textf("%.1f", p.Seconds),
+			t.AddRow(result.Text(strconv.Itoa(f.Engines)), result.Textf("%.2f", p.Rate), result.Textf("%.2f", p.Realized), result.Textf("%d", p.Trials), result.Textf("%.1f", p.Seconds),
 				result.Textf("%d", p.Requests), result.Textf("%.3f", p.Success), result.Text(num(p.TTFTQ)), result.Text(num(p.E2EQ)),
 				result.Text(num(p.LagP99)), result.Text(num(p.ServiceMs)), result.Text(v))
 		}

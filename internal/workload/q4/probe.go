@@ -27,9 +27,14 @@ func (c *Config) overloadLength() time.Duration {
 	return time.Duration(float64(b) / (c.SLO.Quantile * c.Precision))
 }
 
-// minSamples is the fewest requests whose nearest-rank q-quantile is
-// not their maximum: ⌈1 ÷ (1 − q)⌉ (100 for the p99, 10 for the p90).
-func minSamples(q float64) int { return int(math.Ceil(1/(1-q) - 1e-9)) }
+// minSamples is the fewest requests (pooled over a probe's trials)
+// that can pass "a share ≥ q met the bound" at 95 %: even when every one
+// meets it, the Wilson interval of n of n reaches below q until
+// n ≥ z²·q ÷ (1 − q) (35 for the p90, 381 for the p99).
+func minSamples(q float64) int {
+	const z = 1.959964
+	return int(math.Ceil(z*z*q/(1-q) - 1e-9))
+}
 
 // quantileName is "99" for 0.99, "99.9" for 0.999.
 func quantileName(q float64) string { return strconv.FormatFloat(100*q, 'f', -1, 64) }
@@ -52,7 +57,7 @@ func (s *searcher) lengthCapped(rate float64) (time.Duration, time.Duration) {
 	c := s.q.cfg
 	d := c.Probe
 	d = max(d, time.Duration(c.ServiceMultiple*s.service*float64(time.Millisecond)))
-	d = max(d, time.Duration(float64(minSamples(c.SLO.Quantile))/rate*float64(time.Second)))
+	d = max(d, time.Duration(float64(minSamples(c.SLO.Quantile))/float64(minTrials)/rate*float64(time.Second)))
 	d = max(d, c.overloadLength())
 	return min(d, c.MaxProbe).Round(10 * time.Millisecond), d.Round(10 * time.Millisecond)
 }
@@ -64,7 +69,7 @@ func (s *searcher) probe(engines int, rate float64) (Probe, bool) {
 	name := fmt.Sprintf("n%d@%.2f", engines, rate)
 	var pooled []record.Request
 	var p Probe
-	for trial := 1; trial <= 1+s.q.cfg.Repeats; trial++ {
+	for trial := 1; trial <= minTrials+s.q.cfg.Repeats; trial++ {
 		phase := name
 		if trial > 1 {
 			phase = fmt.Sprintf("%s#%d", name, trial)
@@ -75,7 +80,7 @@ func (s *searcher) probe(engines int, rate float64) (Probe, bool) {
 		}
 		pooled = append(pooled, rs...)
 		p = s.q.judge(rate, name, pooled, d, trial)
-		if !p.Uncertain || p.DriverBound {
+		if trial >= minTrials && !p.Uncertain || p.DriverBound {
 			break
 		}
 	}
@@ -119,8 +124,16 @@ func (s *searcher) trial(phase string, rate float64, d time.Duration) ([]record.
 }
 
 // judge decides a rate from its records: driver first, then the
-// success ratio and the quantile of TTFT and E2E, a failed request
-// counting as +∞ in both.
+// success ratio, then the SLO as a statistical statement about the
+// rate, not about one trial. "The q-quantile of TTFT ≤ B" is "a share
+// ≥ q of requests has TTFT ≤ B" (a failed request never does: +∞), and
+// a probe's requests are not independent — a trial's share one queue —
+// so the share is estimated over trials (shareWithin): the probe passes
+// when the share's 95 % interval lies wholly at or above q for TTFT and
+// E2E, fails when either interval lies wholly below, and is undecided
+// otherwise — then more trials are pooled, and a rate still undecided is
+// neither a pass nor a failure of the bracket. One trial decides
+// nothing.
 func (q *q4) judge(rate float64, name string, rs []record.Request, d time.Duration, trials int) Probe {
 	c := q.cfg
 	st := reqset.Measure(rs)
@@ -130,12 +143,19 @@ func (q *q4) judge(rate float64, name string, rs []record.Request, d time.Durati
 	}
 	ttft := reqset.TailOf(rs, c.SLO.Quantile, reqset.TTFT)
 	e2e := reqset.TailOf(rs, c.SLO.Quantile, reqset.E2E)
-	p := Probe{Rate: rate, Phase: name, Requests: st.N, Success: st.SuccessRate, Seconds: d.Seconds(), Trials: trials,
+	p := Probe{Rate: rate, Realized: float64(st.N) / (d.Seconds() * float64(max(trials, 1))), Phase: name, Requests: st.N, Success: st.SuccessRate, Seconds: d.Seconds(), Trials: trials,
 		TTFTQ: ttft.Value, E2EQ: e2e.Value, LagP99: reqset.Quantile(lags, 0.99), ServiceMs: st.E2EP50,
 		Goodput: float64(st.Met) / (d.Seconds() * float64(max(trials, 1)))}
 	tb, eb := record.Millis(c.SLO.TTFT), record.Millis(c.SLO.E2E)
 	lagBound := record.Millis(c.MaxDriverLag)
 	qn := "p" + quantileName(c.SLO.Quantile)
+	wt, we := within{Share: 1, Lo: 1, Hi: 1}, within{Share: 1, Lo: 1, Hi: 1}
+	if tb > 0 {
+		wt = shareWithin(rs, tb, reqset.TTFT)
+	}
+	if eb > 0 {
+		we = shareWithin(rs, eb, reqset.E2E)
+	}
 	switch {
 	case st.N == 0:
 		p.Reason = "no request was sent"
@@ -143,18 +163,23 @@ func (q *q4) judge(rate float64, name string, rs []record.Request, d time.Durati
 		p.DriverBound, p.Reason = true, fmt.Sprintf("driver lag p99 %.1f ms > %.1f ms", p.LagP99, lagBound)
 	case st.SuccessRate < c.SLO.MinSuccess:
 		p.Reason = fmt.Sprintf("success %.3f < %.3f", st.SuccessRate, c.SLO.MinSuccess)
-	case tb > 0 && !(ttft.Value <= tb):
-		p.Reason = fmt.Sprintf("%s TTFT %s > %v", qn, msText(ttft.Value), c.SLO.TTFT)
-	case eb > 0 && !(e2e.Value <= eb):
-		p.Reason = fmt.Sprintf("%s E2E %s > %v", qn, msText(e2e.Value), c.SLO.E2E)
+	case wt.Hi < c.SLO.Quantile:
+		p.Reason = fmt.Sprintf("%s TTFT %s > %v: %s", qn, msText(ttft.Value), c.SLO.TTFT, shareText(wt, c.SLO.TTFT))
+	case we.Hi < c.SLO.Quantile:
+		p.Reason = fmt.Sprintf("%s E2E %s > %v: %s", qn, msText(e2e.Value), c.SLO.E2E, shareText(we, c.SLO.E2E))
+	case wt.Lo < c.SLO.Quantile || we.Lo < c.SLO.Quantile:
+		p.Undecided = true
+		p.Reason = fmt.Sprintf("undecided: %s; %s (the interval holds %s)", shareText(wt, c.SLO.TTFT), shareText(we, c.SLO.E2E), pct(c.SLO.Quantile))
 	default:
 		p.Pass = true
 	}
-	p.Uncertain = st.N > 0 && (tb > 0 && ttft.Straddles(tb) || eb > 0 && e2e.Straddles(eb) || q.successUncertain(st))
-	if st.N < minSamples(c.SLO.Quantile) && st.N > 0 {
-		p.Reason = joinReason(p.Reason, fmt.Sprintf("%d requests: the %s is their maximum", st.N, qn))
-	}
+	p.Uncertain = st.N > 0 && (p.Undecided || q.successUncertain(st))
 	return p
+}
+
+// shareText is "72.0 % (95 % CI 61.0–83.0 %, 2 trials) within 300ms".
+func shareText(w within, bound time.Duration) string {
+	return fmt.Sprintf("%.1f %% (95 %% CI %.1f–%.1f %%, %d trials) within %v", 100*w.Share, 100*w.Lo, 100*w.Hi, w.Trials, bound)
 }
 
 // successUncertain: requests failed, and the success rule's verdict

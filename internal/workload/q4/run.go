@@ -50,11 +50,11 @@ func (q *q4) Plan(seed int64) (workload.Plan, error) {
 // rule states how probes are judged and repeated.
 func (q *q4) rule() string {
 	c := q.cfg
-	s := fmt.Sprintf("a probe passes when its p%s TTFT ≤ %v and E2E ≤ %v (a failed request counts as +∞) and ≥ %s succeed; each trial lasts ≥ %v, ≥ %g × the median service time, ≥ %d requests, ≥ %v (an overload of %g %% queues past the TTFT bound), ≤ %v",
+	s := fmt.Sprintf("a probe passes when the 95 %% order-statistic interval of its p%s TTFT lies wholly ≤ %v and of its E2E ≤ %v (a failed request counts as +∞) and ≥ %s succeed, fails when an interval lies wholly above, and is undecided otherwise (it bounds nothing); each trial lasts ≥ %v, ≥ %g × the median service time, ≥ %d requests, ≥ %v (an overload of %g %% queues past the TTFT bound), ≤ %v",
 		quantileName(c.SLO.Quantile), c.SLO.TTFT, c.SLO.E2E, pct(c.SLO.MinSuccess), c.Probe, c.ServiceMultiple, minSamples(c.SLO.Quantile),
 		c.overloadLength().Round(100*time.Millisecond), 100*c.Precision, c.MaxProbe)
 	if c.Repeats > 0 {
-		s += fmt.Sprintf("; a rate whose verdict would flip within one standard error of the quantile's rank (or with one failure more or less) gets %d more trial(s), judged pooled", c.Repeats)
+		s += fmt.Sprintf("; an undecided rate (or one whose success rule would flip with one failure more or less) gets %d more trial(s), judged pooled", c.Repeats)
 	}
 	return s
 }

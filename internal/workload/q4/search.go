@@ -5,9 +5,16 @@ import "math"
 // Probe is the outcome of one rate: one open-loop trial, or two pooled
 // when the first one's verdict hung on sampling (Trials = 2).
 type Probe struct {
-	Rate        float64 `json:"rate"`
-	Phase       string  `json:"phase"`
-	Pass        bool    `json:"pass"`
+	Rate  float64 `json:"rate"`
+	Phase string  `json:"phase"`
+	Pass  bool    `json:"pass"`
+	// Undecided: the quantile's interval straddled the SLO even after the
+	// repeats: neither a pass nor a failure of the bracket.
+	Undecided bool `json:"undecided,omitempty"`
+	// Realized is the arrival rate the probe's schedule delivered
+	// (requests ÷ time): a Poisson trial's count varies about the
+	// nominal Rate.
+	Realized    float64 `json:"realized_rate"`
 	DriverBound bool    `json:"driver_bound"` // the driver could not deliver the rate: no SUT verdict
 	Reason      string  `json:"reason,omitempty"`
 	Trials      int     `json:"trials"`
@@ -39,7 +46,9 @@ type Frontier struct {
 	Precise     bool    `json:"precise"` // the bracket is within the precision
 }
 
-// Search is the frontier search: a ramp from Start until a probe fails
+// Search is the frontier search (an undecided probe steers it like a
+// failure but bounds nothing: the bracket is [highest pass, lowest
+// decided failure]): a ramp from Start until a probe fails
 // (down while they fail), then bisection between the highest pass and
 // the lowest failure until (fail − pass) ÷ fail ≤ Precision, within
 // MaxProbes trials. The ramp's first factor is Step; each further step
@@ -58,7 +67,7 @@ type Search struct {
 // short and the search must stop).
 func (s Search) Run(probe func(rate float64) (Probe, bool)) Frontier {
 	var f Frontier
-	lo, hi := 0.0, 0.0
+	lo, hi, nav := 0.0, 0.0, 0.0 // nav: the lowest failing or undecided rate, which steers
 	r, step := s.Start, s.Step
 	if step <= 1 {
 		step = s.Growth
@@ -79,8 +88,11 @@ func (s Search) Run(probe func(rate float64) (Probe, bool)) Frontier {
 		}
 		if p.Pass && r > lo {
 			lo, f.Best = r, p
-		} else if !p.Pass && (hi == 0 || r < hi) {
+		} else if !p.Pass && !p.Undecided && (hi == 0 || r < hi) {
 			hi = r
+		}
+		if !p.Pass && (nav == 0 || r < nav) {
+			nav = r
 		}
 		if len(f.Probes) == 1 && s.Hint != nil {
 			if h := s.Hint(p); h > 0 && (p.Pass && h > r || !p.Pass && h < r) {
@@ -92,7 +104,7 @@ func (s Search) Run(probe func(rate float64) (Probe, bool)) Frontier {
 			step = math.Min(step*step, math.Max(s.Growth, 1+s.Precision))
 		}
 		lastPass, moves = p.Pass, moves+1
-		next, done := s.next(lo, hi, step, p.Pass)
+		next, done := s.next(lo, nav, step, p.Pass)
 		if done {
 			break
 		}
