@@ -188,11 +188,7 @@ func (e *Estimate) setState(never, bound []result.Metric, reps int) {
 	case valid > 0 && len(never) == valid:
 		e.State, e.Reason = result.Never, never[0].Reason
 	case valid > 0 && len(bound) == valid:
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, b := range bound {
-			lo, hi = math.Min(lo, b.Interval[0]), math.Max(hi, b.Interval[1])
-		}
-		e.State, e.Interval, e.Reason = result.Bound, &[2]float64{lo, hi}, "the hull of every repetition's bracket"
+		e.brackets(bound)
 	default:
 		e.State = result.NotMeasurable
 		e.Reason = "no valid repetition measured it"
@@ -200,6 +196,31 @@ func (e *Estimate) setState(never, bound []result.Metric, reps int) {
 			e.Reason += " (" + s + ")"
 		}
 	}
+}
+
+// brackets combines the repetitions' brackets by a rule that says what
+// it claims. Each bracket claims to hold the value; if every one does,
+// the value is in their intersection (with R brackets each holding it at
+// coverage c, all do at ≥ 1 − R·(1 − c)), so a non-empty intersection
+// is the estimate. Disjoint brackets cannot all hold it: the
+// repetitions disagree beyond what each claims, and the estimate is
+// their hull, which holds the value if any one bracket does, with the
+// disagreement said.
+func (e *Estimate) brackets(bound []result.Metric) {
+	lo, hi := math.Inf(-1), math.Inf(1)
+	hlo, hhi := math.Inf(1), math.Inf(-1)
+	for _, b := range bound {
+		lo, hi = math.Max(lo, b.Interval[0]), math.Min(hi, b.Interval[1])
+		hlo, hhi = math.Min(hlo, b.Interval[0]), math.Max(hhi, b.Interval[1])
+	}
+	e.State = result.Bound
+	if lo <= hi {
+		e.Interval = &[2]float64{lo, hi}
+		e.Reason = fmt.Sprintf("the intersection of %d repetitions' brackets: it holds the value if every bracket does", len(bound))
+		return
+	}
+	e.Interval = &[2]float64{hlo, hhi}
+	e.Reason = fmt.Sprintf("the %d repetitions' brackets are disjoint, so not all of them hold the value: they disagree beyond what each claims; this is their hull, which holds it if any one does", len(bound))
 }
 
 // measure fills the point, median, deviation and interval of the

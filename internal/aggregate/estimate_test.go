@@ -39,7 +39,7 @@ func TestOf(t *testing.T) {
 		{"only invalid is not measurable",
 			[]Sample{{Metric: recovery.Measure(3, 1, "")}},
 			result.NotMeasurable, 0, 0, false, Excluded{Invalid: 1}},
-		{"brackets give their hull",
+		{"overlapping brackets give their intersection",
 			[]Sample{valid(recovery.Within(2, 3, 1, "")), valid(recovery.Within(2.5, 4, 1, ""))},
 			result.Bound, 0, 0, true, Excluded{Bound: 2}},
 		{"three measured: the geometric mean",
@@ -179,5 +179,21 @@ func TestEstimateJSONOpenSide(t *testing.T) {
 	var back Estimate
 	if err := json.Unmarshal(b, &back); err != nil || back.Interval[0] != 4 || !math.IsInf(back.Interval[1], 1) || back.State != result.Bound {
 		t.Errorf("read back %+v, %v", back, err)
+	}
+}
+
+// TestBracketsCombined: overlapping brackets of repetitions combine to
+// their intersection; disjoint ones (Q4's [5.63, 6.47] and [3.45, 4.00])
+// to their hull, saying they disagree — never a silent hull.
+func TestBracketsCombined(t *testing.T) {
+	rate := result.Def{Name: "max_rate", Unit: result.ReqPerS, Direction: result.Higher}
+	v := func(lo, hi float64) Sample { return Sample{Metric: rate.Within(lo, hi, 5, ""), Valid: true} }
+	e := Of([]Sample{v(5.63, 6.47), v(5.62, 6.46), v(5.0, math.Inf(1))}, 0.95)
+	if e.State != result.Bound || e.Interval[0] != 5.63 || e.Interval[1] != 6.46 || !strings.Contains(e.Reason, "intersection") {
+		t.Errorf("overlapping: %+v", e)
+	}
+	d := Of([]Sample{v(5.63, 6.47), v(5.62, 6.46), v(3.45, 4.00)}, 0.95)
+	if d.State != result.Bound || d.Interval[0] != 3.45 || d.Interval[1] != 6.47 || !strings.Contains(d.Reason, "disjoint") {
+		t.Errorf("disjoint: %+v", d)
 	}
 }
