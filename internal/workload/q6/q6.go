@@ -54,7 +54,8 @@ type Config struct {
 	High    SLO          `yaml:"high_slo" json:"high_slo"`
 	Low     SLO          `yaml:"low_slo" json:"low_slo"`
 	// Series windows the records for the recovery after each burst: the
-	// TTFT p99 of all requests back within low_slo.ttft for Hold.
+	// TTFT p99 of the high-priority requests back within high_slo.ttft
+	// for Hold.
 	Series series.Config `yaml:"series" json:"series"`
 	Hold   time.Duration `yaml:"hold" json:"hold"`
 	// InversionTau is the tie tolerance of a priority inversion: sends or
