@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/reqset"
 	"github.com/sagebench/sagebench/internal/result"
@@ -75,8 +76,17 @@ func (q *q1) result(phase summary.Phase, c *txnCount, st *q1Stats, rate float64)
 		good = defGoodput.NotMeasurable("the phase has no duration")
 	}
 	attain := defTxnAttain.Measure(float64(c.met)/float64(max(c.n, 1)), c.n, "no transaction was sent")
-	p50 := defTxnP50.Measure(reqset.Quantile(c.e2e, 0.5), len(c.e2e), "no transaction succeeded")
-	p99 := defTxnP99.Measure(reqset.Quantile(c.e2e, 0.99), len(c.e2e), "no transaction succeeded")
+	if attain.Measured() {
+		attain = attain.WithInterval(reqset.Wilson(c.met, c.n))
+	}
+	// Transaction quantiles over every transaction sent, a failed one
+	// counting as +∞ (package quantile's rule, states and interval).
+	all := slices.Grow(slices.Clone(c.e2e), c.n-len(c.e2e))
+	for range c.n - len(c.e2e) {
+		all = append(all, math.Inf(1))
+	}
+	p50 := quantile.OfSample(all, 0.5, quantile.Confidence).Metric(defTxnP50, "no transaction was sent")
+	p99 := quantile.OfSample(all, 0.99, quantile.Confidence).Metric(defTxnP99, "no transaction was sent")
 	if st == nil {
 		why := "the Ray backend reports no runtime hops"
 		return result.New(q.answer(good, attain, p99, rate, nil, result.Metric{}), good, attain, p50, p99,
@@ -97,8 +107,16 @@ func (q *q1) answer(good, attain, p99 result.Metric, rate float64, st *q1Stats, 
 	if !good.Measured() {
 		return "not answered: goodput is " + result.Format(good)
 	}
-	s := fmt.Sprintf("the RAG pipeline delivered %s within its %v end-to-end SLO (%s of the %.1f tx/s offered; transaction E2E p99 %s)",
-		result.Format(good), q.cfg.SLO.E2E, result.Short(attain), rate, result.Short(p99))
+	// Goodput ÷ offered and SLO attainment are two figures: the first
+	// divides by the rate the schedule offered, the second by the
+	// transactions that were sent (they differ when the driver sent fewer
+	// or the phase ran longer than the schedule).
+	ratio := "–"
+	if rate > 0 {
+		ratio = result.FormatValue(good.Value/rate, result.Fraction)
+	}
+	s := fmt.Sprintf("the RAG pipeline delivered %s within its %v end-to-end SLO, %s of the %.1f tx/s offered; SLO attainment %s of %d transactions; transaction E2E p99 %s",
+		result.Format(good), q.cfg.SLO.E2E, ratio, rate, result.Format(attain), attain.N, result.ShortN(p99))
 	if st != nil {
 		if name, share, ok := st.biggestStage(); ok {
 			s += fmt.Sprintf("; %s took %.0f %% of the mean E2E", name, 100*share)
