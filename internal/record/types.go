@@ -35,6 +35,10 @@ type Run struct {
 	StartedAt      time.Time       `json:"started_at"`
 	EndedAt        time.Time       `json:"ended_at"`
 	Summary        Summary         `json:"summary"`
+	// Phases are the run's phases in the order they ran, on the run's
+	// clock, so that a phase's membership (a burst, the span before a
+	// kill) is read from the record, never guessed.
+	Phases []Phase `json:"phases,omitempty"`
 	Notes          []string        `json:"notes,omitempty"` // e.g. a policy the target could not switch
 	// Result is the Q's typed answer: the answer sentence, the primary
 	// and other metrics each with its state, drill events, targets and
@@ -64,6 +68,21 @@ type Environment struct {
 	// LoadAvg1 is the 1-minute load average when the run started (0 when
 	// unknown): above Cores, other processes competed with the driver.
 	LoadAvg1 float64 `json:"loadavg_1m,omitempty"`
+}
+
+// Phase is one phase of a run: its name, its start (the intended time of
+// its schedule's zero) and end (its last request's end) in ms since
+// Run.StartedAt, the requests its schedule held and their offered rate
+// (requests ÷ the schedule's span; 0 for one request or a closed loop).
+type Phase struct {
+	Name          string  `json:"name"`
+	StartMs       float64 `json:"start_ms"`
+	EndMs         float64 `json:"end_ms"`
+	Scheduled     int     `json:"scheduled"`
+	ScheduleSpanS float64 `json:"schedule_span_s"`
+	OfferedRate   float64 `json:"offered_rate"`
+	Interrupted   bool    `json:"interrupted,omitempty"`
+	ClosedLoop    bool    `json:"closed_loop,omitempty"`
 }
 
 // Summary holds the request-level metrics of one run (one repetition).

@@ -315,6 +315,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 func (rn *Runner) finish(run *record.Run, r runconfig.Resolved, o workload.Outcome, col *summary.Collector, complete bool) {
 	sum, reasons := col.Summarize(o.Phases, r.Shared.Validity)
 	run.Summary = sum
+	run.Phases = phaseRecords(o.Phases)
 	run.LoadMode = o.LoadMode
 	run.Complete = complete
 	if !complete {
@@ -360,4 +361,18 @@ func completeResult(res result.Result, r runconfig.Resolved, sum record.Summary,
 func fineGap(pacer string) time.Duration {
 	g, _ := load.FineGapOf(pacer) // Shared.Validate refused any other
 	return g
+}
+
+// phaseRecords are the phases as run.json records them.
+func phaseRecords(ps []summary.Phase) []record.Phase {
+	out := make([]record.Phase, 0, len(ps))
+	for _, p := range ps {
+		ph := record.Phase{Name: p.Name, StartMs: record.Millis(p.Start), EndMs: record.Millis(p.End), Scheduled: p.Scheduled,
+			ScheduleSpanS: p.ScheduleSpan.Seconds(), Interrupted: p.Interrupted, ClosedLoop: p.ClosedLoop}
+		if p.ScheduleSpan > 0 && !p.ClosedLoop {
+			ph.OfferedRate = float64(p.Scheduled) / p.ScheduleSpan.Seconds()
+		}
+		out = append(out, ph)
+	}
+	return out
 }
