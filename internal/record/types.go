@@ -38,8 +38,8 @@ type Run struct {
 	// Phases are the run's phases in the order they ran, on the run's
 	// clock, so that a phase's membership (a burst, the span before a
 	// kill) is read from the record, never guessed.
-	Phases []Phase `json:"phases,omitempty"`
-	Notes          []string        `json:"notes,omitempty"` // e.g. a policy the target could not switch
+	Phases []Phase  `json:"phases,omitempty"`
+	Notes  []string `json:"notes,omitempty"` // e.g. a policy the target could not switch
 	// Result is the Q's typed answer: the answer sentence, the primary
 	// and other metrics each with its state, drill events, targets and
 	// the tables behind the answer (docs/records.md). Nil in a run that

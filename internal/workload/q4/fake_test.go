@@ -72,7 +72,7 @@ func TestFrontierOfKnownCapacity(t *testing.T) {
 		t.Skip("sends about 25 s of traffic per case")
 	}
 	for _, c := range []frontierCase{
-		{name: "p95 rule, linear pool", quantile: 0.95, precision: 0.05, probe: 2500 * time.Millisecond, slots: 4, start: 40},
+		{name: "p95 rule, linear pool", quantile: 0.95, precision: 0.05, probe: 4 * time.Second, slots: 4, start: 40},
 		{name: "quick rule, pool that does not scale", fixedPool: true, quantile: 0.75, precision: 0.15, probe: 1500 * time.Millisecond, slots: 2, start: 15},
 	} {
 		t.Run(c.name, func(t *testing.T) {

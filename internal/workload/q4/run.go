@@ -50,8 +50,8 @@ func (q *q4) Plan(seed int64) (workload.Plan, error) {
 // rule states how probes are judged and repeated.
 func (q *q4) rule() string {
 	c := q.cfg
-	s := fmt.Sprintf("a probe passes when the 95 %% order-statistic interval of its p%s TTFT lies wholly ≤ %v and of its E2E ≤ %v (a failed request counts as +∞) and ≥ %s succeed, fails when an interval lies wholly above, and is undecided otherwise (it bounds nothing); each trial lasts ≥ %v, ≥ %g × the median service time, ≥ %d requests, ≥ %v (an overload of %g %% queues past the TTFT bound), ≤ %v",
-		quantileName(c.SLO.Quantile), c.SLO.TTFT, c.SLO.E2E, pct(c.SLO.MinSuccess), c.Probe, c.ServiceMultiple, minSamples(c.SLO.Quantile),
+	s := fmt.Sprintf("a probe of ≥ %d trials passes when the share of requests within TTFT %v and within E2E %v (a failed request never is) has a 95 %% interval wholly ≥ %s — its p%s within the SLO — over trials as independent units (cluster-robust t, never narrower than Wilson), and ≥ %s succeed; it fails when an interval lies wholly below, and is undecided otherwise (it bounds nothing); each trial lasts ≥ %v, ≥ %g × the median service time, ≥ %d requests over the first %d trials, ≥ %v (an overload of %g %% queues past the TTFT bound), ≤ %v",
+		minTrials, c.SLO.TTFT, c.SLO.E2E, pct(c.SLO.Quantile), quantileName(c.SLO.Quantile), pct(c.SLO.MinSuccess), c.Probe, c.ServiceMultiple, minSamples(c.SLO.Quantile), minTrials,
 		c.overloadLength().Round(100*time.Millisecond), 100*c.Precision, c.MaxProbe)
 	if c.Repeats > 0 {
 		s += fmt.Sprintf("; an undecided rate (or one whose success rule would flip with one failure more or less) gets %d more trial(s), judged pooled", c.Repeats)
