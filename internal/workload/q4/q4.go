@@ -92,11 +92,11 @@ type SLO struct {
 }
 
 // Default: full scales 1, 2, 4 of engines with 8 slots, p99 judged,
-// trials of ≥ 10 s (≥ 20 × the service time, ≥ 100 requests), 5 %
-// precision; quick the same scales of 1-slot engines with 24-token
-// chats, p90 judged (a p99 needs 100 requests a trial), trials of ≥ 2 s
-// capped at 3 s, 15 % precision, ≤ 5 trials a scale (≤ 45 s of
-// traffic at worst; about 35 s usually).
+// trials of ≥ 10 s (≥ 20 × the service time, ≥ 381 requests over two
+// trials), 5 % precision; quick the same scales of 1-slot engines with
+// 24-token chats, p75 judged (a pass at the p99 needs 381 requests, at
+// the p75 12), trials of 2 s, 15 % precision, ≤ 9 trials a scale (≤ 54 s
+// of traffic at worst).
 func Default(quick bool) *Config {
 	c := &Config{
 		Scales: []int{1, 2, 4}, Probe: 10 * time.Second, MaxProbe: 2 * time.Minute, ServiceMultiple: 20, Arrivals: load.ProcessPoisson,
