@@ -135,7 +135,10 @@ func (q *q6) recoveryTable(pms []policyMetrics) result.Table {
 				rec = result.Of(defRecoverMax.Measure(b.AfterMs, 1, "").WithResolution(step))
 			}
 			worst := result.Text("–")
-			if !math.IsNaN(b.WorstMs) {
+			switch {
+			case math.IsInf(b.WorstMs, 1):
+				worst = result.Of(ttftDef.Never("a window's failed requests put its p99 at +∞"))
+			case !math.IsNaN(b.WorstMs):
 				worst = result.Of(ttftDef.Measure(b.WorstMs, 1, ""))
 			}
 			t.AddRow(result.Text(m.policy), result.Textf("%d", i+1), result.Textf("%.1f", b.Start.Seconds()), result.Text(b.State), rec, worst,

@@ -1,12 +1,14 @@
 package q6
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/summary"
 )
 
@@ -148,5 +150,20 @@ func TestQ6Config(t *testing.T) {
 	p, err := (&q6{cfg: quick}).Plan(1)
 	if err != nil || len(p.Phases) != 3 || p.Phases[0].Requests == 0 {
 		t.Errorf("plan %+v, %v", p, err)
+	}
+}
+
+// TestWindowAllFailedIsInfinite: a window whose requests all failed has
+// a p99 of +∞ (violated), never null or the answered requests' figure;
+// one failure in 200 leaves the p99 finite.
+func TestWindowAllFailedIsInfinite(t *testing.T) {
+	if p := windowP99(series.Window{Count: 5, Errors: 5, TTFTP99: math.NaN()}); !math.IsInf(p, 1) {
+		t.Errorf("all failed: p99 %v, want +∞", p)
+	}
+	if p := windowP99(series.Window{Count: 200, Errors: 1, OK: 199, TTFTP99: 120}); p != 120 {
+		t.Errorf("1 of 200 failed: p99 %v, want 120", p)
+	}
+	if p := windowP99(series.Window{Count: 50, Errors: 1, OK: 49, TTFTP99: 120}); !math.IsInf(p, 1) {
+		t.Errorf("1 of 50 failed: the p99's rank (50) is the failure: %v, want +∞", p)
 	}
 }
