@@ -30,7 +30,10 @@ func TestQ3QuickOnEmbeddedStack(t *testing.T) {
 				t.Errorf("%s%s not measured: %+v", policy, key, m)
 			}
 		}
-		if m, ok := run.Result.Metric(policy + ".interference_ratio"); !ok || m.State != "measured" && m.State != "bound" {
+		// Quick's phases hold tens of victim requests: a p99 of fewer than
+		// 100 is only bounded below, and a ratio of two such bounds is not
+		// measurable — which the reason must say, never a number.
+		if m, ok := run.Result.Metric(policy + ".interference_ratio"); !ok || m.State != "measured" && m.State != "bound" && !strings.Contains(m.Reason, "≥") {
 			t.Errorf("%s.interference_ratio: %+v", policy, m)
 		}
 		for _, line := range []string{"/phase=alone/tenant=victim ", "/phase=contended/tenant=victim ", "/phase=contended/tenant=aggressor "} {
