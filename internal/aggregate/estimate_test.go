@@ -197,3 +197,28 @@ func TestBracketsCombined(t *testing.T) {
 		t.Errorf("disjoint: %+v", d)
 	}
 }
+
+// TestLogScaleCoverage: for log-normal repetitions (R = 3..8) the
+// log-scale interval holds the true geometric mean at its 95 % (±3 %).
+func TestLogScaleCoverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const trials = 3000
+	hit := 0
+	for i := range trials {
+		r := 3 + i%6
+		var s []Sample
+		for range r {
+			s = append(s, Sample{Metric: recovery.Measure(math.Exp(1+0.5*rng.NormFloat64()), 1, ""), Valid: true})
+		}
+		e := Of(s, 0.95)
+		if e.Method != MethodLogT {
+			t.Fatalf("method %q", e.Method)
+		}
+		if e.Interval[0] <= math.E && math.E <= e.Interval[1] {
+			hit++
+		}
+	}
+	if got := float64(hit) / trials; math.Abs(got-0.95) > 0.03 {
+		t.Errorf("log-scale interval covered the geometric mean in %.3f, want 0.95 ± 0.03", got)
+	}
+}
