@@ -134,18 +134,35 @@ func (c *Config) ticksPerWindow() int {
 // ends early the windows so far are returned with ctx's error. When no
 // scrape succeeded the capture is returned with an error wrapping
 // ErrAllFailed.
+//
+// Every string of the capture returned has passed one redaction rule
+// (Capture.Redact with cfg.Redact): URL passwords, credentials by
+// content, and credential-named label values whatever they hold, in
+// both modes.
 func Run(ctx context.Context, cfg Config) (*Capture, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	var c *Capture
+	var err error
 	if cfg.Prometheus != "" {
-		return runQuery(ctx, cfg)
+		c, err = runQuery(ctx, cfg)
+	} else {
+		c, err = runScrapes(ctx, cfg)
 	}
+	if c != nil {
+		c.Redact(cfg.Redact)
+	}
+	return c, err
+}
+
+// runScrapes captures from exporters (Targets).
+func runScrapes(ctx context.Context, cfg Config) (*Capture, error) {
 	procs, err := newProcSampler(cfg.Processes, cfg.PIDs)
 	if err != nil {
 		return nil, err
 	}
-	sc := &Scraper{Client: cfg.Client, Timeout: cfg.Timeout, Selector: &cfg.Selector, Now: cfg.Now, Redact: cfg.Redact}
+	sc := &Scraper{Client: withSameOrigin(cfg.Client), Timeout: cfg.Timeout, Selector: &cfg.Selector, Now: cfg.Now, Redact: cfg.Redact}
 	k := cfg.ticksPerWindow()
 	period := cfg.Window / time.Duration(k)
 	start := cfg.Now()
@@ -171,9 +188,9 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 	}
 	if allFailed(c) {
 		if le := overLimit(ticks); le != nil {
-			return c, fmt.Errorf("capture of %v: %w: %w", cfg.Targets, ErrAllFailed, le)
+			return c, fmt.Errorf("capture of %v: %w: %w", redactAll(cfg.Targets), ErrAllFailed, le)
 		}
-		return c, fmt.Errorf("capture of %v: %w", cfg.Targets, ErrAllFailed)
+		return c, fmt.Errorf("capture of %v: %w", redactAll(cfg.Targets), ErrAllFailed)
 	}
 	return c, nil
 }
@@ -377,5 +394,14 @@ func finishMetrics(ms map[string]*Metric) []Metric {
 		}
 		return SeriesKey(out[i].Name, out[i].Labels) < SeriesKey(out[j].Name, out[j].Labels)
 	})
+	return out
+}
+
+// redactAll masks the URL passwords of urls (for an error message).
+func redactAll(urls []string) []string {
+	out := make([]string, len(urls))
+	for i, u := range urls {
+		out[i] = redact.URL(u)
+	}
 	return out
 }

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // acceptHeader asks for OpenMetrics 1.0 first, then the classic text format.
@@ -83,7 +85,9 @@ type Scraper struct {
 	Limits   Limits
 	// Redact, when set, is applied to every metric name, label name and
 	// label value kept, and to error texts (redact.Redactor.String: an
-	// exporter's labels can hold anything, a credential included).
+	// exporter's labels can hold anything, a credential included). The
+	// value of a credential-named label (password, api_key, …) is masked
+	// whole, and URL passwords in values are masked, even when it is nil.
 	Redact func(string) string
 }
 
@@ -95,7 +99,7 @@ func (s *Scraper) client() *http.Client {
 	if t <= 0 {
 		t = 5 * time.Second
 	}
-	return &http.Client{Timeout: t}
+	return &http.Client{Timeout: t, CheckRedirect: sameOrigin}
 }
 
 func (s *Scraper) now() time.Time {
@@ -158,14 +162,8 @@ func (s *Scraper) keep(in []Series) ([]Series, int) {
 	for _, x := range in {
 		if s.Redact != nil {
 			x.Name = s.Redact(x.Name)
-			if len(x.Labels) > 0 {
-				l := make(map[string]string, len(x.Labels))
-				for k, v := range x.Labels {
-					l[s.Redact(k)] = s.Redact(v)
-				}
-				x.Labels = l
-			}
 		}
+		x.Labels = redactLabels(s.Redact, x.Labels) // credential-named labels masked whatever Redact is
 		if len(x.Key()) > MaxKeyBytes {
 			dropped++
 			continue
@@ -193,27 +191,27 @@ func (s *Scraper) clean(err error) error {
 func (s *Scraper) fetch(ctx context.Context, url string) ([]Series, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, fmt.Errorf("scraping %s: %w", redact.URL(url), err)
 	}
 	req.Header.Set("Accept", acceptHeader)
 	resp, err := s.client().Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, fmt.Errorf("scraping %s: %w", redact.URL(url), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return nil, fmt.Errorf("scraping %s: HTTP %s", url, resp.Status)
+		return nil, fmt.Errorf("scraping %s: HTTP %s", redact.URL(url), resp.Status)
 	}
 	lim := s.Limits.withDefaults()
 	body := &boundedBody{r: resp.Body, lim: lim, text: isText(resp.Header.Get("Content-Type"))}
 	series, err := Parse(body, resp.Header.Get("Content-Type"), url)
 	if body.over != nil {
-		body.over.Source = url
+		body.over.Source = redact.URL(url)
 		return nil, body.over
 	}
 	if err == nil && len(series) > lim.MaxSamples {
-		return nil, &LimitError{Source: url, What: "samples", Limit: int64(lim.MaxSamples)}
+		return nil, &LimitError{Source: redact.URL(url), What: "samples", Limit: int64(lim.MaxSamples)}
 	}
 	return series, err
 }

@@ -1,0 +1,162 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// promMatrix answers every query_range with the series that body writes
+// between `"result":[` and `]`, each at every step (body gets the
+// points' JSON).
+func promMatrix(t *testing.T, body func(w http.ResponseWriter, points string)) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		start, _ := strconv.ParseFloat(r.Form.Get("start"), 64)
+		end, _ := strconv.ParseFloat(r.Form.Get("end"), 64)
+		step, _ := strconv.ParseFloat(r.Form.Get("step"), 64)
+		var pts []string
+		for i := 0; start+float64(i)*step <= end+1e-9; i++ {
+			pts = append(pts, fmt.Sprintf(`[%g,"%%s"]`, start+float64(i)*step))
+		}
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[`)
+		body(w, "["+strings.Join(pts, ",")+"]")
+		fmt.Fprint(w, `]}}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func queryCfg(url string) Config {
+	return Config{Prometheus: url, Queries: []string{"up"}, Windows: 2, Window: 20 * time.Second,
+		Interval: 10 * time.Second, End: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Timeout: 10 * time.Second}
+}
+
+// TestQueryNonFiniteStringsAndDuplicates (issue 41, hole 7): "1e309" is
+// +Inf, counted as non-finite, not a failed query; a series repeated in
+// one answer is kept once and noted.
+func TestQueryNonFiniteStringsAndDuplicates(t *testing.T) {
+	srv := promMatrix(t, func(w http.ResponseWriter, pts string) {
+		fmt.Fprintf(w, `{"metric":{"s":"big"},"values":%s},`, strings.ReplaceAll(pts, "%s", "1e309"))
+		fmt.Fprintf(w, `{"metric":{"s":"ok"},"values":%s},`, strings.ReplaceAll(pts, "%s", "1"))
+		fmt.Fprintf(w, `{"metric":{"s":"ok"},"values":%s}`, strings.ReplaceAll(pts, "%s", "2"))
+	})
+	c, err := Run(context.Background(), queryCfg(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Targets[0].Failed != 0 || c.Targets[0].NonFinite != 5 {
+		t.Errorf("target %+v: want no failed step and 5 non-finite values (1e309 at each step)", c.Targets[0])
+	}
+	if len(c.Metrics) != 1 || *c.Metrics[0].Windows[0].Mean != 1 {
+		t.Errorf("metrics %+v: want the first series s=ok (value 1) alone", c.Metrics)
+	}
+	if !strings.Contains(strings.Join(c.Notes, "\n"), "1 series repeated the labels") {
+		t.Errorf("notes %q: want the duplicate series noted", c.Notes)
+	}
+}
+
+// TestQuerySeriesCappedWhileStreaming (issue 41, hole 7): an answer of
+// 256k series is refused at the cardinality cap while it is read; it
+// used to be decoded whole (443 MB RSS, 9.4 s) before max-series
+// refused it.
+func TestQuerySeriesCappedWhileStreaming(t *testing.T) {
+	var written atomic.Int64
+	srv := promMatrix(t, func(w http.ResponseWriter, pts string) {
+		one := strings.ReplaceAll(pts, "%s", "1")
+		for i := range 256 << 10 {
+			if i > 0 {
+				fmt.Fprint(w, ",")
+			}
+			n, err := fmt.Fprintf(w, `{"metric":{"__name__":"x","id":"%d"},"values":%s}`, i, one)
+			if err != nil {
+				return
+			}
+			written.Add(int64(n))
+		}
+	})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	c, err := Run(context.Background(), queryCfg(srv.URL))
+	runtime.ReadMemStats(&after)
+	if err == nil || c.Targets[0].Failed != c.Targets[0].Scrapes || !strings.Contains(c.Targets[0].Errors[0], "more than the cap of 2000") {
+		t.Fatalf("err %v, capture %+v: want every step failed on the cardinality cap", err, c.Targets)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("allocated %d MB to refuse the answer, want a few (streamed)", alloc>>20)
+	}
+}
+
+// TestQueryRedirectRefused (issue 41, hole 7): a 307 to another origin
+// is not followed; nothing reaches the other server.
+func TestQueryRedirectRefused(t *testing.T) {
+	var hits atomic.Int32
+	other := promMatrix(t, func(w http.ResponseWriter, pts string) {
+		hits.Add(1)
+		fmt.Fprintf(w, `{"metric":{"s":"evil"},"values":%s}`, strings.ReplaceAll(pts, "%s", "1"))
+	})
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirector.Close)
+	c, err := Run(context.Background(), queryCfg(redirector.URL))
+	if !errors.Is(err, ErrAllFailed) || len(c.Metrics) != 0 || hits.Load() != 0 {
+		t.Errorf("err %v, %d metrics, %d requests at the other origin: want every query failed and none there", err, len(c.Metrics), hits.Load())
+	}
+	// the exporter path too
+	smp := (&Scraper{}).Scrape(context.Background(), redirector.URL+"/metrics")
+	if smp.Err == nil || !strings.Contains(smp.Err.Error(), "another origin") || hits.Load() != 0 {
+		t.Errorf("scrape through a cross-origin redirect: %v (%d hits), want refused", smp.Err, hits.Load())
+	}
+}
+
+// TestSameOriginRedirectFollowed: /metrics → /metrics/ on the same
+// server is followed.
+func TestSameOriginRedirectFollowed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			http.Redirect(w, r, "/metrics/", http.StatusMovedPermanently)
+			return
+		}
+		fmt.Fprint(w, "up 1\n")
+	}))
+	t.Cleanup(srv.Close)
+	if smp := (&Scraper{}).Scrape(context.Background(), srv.URL+"/metrics"); smp.Err != nil || len(smp.Series) != 1 {
+		t.Errorf("same-origin redirect: %v, %d series", smp.Err, len(smp.Series))
+	}
+}
+
+// TestQueryModeRedactsLabelsAndURL (issue 41, holes 1–2): the server's
+// URL password and credential labels — by name and by content — reach
+// no string of the capture.
+func TestQueryModeRedactsLabelsAndURL(t *testing.T) {
+	srv := promMatrix(t, func(w http.ResponseWriter, pts string) {
+		fmt.Fprintf(w, `{"metric":{"__name__":"db_up","authorization":"Bearer sk-live-abcdef123456","instance":"http://bob:hunter2pw@db:5432","password":"pw-plain-1","API-Key":"key-plain-2","job":"db"},"values":%s}`,
+			strings.ReplaceAll(pts, "%s", "1"))
+	})
+	u := strings.Replace(srv.URL, "http://", "http://alice:S3CRETPW@", 1)
+	c, err := Run(context.Background(), queryCfg(u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := EncodeJSON(c)
+	var md strings.Builder
+	_ = WriteMarkdown(&md, c)
+	for _, secret := range []string{"S3CRETPW", "sk-live-abcdef123456", "hunter2pw", "pw-plain-1", "key-plain-2"} {
+		if strings.Contains(string(js), secret) || strings.Contains(md.String(), secret) {
+			t.Errorf("%q written:\n%s", secret, js)
+		}
+	}
+	if len(c.Metrics) != 1 || c.Metrics[0].Labels["job"] != "db" {
+		t.Errorf("metrics %+v: want db_up kept with its other labels", c.Metrics)
+	}
+}
