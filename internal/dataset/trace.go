@@ -109,7 +109,8 @@ func parseMooncake(r io.Reader, name string) ([]Entry, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var es []Entry
-	for line := 1; sc.Scan(); line++ {
+	line := 1
+	for ; sc.Scan(); line++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue
@@ -142,8 +143,8 @@ func parseMooncake(r io.Reader, name string) ([]Entry, error) {
 		}
 		es = append(es, Entry{At: at, Input: *m.InputLength, Output: *m.OutputLength, HashIDs: m.HashIDs})
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w (lines are limited to %d bytes)", name, err, maxLine)
+	if err := scanError(sc, name, line); err != nil {
+		return nil, err
 	}
 	return es, nil
 }
@@ -194,7 +195,8 @@ func seconds(s string) (time.Duration, error) {
 }
 
 func parseCSV(r io.Reader, name string, cols csvColumns) ([]Entry, error) {
-	cr := csv.NewReader(r)
+	vb := newValueBound(r)
+	cr := csv.NewReader(vb)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	head, err := cr.Read()
@@ -211,19 +213,22 @@ func parseCSV(r io.Reader, name string, cols csvColumns) ([]Entry, error) {
 		}
 	}
 	var es []Entry
+	last := 1 // the line of the last record read
 	for {
+		vb.mark = cr.InputOffset()
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return es, nil
 		}
 		if err != nil {
-			line := 0
+			line := last + 1
 			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
 				line = pe.Line
 			}
 			return nil, &Error{File: name, Line: line, Err: err}
 		}
 		line, _ := cr.FieldPos(0)
+		last = line
 		e, err := csvEntry(rec, idx, cols)
 		if err != nil {
 			err.(*Error).File, err.(*Error).Line = name, line

@@ -1,0 +1,89 @@
+package dataset
+
+import (
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/tokenizer"
+)
+
+// hugeValue is head, then fill repeated to size bytes, then tail, made
+// as it is read: a 1 GiB file without a GiB of disk or memory.
+type hugeValue struct {
+	head, tail string
+	fill       byte
+	size, read int64
+}
+
+func (h *hugeValue) Read(p []byte) (int, error) {
+	head, body := int64(len(h.head)), int64(len(h.head))+h.size
+	end := body + int64(len(h.tail))
+	n := 0
+	for n < len(p) && h.read < end {
+		switch pos := h.read; {
+		case pos < head:
+			k := copy(p[n:], h.head[pos:])
+			n, h.read = n+k, h.read+int64(k)
+		case pos < body:
+			k := int(min(int64(len(p)-n), body-pos))
+			for i := range k {
+				p[n+i] = h.fill
+			}
+			n, h.read = n+k, h.read+int64(k)
+		default:
+			k := copy(p[n:], h.tail[pos-body:])
+			n, h.read = n+k, h.read+int64(k)
+		}
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// TestOneHugeValueRefused (issue 41, hole 3): a 1 GiB value — a
+// ShareGPT line, a prompt, a trace line, a CSV field — is refused after
+// reading a few MB at most, as an *Error naming the file, the line the
+// value starts on and the bound. Before, a 1 GiB ShareGPT line died out
+// of memory after 11 s and 3.2 GB.
+func TestOneHugeValueRefused(t *testing.T) {
+	const gib = 1 << 30
+	tok := tokenizer.Default()
+	tests := []struct {
+		name, format string
+		in           *hugeValue
+		line         int
+	}{
+		{"sharegpt", ShareGPT, &hugeValue{head: "[\n{\"conversations\":[{\"from\":\"human\",\"value\":\"hi\"}]},\n{\"conversations\":[{\"from\":\"human\",\"value\":\"", fill: 'a', size: gib, tail: "\"}]}]\n"}, 3},
+		{"prompts", Prompts, &hugeValue{head: "{\"prompt\":\"hi\"}\n{\"prompt\":\"", fill: 'a', size: gib, tail: "\"}\n"}, 2},
+		{"mooncake", Mooncake, &hugeValue{head: "{\"timestamp\":1,\"input_length\":5,\"output_length\":1}\n{\"timestamp\":2,\"input_length\":5,\"output_length\":1,\"hash_ids\":[", fill: '1', size: gib, tail: "]}\n"}, 2},
+		{"azure quoted field", Azure, &hugeValue{head: "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,5,1\n\"", fill: '\n', size: gib, tail: "\",5,1\n"}, 3},
+		{"burstgpt line", BurstGPT, &hugeValue{head: "Timestamp,Request tokens,Response tokens\n1,5,1\n2,5,", fill: '7', size: gib, tail: "\n"}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var err error
+			if tt.format == ShareGPT || tt.format == Prompts {
+				_, err = ParsePrompts(tt.in, "big.file", tt.format, tok)
+			} else {
+				_, err = ParseTrace(tt.in, "big.file", tt.format)
+			}
+			runtime.ReadMemStats(&after)
+			var de *Error
+			if !errors.As(err, &de) || de.File != "big.file" || de.Line != tt.line || !strings.Contains(err.Error(), "4194304 bytes") {
+				t.Fatalf("err %v, want an *Error naming big.file, line %d and the bound", err, tt.line)
+			}
+			if tt.in.read > 16<<20 {
+				t.Errorf("read %d MB of the 1 GiB value before refusing it, want at most a few", tt.in.read>>20)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 100<<20 {
+				t.Errorf("allocated %d MB, want well under 100", alloc>>20)
+			}
+		})
+	}
+}
