@@ -152,6 +152,25 @@ func parseMooncake(r io.Reader, name string) ([]Entry, error) {
 // maxOffset bounds a trace's span (a year).
 const maxOffset = 366 * 24 * time.Hour
 
+// MaxTraceSpan is the longest a trace file may span (a year): a later
+// arrival is refused when the file is read.
+const MaxTraceSpan = maxOffset
+
+// Scale returns d × f in checked arithmetic: NaN or a negative product is
+// 0, and a product past the largest Duration saturates at it (time.
+// Duration(float) of an out-of-range value is undefined and wraps on
+// amd64: a trace slowed down by 1e-9 became −2,562,047 h).
+func Scale(d time.Duration, f float64) time.Duration {
+	v := float64(d) * f
+	switch {
+	case !(v > 0): // NaN too
+		return 0
+	case v >= math.MaxInt64:
+		return math.MaxInt64
+	}
+	return time.Duration(math.Round(v))
+}
+
 func millis(v float64) (time.Duration, error) {
 	if math.IsNaN(v) || v < 0 || v > float64(maxOffset/time.Millisecond) {
 		return 0, fmt.Errorf("%v is not a time in ms between 0 and a year", v)
@@ -302,7 +321,7 @@ func (w Window) Apply(es []Entry) []Entry {
 		if w.Count > 0 && len(out) == w.Count {
 			break
 		}
-		e.At = time.Duration(float64(e.At-w.Start) / speed)
+		e.At = Scale(e.At-w.Start, 1/speed)
 		out = append(out, e)
 	}
 	return out
