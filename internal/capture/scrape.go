@@ -205,7 +205,7 @@ func (s *Scraper) fetch(ctx context.Context, url string) ([]Series, error) {
 	}
 	lim := s.Limits.withDefaults()
 	body := &boundedBody{r: resp.Body, lim: lim, text: isText(resp.Header.Get("Content-Type"))}
-	series, err := Parse(body, resp.Header.Get("Content-Type"), url)
+	series, err := Parse(body, resp.Header.Get("Content-Type"), redact.URL(url))
 	if body.over != nil {
 		body.over.Source = redact.URL(url)
 		return nil, body.over
