@@ -1,9 +1,11 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -159,4 +161,46 @@ func TestQueryModeRedactsLabelsAndURL(t *testing.T) {
 	if len(c.Metrics) != 1 || c.Metrics[0].Labels["job"] != "db" {
 		t.Errorf("metrics %+v: want db_up kept with its other labels", c.Metrics)
 	}
+}
+
+// answerTransport answers every request with body.
+type answerTransport struct{ body []byte }
+
+func (a answerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(a.body)), Request: req}, nil
+}
+
+// FuzzQueryAnswer feeds arbitrary Prometheus answers to the streaming
+// query_range reader: an error or a bounded result, never a panic, and
+// no point off its steps.
+func FuzzQueryAnswer(f *testing.F) {
+	for _, s := range []string{
+		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"up","job":"a"},"values":[[1000,"1"],[1010,"1e309"],[1020,"NaN"]]}]}}`,
+		`{"data":{"result":[{"metric":{},"values":[[1e300,"1"],[-5,"2"]]},{"metric":{},"values":[]}],"resultType":"matrix"},"status":"success"}`,
+		`{"status":"error","errorType":"bad_data","error":"parse error"}`,
+		`{"status":"success","data":{"resultType":"vector","result":[]}}`,
+		`{"status":"success","data":null}`, `[]`, `{"status":"success","data":{"result":[{"values":[[1,2]]}]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	sel := &Selector{MaxSeries: 50}
+	if err := sel.Compile(); err != nil {
+		f.Fatal(err)
+	}
+	r := rangeSpec{start: time.Unix(1000, 0), end: time.Unix(1040, 0), step: 10 * time.Second, n: 5}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		hc := &http.Client{Transport: answerTransport{body}}
+		a, err := queryRange(context.Background(), hc, "http://prom", "up", r, sel)
+		if err != nil {
+			return
+		}
+		if len(a.steps) != r.n {
+			t.Fatalf("%d steps, want %d", len(a.steps), r.n)
+		}
+		for _, step := range a.steps {
+			if len(step) > 50 {
+				t.Fatalf("%d series at one step, over the cap", len(step))
+			}
+		}
+	})
 }

@@ -162,3 +162,30 @@ func TestSpeedupBoundedAndHonoured(t *testing.T) {
 		t.Errorf("a 30-day trace slowed 1000×: %v, want refused naming speedup and the 720h cap", err)
 	}
 }
+
+// FuzzTraceWindow: trace_start and speedup over any offsets give sorted,
+// non-negative offsets within the 720 h cap, or an error naming
+// speedup or the file — never a wrapped duration.
+func FuzzTraceWindow(f *testing.F) {
+	f.Add([]byte("{\"offset_ms\": 1}\n{\"offset_s\": 2}\n"), int64(0), 1.0)
+	f.Add([]byte("{\"offset_s\": 2592000}\n"), int64(0), 1e-3)
+	f.Add([]byte("{\"offset_ms\": 5}\n{\"offset_ms\": 9}\n"), int64(6*time.Millisecond), 1000.0)
+	f.Add([]byte("{\"offset_ms\": 5}\n"), int64(1<<62), 1e-9)
+	f.Fuzz(func(t *testing.T, in []byte, start int64, speed float64) {
+		offs, err := ParseTrace(strings.NewReader(string(in)), "fuzz")
+		if err != nil {
+			return
+		}
+		cfg := ScheduleConfig{Process: ProcessTrace, TraceFile: "fuzz", Count: 10, TraceStart: time.Duration(start), Speedup: speed}
+		if cfg.Validate() != nil {
+			return
+		}
+		out, err := windowOffsets(offs, cfg)
+		if err != nil {
+			return
+		}
+		if !slices.IsSorted(out) || (len(out) > 0 && (out[0] < 0 || out[len(out)-1] > maxOffset)) {
+			t.Fatalf("offsets %v from %v, start %v, speedup %v", out, offs, cfg.TraceStart, speed)
+		}
+	})
+}
