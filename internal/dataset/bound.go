@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // MaxValueBytes bounds one value of a dataset or trace file: a line of a
@@ -59,4 +60,18 @@ func scanError(sc *bufio.Scanner, name string, line int) error {
 		return &Error{File: name, Line: line, Err: errValueTooLong}
 	}
 	return fmt.Errorf("reading %s: %w", name, err)
+}
+
+// OpenFile opens a dataset or trace file, refusing what is not a
+// regular file before opening it: a FIFO would block the open (and the
+// command) until a writer came, a device (/dev/zero) would never end.
+func OpenFile(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%v); give a dataset or trace file", path, st.Mode().Type())
+	}
+	return os.Open(path)
 }

@@ -3,9 +3,12 @@ package dataset
 import (
 	"errors"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/tokenizer"
 )
@@ -85,5 +88,31 @@ func TestOneHugeValueRefused(t *testing.T) {
 				t.Errorf("allocated %d MB, want well under 100", alloc>>20)
 			}
 		})
+	}
+}
+
+// TestFIFORefused: a FIFO given as a dataset, a trace or a tokenizer is
+// refused at once instead of blocking the command until a writer comes.
+func TestFIFORefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo.json")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	done := make(chan [3]error, 1)
+	go func() {
+		_, e1 := ReadPrompts(p, ShareGPT, tokenizer.Default())
+		_, e2 := ReadTrace(p, Mooncake)
+		_, e3 := tokenizer.Load(p)
+		done <- [3]error{e1, e2, e3}
+	}()
+	select {
+	case errs := <-done:
+		for i, err := range errs {
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("reader %d: %v, want the FIFO refused", i, err)
+			}
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a reader blocked on the FIFO")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -49,7 +48,7 @@ const MaxConversations = 200_000
 // message is empty, or that has none, is skipped, and empty human
 // messages at its end are dropped. A malformed file is an *Error.
 func ReadPrompts(path, format string, tok tokenizer.Tokenizer) ([]Conversation, error) {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,7 +61,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // ReadTrace reads a trace file of format, sorted by arrival (ties keep
 // file order), offsets from the first arrival.
 func ReadTrace(path, format string) ([]Entry, error) {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

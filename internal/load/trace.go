@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"time"
 
@@ -91,7 +90,7 @@ func traceSchedule(cfg ScheduleConfig) (Schedule, error) {
 	if cfg.TraceFormat != "" && cfg.TraceFormat != TraceOffsets {
 		return lengthsSchedule(cfg)
 	}
-	f, err := os.Open(cfg.TraceFile)
+	f, err := dataset.OpenFile(cfg.TraceFile)
 	if err != nil {
 		return Schedule{}, fmt.Errorf("schedule.trace_file: %w", err)
 	}
