@@ -162,7 +162,7 @@ func runScrapes(ctx context.Context, cfg Config) (*Capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &Scraper{Client: withSameOrigin(cfg.Client), Timeout: cfg.Timeout, Selector: &cfg.Selector, Now: cfg.Now, Redact: cfg.Redact}
+	sc := &Scraper{Client: cfg.Client, Timeout: cfg.Timeout, Selector: &cfg.Selector, Now: cfg.Now, Redact: cfg.Redact}
 	k := cfg.ticksPerWindow()
 	period := cfg.Window / time.Duration(k)
 	start := cfg.Now()

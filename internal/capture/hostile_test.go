@@ -114,10 +114,13 @@ func TestQueryRedirectRefused(t *testing.T) {
 	if !errors.Is(err, ErrAllFailed) || len(c.Metrics) != 0 || hits.Load() != 0 {
 		t.Errorf("err %v, %d metrics, %d requests at the other origin: want every query failed and none there", err, len(c.Metrics), hits.Load())
 	}
-	// the exporter path too
-	smp := (&Scraper{}).Scrape(context.Background(), redirector.URL+"/metrics")
-	if smp.Err == nil || !strings.Contains(smp.Err.Error(), "another origin") || hits.Load() != 0 {
-		t.Errorf("scrape through a cross-origin redirect: %v (%d hits), want refused", smp.Err, hits.Load())
+	// the exporter path too (capture, and run's metrics.jsonl through
+	// Recorder), with the default client or one given without a policy
+	for _, sc := range []*Scraper{{}, {Client: &http.Client{Timeout: 5 * time.Second}}} {
+		smp := sc.Scrape(context.Background(), redirector.URL+"/metrics")
+		if smp.Err == nil || !strings.Contains(smp.Err.Error(), "another origin") || hits.Load() != 0 {
+			t.Errorf("scrape through a cross-origin redirect: %v (%d hits), want refused", smp.Err, hits.Load())
+		}
 	}
 }
 

@@ -93,7 +93,7 @@ type Scraper struct {
 
 func (s *Scraper) client() *http.Client {
 	if s.Client != nil {
-		return s.Client
+		return withSameOrigin(s.Client) // a client without a redirect policy gets ours
 	}
 	t := s.Timeout
 	if t <= 0 {
