@@ -275,12 +275,24 @@ func assemble(cfg Config, ticks [][]Sample, k int, start time.Time, period time.
 		c.Windows = append(c.Windows, info)
 	}
 	c.Metrics = finishMetrics(metrics)
-	for _, t := range c.Targets {
+	for i, t := range c.Targets {
 		if t.NonFinite > 0 {
 			c.Notes = append(c.Notes, fmt.Sprintf("%s: %d values were NaN or ±Inf and are left out (non_finite)", t.URL, t.NonFinite))
 		}
+		if d := duplicates(ticks, i); d > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: %d series repeated the name and labels of an earlier series of the same scrape and were left out (the first was kept)", t.URL, d))
+		}
 	}
 	return c
+}
+
+// duplicates sums Sample.Duplicates of one target over the ticks.
+func duplicates(ticks [][]Sample, target int) int {
+	n := 0
+	for _, tick := range ticks {
+		n += tick[target].Duplicates
+	}
+	return n
 }
 
 func windowSamples(ticks [][]Sample, from, to, target int) []Sample {

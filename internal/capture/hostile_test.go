@@ -207,3 +207,32 @@ func FuzzQueryAnswer(f *testing.F) {
 		}
 	})
 }
+
+// TestScrapeDuplicatesLeftOutAndNoted: a series repeated in one scrape —
+// verbatim, or differing only in a credential label that the rule masks —
+// is kept once and noted; two values of one series in one scrape made
+// every window of it wrong.
+func TestScrapeDuplicatesLeftOutAndNoted(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v := n.Add(1)
+		fmt.Fprintf(w, "# TYPE jobs_total counter\njobs_total{a=\"1\"} %d\njobs_total{a=\"1\"} 999\ndb_up{password=\"one\"} 1\ndb_up{password=\"two\"} 0\n", v)
+	}))
+	t.Cleanup(srv.Close)
+	smp := (&Scraper{}).Scrape(context.Background(), srv.URL)
+	if smp.Err != nil || len(smp.Series) != 2 || smp.Duplicates != 2 {
+		t.Fatalf("scrape: %v, %d series, %d duplicates; want 2 kept and 2 duplicates", smp.Err, len(smp.Series), smp.Duplicates)
+	}
+	c, err := Run(context.Background(), Config{Targets: []string{srv.URL}, Windows: 1, Window: 40 * time.Millisecond, Interval: 20 * time.Millisecond, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(c.Notes, "\n"), "series repeated the name and labels") {
+		t.Errorf("notes %q: want the duplicates noted", c.Notes)
+	}
+	for _, m := range c.Metrics {
+		if m.Name == "jobs_total" && m.Windows[0].Resets != 0 {
+			t.Errorf("jobs_total window %+v: the repeated series made resets", m.Windows[0])
+		}
+	}
+}

@@ -74,6 +74,9 @@ type Sample struct {
 	Err       error
 	// Dropped counts the series left out for a key over MaxKeyBytes.
 	Dropped int
+	// Duplicates counts the series left out for repeating the key (name
+	// and labels, as redacted) of an earlier one of the same scrape.
+	Duplicates int
 }
 
 // Scraper fetches and parses exposition text.
@@ -120,7 +123,7 @@ func (s *Scraper) Scrape(ctx context.Context, url string) Sample {
 		series, err = (&Selector{}).Apply(url, series)
 	}
 	series, smp.NonFinite = dropNonFinite(series)
-	smp.Series, smp.Dropped = s.keep(series)
+	smp.Series, smp.Dropped, smp.Duplicates = s.keep(series)
 	smp.Err = err
 	if err != nil {
 		smp.Err = s.clean(err)
@@ -156,21 +159,30 @@ func (s Series) finite() bool {
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // keep redacts the series and leaves out those whose key is over
-// MaxKeyBytes.
-func (s *Scraper) keep(in []Series) ([]Series, int) {
-	out, dropped := in[:0], 0
+// MaxKeyBytes (counted in dropped) and those repeating the key of an
+// earlier one in the same scrape, as redacted (counted in dups: two
+// values of one series in one scrape would make every window wrong).
+func (s *Scraper) keep(in []Series) (out []Series, dropped, dups int) {
+	out = in[:0]
+	seen := make(map[string]bool, len(in))
 	for _, x := range in {
 		if s.Redact != nil {
 			x.Name = s.Redact(x.Name)
 		}
 		x.Labels = redactLabels(s.Redact, x.Labels) // credential-named labels masked whatever Redact is
-		if len(x.Key()) > MaxKeyBytes {
+		key := x.Key()
+		switch {
+		case len(key) > MaxKeyBytes:
 			dropped++
 			continue
+		case seen[key]:
+			dups++
+			continue
 		}
+		seen[key] = true
 		out = append(out, x)
 	}
-	return out, dropped
+	return out, dropped, dups
 }
 
 // clean redacts an error's text; errors.As still finds a *LimitError.
