@@ -116,3 +116,26 @@ func TestFIFORefused(t *testing.T) {
 		t.Fatal("a reader blocked on the FIFO")
 	}
 }
+
+// TestShareGPTEndsOrFails: a ShareGPT array cut short, or followed by
+// more blank space than one value may hold, is an error, not the
+// conversations before it taken silently.
+func TestShareGPTEndsOrFails(t *testing.T) {
+	tok := tokenizer.Default()
+	head := "[\n{\"conversations\":[{\"from\":\"human\",\"value\":\"hi\"}]}"
+	for _, tc := range []struct {
+		name string
+		in   io.Reader
+		want string
+	}{
+		{"cut short", strings.NewReader(head), "the array does not end"},
+		{"a GiB of blank space", &hugeValue{head: head, fill: ' ', size: 1 << 30, tail: "]"}, "4194304 bytes"},
+	} {
+		if _, err := ParsePrompts(tc.in, "s.json", ShareGPT, tok); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	if cs, err := ParsePrompts(strings.NewReader(head+"\n]\n"), "s.json", ShareGPT, tok); err != nil || len(cs) != 1 {
+		t.Errorf("a whole file: %v, %d conversations", err, len(cs))
+	}
+}

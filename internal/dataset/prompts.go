@@ -163,7 +163,14 @@ func parseShareGPT(r io.Reader, name string, tok tokenizer.Tokenizer, limit int)
 			cs, batch = measure(cs, batch, tok), batch[:0]
 		}
 	}
-	return firstN(measure(cs, batch, tok), limit), nil
+	cs = measure(cs, batch, tok)
+	if len(cs) < limit { // the array must end: More is false on a read error too
+		vb.mark = dec.InputOffset()
+		if t, err := dec.Token(); err != nil || t != json.Delim(']') {
+			return nil, bad("", fmt.Errorf("the array does not end with ]: %w", err))
+		}
+	}
+	return firstN(cs, limit), nil
 }
 
 // pending is a parsed conversation not measured yet, with the reference
