@@ -139,3 +139,17 @@ func TestShareGPTEndsOrFails(t *testing.T) {
 		t.Errorf("a whole file: %v, %d conversations", err, len(cs))
 	}
 }
+
+// TestHashIDsBounded: Mooncake lines each within the bound cannot hold
+// more than MaxHashIDs hash ids together (here a bound of 1,000).
+func TestHashIDsBounded(t *testing.T) {
+	line := "{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 1, \"hash_ids\": [" + strings.TrimSuffix(strings.Repeat("1,", 300), ",") + "]}\n"
+	_, err := parseMooncake(strings.NewReader(strings.Repeat(line, 5)), "m.jsonl", 1000)
+	var de *Error
+	if !errors.As(err, &de) || de.Line != 4 || de.Field != "hash_ids" || !strings.Contains(err.Error(), "more than 1000 hash ids") {
+		t.Errorf("err %v, want an *Error at line 4, field hash_ids", err)
+	}
+	if es, err := parseMooncake(strings.NewReader(strings.Repeat(line, 3)), "m.jsonl", 1000); err != nil || len(es) != 3 {
+		t.Errorf("900 hash ids: %v", err)
+	}
+}

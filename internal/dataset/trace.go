@@ -28,6 +28,11 @@ func TraceFormats() []string { return []string{Mooncake, Azure, BurstGPT} }
 // MaxEntries bounds what one file may hold.
 const MaxEntries = 10_000_000
 
+// MaxHashIDs bounds the Mooncake hash_ids of one trace together (160 MB
+// held; the public traces have ~30 a request): one line is bounded by
+// MaxValueBytes, the lines together by this.
+const MaxHashIDs = 20_000_000
+
 // maxLine bounds one line of a trace (a Mooncake line with a long
 // hash_ids list stays far below).
 const maxLine = 4 << 20
@@ -75,7 +80,7 @@ func ParseTrace(r io.Reader, name, format string) ([]Entry, error) {
 	var err error
 	switch format {
 	case Mooncake:
-		es, err = parseMooncake(r, name)
+		es, err = parseMooncake(r, name, MaxHashIDs)
 	case Azure:
 		es, err = parseCSV(r, name, azureColumns)
 	case BurstGPT:
@@ -104,11 +109,11 @@ type mooncakeLine struct {
 	HashIDs      []int64  `json:"hash_ids"`
 }
 
-func parseMooncake(r io.Reader, name string) ([]Entry, error) {
+func parseMooncake(r io.Reader, name string, maxHashIDs int) ([]Entry, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var es []Entry
-	line := 1
+	line, hashIDs := 1, 0
 	for ; sc.Scan(); line++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
@@ -139,6 +144,9 @@ func parseMooncake(r io.Reader, name string) ([]Entry, error) {
 		}
 		if len(es) == MaxEntries {
 			return nil, bad("", fmt.Errorf("more than %d requests; cut the trace", MaxEntries))
+		}
+		if hashIDs += len(m.HashIDs); hashIDs > maxHashIDs {
+			return nil, bad("hash_ids", fmt.Errorf("more than %d hash ids in the trace so far (8 bytes held each); cut the trace", maxHashIDs))
 		}
 		es = append(es, Entry{At: at, Input: *m.InputLength, Output: *m.OutputLength, HashIDs: m.HashIDs})
 	}
