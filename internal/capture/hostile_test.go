@@ -236,3 +236,26 @@ func TestScrapeDuplicatesLeftOutAndNoted(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryAnswerSeriesBounded: an answer of more than MaxAnswerSeries
+// series fails while it is read even when none matches the selector,
+// as a *LimitError (capture exits 2 on it, as on an exporter's).
+func TestQueryAnswerSeriesBounded(t *testing.T) {
+	srv := promMatrix(t, func(w http.ResponseWriter, pts string) {
+		for i := range MaxAnswerSeries + 10 {
+			if i > 0 {
+				fmt.Fprint(w, ",")
+			}
+			if _, err := fmt.Fprintf(w, `{"metric":{"__name__":"x","id":"%d"},"values":[]}`, i); err != nil {
+				return
+			}
+		}
+	})
+	cfg := queryCfg(srv.URL)
+	cfg.Selector = Selector{Names: []string{"nothing"}}
+	_, err := Run(context.Background(), cfg)
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != MaxAnswerSeries || !errors.Is(err, ErrAllFailed) {
+		t.Errorf("err %v, want every query failed on a *LimitError of %d series", err, MaxAnswerSeries)
+	}
+}

@@ -80,6 +80,9 @@ func runQuery(ctx context.Context, cfg Config) (*Capture, error) {
 	c.Notes = append(c.Notes, notes...)
 	c.Notes = append(c.Notes, fmt.Sprintf("from Prometheus %s over %s – %s", server, start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339)))
 	if allFailed(c) {
+		if le := overLimit(ticks); le != nil {
+			return c, fmt.Errorf("queries of %s: %w: %w", server, ErrAllFailed, le)
+		}
 		return c, fmt.Errorf("queries of %s: %w", server, ErrAllFailed)
 	}
 	return c, nil
@@ -109,7 +112,9 @@ func fillQuery(ctx context.Context, hc *http.Client, cfg Config, q string, r ran
 		qe.Server, qe.Msg = server, cleanText(cfg.Redact, qe.Msg)
 		return 0, qe
 	}
-	if err != nil {
+	if le := (*LimitError)(nil); errors.As(err, &le) { // our text: kept a *LimitError for the exit code
+		err = fmt.Errorf("query %q at %s: %w", q, server, le)
+	} else if err != nil {
 		err = errors.New(cleanText(cfg.Redact, fmt.Sprintf("query %q at %s: %v", q, server, err)))
 	}
 	dup := 0
