@@ -84,7 +84,7 @@ func queryRange(ctx context.Context, hc *http.Client, base, q string, r rangeSpe
 	case err == nil && status.Status == "success":
 		return a, nil
 	case status.Status == "error" && status.ErrorType == "bad_data":
-		return nil, &QueryError{Query: q, Msg: status.Error}
+		return nil, &QueryError{Query: q, Msg: redact.Clip(status.Error, 512)}
 	case status.Status == "error":
 		return nil, fmt.Errorf("HTTP %d: %s: %s", resp.StatusCode, status.ErrorType, redact.Clip(status.Error, 512))
 	case err != nil && resp.StatusCode != http.StatusOK:
