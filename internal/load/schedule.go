@@ -268,7 +268,10 @@ func gapSchedule(cfg ScheduleConfig, gap func() float64) (Schedule, error) {
 // checkArrival refuses arrival n at t seconds when it cannot be a
 // Duration or there are already MaxArrivals.
 func checkArrival(t float64, n int) error {
-	if t > maxOffset.Seconds() {
+	if !(t <= maxOffset.Seconds()) { // NaN too: it is no Duration
+		if math.IsNaN(t) {
+			return fmt.Errorf("schedule: arrival %d has no time (NaN); check schedule.rate and schedule.burstiness", n+1)
+		}
 		return fmt.Errorf("schedule: arrival %d would be at %.3g s, beyond the %v limit; raise the rate or lower schedule.count", n+1, t, maxOffset)
 	}
 	if n >= MaxArrivals {

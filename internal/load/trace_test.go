@@ -189,3 +189,16 @@ func FuzzTraceWindow(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckArrival: an arrival time that is NaN, ±Inf or past 720 h is
+// refused before it becomes a Duration (time.Duration(NaN) is undefined).
+func TestCheckArrival(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), maxOffset.Seconds() + 1, 1e300} {
+		if err := checkArrival(v, 0); err == nil {
+			t.Errorf("checkArrival(%v) accepted", v)
+		}
+	}
+	if err := checkArrival(maxOffset.Seconds(), 0); err != nil {
+		t.Errorf("the cap itself: %v", err)
+	}
+}
