@@ -134,13 +134,30 @@ func (c *Config) ticksPerWindow() int {
 // ends early the windows so far are returned with ctx's error. When no
 // scrape succeeded the capture is returned with an error wrapping
 // ErrAllFailed.
+//
+// Every string of the capture returned has passed one redaction rule
+// (Capture.Redact with cfg.Redact): URL passwords, credentials by
+// content, and credential-named label values whatever they hold, in
+// both modes.
 func Run(ctx context.Context, cfg Config) (*Capture, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	var c *Capture
+	var err error
 	if cfg.Prometheus != "" {
-		return runQuery(ctx, cfg)
+		c, err = runQuery(ctx, cfg)
+	} else {
+		c, err = runScrapes(ctx, cfg)
 	}
+	if c != nil {
+		c.Redact(cfg.Redact)
+	}
+	return c, err
+}
+
+// runScrapes captures from exporters (Targets).
+func runScrapes(ctx context.Context, cfg Config) (*Capture, error) {
 	procs, err := newProcSampler(cfg.Processes, cfg.PIDs)
 	if err != nil {
 		return nil, err
@@ -171,9 +188,9 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 	}
 	if allFailed(c) {
 		if le := overLimit(ticks); le != nil {
-			return c, fmt.Errorf("capture of %v: %w: %w", cfg.Targets, ErrAllFailed, le)
+			return c, fmt.Errorf("capture of %v: %w: %w", redactAll(cfg.Targets), ErrAllFailed, le)
 		}
-		return c, fmt.Errorf("capture of %v: %w", cfg.Targets, ErrAllFailed)
+		return c, fmt.Errorf("capture of %v: %w", redactAll(cfg.Targets), ErrAllFailed)
 	}
 	return c, nil
 }
@@ -258,12 +275,24 @@ func assemble(cfg Config, ticks [][]Sample, k int, start time.Time, period time.
 		c.Windows = append(c.Windows, info)
 	}
 	c.Metrics = finishMetrics(metrics)
-	for _, t := range c.Targets {
+	for i, t := range c.Targets {
 		if t.NonFinite > 0 {
 			c.Notes = append(c.Notes, fmt.Sprintf("%s: %d values were NaN or ±Inf and are left out (non_finite)", t.URL, t.NonFinite))
 		}
+		if d := duplicates(ticks, i); d > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: %d series repeated the name and labels of an earlier series of the same scrape and were left out (the first was kept)", t.URL, d))
+		}
 	}
 	return c
+}
+
+// duplicates sums Sample.Duplicates of one target over the ticks.
+func duplicates(ticks [][]Sample, target int) int {
+	n := 0
+	for _, tick := range ticks {
+		n += tick[target].Duplicates
+	}
+	return n
 }
 
 func windowSamples(ticks [][]Sample, from, to, target int) []Sample {
@@ -377,5 +406,14 @@ func finishMetrics(ms map[string]*Metric) []Metric {
 		}
 		return SeriesKey(out[i].Name, out[i].Labels) < SeriesKey(out[j].Name, out[j].Labels)
 	})
+	return out
+}
+
+// redactAll masks the URL passwords of urls (for an error message).
+func redactAll(urls []string) []string {
+	out := make([]string, len(urls))
+	for i, u := range urls {
+		out[i] = redact.URL(u)
+	}
 	return out
 }

@@ -97,13 +97,36 @@ func Parse(r io.Reader, contentType, source string) ([]Series, error) {
 	}
 	var out []Series
 	for _, f := range fams {
+		if err := checkBuckets(f, source); err != nil {
+			return nil, err
+		}
 		out = append(out, flatten(f)...)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
-	return out, nil
+	return sortByKey(out), nil
+}
+
+// sortByKey sorts series by Key, each key built once (building them in
+// every comparison made the sort 60 % of a large scrape's parse).
+func sortByKey(in []Series) []Series {
+	type keyed struct {
+		key string
+		s   Series
+	}
+	ks := make([]keyed, len(in))
+	for i, s := range in {
+		ks[i] = keyed{s.Key(), s}
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+	for i := range ks {
+		in[i] = ks[i].s
+	}
+	return in
 }
 
 func parseError(source string, err error) error {
+	if oe := (*omError)(nil); errors.As(err, &oe) {
+		return &ParseError{Source: source, Line: oe.Line, Err: errors.New(oe.Msg)}
+	}
 	var pe expfmt.ParseError
 	if errors.As(err, &pe) {
 		return &ParseError{Source: source, Line: pe.Line, Err: errors.New(pe.Msg)}
@@ -113,7 +136,11 @@ func parseError(source string, err error) error {
 
 func decodeFamilies(r io.Reader, contentType string) ([]*dto.MetricFamily, error) {
 	format := expfmt.Format(contentType)
-	if contentType == "" || format.FormatType() == expfmt.TypeTextPlain || format.FormatType() == expfmt.TypeUnknown {
+	text := contentType == "" || format.FormatType() == expfmt.TypeTextPlain || format.FormatType() == expfmt.TypeUnknown
+	if format.FormatType() == expfmt.TypeOpenMetrics { // linear, see omText
+		r, text = newOMText(r), true
+	}
+	if text {
 		p := expfmt.NewTextParser(model.UTF8Validation)
 		m, err := p.TextToMetricFamilies(r)
 		if err != nil {
@@ -138,6 +165,21 @@ func decodeFamilies(r io.Reader, contentType string) ([]*dto.MetricFamily, error
 		}
 		fams = append(fams, f)
 	}
+}
+
+// MaxBuckets bounds the buckets of one histogram series: every window
+// keeps and sorts them, and no exporter's classic histogram needs more
+// (a 10,001-bucket one is an attack or a bug). A scrape holding a
+// larger one fails as a whole (*LimitError).
+const MaxBuckets = 1000
+
+func checkBuckets(f *dto.MetricFamily, source string) error {
+	for _, m := range f.GetMetric() {
+		if len(m.GetHistogram().GetBucket()) > MaxBuckets {
+			return &LimitError{Source: source, What: "buckets in one histogram", Limit: MaxBuckets}
+		}
+	}
+	return nil
 }
 
 // flatten turns one family into Series, one per labelled metric.

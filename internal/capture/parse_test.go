@@ -177,7 +177,11 @@ func FuzzParse(f *testing.F) {
 		f.Add(fam+"\n", false)
 		f.Add(fam+"\n", true)
 	}
-	for _, s := range []string{textExposition, openMetricsExposition, "", "a{b=\"\\\"\"} 1 2\n", "# TYPE h histogram\nh_bucket{le=\"x\"} 1\n"} {
+	for _, s := range []string{textExposition, openMetricsExposition, "", "a{b=\"\\\"\"} 1 2\n", "# TYPE h histogram\nh_bucket{le=\"x\"} 1\n",
+		// the OpenMetrics translation (omText): exemplars, timestamps, _created, type mapping, # EOF
+		omHistogram(3), "# TYPE q gaugehistogram\nq_bucket{le=\"+Inf\"} 3\nq_gcount 3\nq_gsum 1\n# EOF\n",
+		"# TYPE c counter\nc_total{a=\"}#\\\"\"} 1 2 # {t=\"x\"} 1 2\nc_created 1\n# EOF\n", "# TYPE i info\ni_info{v=\"1\"} 1\n# EOF\nx 1\n",
+		"# TYPE s stateset\ns{s=\"a\"} 1\n# TYPE u unknown\nu 1\n# EOF"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}

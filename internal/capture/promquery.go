@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/api"
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
 	"github.com/sagebench/sagebench/internal/redact"
@@ -50,11 +47,8 @@ func runQuery(ctx context.Context, cfg Config) (*Capture, error) {
 	if hc == nil {
 		hc = &http.Client{Transport: boundedAnswers{rt: http.DefaultTransport, limit: DefaultMaxScrapeBytes}}
 	}
-	client, err := api.NewClient(api.Config{Address: cfg.Prometheus, Client: hc})
-	if err != nil {
-		return nil, fmt.Errorf("prometheus %s: %w", cfg.Prometheus, err)
-	}
-	prom := v1.NewAPI(client)
+	hc = withSameOrigin(hc)
+	server := redact.URL(cfg.Prometheus) // the only form of the URL that is printed or written
 	k := cfg.ticksPerWindow()
 	period := cfg.Window / time.Duration(k)
 	end := cfg.End
@@ -67,10 +61,14 @@ func runQuery(ctx context.Context, cfg Config) (*Capture, error) {
 	for i := range ticks {
 		ticks[i] = make([]Sample, len(cfg.Queries))
 	}
+	var notes []string
 	for qi, q := range cfg.Queries {
-		name := "prometheus " + cfg.Prometheus + " query " + q
-		if err := fillQuery(ctx, prom, cfg, q, name, v1.Range{Start: start, End: end, Step: period}, ticks, qi); err != nil {
+		dup, err := fillQuery(ctx, hc, cfg, q, rangeSpec{start: start, end: end, step: period, n: n}, ticks, qi)
+		if err != nil {
 			return nil, err
+		}
+		if dup > 0 {
+			notes = append(notes, fmt.Sprintf("query %s: %d series repeated the labels of an earlier series of the same answer and were left out (the first was kept)", q, dup))
 		}
 	}
 	qcfg := cfg
@@ -79,9 +77,13 @@ func runQuery(ctx context.Context, cfg Config) (*Capture, error) {
 		qcfg.Targets[i] = "query " + q
 	}
 	c := assemble(qcfg, ticks, k, start, period)
-	c.Notes = append(c.Notes, fmt.Sprintf("from Prometheus %s over %s – %s", cfg.Prometheus, start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339)))
+	c.Notes = append(c.Notes, notes...)
+	c.Notes = append(c.Notes, fmt.Sprintf("from Prometheus %s over %s – %s", server, start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339)))
 	if allFailed(c) {
-		return c, fmt.Errorf("queries of %s: %w", cfg.Prometheus, ErrAllFailed)
+		if le := overLimit(ticks); le != nil {
+			return c, fmt.Errorf("queries of %s: %w: %w", server, ErrAllFailed, le)
+		}
+		return c, fmt.Errorf("queries of %s: %w", server, ErrAllFailed)
 	}
 	return c, nil
 }
@@ -100,66 +102,59 @@ func (e *QueryError) Error() string {
 // fillQuery evaluates one query and spreads its points over the ticks
 // (column qi); a failed query fails every tick, a step without points
 // is errNoData. A query the server refuses as bad data is a *QueryError.
-func fillQuery(ctx context.Context, prom v1.API, cfg Config, q, name string, r v1.Range, ticks [][]Sample, qi int) error {
+// It returns how many duplicate series the answer held.
+func fillQuery(ctx context.Context, hc *http.Client, cfg Config, q string, r rangeSpec, ticks [][]Sample, qi int) (int, error) {
 	cctx, cancel := context.WithTimeout(ctx, 4*cfg.Timeout)
 	defer cancel()
-	val, _, _, err := prom.QueryRange(cctx, q, r)
-	if ae := (*v1.Error)(nil); errors.As(err, &ae) && ae.Type == v1.ErrBadData {
-		return &QueryError{Query: q, Server: cfg.Prometheus, Msg: ae.Msg}
+	server := redact.URL(cfg.Prometheus)
+	ans, err := queryRange(cctx, hc, cfg.Prometheus, q, r, &cfg.Selector)
+	if qe := (*QueryError)(nil); errors.As(err, &qe) {
+		qe.Server, qe.Msg = server, cleanText(cfg.Redact, qe.Msg)
+		return 0, qe
 	}
-	var series [][]Series
-	if err == nil {
-		series, err = spread(val, r, len(ticks))
+	if le := (*LimitError)(nil); errors.As(err, &le) { // our text: kept a *LimitError for the exit code
+		err = fmt.Errorf("query %q at %s: %w", q, server, le)
+	} else if err != nil {
+		err = errors.New(cleanText(cfg.Redact, fmt.Sprintf("query %q at %s: %v", q, server, err)))
 	}
+	dup := 0
+	if ans != nil {
+		dup = ans.duplicates
+	}
+	name := "prometheus " + server + " query " + q
 	for i := range ticks {
-		smp := Sample{Target: name, At: r.Start.Add(time.Duration(i) * r.Step)}
+		smp := Sample{Target: name, At: r.start.Add(time.Duration(i) * r.step)}
 		switch {
 		case err != nil:
-			smp.Err = fmt.Errorf("query %q at %s: %w", q, cfg.Prometheus, err)
-			if cfg.Redact != nil { // the server's error text
-				smp.Err = errors.New(cfg.Redact(smp.Err.Error()))
-			}
-		case len(series[i]) == 0:
+			smp.Err = err
+		case len(ans.steps[i]) == 0:
 			smp.Err = errNoData
 		default:
 			// a step whose every value is NaN or ±Inf was answered: it
 			// is no failure, it only has nothing to keep
-			kept, dropped := dropNonFinite(series[i])
+			kept, dropped := dropNonFinite(ans.steps[i])
 			smp.NonFinite = dropped
 			smp.Series, smp.Err = cfg.Selector.Apply(name, kept)
 		}
 		ticks[i][qi] = smp
 	}
-	return nil
+	return dup, nil
 }
 
-// spread puts each point of a range-query matrix on its step.
-func spread(val model.Value, r v1.Range, n int) ([][]Series, error) {
-	m, ok := val.(model.Matrix)
-	if !ok {
-		return nil, fmt.Errorf("query returned %s, want a range vector (matrix)", val.Type())
+// cleanText applies rule (nil: URL passwords only) to a text a peer
+// wrote (the server's error) or that quotes the command line.
+func cleanText(rule func(string) string, s string) string {
+	if rule == nil {
+		return redact.URL(s)
 	}
-	out := make([][]Series, n)
-	for _, ss := range m {
-		base := seriesOf(ss.Metric)
-		for _, p := range ss.Values {
-			i := int(math.Round(float64(p.Timestamp.Time().Sub(r.Start)) / float64(r.Step)))
-			if i < 0 || i >= n {
-				continue
-			}
-			s := base
-			s.Value = float64(p.Value)
-			out[i] = append(out[i], s)
-		}
-	}
-	return out, nil
+	return rule(s)
 }
 
 // seriesOf names a result series by __name__ (an expression result has
 // none: it is "value"); counters are recognised by their conventional
 // suffixes, everything else is a gauge.
-func seriesOf(m model.Metric) Series {
-	s := Series{Name: string(m[model.MetricNameLabel]), Type: TypeGauge}
+func seriesOf(m map[string]string) Series {
+	s := Series{Name: m[model.MetricNameLabel], Type: TypeGauge}
 	if s.Name == "" {
 		s.Name = "value"
 	}
@@ -170,7 +165,7 @@ func seriesOf(m model.Metric) Series {
 		if s.Labels == nil {
 			s.Labels = map[string]string{}
 		}
-		s.Labels[string(k)] = string(v)
+		s.Labels[k] = v
 	}
 	for _, suf := range []string{"_total", "_count", "_sum", "_bucket"} {
 		if strings.HasSuffix(s.Name, suf) {

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // acceptHeader asks for OpenMetrics 1.0 first, then the classic text format.
@@ -72,6 +74,9 @@ type Sample struct {
 	Err       error
 	// Dropped counts the series left out for a key over MaxKeyBytes.
 	Dropped int
+	// Duplicates counts the series left out for repeating the key (name
+	// and labels, as redacted) of an earlier one of the same scrape.
+	Duplicates int
 }
 
 // Scraper fetches and parses exposition text.
@@ -83,19 +88,21 @@ type Scraper struct {
 	Limits   Limits
 	// Redact, when set, is applied to every metric name, label name and
 	// label value kept, and to error texts (redact.Redactor.String: an
-	// exporter's labels can hold anything, a credential included).
+	// exporter's labels can hold anything, a credential included). The
+	// value of a credential-named label (password, api_key, …) is masked
+	// whole, and URL passwords in values are masked, even when it is nil.
 	Redact func(string) string
 }
 
 func (s *Scraper) client() *http.Client {
 	if s.Client != nil {
-		return s.Client
+		return withSameOrigin(s.Client) // a client without a redirect policy gets ours
 	}
 	t := s.Timeout
 	if t <= 0 {
 		t = 5 * time.Second
 	}
-	return &http.Client{Timeout: t}
+	return &http.Client{Timeout: t, CheckRedirect: sameOrigin}
 }
 
 func (s *Scraper) now() time.Time {
@@ -116,7 +123,7 @@ func (s *Scraper) Scrape(ctx context.Context, url string) Sample {
 		series, err = (&Selector{}).Apply(url, series)
 	}
 	series, smp.NonFinite = dropNonFinite(series)
-	smp.Series, smp.Dropped = s.keep(series)
+	smp.Series, smp.Dropped, smp.Duplicates = s.keep(series)
 	smp.Err = err
 	if err != nil {
 		smp.Err = s.clean(err)
@@ -152,27 +159,30 @@ func (s Series) finite() bool {
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // keep redacts the series and leaves out those whose key is over
-// MaxKeyBytes.
-func (s *Scraper) keep(in []Series) ([]Series, int) {
-	out, dropped := in[:0], 0
+// MaxKeyBytes (counted in dropped) and those repeating the key of an
+// earlier one in the same scrape, as redacted (counted in dups: two
+// values of one series in one scrape would make every window wrong).
+func (s *Scraper) keep(in []Series) (out []Series, dropped, dups int) {
+	out = in[:0]
+	seen := make(map[string]bool, len(in))
 	for _, x := range in {
 		if s.Redact != nil {
 			x.Name = s.Redact(x.Name)
-			if len(x.Labels) > 0 {
-				l := make(map[string]string, len(x.Labels))
-				for k, v := range x.Labels {
-					l[s.Redact(k)] = s.Redact(v)
-				}
-				x.Labels = l
-			}
 		}
-		if len(x.Key()) > MaxKeyBytes {
+		x.Labels = redactLabels(s.Redact, x.Labels) // credential-named labels masked whatever Redact is
+		key := x.Key()
+		switch {
+		case len(key) > MaxKeyBytes:
 			dropped++
 			continue
+		case seen[key]:
+			dups++
+			continue
 		}
+		seen[key] = true
 		out = append(out, x)
 	}
-	return out, dropped
+	return out, dropped, dups
 }
 
 // clean redacts an error's text; errors.As still finds a *LimitError.
@@ -193,27 +203,27 @@ func (s *Scraper) clean(err error) error {
 func (s *Scraper) fetch(ctx context.Context, url string) ([]Series, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, fmt.Errorf("scraping %s: %w", redact.URL(url), err)
 	}
 	req.Header.Set("Accept", acceptHeader)
 	resp, err := s.client().Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, fmt.Errorf("scraping %s: %w", redact.URL(url), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return nil, fmt.Errorf("scraping %s: HTTP %s", url, resp.Status)
+		return nil, fmt.Errorf("scraping %s: HTTP %s", redact.URL(url), resp.Status)
 	}
 	lim := s.Limits.withDefaults()
 	body := &boundedBody{r: resp.Body, lim: lim, text: isText(resp.Header.Get("Content-Type"))}
-	series, err := Parse(body, resp.Header.Get("Content-Type"), url)
+	series, err := Parse(body, resp.Header.Get("Content-Type"), redact.URL(url))
 	if body.over != nil {
-		body.over.Source = url
+		body.over.Source = redact.URL(url)
 		return nil, body.over
 	}
 	if err == nil && len(series) > lim.MaxSamples {
-		return nil, &LimitError{Source: url, What: "samples", Limit: int64(lim.MaxSamples)}
+		return nil, &LimitError{Source: redact.URL(url), What: "samples", Limit: int64(lim.MaxSamples)}
 	}
 	return series, err
 }

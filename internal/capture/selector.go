@@ -119,10 +119,7 @@ func (s *Selector) Keep(x Series) bool {
 // Apply keeps the selected series of one scrape, failing with a
 // *CardinalityError when more than the cap remain.
 func (s *Selector) Apply(source string, in []Series) ([]Series, error) {
-	limit := s.MaxSeries
-	if limit == 0 {
-		limit = DefaultMaxSeries
-	}
+	limit := s.limit()
 	out := in[:0:0]
 	for _, x := range in {
 		if s.Keep(x) {
@@ -133,4 +130,12 @@ func (s *Selector) Apply(source string, in []Series) ([]Series, error) {
 		return nil, &CardinalityError{Source: source, Got: len(out), Max: limit}
 	}
 	return out, nil
+}
+
+// limit is the cardinality cap (DefaultMaxSeries when MaxSeries is 0).
+func (s *Selector) limit() int {
+	if s.MaxSeries == 0 {
+		return DefaultMaxSeries
+	}
+	return s.MaxSeries
 }

@@ -141,6 +141,10 @@ func runCapture(cmd *cobra.Command, o captureOptions) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s: %d series, %d windows\n",
 		filepath.Join(out, capture.JSONFile), filepath.Join(out, capture.MarkdownFile), len(c.Metrics), len(c.Windows))
 	var le *capture.LimitError
+	if errors.As(runErr, &le) && o.prom != "" {
+		return usageErrorf("capture: every query was over a bound (%v); an answer is read to %d bytes and %d series: narrow the --query",
+			le, capture.DefaultMaxScrapeBytes, capture.MaxAnswerSeries)
+	}
 	if errors.As(runErr, &le) { // every answer was over a documented bound: not an exporter to capture
 		return usageErrorf("capture: every scrape was over a bound (%v); a scrape reads at most %d bytes, %d-byte lines and %d samples: point --target at a narrower exporter",
 			le, capture.DefaultMaxScrapeBytes, capture.DefaultMaxLineBytes, capture.DefaultMaxSamples)

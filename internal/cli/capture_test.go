@@ -227,3 +227,48 @@ func TestCaptureNonFinite(t *testing.T) {
 		t.Errorf("a refused query left %v", entries)
 	}
 }
+
+// TestCaptureWritesNoCredential (issue 41, holes 1–2): in both modes, a
+// URL password given on the command line and credential labels an
+// exporter or a Prometheus server answers — by name (password, api_key,
+// …) or by content (Bearer, URL passwords) — reach neither capture.json,
+// capture.md, stdout nor stderr.
+func TestCaptureWritesNoCredential(t *testing.T) {
+	labels := `authorization="Bearer sk-live-abcdef123456",instance="http://bob:hunter2pw@db:5432",password="pw-plain-1",api_key="key-plain-2",Client_Secret="sec-plain-3"`
+	exp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "# TYPE db_up gauge\ndb_up{%s} 1\n", labels)
+	}))
+	t.Cleanup(exp.Close)
+	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		start, _ := strconv.ParseFloat(r.Form.Get("start"), 64)
+		fmt.Fprintf(w, `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"db_up","authorization":"Bearer sk-live-abcdef123456","instance":"http://bob:hunter2pw@db:5432","password":"pw-plain-1","api_key":"key-plain-2","Client_Secret":"sec-plain-3"},"values":[[%g,"1"],[%g,"1"],[%g,"1"]]}]}}`,
+			start, start+10, start+20)
+	}))
+	t.Cleanup(prom.Close)
+	withPW := func(u string) string { return strings.Replace(u, "http://", "http://alice:S3CRETPW@", 1) }
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"exporter", []string{"--target", withPW(exp.URL) + "/metrics", "--windows", "1", "--window", "40ms", "--interval", "20ms", "--timeout", "30s"}},
+		{"prometheus", []string{"--prometheus", withPW(prom.URL), "--query", "db_up", "--windows", "1", "--window", "20s", "--interval", "10s"}},
+		{"prometheus down", []string{"--prometheus", "http://alice:S3CRETPW@127.0.0.1:1", "--query", "db_up", "--windows", "1", "--window", "20s", "--interval", "10s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := invokeCLI(t, append(append([]string{"capture"}, tc.args...), "-o", out)...)
+			js, _ := os.ReadFile(filepath.Join(out, capture.JSONFile))
+			md, _ := os.ReadFile(filepath.Join(out, capture.MarkdownFile))
+			if len(js) == 0 || len(md) == 0 {
+				t.Fatalf("exit %d, stderr %s: no capture written", code, stderr)
+			}
+			all := string(js) + string(md) + stdout + stderr
+			for _, secret := range []string{"S3CRETPW", "sk-live-abcdef123456", "hunter2pw", "pw-plain-1", "key-plain-2", "sec-plain-3"} {
+				if strings.Contains(all, secret) {
+					t.Errorf("%q written or printed (exit %d):\n%s", secret, code, all)
+				}
+			}
+		})
+	}
+}

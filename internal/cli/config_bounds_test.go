@@ -62,6 +62,9 @@ func TestConfigAmplificationRefusedFast(t *testing.T) {
 		{"q2.rounds 1e8", []string{"run", "-e", "q2", "--dry-run", "-c", write("rounds-e.yaml", "q2:\n  rounds: 1e8\n")}, "rounds"},
 		{"repetitions × arrivals", []string{"run", "-e", "q2", "--dry-run", "--repeat", "10000", "-c", write("reps.yaml", "q2:\n  schedule: {process: poisson, rate: 1000, count: 20000}\n")}, "arrivals over 10000 repetition"},
 		{"duration 1000h", []string{"run", "-e", "q2", "--dry-run", "-c", write("long.yaml", "q2:\n  schedule: {process: poisson, rate: 0.001, duration: 1000h}\n")}, "limit of 720h"},
+		{"speedup 1e-9", []string{"run", "-e", "q2", "--dry-run", "-c", write("slow.yaml", "q2:\n  schedule: {process: trace, rate: 0, trace_file: "+write("m.jsonl", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n")+", trace_format: mooncake, speedup: 1e-9}\n")}, "schedule.speedup"},
+		{"an 8 MiB trace line", []string{"run", "-e", "q2", "--dry-run", "-c", write("bigline.yaml", "q2:\n  schedule: {process: trace, rate: 0, count: 10, trace_file: "+write("big.jsonl", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, \"hash_ids\": ["+strings.Repeat("1,", 4<<20)+"1]}\n")+", trace_format: mooncake}\n")}, "big.jsonl:1: longer than 4194304 bytes"},
+		{"an 8 MiB ShareGPT value", []string{"run", "-e", "q2", "--dry-run", "-c", write("sg.yaml", "q2:\n  llm: {source: {file: "+write("sg.json", "[\n{\"conversations\": [{\"from\": \"human\", \"value\": \""+strings.Repeat("ab ", 8<<20/3)+"\"}]}]\n")+", format: sharegpt}}\n")}, "sg.json:2: field [0]: longer than 4194304 bytes"},
 		{"${VAR} with a newline", []string{"run", "-e", "q2", "--dry-run", "-c", write("env.yaml", "q2:\n  llm_ratio: ${INJECTED_RATIO}\n")}, "INJECTED_RATIO"},
 	}
 	for _, tc := range tests {

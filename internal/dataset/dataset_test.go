@@ -114,6 +114,9 @@ func FuzzParseTrace(f *testing.F) {
 	f.Add([]byte(`{"timestamp": 1, "input_length": 5, "output_length": 1, "hash_ids": [1]}`), 0)
 	f.Add([]byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,374,44\n"), 1)
 	f.Add([]byte("Timestamp,Model,Request tokens,Response tokens\n5,a,3,4\n"), 2)
+	// values near the bound (valueBound): quoted fields over lines, a long line
+	f.Add([]byte("TIMESTAMP,ContextTokens,GeneratedTokens\n\"2023-11-16\n18:15:46\",\"3\n\",4\n"), 1)
+	f.Add([]byte("Timestamp,Request tokens,Response tokens\n1,2,"+strings.Repeat("9", 70<<10)+"\n"), 2)
 	f.Fuzz(func(t *testing.T, b []byte, k int) {
 		formats := TraceFormats()
 		format := formats[(k%len(formats)+len(formats))%len(formats)]
@@ -132,6 +135,7 @@ func FuzzParseTrace(f *testing.F) {
 func FuzzParsePrompts(f *testing.F) {
 	f.Add([]byte(`[{"conversations": [{"from": "human", "value": "hi"}]}]`), true)
 	f.Add([]byte(`{"prompt": "hi"}`), false)
+	f.Add([]byte("[\n{\"conversations\": [{\"from\": \"human\", \"value\": \""+strings.Repeat("ab ", 24<<10)+"\"}]},\n{}]"), true)
 	tok := tokenizer.Default()
 	f.Fuzz(func(t *testing.T, b []byte, share bool) {
 		format := Prompts

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -49,7 +48,7 @@ const MaxConversations = 200_000
 // message is empty, or that has none, is skipped, and empty human
 // messages at its end are dropped. A malformed file is an *Error.
 func ReadPrompts(path, format string, tok tokenizer.Tokenizer) ([]Conversation, error) {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +84,8 @@ func parseJSONLPrompts(r io.Reader, name string, tok tokenizer.Tokenizer, limit 
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var cs []Conversation
 	var batch []pending
-	for line := 1; len(cs) < limit && sc.Scan(); line++ {
+	line := 1
+	for ; len(cs) < limit && sc.Scan(); line++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue
@@ -105,8 +105,8 @@ func parseJSONLPrompts(r io.Reader, name string, tok tokenizer.Tokenizer, limit 
 			cs, batch = measure(cs, batch, tok), batch[:0]
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w (lines are limited to %d bytes)", name, err, maxLine)
+	if err := scanError(sc, name, line); err != nil {
+		return nil, err
 	}
 	return firstN(measure(cs, batch, tok), limit), nil
 }
@@ -124,9 +124,13 @@ type shareGPTRecord struct {
 
 // parseShareGPT streams the JSON array: one conversation at a time.
 func parseShareGPT(r io.Reader, name string, tok tokenizer.Tokenizer, limit int) ([]Conversation, error) {
-	lc := &lineCounter{r: r}
+	vb := newValueBound(r)
+	lc := &lineCounter{r: vb}
 	dec := json.NewDecoder(lc)
 	bad := func(field string, err error) error {
+		if errors.Is(err, errValueTooLong) { // the line where it passed the bound
+			return &Error{File: name, Line: lc.line(vb.off - 1), Field: field, Err: errValueTooLong}
+		}
 		return &Error{File: name, Line: lc.line(dec.InputOffset()), Field: field, Err: err}
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
@@ -136,6 +140,7 @@ func parseShareGPT(r io.Reader, name string, tok tokenizer.Tokenizer, limit int)
 	var batch []pending
 	for i := 0; len(cs) < limit && dec.More(); i++ {
 		var rec shareGPTRecord
+		vb.mark = dec.InputOffset()
 		if err := dec.Decode(&rec); err != nil {
 			return nil, bad(fmt.Sprintf("[%d]", i), err)
 		}
@@ -158,7 +163,14 @@ func parseShareGPT(r io.Reader, name string, tok tokenizer.Tokenizer, limit int)
 			cs, batch = measure(cs, batch, tok), batch[:0]
 		}
 	}
-	return firstN(measure(cs, batch, tok), limit), nil
+	cs = measure(cs, batch, tok)
+	if len(cs) < limit { // the array must end: More is false on a read error too
+		vb.mark = dec.InputOffset()
+		if t, err := dec.Token(); err != nil || t != json.Delim(']') {
+			return nil, bad("", fmt.Errorf("the array does not end with ]: %w", err))
+		}
+	}
+	return firstN(cs, limit), nil
 }
 
 // pending is a parsed conversation not measured yet, with the reference

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +27,11 @@ func TraceFormats() []string { return []string{Mooncake, Azure, BurstGPT} }
 
 // MaxEntries bounds what one file may hold.
 const MaxEntries = 10_000_000
+
+// MaxHashIDs bounds the Mooncake hash_ids of one trace together (160 MB
+// held; the public traces have ~30 a request): one line is bounded by
+// MaxValueBytes, the lines together by this.
+const MaxHashIDs = 20_000_000
 
 // maxLine bounds one line of a trace (a Mooncake line with a long
 // hash_ids list stays far below).
@@ -62,7 +66,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // ReadTrace reads a trace file of format, sorted by arrival (ties keep
 // file order), offsets from the first arrival.
 func ReadTrace(path, format string) ([]Entry, error) {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +80,7 @@ func ParseTrace(r io.Reader, name, format string) ([]Entry, error) {
 	var err error
 	switch format {
 	case Mooncake:
-		es, err = parseMooncake(r, name)
+		es, err = parseMooncake(r, name, MaxHashIDs)
 	case Azure:
 		es, err = parseCSV(r, name, azureColumns)
 	case BurstGPT:
@@ -105,11 +109,12 @@ type mooncakeLine struct {
 	HashIDs      []int64  `json:"hash_ids"`
 }
 
-func parseMooncake(r io.Reader, name string) ([]Entry, error) {
+func parseMooncake(r io.Reader, name string, maxHashIDs int) ([]Entry, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var es []Entry
-	for line := 1; sc.Scan(); line++ {
+	line, hashIDs := 1, 0
+	for ; sc.Scan(); line++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue
@@ -140,16 +145,38 @@ func parseMooncake(r io.Reader, name string) ([]Entry, error) {
 		if len(es) == MaxEntries {
 			return nil, bad("", fmt.Errorf("more than %d requests; cut the trace", MaxEntries))
 		}
+		if hashIDs += len(m.HashIDs); hashIDs > maxHashIDs {
+			return nil, bad("hash_ids", fmt.Errorf("more than %d hash ids in the trace so far (8 bytes held each); cut the trace", maxHashIDs))
+		}
 		es = append(es, Entry{At: at, Input: *m.InputLength, Output: *m.OutputLength, HashIDs: m.HashIDs})
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w (lines are limited to %d bytes)", name, err, maxLine)
+	if err := scanError(sc, name, line); err != nil {
+		return nil, err
 	}
 	return es, nil
 }
 
 // maxOffset bounds a trace's span (a year).
 const maxOffset = 366 * 24 * time.Hour
+
+// MaxTraceSpan is the longest a trace file may span (a year): a later
+// arrival is refused when the file is read.
+const MaxTraceSpan = maxOffset
+
+// Scale returns d × f in checked arithmetic: NaN or a negative product is
+// 0, and a product past the largest Duration saturates at it (time.
+// Duration(float) of an out-of-range value is undefined and wraps on
+// amd64: a trace slowed down by 1e-9 became −2,562,047 h).
+func Scale(d time.Duration, f float64) time.Duration {
+	v := float64(d) * f
+	switch {
+	case !(v > 0): // NaN too
+		return 0
+	case v >= math.MaxInt64:
+		return math.MaxInt64
+	}
+	return time.Duration(math.Round(v))
+}
 
 func millis(v float64) (time.Duration, error) {
 	if math.IsNaN(v) || v < 0 || v > float64(maxOffset/time.Millisecond) {
@@ -194,7 +221,8 @@ func seconds(s string) (time.Duration, error) {
 }
 
 func parseCSV(r io.Reader, name string, cols csvColumns) ([]Entry, error) {
-	cr := csv.NewReader(r)
+	vb := newValueBound(r)
+	cr := csv.NewReader(vb)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	head, err := cr.Read()
@@ -211,19 +239,22 @@ func parseCSV(r io.Reader, name string, cols csvColumns) ([]Entry, error) {
 		}
 	}
 	var es []Entry
+	last := 1 // the line of the last record read
 	for {
+		vb.mark = cr.InputOffset()
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return es, nil
 		}
 		if err != nil {
-			line := 0
+			line := last + 1
 			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
 				line = pe.Line
 			}
 			return nil, &Error{File: name, Line: line, Err: err}
 		}
 		line, _ := cr.FieldPos(0)
+		last = line
 		e, err := csvEntry(rec, idx, cols)
 		if err != nil {
 			err.(*Error).File, err.(*Error).Line = name, line
@@ -297,7 +328,7 @@ func (w Window) Apply(es []Entry) []Entry {
 		if w.Count > 0 && len(out) == w.Count {
 			break
 		}
-		e.At = time.Duration(float64(e.At-w.Start) / speed)
+		e.At = Scale(e.At-w.Start, 1/speed)
 		out = append(out, e)
 	}
 	return out

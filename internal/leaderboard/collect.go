@@ -2,7 +2,9 @@ package leaderboard
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -14,8 +16,27 @@ import (
 	"github.com/sagebench/sagebench/internal/result"
 )
 
-// maxFiles bounds how many unified_results.jsonl files one walk reads.
-const maxFiles = 10000
+// Bounds of what aggregate reads, like compare's and gate's (package
+// benchset): past any, Collect refuses the whole input with a
+// *LimitError before it holds it (a 452 MB unified_results.jsonl took
+// 43.6 s and 3.24 GB of RSS).
+const (
+	maxFiles      = 10000    // unified_results.jsonl files under one root
+	MaxFileBytes  = 32 << 20 // bytes of one file
+	MaxTotalBytes = 256 << 20
+	MaxRows       = 100_000 // rows of all files together (~2 KB held each)
+)
+
+// LimitError is an input of aggregate over one of its bounds.
+type LimitError struct {
+	File  string
+	What  string // "bytes", "bytes in all files together", "rows in all files together", "files"
+	Limit int64
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: more than %d %s, the most aggregate reads (see docs/hostile.md); aggregate a narrower directory or split the file", e.File, e.Limit, e.What)
+}
 
 // Row is one run as the leaderboard sees it.
 type Row struct {
@@ -46,10 +67,17 @@ func Collect(root string) (*Collection, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%s holds no %s (sagebench run --output-dir DIR writes it)", root, record.UnifiedJSONL)
 	}
+	if err := checkSizes(files); err != nil {
+		return nil, err
+	}
 	c := &Collection{}
 	seen := map[string]bool{}
+	rows := 0
 	for _, f := range files {
 		err := readFile(f, func(u record.Unified) {
+			if rows++; rows > MaxRows {
+				return
+			}
 			if agg, _ := u.Metadata["aggregate"].(bool); agg {
 				c.Aggregates++ // the repetitions it summarises are rows of their own
 				return
@@ -61,11 +89,40 @@ func Collect(root string) (*Collection, error) {
 			seen[u.RunID] = true
 			c.Rows = append(c.Rows, rowOf(u, f))
 		})
+		if le := (*LimitError)(nil); errors.As(err, &le) {
+			return nil, le
+		}
+		if rows > MaxRows {
+			return nil, &LimitError{File: f, What: "rows in all files together", Limit: MaxRows}
+		}
 		for _, e := range splitJoined(err) {
 			c.Problems = append(c.Problems, e.Error())
 		}
 	}
 	return c, nil
+}
+
+// checkSizes refuses, before anything is read, a file that is not a
+// regular file (a FIFO would block, a device never end), one over
+// MaxFileBytes, and files over MaxTotalBytes together.
+func checkSizes(files []string) error {
+	var total int64
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return fmt.Errorf("results: %w", err)
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file; aggregate reads files only", f)
+		}
+		if st.Size() > MaxFileBytes {
+			return &LimitError{File: f, What: "bytes", Limit: MaxFileBytes}
+		}
+		if total += st.Size(); total > MaxTotalBytes {
+			return &LimitError{File: f, What: "bytes in all files together", Limit: MaxTotalBytes}
+		}
+	}
+	return nil
 }
 
 func findFiles(root string) ([]string, error) {
@@ -84,7 +141,7 @@ func findFiles(root string) ([]string, error) {
 		if !d.IsDir() && d.Name() == record.UnifiedJSONL {
 			files = append(files, p)
 			if len(files) > maxFiles {
-				return fmt.Errorf("more than %d %s files under %s", maxFiles, record.UnifiedJSONL, root)
+				return &LimitError{File: root, What: record.UnifiedJSONL + " files", Limit: maxFiles}
 			}
 		}
 		return nil
@@ -102,7 +159,12 @@ func readFile(path string, each func(record.Unified)) error {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer f.Close()
-	return record.ReadUnified(f, path, func(_ int, u record.Unified) { each(u) })
+	lr := &io.LimitedReader{R: f, N: MaxFileBytes + 1} // a file grown since it was checked
+	err = record.ReadUnified(lr, path, func(_ int, u record.Unified) { each(u) })
+	if lr.N <= 0 {
+		return &LimitError{File: path, What: "bytes", Limit: MaxFileBytes}
+	}
+	return err
 }
 
 // rowOf reads the configuration (metadata.config: one of several figures

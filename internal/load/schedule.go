@@ -38,6 +38,14 @@ const MaxBurstiness = 1000
 // maxOffset bounds an arrival offset (a Duration overflows at 292 years).
 const maxOffset = 30 * 24 * time.Hour
 
+// Bounds of schedule.speedup: a trace of a year (dataset.MaxTraceSpan)
+// slowed down 1000 times still fits a Duration (it is then refused for
+// passing maxOffset, by checked arithmetic, not wrapped).
+const (
+	MinSpeedup = 1e-3
+	MaxSpeedup = 1e3
+)
+
 // ScheduleConfig describes an arrival schedule. Rates are in requests per
 // second. A schedule ends after Count arrivals or at Duration, whichever
 // comes first; at least one of the two must be set (ramp needs Duration).
@@ -88,6 +96,9 @@ func (c ScheduleConfig) Validate() error {
 			return fmt.Errorf("schedule.%s must be a finite number >= 0, got %v", name, v)
 		}
 	}
+	if sp := c.Speedup; sp != 0 && !(sp >= MinSpeedup && sp <= MaxSpeedup) { // NaN fails too
+		return fmt.Errorf("schedule.speedup %v: want from %g to %g (0: 1, as recorded)", sp, MinSpeedup, MaxSpeedup)
+	}
 	if c.Spacing != "" && c.Spacing != SpacingPoisson && c.Spacing != SpacingUniform {
 		return fmt.Errorf("schedule.spacing %q is unknown; use poisson or uniform", c.Spacing)
 	}
@@ -130,8 +141,8 @@ func (c ScheduleConfig) validateProcess() error {
 		if f := c.TraceFormat; f != "" && f != TraceOffsets && !slices.Contains(dataset.TraceFormats(), f) {
 			return fmt.Errorf("schedule.trace_format %q: use %s or one of %s", f, TraceOffsets, strings.Join(dataset.TraceFormats(), ", "))
 		}
-		if c.TraceStart < 0 || math.IsNaN(c.Speedup) || c.Speedup < 0 || math.IsInf(c.Speedup, 0) {
-			return errors.New("schedule.trace_start must be ≥ 0 and schedule.speedup a finite number ≥ 0 (0: 1, as recorded)")
+		if c.TraceStart < 0 || c.TraceStart > dataset.MaxTraceSpan {
+			return fmt.Errorf("schedule.trace_start %v: want from 0 to %v (a trace spans at most that)", c.TraceStart, dataset.MaxTraceSpan)
 		}
 	case "":
 		return errors.New("schedule.process is missing; use one of poisson, constant, gamma, onoff, ramp, trace")
@@ -248,8 +259,8 @@ func gapSchedule(cfg ScheduleConfig, gap func() float64) (Schedule, error) {
 		t += gap()
 	}
 	length := cfg.Duration
-	if length == 0 {
-		length = secs(float64(len(offs)) / cfg.Rate)
+	if length == 0 { // the nominal time of Count arrivals, at most maxOffset
+		length = secs(min(float64(len(offs))/cfg.Rate, maxOffset.Seconds()))
 	}
 	return Schedule{Offsets: offs, Length: length}, nil
 }
@@ -257,7 +268,10 @@ func gapSchedule(cfg ScheduleConfig, gap func() float64) (Schedule, error) {
 // checkArrival refuses arrival n at t seconds when it cannot be a
 // Duration or there are already MaxArrivals.
 func checkArrival(t float64, n int) error {
-	if t > maxOffset.Seconds() {
+	if !(t <= maxOffset.Seconds()) { // NaN too: it is no Duration
+		if math.IsNaN(t) {
+			return fmt.Errorf("schedule: arrival %d has no time (NaN); check schedule.rate and schedule.burstiness", n+1)
+		}
 		return fmt.Errorf("schedule: arrival %d would be at %.3g s, beyond the %v limit; raise the rate or lower schedule.count", n+1, t, maxOffset)
 	}
 	if n >= MaxArrivals {

@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"time"
 
@@ -21,15 +21,19 @@ type traceLine struct {
 	OffsetS  *float64 `json:"offset_s"`
 }
 
+// maxTraceLine bounds one line of an offsets trace.
+const maxTraceLine = 1 << 20
+
 // ParseTrace reads a JSONL trace: one JSON object per line with either
 // "offset_ms" (milliseconds) or "offset_s" (seconds) from the start of the
 // run. Blank lines are skipped; offsets need not be sorted (they are
 // sorted here). name is used in errors ("name:line: …").
 func ParseTrace(r io.Reader, name string) ([]time.Duration, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	sc.Buffer(make([]byte, 0, 4096), maxTraceLine)
 	var offs []time.Duration
-	for line := 1; sc.Scan(); line++ {
+	line := 1
+	for ; sc.Scan(); line++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue
@@ -43,8 +47,10 @@ func ParseTrace(r io.Reader, name string) ([]time.Duration, error) {
 		}
 		offs = append(offs, off)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading trace %s: %w (lines are limited to 1 MiB)", name, err)
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: longer than %d bytes, the bound of one line of an offsets trace", name, line, maxTraceLine)
+	} else if err != nil {
+		return nil, fmt.Errorf("reading trace %s: %w", name, err)
 	}
 	if len(offs) == 0 {
 		return nil, fmt.Errorf("%s: trace has no arrivals; add lines like {\"offset_ms\": 12.5}", name)
@@ -84,7 +90,7 @@ func traceSchedule(cfg ScheduleConfig) (Schedule, error) {
 	if cfg.TraceFormat != "" && cfg.TraceFormat != TraceOffsets {
 		return lengthsSchedule(cfg)
 	}
-	f, err := os.Open(cfg.TraceFile)
+	f, err := dataset.OpenFile(cfg.TraceFile)
 	if err != nil {
 		return Schedule{}, fmt.Errorf("schedule.trace_file: %w", err)
 	}
@@ -92,6 +98,9 @@ func traceSchedule(cfg ScheduleConfig) (Schedule, error) {
 	offs, err := ParseTrace(f, cfg.TraceFile)
 	if err != nil {
 		return Schedule{}, fmt.Errorf("schedule.trace_file: %w", err)
+	}
+	if offs, err = windowOffsets(offs, cfg); err != nil {
+		return Schedule{}, err
 	}
 	if cfg.Duration > 0 {
 		n, _ := slices.BinarySearch(offs, cfg.Duration)
@@ -115,17 +124,17 @@ func lengthsSchedule(cfg ScheduleConfig) (Schedule, error) {
 	if err != nil {
 		return Schedule{}, fmt.Errorf("schedule.trace_file: %w", err)
 	}
-	speed := cfg.Speedup
-	if speed <= 0 {
-		speed = 1
-	}
-	w := dataset.Window{Start: cfg.TraceStart, Duration: time.Duration(float64(cfg.Duration) * speed), Count: min(cfg.Count, MaxArrivals), Speedup: speed}
+	speed := speedOf(cfg)
+	w := dataset.Window{Start: cfg.TraceStart, Duration: dataset.Scale(cfg.Duration, speed), Count: min(cfg.Count, MaxArrivals), Speedup: speed}
 	if cfg.Count == 0 {
 		w.Count = MaxArrivals
 	}
 	es = w.Apply(es)
 	if len(es) == 0 {
 		return Schedule{}, fmt.Errorf("schedule.trace_file %s: no requests from trace_start %v on", cfg.TraceFile, cfg.TraceStart)
+	}
+	if err := checkSpan(cfg, es[len(es)-1].At); err != nil {
+		return Schedule{}, err
 	}
 	s := Schedule{Offsets: make([]time.Duration, len(es)), Length: cfg.Duration, Entries: es}
 	for i, e := range es {
@@ -135,4 +144,42 @@ func lengthsSchedule(cfg ScheduleConfig) (Schedule, error) {
 		s.Length = s.Offsets[len(s.Offsets)-1]
 	}
 	return s, nil
+}
+
+// speedOf is cfg.Speedup, 1 when unset.
+func speedOf(cfg ScheduleConfig) float64 {
+	if cfg.Speedup <= 0 {
+		return 1
+	}
+	return cfg.Speedup
+}
+
+// windowOffsets applies trace_start and speedup to sorted offsets, as
+// dataset.Window does to a trace with lengths: the offsets from
+// TraceStart on, re-based, their gaps divided by Speedup (saturating,
+// never wrapping), and refuses a replay longer than maxOffset.
+func windowOffsets(offs []time.Duration, cfg ScheduleConfig) ([]time.Duration, error) {
+	speed := speedOf(cfg)
+	if cfg.TraceStart == 0 && speed == 1 {
+		return offs, nil
+	}
+	i, _ := slices.BinarySearch(offs, cfg.TraceStart)
+	out := offs[i:]
+	if len(out) == 0 {
+		return nil, fmt.Errorf("schedule.trace_file %s: no arrivals from trace_start %v on", cfg.TraceFile, cfg.TraceStart)
+	}
+	for k := range out {
+		out[k] = dataset.Scale(out[k]-cfg.TraceStart, 1/speed)
+	}
+	return out, checkSpan(cfg, out[len(out)-1])
+}
+
+// checkSpan refuses a replayed trace whose last arrival is past
+// maxOffset (a trace slowed down too far).
+func checkSpan(cfg ScheduleConfig, last time.Duration) error {
+	if last > maxOffset {
+		return fmt.Errorf("schedule.speedup %g: the trace would replay over more than %v (its last arrival at %v); raise schedule.speedup or set schedule.count",
+			speedOf(cfg), maxOffset, last)
+	}
+	return nil
 }

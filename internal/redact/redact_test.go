@@ -182,3 +182,33 @@ func FuzzEncodings(f *testing.F) {
 		}
 	})
 }
+
+// TestLabel: a credential-named label's value is masked whatever it
+// holds, whatever the case and separators of the name; other values pass
+// through the content rule (issue 41, hole 2).
+func TestLabel(t *testing.T) {
+	var r *Redactor
+	tests := []struct{ name, value, want string }{
+		{"password", "hunter2", Mask},
+		{"PASSWD", "hunter2", Mask},
+		{"db_password", "x", Mask},
+		{"client-secret", "abc", Mask},
+		{"Auth_Token", "abc", Mask},
+		{"api_key", "sk-1", Mask},
+		{"API-KEY", "sk-1", Mask},
+		{"apikey", "sk-1", Mask},
+		{"authorization", "Bearer sk-abcdefgh12", Mask},
+		{"Cookie", "session=1", Mask},
+		{"instance", "http://bob:hunter2pw@db:5432", "http://bob:" + Mask + "@db:5432"},
+		{"header", "Bearer sk-abcdefgh12345", "Bearer " + Mask},
+		{"job", "gateway", "gateway"},
+		{"password", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
+			if got := r.Label(tt.name, tt.value); got != tt.want {
+				t.Errorf("Label(%q, %q) = %q, want %q", tt.name, tt.value, got, tt.want)
+			}
+		})
+	}
+}

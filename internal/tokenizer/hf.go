@@ -105,6 +105,9 @@ func LoadHF(path string) (*HF, error) {
 
 // readHF reads a tokenizer.json, refusing one past maxHFBytes.
 func readHF(path string) ([]byte, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() { // a FIFO would block the open
+		return nil, fmt.Errorf("tokenizer %s: not a regular file; give the path of a tokenizer.json", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)

@@ -26,6 +26,25 @@ type chatRequest struct {
 	StreamOptions       *streamOpts   `json:"stream_options"`
 	MaxTokens           *int          `json:"max_tokens"`
 	MaxCompletionTokens *int          `json:"max_completion_tokens"`
+	// N is OpenAI's number of choices: only 1 is served (checkN), never
+	// silently fewer than asked.
+	N json.RawMessage `json:"n"`
+}
+
+// checkN accepts n absent, null or 1 (in any JSON spelling of the number
+// one) and answers anything else 400: the stack returns one choice.
+func (r *chatRequest) checkN() *apiError {
+	if len(r.N) == 0 || string(r.N) == "null" {
+		return nil
+	}
+	if v, err := strconv.ParseFloat(string(r.N), 64); err == nil && v == 1 {
+		return nil
+	}
+	shown := string(r.N)
+	if len(shown) > 32 {
+		shown = shown[:32] + "…"
+	}
+	return badRequest("invalid_value", "field n: %s: only n = 1 is supported (one choice per request); send n requests instead", shown)
 }
 
 type streamOpts struct {

@@ -76,6 +76,9 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request, c *call) {
 }
 
 func (g *Gateway) chatEngineRequest(req *chatRequest) (engine.ChatRequest, *apiError) {
+	if aerr := req.checkN(); aerr != nil {
+		return engine.ChatRequest{}, aerr
+	}
 	prompt, msgs, aerr := renderPrompt(req.Messages)
 	if aerr != nil {
 		return engine.ChatRequest{}, aerr

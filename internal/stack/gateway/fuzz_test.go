@@ -15,6 +15,7 @@ func FuzzChatRequest(f *testing.F) {
 		`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":5,"stream":true}`,
 		`{"messages":[{"role":"user","content":[{"type":"text","text":"a"}]}],"max_completion_tokens":1}`,
 		`{"messages":[]}`, `{"messages":"x"}`, `[]`, `null`, `{"max_tokens":1e99}`, `{"stream_options":{"include_usage":1}}`,
+		`{"messages":[{"role":"user","content":"hi"}],"n":1e9}`, `{"n":1.0}`, `{"n":"2"}`,
 	} {
 		f.Add([]byte(s))
 	}
