@@ -71,7 +71,7 @@ func Pool(reps []Rep, conf float64) *result.Result {
 // poolTable estimates each metric cell of t over the repetitions' rows
 // with the same text cells.
 func poolTable(t result.Table, reps []Rep, est func(func(*result.Result) (result.Metric, bool)) result.Metric) (result.Table, bool) {
-	out := result.Table{Title: t.Title, Note: t.Note, Columns: t.Columns}
+	out := result.Table{Key: t.Key, Title: t.Title, Note: t.Note, Columns: t.Columns}
 	metrics := false
 	for _, row := range t.Rows {
 		key := rowKey(row)
@@ -83,7 +83,7 @@ func poolTable(t result.Table, reps []Rep, est func(func(*result.Result) (result
 			}
 			metrics = true
 			col := i
-			m := est(func(r *result.Result) (result.Metric, bool) { return cellOf(r, t.Title, key, col) })
+			m := est(func(r *result.Result) (result.Metric, bool) { return cellOf(r, t, key, col) })
 			cells[i] = result.Of(m)
 		}
 		out.Rows = append(out.Rows, cells)
@@ -102,10 +102,18 @@ func rowKey(row []result.Cell) string {
 	return strings.Join(parts, "\x00")
 }
 
-// cellOf is the metric in column col of r's table title, in the row
-// whose text cells are key.
-func cellOf(r *result.Result, title, key string, col int) (result.Metric, bool) {
-	t, ok := table(r, title)
+// cellOf is the metric in column col of r's table like (same key, or
+// for records without keys the same title), in the row whose text cells
+// are key.
+func cellOf(r *result.Result, like result.Table, key string, col int) (result.Metric, bool) {
+	var t result.Table
+	ok := false
+	for _, x := range r.Tables {
+		if x.Key == like.Key && (x.Key != "" || x.Title == like.Title) {
+			t, ok = x, true
+			break
+		}
+	}
 	if !ok {
 		return result.Metric{}, false
 	}

@@ -11,28 +11,40 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/sagebench/sagebench/internal/chart"
+	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/result"
 )
 
-func timelineRecipe(q string) recipe {
-	return recipe{
-		title: "Windowed p99 and throughput through the drill",
-		caption: "Top: p99 of the recovery metric of the requests due in each window (plotted at the window's start), the recovery bound dashed; " +
-			"bottom: completed requests per second. Shaded spans are faults (kill until restart, pause until resume, slowdown until it ends); " +
-			"numbered dashed lines are the events, listed in the legend; a diamond on the bound marks when the p99 was back within it for the hold time (recovery), a cross that it never was.",
-		build:    func(c Column, w vg.Length) (panelSet, error) { return timelinePanels(q, c) },
-		shareX:   true,
-		timeline: true,
-		height:   1.7 * vg.Inch,
-	}
+var timelineRecipe = recipe{
+	title: "Windowed p99 and throughput through the drill",
+	caption: "Top: p99 of the recovery metric of the requests due in each window (plotted at the window's start), the recovery bound dashed; " +
+		"bottom: completed requests per second. Shaded spans are faults (kill until restart, pause until resume, slowdown until it ends); " +
+		"numbered dashed lines are the events, listed in the legend; a diamond on the bound marks when the p99 was back within it for the hold time (recovery), a cross that it never was.",
+	build:    func(c Column, _ string, _ vg.Length) (panelSet, error) { return timelinePanels(c) },
+	shareX:   true,
+	timeline: true,
+	height:   1.7 * vg.Inch,
 }
 
-func timelinePanels(q string, c Column) (panelSet, error) {
+// recoveryRule is the recovery rule's metric (ttft_p99, e2e_p99, …) and
+// bound in ms, from the result's recovery_bound_<metric>_ms metric.
+func recoveryRule(r *result.Result) (metric string, bound float64, ok bool) {
+	if r == nil {
+		return "", 0, false
+	}
+	for _, m := range r.Metrics {
+		if rest, found := strings.CutPrefix(m.Name, drill.RecoveryBoundPrefix); found && m.State == result.Measured {
+			return strings.TrimSuffix(rest, "_ms"), m.Value, m.Value > 0
+		}
+	}
+	return "", 0, false
+}
+
+func timelinePanels(c Column) (panelSet, error) {
 	if len(c.Windows) == 0 {
 		return panelSet{why: "the run directory has no windowed series (windows.jsonl)"}, nil
 	}
-	metric := configString(c.RunConfig, section(q), "drill", "recovery", "metric")
-	bound, hasBound := configMs(c.RunConfig, section(q), "drill", "recovery", "bound")
+	metric, bound, hasBound := recoveryRule(c.Result)
 	name, pick := "p99 TTFT", func(w Window) *float64 { return w.TTFTP99 }
 	if strings.HasPrefix(metric, "e2e") {
 		name, pick = "p99 E2E", func(w Window) *float64 { return w.E2EP99 }

@@ -61,7 +61,7 @@ func (q *q3) outcome(out workload.Outcome, policies []string, rs []record.Reques
 	for _, p := range out.Phases {
 		dur[p.Name] = p.Duration().Seconds()
 	}
-	ten := result.Table{Title: "Tenants", Note: "p99 TTFT and E2E count a failed request as +∞; fair share: the contended phase's goodput shared max-min fairly over the tenants' offered rates",
+	ten := result.Table{Key: TableTenants, Title: "Tenants", Note: "p99 TTFT and E2E count a failed request as +∞; fair share: the contended phase's goodput shared max-min fairly over the tenants' offered rates",
 		Columns: []string{"policy", "phase", "tenant", "count", "ok", "429", "p99 TTFT", "p99 E2E", "SLO attainment", "goodput", "fair share", "goodput ÷ fair share"}}
 	// The victim alone meets no contention whatever the policy: its
 	// baseline pools every policy's alone phase, so one unlucky phase of a
@@ -79,6 +79,7 @@ func (q *q3) outcome(out workload.Outcome, policies []string, rs []record.Reques
 		out.Rows = append(out.Rows, q.row(pol, m, byPhase[pol+"."+phaseContended], dur[pol+"."+phaseContended]))
 	}
 	out.Result = q.result(isos, base)
+	out.Result.Metrics = append(out.Result.Metrics, q.boundMetrics()...)
 	out.Result.Tables = append(out.Result.Tables, isolationTable(isos), ten)
 	return out
 }
@@ -157,7 +158,7 @@ func ratioText(m result.Metric) string {
 }
 
 func isolationTable(isos []isolation) result.Table {
-	t := result.Table{Title: "Isolation per policy", Note: "victim SLO attainment with its 95 % Wilson interval; interference ratio: the victim's contended p99 TTFT ÷ its p99 alone (pooled over policies), a failed request counting as +∞",
+	t := result.Table{Key: TableIsolation, Title: "Isolation per policy", Note: "victim SLO attainment with its 95 % Wilson interval; interference ratio: the victim's contended p99 TTFT ÷ its p99 alone (pooled over policies), a failed request counting as +∞",
 		Columns: []string{"policy", "victim SLO attainment contended", "alone", "victim p99 TTFT alone (this policy)", "contended", "interference ratio", "Jain's index", "aggressor 429s"}}
 	for _, m := range isos {
 		t.AddRow(result.Text(m.policy), result.Of(m.victimSLO), result.Of(m.victimAlone), result.Of(m.alone), result.Of(m.contended),
