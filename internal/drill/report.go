@@ -335,8 +335,12 @@ func (r *Run) Files() ([]record.File, error) {
 			return nil, err
 		}
 	}
-	return []record.File{{Name: "events.jsonl", Data: ev.Bytes()}, {Name: "windows.jsonl", Data: wb.Bytes()}}, nil
+	return []record.File{{Name: FileNames[0], Data: ev.Bytes()}, {Name: FileNames[1], Data: wb.Bytes()}}, nil
 }
+
+// FileNames are the record files a drill writes besides every run's
+// (Files; a drill's workload.Spec lists them).
+var FileNames = []string{"events.jsonl", "windows.jsonl"}
 
 // DriftMetric is a drift slope as a metric: its slope per minute with
 // its 95 % confidence interval, not measurable below 3 points.

@@ -33,7 +33,14 @@ type Spec struct {
 	Primary result.Def
 	// Figure is how the report and the paper draw the Q's answer.
 	Figure Figure
+	// Files are the record files the Q writes into its run directory
+	// besides those of every run (RunFiles), e.g. a drill's events.jsonl.
+	Files []string
 }
+
+// RunFiles are the files every run directory holds; metrics.jsonl only
+// when the target serves Prometheus metrics.
+var RunFiles = []string{"run.json", "requests.jsonl", "summary.md", "bench.txt", "metrics.jsonl"}
 
 // Figure names one of the answer figures internal/answer draws and the
 // key of the result table it reads (result.Table.Key, a constant of the

@@ -31,6 +31,7 @@ func Spec() workload.Spec {
 		New:         func(quick bool) workload.Workload { return &q5{cfg: Default(quick)} },
 		Primary:     defRecovery,
 		Figure:      workload.Figure{Recipe: workload.FigureTimeline},
+		Files:       drill.FileNames,
 	}
 }
 

@@ -27,6 +27,7 @@ func Spec() workload.Spec {
 		New:         func(quick bool) workload.Workload { return &q7{cfg: Default(quick)} },
 		Primary:     defFailed,
 		Figure:      workload.Figure{Recipe: workload.FigureTimeline},
+		Files:       drill.FileNames,
 	}
 }
 
