@@ -111,6 +111,8 @@ func layout(f *chart.Figure, cols []Column, sets []panelSet, rows int, shareX, s
 	if stacked {
 		f.Cols = rows
 		at = func(r, j int) int { return j*rows + r }
+	} else {
+		f.Runs = len(sets) // too many to fit side by side: small multiples
 	}
 	f.Panels = make([]*plot.Plot, rows*len(sets))
 	seen := map[string]bool{}

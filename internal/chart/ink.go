@@ -15,6 +15,11 @@ import (
 // vermillion series colour is left out, since bounds and errors share
 // it. A panel that draws data has DataInk > 0; a blank one has 0.
 func DataInk(p *plot.Plot, w, h vg.Length) int {
+	return inkOn(p, vg.Rectangle{Max: vg.Point{X: w, Y: h}})
+}
+
+// inkOn draws p in the cell r and counts its data ink (DataInk).
+func inkOn(p *plot.Plot, r vg.Rectangle) int {
 	data := map[color.RGBA]bool{}
 	for i, c := range okabeIto {
 		if i == 3 { // vermillion: BoundInk, ErrorInk
@@ -23,7 +28,7 @@ func DataInk(p *plot.Plot, w, h vg.Length) int {
 		data[rgba(c)], data[rgba(lighten(c))] = true, true
 	}
 	var rec recorder.Canvas
-	p.Draw(draw.Canvas{Canvas: &rec, Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}})
+	p.Draw(draw.Canvas{Canvas: &rec, Rectangle: r})
 	n := 0
 	cur := false
 	for _, a := range rec.Actions {
