@@ -59,6 +59,9 @@ func (s *Section) sideBySide(id, title, caption string, shareX bool, build panel
 	if drawn == 0 {
 		return nil, nil
 	}
+	if len(s.Runs) > 1 { // the legend is shared by the runs: no counts in it
+		f.Caption = strings.ReplaceAll(f.Caption, " (the legend gives n per line)", "")
+	}
 	chart.Share(f.Panels, shareX, true)
 	return f, nil
 }
