@@ -130,6 +130,7 @@ var q6Recipe = recipe{
 	title:   "SLO attainment inside bursts and in the base load, per priority and policy",
 	caption: "Share of requests meeting their SLO, per policy: high priority (blue) and low priority (orange), inside bursts (solid) and in the base load between them (light).",
 	build:   q6Panels,
+	height:  2.4 * vg.Inch, // a column figure's legend under a quarter of it
 }
 
 func q6Panels(c Column, key string, w vg.Length) (panelSet, error) {

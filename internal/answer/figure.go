@@ -21,6 +21,8 @@ type panelSet struct {
 	// horizontal: a lone column lays its panels side by side (several
 	// columns always stack each column's panels).
 	horizontal bool
+	// note goes into the caption (what a narrow legend leaves out).
+	note string
 }
 
 // recipe is a Q's answer figure.
@@ -93,6 +95,13 @@ func Figure(q string, cols []Column, w vg.Length) (*chart.Figure, error) {
 	layout(f, cols, sets, rows, rc.shareX, w < chart.PageWidth && len(cols) > 1)
 	if len(missing) > 0 {
 		f.Caption += " " + strings.Join(missing, "; ") + "."
+	}
+	for i, s := range sets {
+		if s.note != "" && len(cols) > 1 {
+			f.Caption += " " + label(cols, i) + ": " + s.note
+		} else if s.note != "" {
+			f.Caption += " " + s.note
+		}
 	}
 	return f, nil
 }
