@@ -19,7 +19,8 @@ type Rep struct {
 // metric, each metric cell of a table (rows matched by their text
 // cells) and each event's metrics estimated with aggregate.Of — the mean
 // over the valid repetitions that measured it with its Student t
-// interval at conf, or the state no valid repetition escaped. Tables
+// interval at conf, or the state no valid repetition escaped; with one
+// valid repetition, its own metric (with its own interval). Tables
 // without metric cells (a per-run listing) are left out. Nil when no
 // repetition has a result.
 func Pool(reps []Rep, conf float64) *result.Result {
@@ -46,6 +47,9 @@ func Pool(reps []Rep, conf float64) *result.Result {
 				samples = append(samples, aggregate.Sample{Metric: m, Valid: r.Valid})
 			}
 		}
+		if one, ok := onlyValid(samples); ok {
+			return one // one valid repetition: its own value and interval (a Wilson interval, a bracket)
+		}
 		m := aggregate.Of(samples, conf).Metric()
 		if m.Name == "" {
 			m, _ = pick(first)
@@ -66,6 +70,18 @@ func Pool(reps []Rep, conf float64) *result.Result {
 	}
 	out.Events = poolEvents(first.Events, est)
 	return out
+}
+
+// onlyValid is the metric of the one valid sample, when exactly one is.
+func onlyValid(samples []aggregate.Sample) (result.Metric, bool) {
+	var one result.Metric
+	n := 0
+	for _, s := range samples {
+		if s.Valid {
+			one, n = s.Metric, n+1
+		}
+	}
+	return one, n == 1
 }
 
 // poolTable estimates each metric cell of t over the repetitions' rows

@@ -111,12 +111,22 @@ func answerTable(e *Experiment, q string, c *Cell, rt result.Table, label string
 	// The Q's note describes one run's intervals (a Wilson interval, a
 	// bracket); pooled over repetitions they are Student t intervals,
 	// so the note is kept only for a single repetition.
-	note := ""
-	if len(c.Runs()) <= 1 {
-		note = " " + rt.Note
+	valid := 0
+	for _, f := range c.Runs() {
+		if f.Run != nil && f.Run.Valid {
+			valid++
+		}
 	}
-	t.Caption = fmt.Sprintf("%s %s, %s: %s, pooled over its repetitions (mean ± half the %g %% Student t interval over the valid ones).%s",
-		q, c.Name, c.Label, rt.Title, 100*e.Confidence, note)
+	if valid == 0 {
+		t.Caption = fmt.Sprintf("%s %s, %s: %s. No valid repetition: nothing is pooled (– where no valid run measured a value).", q, c.Name, c.Label, rt.Title)
+		return t
+	}
+	if valid == 1 { // one run's own figures: its note says what its intervals are
+		t.Caption = fmt.Sprintf("%s %s, %s: %s, from one valid repetition (its own intervals). %s", q, c.Name, c.Label, rt.Title, rt.Note)
+		return t
+	}
+	t.Caption = fmt.Sprintf("%s %s, %s: %s, pooled over its %d valid repetitions (mean ± half the %g %% Student t interval).",
+		q, c.Name, c.Label, rt.Title, valid, 100*e.Confidence)
 	return t
 }
 
