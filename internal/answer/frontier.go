@@ -20,7 +20,8 @@ var q4Recipe = recipe{
 	caption: "For each pool size, the bracket between the highest offered rate whose probe met the SLO (the point) and the lowest that missed it " +
 		"(the cap; an arrow when no probe missed). The dashed grey line is ideal linear scaling from one engine's passing rate: " +
 		"the gap between it and the measured line is the scaling efficiency.",
-	build: q4Panels,
+	build:  q4Panels,
+	height: 2.4 * vg.Inch, // a column figure's legend under a quarter of it
 }
 
 // frontierPoint is one pool size's bracket.
