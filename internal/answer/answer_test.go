@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sagebench/sagebench/internal/chart"
 	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/workload/q2"
+	"github.com/sagebench/sagebench/internal/workload/q4"
 )
 
 var (
@@ -14,7 +17,7 @@ var (
 )
 
 func policies(rows ...[3]float64) *result.Result {
-	t := result.Table{Title: "Policies", Columns: []string{"policy", "critical p99 TTFT", "critical SLO attainment"}}
+	t := result.Table{Key: q2.TablePolicies, Title: "Policies", Columns: []string{"policy", "critical p99 TTFT", "critical SLO attainment"}}
 	for i, r := range rows {
 		t.AddRow(result.Text([]string{"fifo", "priority", "slo_aware"}[i]), result.Of(ttft.Measure(r[0], 10, "")), result.Of(slo.Measure(r[1], 10, "")))
 	}
@@ -118,7 +121,7 @@ func TestPool(t *testing.T) {
 // engine under the data.
 func TestQ4Frontier(t *testing.T) {
 	rate := result.Def{Name: "max_rate", Unit: result.ReqPerS, Direction: result.Higher}
-	tb := result.Table{Title: "Frontier", Columns: []string{"engines", "max rate"}}
+	tb := result.Table{Key: q4.TableFrontier, Title: "Frontier", Columns: []string{"engines", "max rate"}}
 	for _, r := range []struct {
 		n      string
 		lo, hi float64
@@ -138,7 +141,7 @@ func TestQ4Frontier(t *testing.T) {
 	if strings.Join(ticks, " ") != "1 2 4" {
 		t.Errorf("x ticks %v, want the pool sizes 1 2 4 only", ticks)
 	}
-	if got := frontierPoints(&res); len(got) != 3 || got[0].n != 1 || got[2].n != 4 || !math.IsInf(got[2].hi, 1) {
+	if got, err := frontierPoints(&res, q4.TableFrontier); err != nil || len(got) != 3 || got[0].n != 1 || got[2].n != 4 || !math.IsInf(got[2].hi, 1) {
 		t.Errorf("points %+v, want 1, 2, 4 with the open bracket last", got)
 	}
 	if f.Legend[0].Label != "ideal (n × rate at 1 engine)" {
@@ -179,3 +182,27 @@ func TestRecoveryCountsFromTheFaultsEnd(t *testing.T) {
 }
 
 func ptrTo(m result.Metric) *result.Metric { return &m }
+
+// TestAxisRefusesAnotherUnit: a metric whose unit is not its axis's is
+// an error, never drawn — the SLO attainment fractions once drawn on the
+// victim's "p99 TTFT (ms)" axis of Q3 are refused.
+func TestAxisRefusesAnotherUnit(t *testing.T) {
+	frac := result.Def{Name: "victim_slo_attainment", Unit: result.Fraction, Direction: result.Higher}
+	ms := result.Def{Name: "victim_ttft_p99_contended_ms", Unit: result.Ms, Direction: result.Lower}
+	for _, tc := range []struct {
+		name string
+		unit string
+		m    result.Metric
+		ok   bool
+	}{
+		{"ms on ms", result.Ms, ms.Measure(120, 10, ""), true},
+		{"fraction on %", "%", frac.Measure(0.5, 10, ""), true},
+		{"fraction on ms", result.Ms, frac.Measure(0.5, 10, ""), false},
+		{"ms on %", "%", ms.Measure(120, 10, ""), false},
+	} {
+		_, err := categoryAxis("p", tc.unit).bars([]string{"fifo"}, []chart.BarSeries{{Name: "s", Metrics: []result.Metric{tc.m}}})
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: error %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+}

@@ -18,25 +18,31 @@ var q1Recipe = recipe{
 	build: q1Panels,
 }
 
-func q1Panels(c Column, w vg.Length) (panelSet, error) {
-	t, ok := table(c.Result, "Stage breakdown")
+func q1Panels(c Column, key string, w vg.Length) (panelSet, error) {
+	t, ok := table(c.Result, key, holds("p50_ms", "p99_ms"))
 	if !ok {
-		return panelSet{why: "the result has no stage breakdown"}, nil
+		return panelSet{why: "the result has no stage breakdown (table " + key + ")"}, nil
 	}
-	p50, p99 := column(t, []string{"p50"}, "p50_ms"), column(t, []string{"p99"}, "p99_ms")
 	var stages []string
 	var s50, s99 []result.Metric
 	for _, row := range t.Rows {
-		stages = append(stages, cellText(row, 0))
-		s50, s99 = append(s50, cellMetric(row, p50)), append(s99, cellMetric(row, p99))
+		st := cellText(row, 0)
+		stages = append(stages, st)
+		s50, s99 = append(s50, rowMetric(row, "stage_"+st+"_p50_ms")), append(s99, rowMetric(row, "stage_"+st+"_p99_ms"))
 	}
-	sp := chart.NewCategoryPanel("time per stage", "ms")
-	leg := chart.Bars(sp, stages, []chart.BarSeries{{Name: "p50", Metrics: s50}, {Name: "p99", Metrics: s99, Light: true}})
-	rp := chart.NewCategoryPanel("retrieval quality", "%")
-	quality := []result.Metric{percent(metric(c.Result, "recall_at_k")), percent(metric(c.Result, "source_doc_retrieved"))}
-	leg = append(leg, chart.Bars(rp, []string{"recall@k", "source doc found"}, []chart.BarSeries{{Name: "retrieval", Metrics: quality, Color: 2}})...)
-	rp.Y.Max = 100
-	return panelSet{panels: []*plot.Plot{sp, rp}, legend: leg, horizontal: true}, nil
+	sp := categoryAxis("time per stage", result.Ms)
+	leg, err := sp.bars(stages, []chart.BarSeries{{Name: "p50", Metrics: s50}, {Name: "p99", Metrics: s99, Light: true}})
+	if err != nil {
+		return panelSet{}, err
+	}
+	rp := categoryAxis("retrieval quality", "%")
+	quality := []result.Metric{metric(c.Result, "recall_at_k"), metric(c.Result, "source_doc_retrieved")}
+	e, err := rp.bars([]string{"recall@k", "source doc found"}, []chart.BarSeries{{Name: "retrieval", Metrics: quality, Color: 2}})
+	if err != nil {
+		return panelSet{}, err
+	}
+	rp.p.Y.Max = 100
+	return panelSet{panels: []*plot.Plot{sp.p, rp.p}, legend: append(leg, e...), horizontal: true}, nil
 }
 
 var q2Recipe = recipe{
@@ -46,31 +52,36 @@ var q2Recipe = recipe{
 	build: q2Panels,
 }
 
-func q2Panels(c Column, w vg.Length) (panelSet, error) {
-	t, ok := table(c.Result, "Policies")
+func q2Panels(c Column, key string, w vg.Length) (panelSet, error) {
+	t, ok := table(c.Result, key, holds("critical_ttft_p99_ms"))
 	if !ok {
-		return panelSet{why: "the result has no per-policy table"}, nil
+		return panelSet{why: "the result has no per-policy table (table " + key + ")"}, nil
 	}
-	ttft := column(t, []string{"critical p99 TTFT"}, "critical_ttft_p99_ms")
-	slo := column(t, []string{"critical SLO attainment"}, "critical_slo_attainment")
+	ttft, slo := column(t, "critical_ttft_p99_ms"), column(t, "critical_slo_attainment")
 	if ttft < 0 && slo < 0 {
-		return panelSet{why: "the per-policy table has no critical-class columns"}, nil
+		return panelSet{why: "the per-policy table has no critical-class metrics"}, nil
 	}
 	var pols []string
 	var tt, ss []result.Metric
 	for _, row := range t.Rows {
 		pols = append(pols, cellText(row, 0))
-		tt, ss = append(tt, cellMetric(row, ttft)), append(ss, percent(cellMetric(row, slo)))
+		tt, ss = append(tt, cellMetric(row, ttft)), append(ss, cellMetric(row, slo))
 	}
-	lp := chart.NewCategoryPanel("critical p99 TTFT", "ms")
-	leg := chart.Bars(lp, pols, []chart.BarSeries{{Name: "critical p99 TTFT", Metrics: tt}})
-	if b, ok := configMs(c.RunConfig, section("Q2"), "classes", "priority=critical", "slo", "llm_ttft"); ok {
-		leg = append(leg, boundLine(lp, b, "critical TTFT SLO"))
+	lp := categoryAxis("critical p99 TTFT", result.Ms)
+	leg, err := lp.bars(pols, []chart.BarSeries{{Name: "critical p99 TTFT", Metrics: tt}})
+	if err != nil {
+		return panelSet{}, err
 	}
-	rp := chart.NewCategoryPanel("critical SLO attainment", "%")
-	leg = append(leg, chart.Bars(rp, pols, []chart.BarSeries{{Name: "critical SLO attainment", Metrics: ss, Color: 2}})...)
-	rp.Y.Max = 100
-	return panelSet{panels: []*plot.Plot{lp, rp}, legend: leg, horizontal: true}, nil
+	if b, ok := bound(c.Result, "critical_ttft_slo_ms"); ok {
+		leg = append(leg, boundLine(lp.p, b, "critical TTFT SLO"))
+	}
+	rp := categoryAxis("critical SLO attainment", "%")
+	e, err := rp.bars(pols, []chart.BarSeries{{Name: "critical SLO attainment", Metrics: ss, Color: 2}})
+	if err != nil {
+		return panelSet{}, err
+	}
+	rp.p.Y.Max = 100
+	return panelSet{panels: []*plot.Plot{lp.p, rp.p}, legend: append(leg, e...), horizontal: true}, nil
 }
 
 // boundLine draws a dashed bound at y on p and returns its legend entry.
@@ -87,13 +98,13 @@ var q3Recipe = recipe{
 	build: q3Panels,
 }
 
-func q3Panels(c Column, w vg.Length) (panelSet, error) {
-	t, ok := table(c.Result, "Isolation per policy")
+func q3Panels(c Column, key string, w vg.Length) (panelSet, error) {
+	t, ok := table(c.Result, key, holds("victim_ttft_p99_contended_ms"))
 	if !ok {
-		return panelSet{why: "the result has no per-policy isolation table"}, nil
+		return panelSet{why: "the result has no per-policy isolation table (table " + key + ")"}, nil
 	}
-	alone, cont := column(t, []string{"alone"}, "victim_ttft_p99_alone_ms"), column(t, []string{"contended"}, "victim_ttft_p99_contended_ms")
-	ratio := column(t, []string{"interference ratio"}, "interference_ratio")
+	alone, cont := column(t, "victim_ttft_p99_alone_ms"), column(t, "victim_ttft_p99_contended_ms")
+	ratio := column(t, "interference_ratio")
 	var pols []string
 	var a, k []result.Metric
 	for _, row := range t.Rows {
@@ -104,27 +115,33 @@ func q3Panels(c Column, w vg.Length) (panelSet, error) {
 		pols = append(pols, name)
 		a, k = append(a, cellMetric(row, alone)), append(k, cellMetric(row, cont))
 	}
-	p := chart.NewCategoryPanel("victim p99 TTFT", "ms")
-	leg := chart.Bars(p, pols, []chart.BarSeries{{Name: "victim alone", Metrics: a, Light: true}, {Name: "victim contended", Metrics: k}})
-	if b, ok := configMs(c.RunConfig, section("Q3"), "slo", "ttft"); ok {
-		leg = append(leg, boundLine(p, b, "TTFT SLO"))
+	p := categoryAxis("victim p99 TTFT", result.Ms)
+	leg, err := p.bars(pols, []chart.BarSeries{{Name: "victim alone", Metrics: a, Light: true}, {Name: "victim contended", Metrics: k}})
+	if err != nil {
+		return panelSet{}, err
 	}
-	return panelSet{panels: []*plot.Plot{p}, legend: leg}, nil
+	if b, ok := bound(c.Result, "victim_ttft_slo_ms"); ok {
+		leg = append(leg, boundLine(p.p, b, "TTFT SLO"))
+	}
+	return panelSet{panels: []*plot.Plot{p.p}, legend: leg}, nil
 }
 
 var q6Recipe = recipe{
 	title:   "SLO attainment inside bursts and in the base load, per priority and policy",
 	caption: "Share of requests meeting their SLO, per policy: high priority (blue) and low priority (orange), inside bursts (solid) and in the base load between them (light).",
 	build:   q6Panels,
+	height:  2.4 * vg.Inch, // a column figure's legend under a quarter of it
 }
 
-func q6Panels(c Column, w vg.Length) (panelSet, error) {
-	t, ok := table(c.Result, "Burst and base windows")
+func q6Panels(c Column, key string, w vg.Length) (panelSet, error) {
+	t, ok := table(c.Result, key, func(t result.Table) bool {
+		return textColumn(t, "window") >= 0 && textColumn(t, "priority") >= 0
+	})
 	if !ok {
-		return panelSet{why: "the result has no burst and base table"}, nil
+		return panelSet{why: "the result has no burst and base table (table " + key + ")"}, nil
 	}
 	pc, wc, rc := textColumn(t, "policy"), textColumn(t, "window"), textColumn(t, "priority")
-	slo := column(t, []string{"SLO attainment"}, "slo_attainment")
+	slo := column(t, "slo_attainment")
 	if pc < 0 || wc < 0 || rc < 0 || slo < 0 {
 		return panelSet{why: "the burst and base table lacks policy, window, priority or SLO attainment"}, nil
 	}
@@ -135,7 +152,7 @@ func q6Panels(c Column, w vg.Length) (panelSet, error) {
 		if !slices.Contains(pols, pol) {
 			pols = append(pols, pol)
 		}
-		cells[[3]string{pol, cellText(row, wc), cellText(row, rc)}] = percent(cellMetric(row, slo))
+		cells[[3]string{pol, cellText(row, wc), cellText(row, rc)}] = cellMetric(row, slo)
 	}
 	var series []chart.BarSeries
 	for i, pr := range []string{"high", "low"} {
@@ -147,8 +164,11 @@ func q6Panels(c Column, w vg.Length) (panelSet, error) {
 			series = append(series, s)
 		}
 	}
-	p := chart.NewCategoryPanel("SLO attainment", "%")
-	leg := chart.Bars(p, pols, series)
-	p.Y.Max = 100
-	return panelSet{panels: []*plot.Plot{p}, legend: leg}, nil
+	p := categoryAxis("SLO attainment", "%")
+	leg, err := p.bars(pols, series)
+	if err != nil {
+		return panelSet{}, err
+	}
+	p.p.Y.Max = 100
+	return panelSet{panels: []*plot.Plot{p.p}, legend: leg}, nil
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/sagebench/sagebench/internal/result"
 )
@@ -103,36 +102,6 @@ func lookup(raw json.RawMessage, path ...string) (any, bool) {
 	}
 	return v, true
 }
-
-// configMs reads a duration ("500ms", "2s") or a number of ms at path;
-// false when absent, unreadable or not positive.
-func configMs(raw json.RawMessage, path ...string) (float64, bool) {
-	v, ok := lookup(raw, path...)
-	if !ok {
-		return 0, false
-	}
-	switch x := v.(type) {
-	case string:
-		d, err := time.ParseDuration(x)
-		if err != nil || d <= 0 {
-			return 0, false
-		}
-		return float64(d) / float64(time.Millisecond), true
-	case float64:
-		return x, x > 0
-	}
-	return 0, false
-}
-
-// configString reads a string at path.
-func configString(raw json.RawMessage, path ...string) string {
-	v, _ := lookup(raw, path...)
-	s, _ := v.(string)
-	return s
-}
-
-// section is the run_config key of a Q ("q2").
-func section(q string) string { return strings.ToLower(q) }
 
 // Scale is "quick" or "full", from run_config.quick.
 func Scale(raw json.RawMessage) string {

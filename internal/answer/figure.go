@@ -7,7 +7,9 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/sagebench/sagebench/internal/catalog"
 	"github.com/sagebench/sagebench/internal/chart"
+	"github.com/sagebench/sagebench/internal/workload"
 )
 
 // panelSet is what a recipe draws for one column: its panels (one per
@@ -19,13 +21,16 @@ type panelSet struct {
 	// horizontal: a lone column lays its panels side by side (several
 	// columns always stack each column's panels).
 	horizontal bool
+	// note goes into the caption (what a narrow legend leaves out).
+	note string
 }
 
 // recipe is a Q's answer figure.
 type recipe struct {
 	title   string
 	caption string
-	build   func(c Column, width vg.Length) (panelSet, error)
+	// build draws one column from the table keyed key.
+	build func(c Column, key string, width vg.Length) (panelSet, error)
 	// shareX: columns share the x range too (time axes).
 	shareX bool
 	// timeline: drawn from one run's windows, not from pooled metrics.
@@ -33,18 +38,31 @@ type recipe struct {
 	height   vg.Length // per row of panels; 0: the default
 }
 
+// recipes are the answer figures by workload.Figure recipe: a Q picks
+// one, and the key of its table, in its workload.Spec.
 var recipes = map[string]recipe{
-	"Q1": q1Recipe, "Q2": q2Recipe, "Q3": q3Recipe, "Q4": q4Recipe,
-	"Q5": timelineRecipe("Q5"), "Q6": q6Recipe, "Q7": timelineRecipe("Q7"), "Q8": timelineRecipe("Q8"),
+	workload.FigureStages: q1Recipe, workload.FigurePolicies: q2Recipe, workload.FigureIsolation: q3Recipe,
+	workload.FigureFrontier: q4Recipe, workload.FigureBursts: q6Recipe, workload.FigureTimeline: timelineRecipe,
+}
+
+// figureOf is the answer figure q registered in its workload.Spec.
+func figureOf(q string) (workload.Figure, recipe, bool) {
+	s, err := catalog.Lookup(q)
+	if err != nil {
+		return workload.Figure{}, recipe{}, false
+	}
+	rc, ok := recipes[s.Figure.Recipe]
+	return s.Figure, rc, ok
 }
 
 // Figure draws q's answer for the columns side by side (one column of
 // panels per run, shared axes per row) at width w (0: a report page).
 // Columns that cannot be drawn are named in the caption; when none can,
-// the figure is the message saying why.
+// the figure is the message saying why. A metric whose unit is not its
+// axis's is an error.
 func Figure(q string, cols []Column, w vg.Length) (*chart.Figure, error) {
 	q = strings.ToUpper(q)
-	rc, ok := recipes[q]
+	fig, rc, ok := figureOf(q)
 	f := &chart.Figure{ID: "answer", Width: w}
 	if !ok {
 		f.Title, f.Message = "Answer", fmt.Sprintf("%s has no answer figure", q)
@@ -57,7 +75,7 @@ func Figure(q string, cols []Column, w vg.Length) (*chart.Figure, error) {
 	sets := make([]panelSet, len(cols))
 	rows := 0
 	for i, c := range cols {
-		s, err := rc.build(c, w/vg.Length(max(len(cols), 1)))
+		s, err := rc.build(c, fig.Table, w/vg.Length(max(len(cols), 1)))
 		if err != nil {
 			return nil, fmt.Errorf("%s answer figure of %s: %w", q, c.Label, err)
 		}
@@ -78,6 +96,13 @@ func Figure(q string, cols []Column, w vg.Length) (*chart.Figure, error) {
 	if len(missing) > 0 {
 		f.Caption += " " + strings.Join(missing, "; ") + "."
 	}
+	for i, s := range sets {
+		if s.note != "" && len(cols) > 1 {
+			f.Caption += " " + label(cols, i) + ": " + s.note
+		} else if s.note != "" {
+			f.Caption += " " + s.note
+		}
+	}
 	return f, nil
 }
 
@@ -95,6 +120,8 @@ func layout(f *chart.Figure, cols []Column, sets []panelSet, rows int, shareX, s
 	if stacked {
 		f.Cols = rows
 		at = func(r, j int) int { return j*rows + r }
+	} else {
+		f.Runs = len(sets) // too many to fit side by side: small multiples
 	}
 	f.Panels = make([]*plot.Plot, rows*len(sets))
 	seen := map[string]bool{}
@@ -143,4 +170,7 @@ func label(cols []Column, i int) string {
 
 // Timeline reports whether q's answer figure is a drill timeline (drawn
 // from one run's windows, not from pooled metrics).
-func Timeline(q string) bool { return recipes[strings.ToUpper(q)].timeline }
+func Timeline(q string) bool {
+	_, rc, _ := figureOf(q)
+	return rc.timeline
+}

@@ -1,44 +1,75 @@
 package answer
 
 import (
+	"fmt"
 	"strings"
 
+	"gonum.org/v1/plot"
+
+	"github.com/sagebench/sagebench/internal/chart"
 	"github.com/sagebench/sagebench/internal/result"
 )
 
-// table returns r's table whose title is one of titles (case-insensitive).
-func table(r *result.Result, titles ...string) (result.Table, bool) {
+// table returns r's table keyed key (result.Table.Key). A record written
+// before tables had keys (legacy) falls back to its first table that
+// fits; a record whose tables have keys never falls back, so a key
+// renamed on one side blanks the figure with a reason instead of drawing
+// another table.
+func table(r *result.Result, key string, fits func(result.Table) bool) (result.Table, bool) {
 	if r == nil {
 		return result.Table{}, false
 	}
+	if t, ok := r.Table(key); ok {
+		return t, true
+	}
+	if !legacy(r) {
+		return result.Table{}, false
+	}
 	for _, t := range r.Tables {
-		for _, want := range titles {
-			if strings.EqualFold(t.Title, want) {
-				return t, true
-			}
+		if fits(t) {
+			return t, true
 		}
 	}
 	return result.Table{}, false
 }
 
-// column finds the column of t holding a metric: the first whose header
-// contains one of headers (case-insensitive), else the first whose
-// cells hold a metric named one of names; -1 when none.
-func column(t result.Table, headers []string, names ...string) int {
-	for i, c := range t.Columns {
-		for _, h := range headers {
-			if strings.Contains(strings.ToLower(c), strings.ToLower(h)) {
-				return i
-			}
+// legacy reports whether r was recorded before tables had keys: it has
+// tables, none keyed.
+func legacy(r *result.Result) bool {
+	for _, t := range r.Tables {
+		if t.Key != "" {
+			return false
 		}
 	}
-	for _, row := range t.Rows {
-		for i, c := range row {
-			if c.Metric == nil {
-				continue
+	return len(r.Tables) > 0
+}
+
+// holds is a fits for table: the table has a cell of each metric named.
+func holds(names ...string) func(result.Table) bool {
+	return func(t result.Table) bool {
+		for _, n := range names {
+			if column(t, n) < 0 {
+				return false
 			}
-			for _, n := range names {
-				if c.Metric.Name == n || strings.HasSuffix(c.Metric.Name, "."+n) {
+		}
+		return true
+	}
+}
+
+// named reports whether a metric called got is the metric name: name
+// itself, a per-policy "policy.name", or a qualified "x_name".
+func named(got, name string) bool {
+	return got == name || strings.HasSuffix(got, "."+name) || strings.HasSuffix(got, "_"+name)
+}
+
+// column finds the column of t holding the metric named name (exactly,
+// else qualified: see named): the first row's cell that has it; -1 when
+// none. Headers are for people and never read.
+func column(t result.Table, name string) int {
+	for _, exact := range []bool{true, false} {
+		for _, row := range t.Rows {
+			for i, c := range row {
+				if c.Metric != nil && (c.Metric.Name == name || !exact && named(c.Metric.Name, name)) {
 					return i
 				}
 			}
@@ -47,8 +78,19 @@ func column(t result.Table, headers []string, names ...string) int {
 	return -1
 }
 
+// rowMetric is the metric of row called name (a zero Metric when none).
+func rowMetric(row []result.Cell, name string) result.Metric {
+	for _, c := range row {
+		if c.Metric != nil && c.Metric.Name == name {
+			return *c.Metric
+		}
+	}
+	return result.Metric{}
+}
+
 // textColumn finds the column whose header is one of headers exactly
-// (case-insensitive); -1 when none.
+// (case-insensitive): for text columns, which have no metric name; -1
+// when none.
 func textColumn(t result.Table, headers ...string) int {
 	for i, c := range t.Columns {
 		for _, h := range headers {
@@ -76,8 +118,8 @@ func cellMetric(row []result.Cell, i int) result.Metric {
 	return *row[i].Metric
 }
 
-// metric returns r's metric called name, else the first whose name ends
-// in "."+name (a per-policy metric), else a zero Metric.
+// metric returns r's metric called name (among its metrics, then its
+// tables' cells), else a zero Metric.
 func metric(r *result.Result, name string) result.Metric {
 	if r == nil {
 		return result.Metric{}
@@ -86,6 +128,45 @@ func metric(r *result.Result, name string) result.Metric {
 		return m
 	}
 	return result.Metric{}
+}
+
+// bound is r's metric called name when it is measured: a bound the
+// figure draws (an SLO, the recovery rule's bound).
+func bound(r *result.Result, name string) (float64, bool) {
+	m := metric(r, name)
+	return m.Value, m.State == result.Measured && m.Value > 0
+}
+
+// axis is a panel and the unit of its y axis: every metric drawn on it
+// must have that unit (a fraction is drawn in percent on a "%" axis).
+type axis struct {
+	p    *plot.Plot
+	unit string
+}
+
+// categoryAxis is a bar panel titled title whose y axis is in unit.
+func categoryAxis(title, unit string) axis {
+	return axis{p: chart.NewCategoryPanel(title, unit), unit: unit}
+}
+
+// bars draws series on a as chart.Bars does, after checking that each
+// metric's unit is the axis's: a metric of another unit is an error (a
+// figure bound to the wrong metric), never drawn.
+func (a axis) bars(categories []string, series []chart.BarSeries) ([]chart.LegendEntry, error) {
+	for j, s := range series {
+		for i, m := range s.Metrics {
+			if m.Name == "" {
+				continue
+			}
+			switch {
+			case m.Unit == result.Fraction && a.unit == "%":
+				series[j].Metrics[i] = percent(m)
+			case m.Unit != a.unit:
+				return nil, fmt.Errorf("panel %q: metric %s in %q on an axis in %q", a.p.Title.Text, m.Name, m.Unit, a.unit)
+			}
+		}
+	}
+	return chart.Bars(a.p, categories, series), nil
 }
 
 // percent is a fraction metric in percent (value, interval), for an axis

@@ -2,6 +2,7 @@ package answer
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -19,7 +20,8 @@ var q4Recipe = recipe{
 	caption: "For each pool size, the bracket between the highest offered rate whose probe met the SLO (the point) and the lowest that missed it " +
 		"(the cap; an arrow when no probe missed). The dashed grey line is ideal linear scaling from one engine's passing rate: " +
 		"the gap between it and the measured line is the scaling efficiency.",
-	build: q4Panels,
+	build:  q4Panels,
+	height: 2.4 * vg.Inch, // a column figure's legend under a quarter of it
 }
 
 // frontierPoint is one pool size's bracket.
@@ -28,8 +30,11 @@ type frontierPoint struct {
 	lo, hi float64
 }
 
-func q4Panels(c Column, _ vg.Length) (panelSet, error) {
-	pts := frontierPoints(c.Result)
+func q4Panels(c Column, key string, _ vg.Length) (panelSet, error) {
+	pts, err := frontierPoints(c.Result, key)
+	if err != nil {
+		return panelSet{}, err
+	}
 	if len(pts) == 0 {
 		return panelSet{why: "the result has no frontier (max rate per pool size)"}, nil
 	}
@@ -68,11 +73,16 @@ func q4Panels(c Column, _ vg.Length) (panelSet, error) {
 	return panelSet{panels: []*plot.Plot{p}, legend: leg}, nil
 }
 
-// frontierPoints reads the Frontier table (engines, max rate), else the
-// engines=N.max_rate metrics, in pool-size order (numerically).
-func frontierPoints(r *result.Result) []frontierPoint {
+// frontierPoints reads the frontier table keyed key (engines, max_rate),
+// else the engines=N.max_rate metrics, in pool-size order (numerically);
+// a rate not in req/s is an error (the figure's axis).
+func frontierPoints(r *result.Result, key string) ([]frontierPoint, error) {
 	var out []frontierPoint
+	var bad error
 	add := func(n string, m result.Metric) {
+		if m.Name != "" && m.Unit != result.ReqPerS {
+			bad = fmt.Errorf("metric %s in %q on the frontier's req/s axis", m.Name, m.Unit)
+		}
 		k, err := strconv.ParseFloat(n, 64)
 		if err != nil || k <= 0 {
 			return
@@ -88,12 +98,12 @@ func frontierPoints(r *result.Result) []frontierPoint {
 			out = append(out, frontierPoint{n: k, lo: m.Value, hi: hi})
 		}
 	}
-	if t, ok := table(r, "Frontier"); ok {
-		rate := column(t, []string{"max rate"}, "max_rate")
+	if t, ok := table(r, key, holds("max_rate")); ok {
+		rate := column(t, "max_rate")
 		for _, row := range t.Rows {
 			add(cellText(row, 0), cellMetric(row, rate))
 		}
-	} else if r != nil {
+	} else if r != nil && (len(r.Tables) == 0 || legacy(r)) {
 		for _, m := range r.Metrics {
 			if n, ok := scaleOf(m.Name); ok {
 				add(n, m)
@@ -101,7 +111,7 @@ func frontierPoints(r *result.Result) []frontierPoint {
 		}
 	}
 	slices.SortFunc(out, func(a, b frontierPoint) int { return cmp.Compare(a.n, b.n) })
-	return out
+	return out, bad
 }
 
 // scaleOf reads N from "engines=N.max_rate".

@@ -19,7 +19,8 @@ type Rep struct {
 // metric, each metric cell of a table (rows matched by their text
 // cells) and each event's metrics estimated with aggregate.Of — the mean
 // over the valid repetitions that measured it with its Student t
-// interval at conf, or the state no valid repetition escaped. Tables
+// interval at conf, or the state no valid repetition escaped; with one
+// valid repetition, its own metric (with its own interval). Tables
 // without metric cells (a per-run listing) are left out. Nil when no
 // repetition has a result.
 func Pool(reps []Rep, conf float64) *result.Result {
@@ -46,6 +47,9 @@ func Pool(reps []Rep, conf float64) *result.Result {
 				samples = append(samples, aggregate.Sample{Metric: m, Valid: r.Valid})
 			}
 		}
+		if one, ok := onlyValid(samples); ok {
+			return one // one valid repetition: its own value and interval (a Wilson interval, a bracket)
+		}
 		m := aggregate.Of(samples, conf).Metric()
 		if m.Name == "" {
 			m, _ = pick(first)
@@ -68,10 +72,22 @@ func Pool(reps []Rep, conf float64) *result.Result {
 	return out
 }
 
+// onlyValid is the metric of the one valid sample, when exactly one is.
+func onlyValid(samples []aggregate.Sample) (result.Metric, bool) {
+	var one result.Metric
+	n := 0
+	for _, s := range samples {
+		if s.Valid {
+			one, n = s.Metric, n+1
+		}
+	}
+	return one, n == 1
+}
+
 // poolTable estimates each metric cell of t over the repetitions' rows
 // with the same text cells.
 func poolTable(t result.Table, reps []Rep, est func(func(*result.Result) (result.Metric, bool)) result.Metric) (result.Table, bool) {
-	out := result.Table{Title: t.Title, Note: t.Note, Columns: t.Columns}
+	out := result.Table{Key: t.Key, Title: t.Title, Note: t.Note, Columns: t.Columns}
 	metrics := false
 	for _, row := range t.Rows {
 		key := rowKey(row)
@@ -83,7 +99,7 @@ func poolTable(t result.Table, reps []Rep, est func(func(*result.Result) (result
 			}
 			metrics = true
 			col := i
-			m := est(func(r *result.Result) (result.Metric, bool) { return cellOf(r, t.Title, key, col) })
+			m := est(func(r *result.Result) (result.Metric, bool) { return cellOf(r, t, key, col) })
 			cells[i] = result.Of(m)
 		}
 		out.Rows = append(out.Rows, cells)
@@ -102,10 +118,18 @@ func rowKey(row []result.Cell) string {
 	return strings.Join(parts, "\x00")
 }
 
-// cellOf is the metric in column col of r's table title, in the row
-// whose text cells are key.
-func cellOf(r *result.Result, title, key string, col int) (result.Metric, bool) {
-	t, ok := table(r, title)
+// cellOf is the metric in column col of r's table like (same key, or
+// for records without keys the same title), in the row whose text cells
+// are key.
+func cellOf(r *result.Result, like result.Table, key string, col int) (result.Metric, bool) {
+	var t result.Table
+	ok := false
+	for _, x := range r.Tables {
+		if x.Key == like.Key && (x.Key != "" || x.Title == like.Title) {
+			t, ok = x, true
+			break
+		}
+	}
 	if !ok {
 		return result.Metric{}, false
 	}

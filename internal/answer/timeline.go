@@ -11,28 +11,43 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/sagebench/sagebench/internal/chart"
+	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/result"
 )
 
-func timelineRecipe(q string) recipe {
-	return recipe{
-		title: "Windowed p99 and throughput through the drill",
-		caption: "Top: p99 of the recovery metric of the requests due in each window (plotted at the window's start), the recovery bound dashed; " +
-			"bottom: completed requests per second. Shaded spans are faults (kill until restart, pause until resume, slowdown until it ends); " +
-			"numbered dashed lines are the events, listed in the legend; a diamond on the bound marks when the p99 was back within it for the hold time (recovery), a cross that it never was.",
-		build:    func(c Column, w vg.Length) (panelSet, error) { return timelinePanels(q, c) },
-		shareX:   true,
-		timeline: true,
-		height:   1.7 * vg.Inch,
-	}
+var timelineRecipe = recipe{
+	title: "Windowed p99 and throughput through the drill",
+	caption: "Top: p99 of the recovery metric of the requests due in each window (plotted at the window's start), the recovery bound dashed; " +
+		"bottom: completed requests per second. Shaded spans are faults (kill until restart, pause until resume, slowdown until it ends); " +
+		"numbered dashed lines are the events, listed in the legend (in a narrow figure, at the end of this caption); a diamond on the bound marks when the p99 was back within it for the hold time (recovery), a cross that it never was.",
+	build:    func(c Column, _ string, w vg.Length) (panelSet, error) { return timelinePanels(c, w) },
+	shareX:   true,
+	timeline: true,
+	height:   1.7 * vg.Inch,
 }
 
-func timelinePanels(q string, c Column) (panelSet, error) {
+// recoveryRule is the recovery rule's metric (ttft_p99, e2e_p99, …) and
+// bound in ms, from the result's recovery_bound_<metric>_ms metric.
+func recoveryRule(r *result.Result) (metric string, bound float64, ok bool) {
+	if r == nil {
+		return "", 0, false
+	}
+	for _, m := range r.Metrics {
+		if rest, found := strings.CutPrefix(m.Name, drill.RecoveryBoundPrefix); found && m.State == result.Measured {
+			return strings.TrimSuffix(rest, "_ms"), m.Value, m.Value > 0
+		}
+	}
+	return "", 0, false
+}
+
+// timelinePanels draws a drill's two panels at width w; narrower than a
+// page, its events are listed in the caption rather than the legend (a
+// column figure's legend would take a third of its height).
+func timelinePanels(c Column, w vg.Length) (panelSet, error) {
 	if len(c.Windows) == 0 {
 		return panelSet{why: "the run directory has no windowed series (windows.jsonl)"}, nil
 	}
-	metric := configString(c.RunConfig, section(q), "drill", "recovery", "metric")
-	bound, hasBound := configMs(c.RunConfig, section(q), "drill", "recovery", "bound")
+	metric, bound, hasBound := recoveryRule(c.Result)
 	name, pick := "p99 TTFT", func(w Window) *float64 { return w.TTFTP99 }
 	if strings.HasPrefix(metric, "e2e") {
 		name, pick = "p99 E2E", func(w Window) *float64 { return w.E2EP99 }
@@ -62,14 +77,35 @@ func timelinePanels(q string, c Column) (panelSet, error) {
 	if hasBound {
 		leg = append(leg, boundLine(top, bound, "recovery bound"))
 	}
-	leg = append(leg, MarkEvents(top, []*plot.Plot{bottom}, c.Events)...)
+	evLeg := MarkEvents(top, []*plot.Plot{bottom}, c.Events)
+	note := ""
+	if w < chart.PageWidth {
+		note = eventNote(c.Events)
+	} else {
+		leg = append(leg, evLeg...)
+	}
 	leg = append(leg, recoveryMarks(top, c.Events, bound, c.EndS)...)
 	top.Y.Min, bottom.Y.Min = 0, 0
 	if lo, hi, ok := loadSpan(c.Windows); ok { // one time axis for both panels: the drill's load
 		top.X.Min, top.X.Max, bottom.X.Min, bottom.X.Max = lo, hi, lo, hi
 	}
 	chart.Headroom(top, 0.22)
-	return panelSet{panels: []*plot.Plot{top, bottom}, legend: leg}, nil
+	return panelSet{panels: []*plot.Plot{top, bottom}, legend: leg, note: note}, nil
+}
+
+// eventNote lists the numbered events for a caption: "Events: 1 kill
+// llm-1 at 10.3 s; 2 …".
+func eventNote(events []Event) string {
+	var parts []string
+	for _, e := range events {
+		if e.AtS != nil {
+			parts = append(parts, fmt.Sprintf("%d %s at %s s", e.Seq+1, e.Label(), chart.Number(*e.AtS, 1)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Events: " + strings.Join(parts, "; ") + "."
 }
 
 // loadSpan is from the first window with requests (the windows before it

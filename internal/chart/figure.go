@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -25,6 +26,12 @@ type Figure struct {
 	// a nil panel leaves its cell empty.
 	Panels []*plot.Plot
 	Cols   int
+	// Runs > 1 says the grid is side by side: Runs columns, one per run,
+	// each holding that run's panels (rows of one kind, Panels row-major).
+	// When the runs do not fit at the drawn width (MinPanelWidth each),
+	// they wrap into small multiples: as many runs per row as fit, each
+	// run's panels stacked in its block, blocks one under the other.
+	Runs   int
 	Legend []LegendEntry
 	// Message is drawn instead of panels when there are none: why the
 	// figure has nothing to show ("not measurable: …").
@@ -58,8 +65,44 @@ func (f *Figure) Size(w vg.Length) (vg.Length, vg.Length) {
 			rowH = 2 * vg.Inch
 		}
 	}
-	rows := (len(f.Panels) + f.cols() - 1) / f.cols()
+	cols, panels := f.layoutAt(w)
+	rows := (len(panels) + cols - 1) / cols
 	return w, vg.Length(rows)*rowH + f.legendHeight(w)
+}
+
+// GridAt is the grid f is drawn in at width w (0: its own): columns
+// and rows of panels.
+func (f *Figure) GridAt(w vg.Length) (cols, rows int) {
+	cols, panels := f.layoutAt(w)
+	return cols, (len(panels) + cols - 1) / cols
+}
+
+// MinPanelWidth is the narrowest a panel of runs side by side is drawn:
+// below it the runs wrap into small multiples.
+const MinPanelWidth = 2.3 * vg.Inch
+
+// layoutAt is f's grid at width w: its columns and its cells row-major
+// (a nil cell is empty). Runs side by side that do not fit wrap.
+func (f *Figure) layoutAt(w vg.Length) (int, []*plot.Plot) {
+	if w == 0 {
+		w = f.Width
+	}
+	if w == 0 {
+		w = PageWidth
+	}
+	if f.Runs <= 1 || len(f.Panels)%f.Runs != 0 || vg.Length(f.Runs)*MinPanelWidth <= w {
+		return f.cols(), f.Panels
+	}
+	k := max(1, int(w/MinPanelWidth))
+	kinds := len(f.Panels) / f.Runs
+	blocks := (f.Runs + k - 1) / k
+	out := make([]*plot.Plot, blocks*kinds*k)
+	for r := range kinds {
+		for j := range f.Runs {
+			out[((j/k)*kinds+r)*k+j%k] = f.Panels[r*f.Runs+j]
+		}
+	}
+	return k, out
 }
 
 func (f *Figure) cols() int {
@@ -147,15 +190,28 @@ func (f *Figure) draw(dc draw.Canvas) {
 		drawLegend(strip, f.Legend)
 		dc.Max.Y -= lh
 	}
-	cols := f.cols()
-	rows := (len(f.Panels) + cols - 1) / cols
+	grid, canvases := f.grid(dc)
+	for r := range grid {
+		for c, p := range grid[r] {
+			if p != nil {
+				p.Draw(canvases[r][c])
+			}
+		}
+	}
+}
+
+// grid lays f's panels out on dc (below the legend): the grid of cells
+// and the canvas of each.
+func (f *Figure) grid(dc draw.Canvas) ([][]*plot.Plot, [][]draw.Canvas) {
+	cols, panels := f.layoutAt(dc.Max.X - dc.Min.X)
+	rows := (len(panels) + cols - 1) / cols
 	grid := make([][]*plot.Plot, rows)
 	for r := range grid {
 		grid[r] = make([]*plot.Plot, cols)
 		for c := range cols {
-			if i := r*cols + c; i < len(f.Panels) {
-				grid[r][c] = f.Panels[i]
-				if p := f.Panels[i]; p != nil {
+			if i := r*cols + c; i < len(panels) {
+				grid[r][c] = panels[i]
+				if p := panels[i]; p != nil {
 					roundAxis(&p.Y)
 				}
 			}
@@ -175,14 +231,26 @@ func (f *Figure) draw(dc draw.Canvas) {
 			}
 		}
 	}
-	canvases = plot.Align(grid, tiles, dc)
+	return grid, plot.Align(grid, tiles, dc)
+}
+
+// BlankPanels lays f out at width w (0: its own) and names each panel
+// that draws no data there (DataInk 0 in its cell): what a reader would
+// see as an empty panel.
+func (f *Figure) BlankPanels(w vg.Length) []string {
+	w, h := f.Size(w)
+	var rec recorder.Canvas
+	dc := draw.Canvas{Canvas: &rec, Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h - f.legendHeight(w)}}}
+	grid, canvases := f.grid(dc)
+	var out []string
 	for r := range grid {
 		for c, p := range grid[r] {
-			if p != nil {
-				p.Draw(canvases[r][c])
+			if p != nil && inkOn(p, canvases[r][c].Rectangle) == 0 {
+				out = append(out, fmt.Sprintf("figure %s: panel %q (row %d, column %d) draws no data", f.ID, p.Title.Text, r+1, c+1))
 			}
 		}
 	}
+	return out
 }
 
 // messageHeight is the height of the message body at width w.

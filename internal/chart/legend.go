@@ -61,6 +61,9 @@ func rowHeight() vg.Length { return textStyle(textSize, color.Black).Height("Mg"
 
 // legendHeight is the height of the legend strip at width w (0 without
 // entries).
+// LegendHeight is the height of f's legend strip at width w.
+func (f *Figure) LegendHeight(w vg.Length) vg.Length { return f.legendHeight(w) }
+
 func (f *Figure) legendHeight(w vg.Length) vg.Length {
 	if len(f.Legend) == 0 {
 		return 0

@@ -20,6 +20,9 @@ type paperOptions struct {
 	quick   bool
 	dryRun  bool
 	verbose bool
+	// allowMissing renders a figure or table without some of its samples
+	// (a configuration or seed with no run) and exits 0.
+	allowMissing bool
 }
 
 const paperLong = `Paper makes a paper's figures and tables from an experiment file (strict
@@ -41,10 +44,14 @@ the output directory:
 
 --from RESULTS renders saved results only (nothing runs); --quick puts
 every configuration at its quick scale. Rendering the same runs twice
-writes the same bytes. The output directory is created.
+writes the same bytes. The output directory is created. A figure or table
+that lacks samples (a configuration or seed of the experiment with no
+run) is still written, named in manifest.json's "missing", and the command
+exits 4 unless --allow-missing.
 
 Exit codes: 0 ok, 1 error, 2 bad experiment file or flag (or no run to
-render), 5 a run made now was invalid (the files are still written).`
+render), 4 samples missing (the files are still written; --allow-missing:
+0), 5 a run made now was invalid (the files are still written).`
 
 func newPaperCmd() *cobra.Command {
 	var o paperOptions
@@ -64,6 +71,7 @@ func newPaperCmd() *cobra.Command {
 	f.BoolVar(&o.quick, "quick", false, "every configuration at its quick scale")
 	f.BoolVar(&o.dryRun, "dry-run", false, "say which runs exist and which would run; write nothing")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "debug output of the runs on stderr")
+	f.BoolVar(&o.allowMissing, "allow-missing", false, "exit 0 when figures and tables lack samples (configurations or seeds with no run)")
 	return cmd
 }
 
@@ -103,6 +111,10 @@ func runPaper(cmd *cobra.Command, o paperOptions, experiment string) error {
 	if len(res.Invalid) > 0 {
 		fmt.Fprintf(stderr, "sagebench: invalid run: %s (left out of the estimates)\n", strings.Join(res.Invalid, ", "))
 		return silentExit(ExitInvalidRun)
+	}
+	if len(res.Manifest.Missing) > 0 && !o.allowMissing {
+		fmt.Fprintf(stderr, "sagebench: paper: %d configuration(s) lack samples: run them, or pass --allow-missing to ship the figures without them\n", len(res.Manifest.Missing))
+		return silentExit(ExitInconclusive)
 	}
 	return nil
 }

@@ -15,8 +15,14 @@ import (
 func TestPaperQuickFromFixtures(t *testing.T) {
 	exp := filepath.Join("..", "..", "config", "paper", "sagebench.yaml")
 	out1, out2 := filepath.Join(t.TempDir(), "p", "1"), filepath.Join(t.TempDir(), "p", "2")
+	// the fixtures hold one seed of each Q: the others are missing, which
+	// exits 4 unless --allow-missing (the files are written either way)
+	code, _, stderr := invokeCLI(t, "paper", exp, "--quick", "--from", quickFixtures, "--output-dir", filepath.Join(t.TempDir(), "p", "0"))
+	if code != ExitInconclusive || !strings.Contains(stderr, "--allow-missing") {
+		t.Errorf("samples missing: exit %d stderr %s, want 4 naming --allow-missing", code, stderr)
+	}
 	for _, out := range []string{out1, out2} {
-		code, stdout, stderr := invokeCLI(t, "paper", exp, "--quick", "--from", quickFixtures, "--output-dir", out)
+		code, stdout, stderr := invokeCLI(t, "paper", exp, "--quick", "--from", quickFixtures, "--output-dir", out, "--allow-missing")
 		if code != ExitOK || !strings.Contains(stdout, "0 runs made now") {
 			t.Fatalf("exit %d stdout %q stderr %s", code, stdout, stderr)
 		}

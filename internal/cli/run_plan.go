@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/runconfig"
@@ -103,7 +104,8 @@ func printPlan(w io.Writer, r runconfig.Resolved, a *targetAbilities) error {
 		}
 	}
 	dir := filepath.Join(s.OutputDir, r.Spec.Section())
-	fmt.Fprintf(w, "   records: %s/<run-id>/{run.json,requests.jsonl,summary.md,bench.txt}\n", dir)
+	files := append(slices.Clone(workload.RunFiles), r.Spec.Files...)
+	fmt.Fprintf(w, "   records: %s/<run-id>/{%s} (metrics.jsonl when the target serves /metrics)\n", dir, strings.Join(files, ","))
 	fmt.Fprintf(w, "            %s\n", filepath.Join(s.OutputDir, "unified_results.{jsonl,csv}"))
 	if err := printJob(w, r); err != nil {
 		return err

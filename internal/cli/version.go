@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/spf13/cobra"
@@ -14,7 +15,7 @@ func newVersionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v, commit := record.BuildVersion()
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "sagebench %s (commit %s)\n", v, commit)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "sagebench %s (commit %s, %s)\n", v, commit, runtime.Version())
 			return err
 		},
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/openai"
@@ -215,7 +216,7 @@ func (r *Run) ProbeTable() *result.Table {
 	if c == nil {
 		return nil
 	}
-	t := result.Table{Title: "Capacity probe", Note: "closed loop; clients doubled each level until the throughput stopped growing",
+	t := result.Table{Key: TableProbe, Title: "Capacity probe", Note: "closed loop; clients doubled each level until the throughput stopped growing",
 		Columns: []string{"clients", "throughput", "ok", "failed", "TTFT p50"}}
 	for _, lv := range c.Levels {
 		t.AddRow(result.Textf("%d", lv.Clients), result.Of(DefCapacity.Measure(lv.Throughput, max(lv.OK, 1), "")),
@@ -273,7 +274,7 @@ func (r *Run) Outcome(res result.Result, notes ...string) (workload.Outcome, err
 	}
 	steady := DefSteady.Measure(float64(r.Steady.Within)/float64(max(r.Steady.Windows, 1)), r.Steady.Windows, "no window before the first fault").
 		WithReason(fmt.Sprintf("windows within the recovery rule before the first fault, from %.1f s to %.1f s", float64(r.Steady.FromNS)/1e9, float64(r.Steady.ToNS)/1e9))
-	for _, m := range append(append(r.LostMetrics(), r.SizingMetrics()...), steady) {
+	for _, m := range append(append(r.LostMetrics(), r.SizingMetrics()...), steady, r.boundMetric()) {
 		if _, ok := res.Metric(m.Name); !ok {
 			res.Metrics = append(res.Metrics, m)
 		}
@@ -334,8 +335,12 @@ func (r *Run) Files() ([]record.File, error) {
 			return nil, err
 		}
 	}
-	return []record.File{{Name: "events.jsonl", Data: ev.Bytes()}, {Name: "windows.jsonl", Data: wb.Bytes()}}, nil
+	return []record.File{{Name: FileNames[0], Data: ev.Bytes()}, {Name: FileNames[1], Data: wb.Bytes()}}, nil
 }
+
+// FileNames are the record files a drill writes besides every run's
+// (Files; a drill's workload.Spec lists them).
+var FileNames = []string{"events.jsonl", "windows.jsonl"}
 
 // DriftMetric is a drift slope as a metric: its slope per minute with
 // its 95 % confidence interval, not measurable below 3 points.
@@ -351,4 +356,21 @@ func DriftMetric(d result.Def, x series.Drift, why string) result.Metric {
 		m = m.WithInterval(x.CILow, x.CIHigh)
 	}
 	return m
+}
+
+// TableProbe is the key of the capacity probe's table (result.Table.Key).
+const TableProbe = "capacity_probe"
+
+// RecoveryBoundPrefix starts the name of the metric holding the recovery
+// rule's bound: recovery_bound_<metric>_ms (e.g. recovery_bound_ttft_p99_ms),
+// so a figure draws the bound and the series the rule watches from the
+// result, not from the run's config.
+const RecoveryBoundPrefix = "recovery_bound_"
+
+// boundMetric is the recovery rule's bound as a metric of the result.
+func (r *Run) boundMetric() result.Metric {
+	d := result.Def{Name: RecoveryBoundPrefix + r.cfg.Recovery.Metric + "_ms", Unit: result.Ms, Direction: result.Lower}
+	rule := r.cfg.Recovery
+	return d.Measure(float64(rule.Bound)/float64(time.Millisecond), 1, "").
+		WithReason(fmt.Sprintf("the recovery rule: %s within %v held for %v", rule.Metric, rule.Bound, rule.Hold))
 }

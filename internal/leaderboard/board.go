@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/aggregate"
 	"github.com/sagebench/sagebench/internal/result"
@@ -177,9 +178,10 @@ func mean(e aggregate.Estimate) float64 {
 }
 
 // entryOf estimates every metric of rows, leaving out a run that repeats
-// an earlier run's seed.
+// an earlier run's seed: the later run (by its timestamp, then run id) is
+// the duplicate.
 func entryOf(k Key, rows []Row, conf float64) Entry {
-	sort.Slice(rows, func(i, j int) bool { return rows[i].RunID < rows[j].RunID })
+	sort.SliceStable(rows, func(i, j int) bool { return earlier(rows[i], rows[j]) })
 	e := Entry{Key: k, Values: map[string]aggregate.Estimate{}}
 	if len(rows) > 0 {
 		e.Name, _ = rows[0].Metadata["name"].(string)
@@ -224,4 +226,18 @@ func primarySamples(rows []Row) []aggregate.Sample {
 		}
 	}
 	return out
+}
+
+// earlier orders runs by when they ran (their RFC 3339 timestamps), then
+// by run id; a timestamp that does not parse sorts after those that do.
+func earlier(a, b Row) bool {
+	ta, ea := time.Parse(time.RFC3339Nano, a.Timestamp)
+	tb, eb := time.Parse(time.RFC3339Nano, b.Timestamp)
+	switch {
+	case ea == nil && eb == nil && !ta.Equal(tb):
+		return ta.Before(tb)
+	case (ea == nil) != (eb == nil):
+		return ea == nil
+	}
+	return a.RunID < b.RunID
 }

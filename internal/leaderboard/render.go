@@ -68,8 +68,10 @@ func (b *Board) workloads() []string {
 	return out
 }
 
-// markdownQ writes one Q's table: its configurations with the Q's
-// primary metric first.
+// markdownQ writes one Q's tables: its configurations with their primary
+// metric first, one table per primary metric (name and unit), so that a
+// column holds one metric in one unit (Q4's per-pool-size rows report
+// their max rate in req/s, the run its scaling efficiency ×).
 func (b *Board) markdownQ(s *strings.Builder, q string) {
 	var entries []Entry
 	for _, e := range b.Entries {
@@ -78,6 +80,45 @@ func (b *Board) markdownQ(s *strings.Builder, q string) {
 		}
 	}
 	fmt.Fprintf(s, "\n## %s\n\n", md(strings.TrimSpace(q+" "+entries[0].Name)))
+	groups := byPrimary(entries)
+	for i, g := range groups {
+		if i > 0 {
+			s.WriteString("\n")
+		}
+		markdownTable(s, g)
+	}
+}
+
+// byPrimary splits entries by their primary metric's name and unit, in
+// order of appearance; entries without one join the first group.
+func byPrimary(entries []Entry) [][]Entry {
+	var keys []string
+	groups := map[string][]Entry{}
+	var none []Entry
+	for _, e := range entries {
+		if e.Primary == nil {
+			none = append(none, e)
+			continue
+		}
+		k := e.Primary.Name + "\x00" + e.Primary.Unit
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], e)
+	}
+	if len(keys) == 0 {
+		return [][]Entry{none}
+	}
+	out := make([][]Entry, len(keys))
+	for i, k := range keys {
+		out[i] = groups[k]
+	}
+	out[0] = append(out[0], none...)
+	return out
+}
+
+// markdownTable writes one table of entries that share a primary metric.
+func markdownTable(s *strings.Builder, entries []Entry) {
 	primary := primaryOf(entries)
 	col := "primary"
 	if primary != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sagebench/sagebench/internal/aggregate"
+	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
 )
 
@@ -62,5 +63,29 @@ func TestMarkdownLeavesTheTableAlone(t *testing.T) {
 	}
 	if strings.Contains(text.String(), `\|`) || tbl.Columns[0] != "a|b" {
 		t.Errorf("the table was changed by writing it as markdown: columns %q, text:\n%s", tbl.Columns, text.String())
+	}
+}
+
+// TestInvalidRunSaysSoBeforeItsAnswer: the terminal table of an invalid
+// run leads with "valid: NO", before the answer, and says it once; a
+// valid run keeps its verdict with the schedule.
+func TestInvalidRunSaysSoBeforeItsAnswer(t *testing.T) {
+	res := result.New("priority cut the critical p99", result.Def{Name: "x", Unit: result.Ms, Direction: result.Lower}.Measure(1, 1, ""))
+	for _, tc := range []struct {
+		name  string
+		valid bool
+		first string
+	}{{"invalid", false, "valid: NO"}, {"valid", true, "answer:"}} {
+		run := &record.Run{Workload: "Q2", RunID: "r", Valid: tc.valid, Complete: true, Result: &res}
+		if !tc.valid {
+			run.InvalidReasons = []string{"schedule lag p99 52 ms is above 5 ms"}
+		}
+		var b bytes.Buffer
+		EndTable(&b, Run{Record: run})
+		out := b.String()
+		iv, ia := strings.Index(out, "valid: "), strings.Index(out, "answer:")
+		if iv < 0 || ia < 0 || strings.Count(out, "valid: ") != 1 || (tc.first == "valid: NO") != (iv < ia) {
+			t.Errorf("%s: verdict at %d, answer at %d, %d verdicts:\n%s", tc.name, iv, ia, strings.Count(out, "valid: "), out)
+		}
 	}
 }

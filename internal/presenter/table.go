@@ -14,10 +14,13 @@ import (
 // EndTable prints the end of a repetition on the terminal: the answer
 // sentence, the table per phase and type, the primary metric and the
 // targets, the schedule, the validity verdict, the notes and the tables
-// behind the answer.
+// behind the answer. An invalid run says so before its answer.
 func EndTable(w io.Writer, r Run) {
 	run := r.Record
 	fmt.Fprintf(w, "\n%s %s  %s  rep %d  seed %d\n", run.Workload, run.Name, run.RunID, run.Repetition, run.Seed)
+	if !run.Valid {
+		fmt.Fprintln(w, Verdict(run))
+	}
 	fmt.Fprintf(w, "answer: %s\n", r.answer())
 	cols, rows := r.phaseRows()
 	writeText(w, cols, rows)
@@ -62,7 +65,9 @@ func (r Run) verdictLines(w io.Writer) {
 		}
 	}
 	schedule(w, s)
-	fmt.Fprintln(w, Verdict(run))
+	if run.Valid { // an invalid run's verdict leads the table
+		fmt.Fprintln(w, Verdict(run))
+	}
 	overhead(w, s)
 	if f := run.MeasurementFloor; f != nil {
 		fmt.Fprintf(w, "measurement floor: TTFT p99 error %.3f ms, E2E p99 error %.3f ms, rate %+.2f %% (goal %s)\n",

@@ -74,8 +74,9 @@ var (
 	pageRequestRE = regexp.MustCompile(`"initiator":"(null|file:[^"]*)"`)
 )
 
-// TestReportInChromium loads the report of each Q's quick run and of
-// three runs side by side in Chromium: the pages make no request and
+// TestReportInChromium loads the report of each Q's quick run, of
+// three runs side by side and of 2, 5 and 8 runs side by side in
+// Chromium: the pages make no request and
 // log nothing, every figure is in the DOM Chromium built, and in every
 // figure no text element overlaps another or is clipped by the
 // figure's edge, and none is blank.
@@ -97,6 +98,13 @@ func TestReportInChromium(t *testing.T) {
 	}
 	if len(figs) < 9*6 {
 		t.Fatalf("%d figures in the 9 reports, want at least 6 each", len(figs))
+	}
+	// 2, 5 and 8 runs side by side: beyond what fits, small multiples
+	for _, n := range []int{2, 5, 8} {
+		page := buildHTML(t, runsOf(t, n)...)
+		for _, m := range figureRE.FindAllStringSubmatch(page, -1) {
+			figs = append(figs, harnessFigure{ID: fmt.Sprintf("%d-runs/%s", n, m[1]), SVG: m[2]})
+		}
 	}
 	for _, h := range harnessPages(figs) {
 		checkFigures(t, bin, dir, h)

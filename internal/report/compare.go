@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/aggregate"
@@ -67,6 +68,8 @@ func compareRuns(runs []*Run, label func(int) string) *Comparison {
 			recs = append(recs, validRecord(runs[i]))
 			names = append(names, label(i))
 		}
+		// the earlier run of a seed is the sample, the later the duplicate
+		slices.SortStableFunc(recs, func(a, b record.Run) int { return a.StartedAt.Compare(b.StartedAt) })
 		a := aggregate.Runs(recs, confidence)
 		c.Sides = append(c.Sides, Side{Label: strings.Join(names, ", "), Backend: recs[0].Backend, Agg: a})
 	}

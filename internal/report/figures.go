@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -13,6 +14,10 @@ import (
 	"github.com/sagebench/sagebench/internal/capture"
 	"github.com/sagebench/sagebench/internal/chart"
 )
+
+// countSuffix is a legend label's " (n=123)": per run, so dropped from
+// the one legend of runs side by side.
+var countSuffix = regexp.MustCompile(` \(n=\d+\)$`)
 
 // maxCDFPoints bounds the points of one CDF line (page weight).
 const maxCDFPoints = 200
@@ -26,7 +31,7 @@ type panelFunc func(r *Run, label string) (*plot.Plot, []chart.LegendEntry, erro
 // sideBySide builds a figure with one panel per run of the section,
 // sharing axes, legends merged by label; nil when no run has data.
 func (s *Section) sideBySide(id, title, caption string, shareX bool, build panelFunc) (*Figure, error) {
-	f := &Figure{ID: id, Title: title, Caption: caption, Cols: len(s.Runs)}
+	f := &Figure{ID: id, Title: title, Caption: caption, Cols: len(s.Runs), Runs: len(s.Runs)}
 	seen := map[string]bool{}
 	drawn := 0
 	for i, r := range s.Runs {
@@ -42,6 +47,9 @@ func (s *Section) sideBySide(id, title, caption string, shareX bool, build panel
 		}
 		f.Panels = append(f.Panels, p)
 		for _, e := range leg {
+			if len(s.Runs) > 1 { // one entry per series for all runs: each panel is titled by its run
+				e.Label = countSuffix.ReplaceAllString(e.Label, "")
+			}
 			if !seen[e.Label] {
 				seen[e.Label] = true
 				f.Legend = append(f.Legend, e)
@@ -50,6 +58,9 @@ func (s *Section) sideBySide(id, title, caption string, shareX bool, build panel
 	}
 	if drawn == 0 {
 		return nil, nil
+	}
+	if len(s.Runs) > 1 { // the legend is shared by the runs: no counts in it
+		f.Caption = strings.ReplaceAll(f.Caption, " (the legend gives n per line)", "")
 	}
 	chart.Share(f.Panels, shareX, true)
 	return f, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/sagebench/sagebench/internal/capture"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/workload/q3"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata run directories and golden files")
@@ -87,9 +88,10 @@ func runJSON(t *testing.T, f fakeRun, e2e []float64) []byte {
 	s := &r.Summary
 	res := result.New("a made-up run's answer", result.Def{Name: "goodput", Unit: result.ReqPerS, Direction: result.Higher}.Measure(9.1/f.slow, f.n, ""))
 	if f.tenant != "" { // hostile names reach the answer figure and its table too
-		ms := result.Def{Name: "victim_ttft_p99_ms", Unit: result.Ms, Direction: result.Lower}
-		t := result.Table{Title: "Isolation per policy", Note: f.tenant, Columns: []string{"policy", "alone", "contended", f.tenant}}
-		t.AddRow(result.Text(f.tenant), result.Of(ms.Measure(20, 10, "")), result.Of(ms.Measure(90, 10, "")), result.Text(f.tenant))
+		alone := result.Def{Name: "victim_ttft_p99_alone_ms", Unit: result.Ms, Direction: result.Lower}
+		cont := result.Def{Name: "victim_ttft_p99_contended_ms", Unit: result.Ms, Direction: result.Lower}
+		t := result.Table{Key: q3.TableIsolation, Title: "Isolation per policy", Note: f.tenant, Columns: []string{"policy", "alone", "contended", f.tenant}}
+		t.AddRow(result.Text(f.tenant), result.Of(alone.Measure(20, 10, "")), result.Of(cont.Measure(90, 10, "")), result.Text(f.tenant))
 		res.Tables = append(res.Tables, t)
 		res.Answer = f.tenant
 	}

@@ -15,7 +15,19 @@ import (
 // page is what the HTML template sees.
 type page struct {
 	Title, Generated string
-	Sections         []pageSection
+	// Overview is one row per run of a multi-run report, in the order
+	// of the sections (the order the runs were given): the page opens
+	// with it.
+	Overview []overviewRow
+	Sections []pageSection
+}
+
+// overviewRow is one run in the overview: its Q, its section's anchor,
+// its answer sentence, validity and target verdict.
+type overviewRow struct {
+	Heading, Anchor, Label, RunID, Answer string
+	Valid                                 bool
+	Targets                               string // "met (2)", "1 of 2 MISSED", "–" without targets
 }
 
 type pageSection struct {
@@ -35,6 +47,7 @@ type pageRun struct {
 	Answer                     string
 	Valid                      bool
 	Reasons, Targets, Notes    []string
+	TargetVerdict              string // the overview's: "met (n)", "k of n MISSED", "–"
 	Tables                     []pageTable
 	Summary, Metrics, Raw      [][2]string
 	Config, Environment        string
@@ -71,6 +84,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			return err
 		}
 		pg.Sections = append(pg.Sections, ps)
+	}
+	if len(rep.Runs) > 1 {
+		pg.Overview = overview(pg.Sections)
 	}
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, pg); err != nil {
@@ -129,6 +145,7 @@ func runPage(r *Run, label string) pageRun {
 		for _, v := range res.Targets {
 			pr.Targets = append(pr.Targets, metMissed(v.Met)+": "+v.Reason)
 		}
+		pr.TargetVerdict = targetVerdict(res.Targets)
 		for _, m := range res.Metrics {
 			pr.Metrics = append(pr.Metrics, [2]string{m.Name, result.Format(m)})
 		}
@@ -265,4 +282,37 @@ func prettyJSON(raw []byte) string {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// overview lists every run of the sections, section by section.
+func overview(sections []pageSection) []overviewRow {
+	var out []overviewRow
+	for _, s := range sections {
+		anchor := "section-1"
+		if s.ID != "" {
+			anchor = "section-" + s.ID
+		}
+		for _, r := range s.Runs {
+			out = append(out, overviewRow{Heading: s.Heading, Anchor: anchor, Label: r.Label, RunID: r.RunID, Answer: r.Answer,
+				Valid: r.Valid, Targets: r.TargetVerdict})
+		}
+	}
+	return out
+}
+
+// targetVerdict sums up a run's target verdicts for the overview.
+func targetVerdict(vs []result.Verdict) string {
+	if len(vs) == 0 {
+		return "–"
+	}
+	missed := 0
+	for _, v := range vs {
+		if !v.Met {
+			missed++
+		}
+	}
+	if missed == 0 {
+		return fmt.Sprintf("met (%d)", len(vs))
+	}
+	return fmt.Sprintf("%d of %d MISSED", missed, len(vs))
 }

@@ -31,6 +31,11 @@ details{margin:.5em 0}summary{cursor:pointer;color:#334;font-weight:600}
 <body>
 <h1>{{.Title}}</h1>
 <p>Generated {{.Generated}} by sagebench report. This page loads nothing from the network.</p>
+{{if .Overview}}<h2 id="overview">Overview</h2>
+<p class="tnote">Every run, in the order given: its answer, whether it is valid, and its targets. The Q links to its section.</p>
+<div class="scroll"><table class="overview"><tr><th>Q</th><th>run</th><th>answer</th><th>validity</th><th>targets</th></tr>
+{{range .Overview}}<tr><td><a href="#{{.Anchor}}">{{.Heading}}</a></td><td>{{.Label}}{{if ne .Label .RunID}} ({{.RunID}}){{end}}</td><td>{{.Answer}}</td><td>{{if .Valid}}valid{{else}}<strong>INVALID</strong>{{end}}</td><td>{{.Targets}}</td></tr>
+{{end}}</table></div>{{end}}
 {{range .Sections}}{{template "section" .}}{{end}}
 </body>
 </html>

@@ -42,6 +42,10 @@ type Event struct {
 
 // Table is a titled table of text and metric cells.
 type Table struct {
+	// Key names the table for programs (the report's and the paper's
+	// figures): a constant exported by the Q that builds it, stable
+	// whatever the Title says. Empty in records written before keys.
+	Key     string   `json:"key,omitempty"`
 	Title   string   `json:"title"`
 	Note    string   `json:"note,omitempty"`
 	Columns []string `json:"columns"`
@@ -62,6 +66,16 @@ func Textf(format string, a ...any) Cell { return Cell{Text: fmt.Sprintf(format,
 
 // Of is a metric cell.
 func Of(m Metric) Cell { return Cell{Metric: &m} }
+
+// Table returns r's table whose key is key.
+func (r Result) Table(key string) (Table, bool) {
+	for _, t := range r.Tables {
+		if key != "" && t.Key == key {
+			return t, true
+		}
+	}
+	return Table{}, false
+}
 
 // AddRow appends a row of cells.
 func (t *Table) AddRow(cells ...Cell) { t.Rows = append(t.Rows, cells) }

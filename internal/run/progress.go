@@ -13,7 +13,11 @@ import (
 const liveEvery = 250 * time.Millisecond
 
 // progress starts the progress reporter and returns its stop function.
-func (rn *Runner) progress(start time.Time, sent *atomic.Int64, col *summary.Collector) (stop func()) {
+// Each line names the phase the run is in (the phase of the request that
+// ended last, as its workload names it: a policy, the capacity probe,
+// the soak) and the completion rate over the last window (since the
+// line before), not since the start.
+func (rn *Runner) progress(start time.Time, sent *atomic.Int64, col *summary.Collector, label string) (stop func()) {
 	every := rn.ProgressEvery
 	if rn.Live {
 		every = liveEvery
@@ -28,6 +32,7 @@ func (rn *Runner) progress(start time.Time, sent *atomic.Int64, col *summary.Col
 		defer wg.Done()
 		t := time.NewTicker(every)
 		defer t.Stop()
+		w := window{at: start}
 		for {
 			select {
 			case <-done:
@@ -35,18 +40,50 @@ func (rn *Runner) progress(start time.Time, sent *atomic.Int64, col *summary.Col
 					fmt.Fprint(rn.Out, "\r\033[K")
 				}
 				return
-			case <-t.C:
-				rn.printProgress(start, sent.Load(), col.Live())
+			case now := <-t.C:
+				l := col.Live()
+				rn.printLine(progressLine(now.Sub(start), sent.Load(), l, w.rate(now, l.Done), label))
 			}
 		}
 	}()
 	return func() { close(done); wg.Wait() }
 }
 
-func (rn *Runner) printProgress(start time.Time, sent int64, l summary.Live) {
-	el := time.Since(start)
-	line := fmt.Sprintf("%6.1fs  sent %d  done %d  errors %d  %.1f req/s  p99 E2E %.0f ms",
-		el.Seconds(), sent, l.Done, l.Errors, float64(sent)/el.Seconds(), l.E2EP99Ms)
+// window is the previous progress line's completions, for the rate over
+// the window since.
+type window struct {
+	at   time.Time
+	done int
+}
+
+// rate is the completions per second since the previous call (the
+// window), and moves the window on.
+func (w *window) rate(now time.Time, done int) float64 {
+	d := now.Sub(w.at).Seconds()
+	r := 0.0
+	if d > 0 {
+		r = float64(done-w.done) / d
+	}
+	w.at, w.done = now, done
+	return r
+}
+
+// progressLine is one progress line: elapsed time, the phase (as label
+// names it: "policy fifo"; "phase capacity" without a label), counts, the
+// completion rate over the last window and the p99 E2E so far.
+func progressLine(el time.Duration, sent int64, l summary.Live, rate float64, label string) string {
+	phase := ""
+	if l.Phase != "" {
+		if label == "" {
+			label = "phase"
+		}
+		phase = "  " + label + " " + l.Phase
+	}
+	return fmt.Sprintf("%6.1fs%s  sent %d  done %d  errors %d  now %.1f req/s  p99 E2E %.0f ms",
+		el.Seconds(), phase, sent, l.Done, l.Errors, rate, l.E2EP99Ms)
+}
+
+func (rn *Runner) printLine(line string) {
 	if rn.Live {
 		fmt.Fprint(rn.Out, "\r\033[K"+line)
 		return

@@ -296,7 +296,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 				time.Sleep(rn.InjectDelay)
 			}
 		}}
-	stop := rn.progress(run.StartedAt, &sent, col)
+	stop := rn.progress(run.StartedAt, &sent, col, r.Spec.PhaseLabel)
 	outcome, err = r.Workload.Run(runCtx, env)
 	stop()
 	if serr := snk.close(); err == nil && serr != nil {

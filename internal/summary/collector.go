@@ -89,6 +89,8 @@ type Collector struct {
 	// overTTFT and overE2E are client minus server time of the requests
 	// that carry the server's own timing.
 	overTTFT, overE2E *dist
+	// lastPhase is the phase of the request added last (Live).
+	lastPhase string
 }
 
 // NewCollector returns an empty Collector.
@@ -133,6 +135,7 @@ func (c *Collector) Add(r record.Request) {
 		return
 	}
 	c.all.add(&r)
+	c.lastPhase = r.Phase
 	c.addOverhead(&r)
 	rt := c.route(routeKey{r.Type, r.Tenant, r.Priority, r.Phase})
 	for _, g := range rt.groups {
@@ -220,13 +223,16 @@ func labelKey(labels map[string]string) string {
 type Live struct {
 	Done, Errors int
 	E2EP99Ms     float64
+	// Phase is the phase of the request that ended last ("" when none
+	// has, or the workload names no phases): what the run is doing now.
+	Phase string
 }
 
 // Live returns the counts so far and the p99 E2E of the successes.
 func (c *Collector) Live() Live {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Live{Done: c.all.count, Errors: c.all.errors, E2EP99Ms: c.all.e2e.quantile(99)}
+	return Live{Done: c.all.count, Errors: c.all.errors, E2EP99Ms: c.all.e2e.quantile(99), Phase: c.lastPhase}
 }
 
 // Phase is one sub-run of a workload (a policy, the contended part …) as

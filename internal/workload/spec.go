@@ -31,7 +31,51 @@ type Spec struct {
 	// is): the runner uses it when a run ends without the Q's answer, and
 	// the leaderboard to name each Q's column.
 	Primary result.Def
+	// Figure is how the report and the paper draw the Q's answer.
+	Figure Figure
+	// Files are the record files the Q writes into its run directory
+	// besides those of every run (RunFiles), e.g. a drill's events.jsonl.
+	Files []string
 }
+
+// RunFiles are the files every run directory holds; metrics.jsonl only
+// when the target serves Prometheus metrics.
+var RunFiles = []string{"run.json", "requests.jsonl", "summary.md", "bench.txt", "metrics.jsonl"}
+
+// Figure names one of the answer figures internal/answer draws and the
+// key of the result table it reads (result.Table.Key, a constant of the
+// Q): a Q registers its figure here, so the figures keep no list of Qs.
+type Figure struct {
+	Recipe string // one of the Figure* recipes; "": the Q has no answer figure
+	Table  string // the key of the table the recipe reads; "" for a timeline
+}
+
+// The answer figures' recipes.
+const (
+	// FigureStages: time per pipeline stage (p50, p99) beside retrieval
+	// quality; reads a table with stage_<name>_p50_ms/_p99_ms cells and
+	// the recall_at_k and source_doc_retrieved metrics.
+	FigureStages = "stages"
+	// FigurePolicies: critical p99 TTFT and SLO attainment per policy;
+	// reads critical_ttft_p99_ms and critical_slo_attainment cells and
+	// the critical_ttft_slo_ms metric.
+	FigurePolicies = "policies"
+	// FigureIsolation: the victim's p99 TTFT alone and contended per
+	// policy; reads victim_ttft_p99_alone_ms, victim_ttft_p99_contended_ms
+	// and interference_ratio cells and the victim_ttft_slo_ms metric.
+	FigureIsolation = "isolation"
+	// FigureFrontier: the max rate meeting the SLO per pool size; reads
+	// max_rate cells by engines.
+	FigureFrontier = "frontier"
+	// FigureBursts: SLO attainment in bursts and base per priority and
+	// policy; reads policy, window and priority text columns and the
+	// SLO attainment cells.
+	FigureBursts = "bursts"
+	// FigureTimeline: a drill's windowed p99 and throughput with its
+	// events; reads windows.jsonl, the events and the
+	// recovery_bound_<metric>_ms metric.
+	FigureTimeline = "timeline"
+)
 
 // Implemented reports whether this build can run the Q.
 func (s Spec) Implemented() bool { return s.New != nil }

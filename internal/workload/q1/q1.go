@@ -26,6 +26,7 @@ func Spec() workload.Spec {
 		Description: "RAG transaction: embed query → retrieve top-k → generate with the retrieved context; primary: goodput (tx/s meeting the end-to-end SLO)",
 		New:         func(quick bool) workload.Workload { return &q1{cfg: Default(quick)} },
 		Primary:     defGoodput,
+		Figure:      workload.Figure{Recipe: workload.FigureStages, Table: TableStages},
 	}
 }
 

@@ -172,7 +172,7 @@ func (s *q1Stats) stageTable() (result.Table, bool) {
 	if len(s.e2e) == 0 {
 		return result.Table{}, false
 	}
-	t := result.Table{Title: "Stage breakdown",
+	t := result.Table{Key: TableStages, Title: "Stage breakdown",
 		Note:    fmt.Sprintf("over %d successful transactions; a stage's time is its queueing and service in the runtime", len(s.e2e)),
 		Columns: []string{"stage", "p50", "p99", "share of E2E", "queueing p50", "queueing p99", "workers"}}
 	total := sum(s.e2e)

@@ -42,6 +42,7 @@ func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, 
 		out.Rows = append(out.Rows, f.row)
 	}
 	out.Result = q.result(pols)
+	out.Result.Metrics = append(out.Result.Metrics, q.boundMetrics()...)
 	out.Result.Tables = append(out.Result.Tables, policyTable(pols), depthTable(ran, byPhase, qs))
 	return out
 }
@@ -92,7 +93,7 @@ func where(rs []record.Request, keep func(*record.Request) bool) []record.Reques
 // depthTable gives each policy's first sub-run's LLM queue depth per
 // second: from X-Sagebench-Queue-Us, else the target's queue gauge.
 func depthTable(ran []ranPhase, byPhase map[string][]record.Request, qs *queueSampler) result.Table {
-	t := result.Table{Title: "LLM queue depth over time", Note: "mean depth per second of each policy's first round, from X-Sagebench-Queue-Us, else the mean of the target's queue gauge samples in each second",
+	t := result.Table{Key: TableQueueDepth, Title: "LLM queue depth over time", Note: "mean depth per second of each policy's first round, from X-Sagebench-Queue-Us, else the mean of the target's queue gauge samples in each second",
 		Columns: []string{"policy", "source", "depth per second"}}
 	for _, p := range ran {
 		if p.round != 0 {

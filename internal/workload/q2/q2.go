@@ -20,6 +20,7 @@ func Spec() workload.Spec {
 		Description: "LLM and embedding requests of three classes (critical, normal, background) through one gateway sized to queue, Poisson at ~1.3× its LLM capacity, per scheduling policy in interleaved rounds; primary: the critical class's p99 TTFT under the best policy, against fifo",
 		New:         func(quick bool) workload.Workload { return &q2{cfg: Default(quick)} },
 		Primary:     defBestCritTTFT,
+		Figure:      workload.Figure{Recipe: workload.FigurePolicies, Table: TablePolicies},
 	}
 }
 

@@ -300,7 +300,7 @@ func deltaText(d, p result.Metric) string {
 
 // policyTable is the per-policy table.
 func policyTable(pols []policyFigures) result.Table {
-	t := result.Table{Title: "Policies", Note: "pooled over rounds; p99s count a failed request as +∞; changes against fifo with the Mann-Whitney p over rounds; queue figures from X-Sagebench-Queue-Us, else the target's /metrics queue gauge",
+	t := result.Table{Key: TablePolicies, Title: "Policies", Note: "pooled over rounds; p99s count a failed request as +∞; changes against fifo with the Mann-Whitney p over rounds; queue figures from X-Sagebench-Queue-Us, else the target's /metrics queue gauge",
 		Columns: []string{"policy", "critical p99 TTFT", "vs fifo", "p", "critical SLO attainment", "vs fifo (points)", "p", "normal p99 TTFT", "background p99 TTFT",
 			"LLM queue busy", "mean queue depth", "max depth", "critical queue p99", "goodput", "SLO attainment"}}
 	for _, f := range pols {

@@ -61,7 +61,7 @@ func (q *q3) outcome(out workload.Outcome, policies []string, rs []record.Reques
 	for _, p := range out.Phases {
 		dur[p.Name] = p.Duration().Seconds()
 	}
-	ten := result.Table{Title: "Tenants", Note: "p99 TTFT and E2E count a failed request as +∞; fair share: the contended phase's goodput shared max-min fairly over the tenants' offered rates",
+	ten := result.Table{Key: TableTenants, Title: "Tenants", Note: "p99 TTFT and E2E count a failed request as +∞; fair share: the contended phase's goodput shared max-min fairly over the tenants' offered rates",
 		Columns: []string{"policy", "phase", "tenant", "count", "ok", "429", "p99 TTFT", "p99 E2E", "SLO attainment", "goodput", "fair share", "goodput ÷ fair share"}}
 	// Each policy's ratio is against its own alone phase: a policy may
 	// change how the victim fares even alone (fair_share's quotas), so a
@@ -80,6 +80,7 @@ func (q *q3) outcome(out workload.Outcome, policies []string, rs []record.Reques
 		out.Rows = append(out.Rows, q.row(pol, m, byPhase[pol+"."+phaseContended], dur[pol+"."+phaseContended]))
 	}
 	out.Result = q.result(isos, base)
+	out.Result.Metrics = append(out.Result.Metrics, q.boundMetrics()...)
 	out.Result.Tables = append(out.Result.Tables, isolationTable(isos), ten)
 	return out
 }
@@ -165,7 +166,7 @@ func ratioText(m result.Metric) string {
 }
 
 func isolationTable(isos []isolation) result.Table {
-	t := result.Table{Title: "Isolation per policy", Note: "victim SLO attainment with its 95 % Wilson interval; interference ratio: the victim's contended p99 TTFT ÷ its p99 alone under the same policy, a failed request counting as +∞; a p99 of fewer than 100 requests is only a lower bound",
+	t := result.Table{Key: TableIsolation, Title: "Isolation per policy", Note: "victim SLO attainment with its 95 % Wilson interval; interference ratio: the victim's contended p99 TTFT ÷ its p99 alone under the same policy, a failed request counting as +∞; a p99 of fewer than 100 requests is only a lower bound",
 		Columns: []string{"policy", "victim SLO attainment contended", "alone", "victim p99 TTFT alone (this policy)", "contended", "interference ratio", "Jain's index", "aggressor 429s"}}
 	for _, m := range isos {
 		t.AddRow(result.Text(m.policy), result.Of(m.victimSLO), result.Of(m.victimAlone), result.Of(m.alone), result.Of(m.contended),

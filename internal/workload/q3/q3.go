@@ -35,6 +35,7 @@ func Spec() workload.Spec {
 		Description: "an interactive victim tenant alone, then beside an aggressor whose batch load ramps past capacity, under fifo and fair_share with quotas; primary: the victim's SLO attainment beside the aggressor (against alone), with the ratio of its p99 TTFTs (failed requests as +∞)",
 		New:         func(quick bool) workload.Workload { return &q3{cfg: Default(quick)} },
 		Primary:     defVictimSLO,
+		Figure:      workload.Figure{Recipe: workload.FigureIsolation, Table: TableIsolation},
 	}
 }
 

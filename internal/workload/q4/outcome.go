@@ -183,7 +183,7 @@ func (q *q4) result(scales []scale) result.Result {
 
 func (q *q4) frontierTable(scales []scale) result.Table {
 	qn := "p" + quantileName(q.cfg.SLO.Quantile)
-	t := result.Table{Title: "Frontier", Note: fmt.Sprintf("max rate: [highest passing, lowest failing] probe rate, bisected to %g %%; efficiency rate(n) ÷ (n ÷ n₁ · rate(n₁)), its interval what the brackets allow", 100*q.cfg.Precision),
+	t := result.Table{Key: TableFrontier, Title: "Frontier", Note: fmt.Sprintf("max rate: [highest passing, lowest failing] probe rate, bisected to %g %%; efficiency rate(n) ÷ (n ÷ n₁ · rate(n₁)), its interval what the brackets allow", 100*q.cfg.Precision),
 		Columns: []string{"engines", "max rate", "goodput", qn + " TTFT", qn + " E2E", "efficiency", "trials", "verdict"}}
 	for _, s := range scales {
 		t.AddRow(result.Text(strings.TrimPrefix(s.key, "engines=")), result.Of(s.rate), result.Of(s.good), result.Of(s.ttft),
@@ -196,7 +196,7 @@ func (q *q4) frontierTable(scales []scale) result.Table {
 // not text).
 func (q *q4) probeTable(fs []Frontier) result.Table {
 	qn := "p" + quantileName(q.cfg.SLO.Quantile)
-	t := result.Table{Title: "Probes", Note: q.rule(),
+	t := result.Table{Key: TableProbes, Title: "Probes", Note: q.rule(),
 		Columns: []string{"engines", "rate req/s", "realized req/s", "trials", "s each", "requests", "success", qn + " TTFT ms", qn + " E2E ms", "lag p99 ms", "service ms", "verdict"}}
 	for _, f := range fs {
 		ps := slices.Clone(f.Probes)

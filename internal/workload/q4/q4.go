@@ -37,6 +37,7 @@ func Spec() workload.Spec {
 		Description: "highest arrival rate meeting the SLO (p99 TTFT and E2E, failures as +∞, ≥ 99 % success) for n = 1, 2, 4 engines, bracketed by bisection of open-loop probes (each ≥ 2 trials, judged pass / fail / undecided at 95 %) to 5 % (quick: p75, 15 %); primary: scaling efficiency rate(n) ÷ (n · rate(1)) with the interval the brackets allow",
 		New:         func(quick bool) workload.Workload { return &q4{cfg: Default(quick)} },
 		Primary:     defEfficiency,
+		Figure:      workload.Figure{Recipe: workload.FigureFrontier, Table: TableFrontier},
 	}
 }
 

@@ -30,6 +30,8 @@ func Spec() workload.Spec {
 		Description: "heterogeneous pool (fast and slow engine processes) loaded to 0.7 of its measured capacity; routing quality, then the fast engine SIGKILLed and restarted; primary: recovery time and delivered throughput after ÷ before (SAGE target: 10 s, 90 %)",
 		New:         func(quick bool) workload.Workload { return &q5{cfg: Default(quick)} },
 		Primary:     defRecovery,
+		Figure:      workload.Figure{Recipe: workload.FigureTimeline},
+		Files:       drill.FileNames,
 	}
 }
 

@@ -70,7 +70,7 @@ func (m policyMetrics) metrics() []result.Metric {
 
 func (q *q6) outcome(out workload.Outcome, rs []record.Request) workload.Outcome {
 	out.Bench = []record.BenchLine{}
-	win := result.Table{Title: "Burst and base windows", Columns: []string{"policy", "window", "priority", "count", "p99 TTFT", "p99 E2E", "SLO attainment"}}
+	win := result.Table{Key: TableWindows, Title: "Burst and base windows", Columns: []string{"policy", "window", "priority", "count", "p99 TTFT", "p99 E2E", "SLO attainment"}}
 	var pms []policyMetrics
 	for _, p := range out.Phases {
 		prs := reqset.Where(rs, func(r *record.Request) bool { return r.Phase == p.Name })
@@ -113,7 +113,7 @@ func primaryResult(pms []policyMetrics) result.Result {
 }
 
 func burstTable(pms []policyMetrics) result.Table {
-	t := result.Table{Title: "Bursts per policy", Note: "low degradation: low-priority p99 TTFT in bursts ÷ in the base load (the base without each burst's drain; failed requests as +∞); an inversion: a lower-priority request sent more than q6.inversion_tau after a higher one got its first token more than q6.inversion_tau before it; recovery over the bursts that broke the bound",
+	t := result.Table{Key: TableBursts, Title: "Bursts per policy", Note: "low degradation: low-priority p99 TTFT in bursts ÷ in the base load (the base without each burst's drain; failed requests as +∞); an inversion: a lower-priority request sent more than q6.inversion_tau after a higher one got its first token more than q6.inversion_tau before it; recovery over the bursts that broke the bound",
 		Columns: []string{"policy", "high SLO in bursts", "high SLO in base", "low degradation", "priority inversions", "inverted high", "bursts over bound", "never recovered", "recovery mean", "recovery max"}}
 	for _, m := range pms {
 		t.AddRow(result.Text(m.policy), result.Of(m.highBurst), result.Of(m.highBase), result.Of(m.lowDegradation),
@@ -124,7 +124,7 @@ func burstTable(pms []policyMetrics) result.Table {
 
 // recoveryTable lists each burst's recovery.
 func (q *q6) recoveryTable(pms []policyMetrics) result.Table {
-	t := result.Table{Title: "Recovery after each burst", Note: fmt.Sprintf("TTFT p99 of the high-priority requests in windows of %v every %v (a window with a failure breaks the bound), against high_slo.ttft %v held for %v; drain: from the burst's end until as few high-priority requests waited for a first token as in the second before it",
+	t := result.Table{Key: TableRecovery, Title: "Recovery after each burst", Note: fmt.Sprintf("TTFT p99 of the high-priority requests in windows of %v every %v (a window with a failure breaks the bound), against high_slo.ttft %v held for %v; drain: from the burst's end until as few high-priority requests waited for a first token as in the second before it",
 		q.cfg.Series.WithDefaults().Width, q.cfg.Series.WithDefaults().Step, q.cfg.High.TTFT, q.cfg.Hold),
 		Columns: []string{"policy", "burst", "from s", "state", "recovery", "worst window p99", "drain"}}
 	step := record.Millis(q.cfg.Series.WithDefaults().Step)

@@ -36,6 +36,7 @@ func Spec() workload.Spec {
 		Description: "base load with periodic bursts far above capacity, 20 % high priority, once per policy (fifo, priority, slo_aware); primary: high-priority SLO attainment inside bursts",
 		New:         func(quick bool) workload.Workload { return &q6{cfg: Default(quick)} },
 		Primary:     defHighBurst,
+		Figure:      workload.Figure{Recipe: workload.FigureBursts, Table: TableWindows},
 	}
 }
 

@@ -26,6 +26,8 @@ func Spec() workload.Spec {
 		Description: "steady load through a policy switch, an engine added, an engine drained and removed; primary: requests failed by reconfiguration (must be 0)",
 		New:         func(quick bool) workload.Workload { return &q7{cfg: Default(quick)} },
 		Primary:     defFailed,
+		Figure:      workload.Figure{Recipe: workload.FigureTimeline},
+		Files:       drill.FileNames,
 	}
 }
 

@@ -84,7 +84,7 @@ func (q *q7) answer(r *drill.Run, failed, bg, worst result.Metric) string {
 const maxFailureRows = 50
 
 func failureTable(att []drill.Attribution) result.Table {
-	t := result.Table{Title: "Failed requests", Note: "charged to the event whose window holds the intended send; background: in none",
+	t := result.Table{Key: TableFailed, Title: "Failed requests", Note: "charged to the event whose window holds the intended send; background: in none",
 		Columns: []string{"request", "error class", "event"}}
 	for i, a := range att {
 		if i == maxFailureRows {

@@ -29,6 +29,8 @@ func Spec() workload.Spec {
 		Description: "long mixed load with periodic SIGKILL+restart, SIGSTOP (hang) and slowdown of an engine process; primary: lost requests (must be 0), availability, recovery per fault, p99 drift",
 		New:         func(quick bool) workload.Workload { return &q8{cfg: Default(quick)} },
 		Primary:     drill.DefLost,
+		Figure:      workload.Figure{Recipe: workload.FigureTimeline},
+		Files:       drill.FileNames,
 	}
 }
 
