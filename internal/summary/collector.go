@@ -89,6 +89,7 @@ type Collector struct {
 	// overTTFT and overE2E are client minus server time of the requests
 	// that carry the server's own timing.
 	overTTFT, overE2E *dist
+	retry             retryAcc
 }
 
 // NewCollector returns an empty Collector.
@@ -133,6 +134,7 @@ func (c *Collector) Add(r record.Request) {
 		return
 	}
 	c.all.add(&r)
+	c.retry.add(&r)
 	c.addOverhead(&r)
 	rt := c.route(routeKey{r.Type, r.Tenant, r.Priority, r.Phase})
 	for _, g := range rt.groups {
