@@ -26,10 +26,19 @@ func (c *Coordinator) collect(ctx context.Context, key string, plan workload.Loa
 	defer stopWatch()
 	gone := c.watch(wctx)
 	done := ctx.Done()
+	var read int
+	var last uint64 // stream sequence of the last message read
+	defer func() { c.purgeUpTo(key, last) }()
 	for !t.complete() {
 		select {
 		case m := <-msgs:
 			c.take(m, t, emit)
+			if md, err := m.Metadata(); err == nil {
+				last = md.Sequence.Stream
+			}
+			if read++; read%purgeEvery == 0 { // read messages leave the stream: a flood holds no memory there
+				c.purgeUpTo(key, last)
+			}
 		case k := <-gone:
 			t.nodes[k].gone = true
 		case <-done:
@@ -87,7 +96,9 @@ func (c *Coordinator) watch(ctx context.Context) <-chan int {
 // found nobody listening and that went unanswered.
 func (c *Coordinator) ping(k, misses, slow int) (int, int) {
 	b, _ := json.Marshal(request{Op: opPing})
-	_, err := c.cfg.NC.Request(c.cfg.Nodes[k].Subject, b, pingEvery)
+	m := &nats.Msg{Subject: c.cfg.Nodes[k].Subject, Data: b}
+	seal(c.cfg.Key, coordinatorName, m)
+	_, err := c.cfg.NC.RequestMsg(m, pingEvery)
 	switch {
 	case err == nil:
 		return 0, 0
@@ -97,32 +108,21 @@ func (c *Coordinator) ping(k, misses, slow int) (int, int) {
 	return 0, slow + 1
 }
 
-// take handles one message of the record subject.
+// take handles one message of the record subject (see takeSealed).
 func (c *Coordinator) take(m natsjs.Msg, t *tally, emit func(record.Request)) {
-	c.takeData(m.Headers().Get(hdrKind), m.Data(), t, emit)
+	c.takeSealed(m.Subject(), m.Headers(), m.Data(), t, emit)
 }
 
-// takeData handles a message of kind (kindDone or "": a record).
-func (c *Coordinator) takeData(kind string, data []byte, t *tally, emit func(record.Request)) {
-	if kind == kindDone {
-		var d doneMsg
-		if err := json.Unmarshal(data, &d); err != nil {
-			c.cfg.Logf("fleet: dropping a malformed done message: %v", err)
-			return
-		}
-		if k, ok := c.byName[d.Node]; ok {
-			t.finish(k, d)
-		}
+// purgeUpTo drops the phase's messages up to stream sequence seq, all
+// read (best effort).
+func (c *Coordinator) purgeUpTo(key string, seq uint64) {
+	if seq == 0 {
 		return
 	}
-	var rec record.Request
-	if err := json.Unmarshal(data, &rec); err != nil {
-		t.stray++
-		c.cfg.Logf("fleet: dropping an undecodable record: %v", err)
-		return
-	}
-	if t.take(&rec) {
-		emit(rec)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if s, err := c.js.Stream(ctx, c.stream); err == nil {
+		_ = s.Purge(ctx, natsjs.WithPurgeSubject(c.prefix+key), natsjs.WithPurgeSequence(seq+1))
 	}
 }
 
@@ -156,6 +156,13 @@ func (c *Coordinator) account(phase string, t *tally, rep *workload.LoadReport) 
 	if rep.Missing > 0 || t.stray > 0 {
 		c.notes = append(c.notes, fmt.Sprintf("load phase %s: %d of %d records never came back (%s); %d stray records dropped",
 			phase, rep.Missing, len(t.owner), strings.Join(t.problems(names), "; "), t.stray))
+	}
+	if ie := t.integrity(); ie != nil {
+		c.notes = append(c.notes, fmt.Sprintf("load phase %s: %v", phase, ie))
+		c.rejected.Rejected += ie.Rejected
+		for r, n := range ie.ByReason {
+			c.rejected.ByReason[r] += n
+		}
 	}
 }
 

@@ -17,7 +17,19 @@ type ServerConfig struct {
 	Port       int           // 0 picks a free port
 	StoreDir   string        // "" creates a temporary directory, removed by Shutdown
 	ReadyAfter time.Duration // how long to wait for the server to accept connections; default 10s
+	// User and Password, when set, are the only credentials the server
+	// accepts (StartCluster generates them per run): a client without
+	// them is refused at connect.
+	User, Password string
 }
+
+// Ingest bounds of an embedded server's streams: a burst beyond them is
+// refused to its publisher (a node publishes again; a flood is dropped)
+// instead of queued in this process's memory.
+const (
+	streamMaxBufferedSize = 4 << 20
+	streamMaxBufferedMsgs = 20_000
+)
 
 // Server is an embedded NATS server with JetStream.
 type Server struct {
@@ -49,6 +61,8 @@ func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	opts := &server.Options{
 		Host: cfg.Host, Port: cfg.Port, JetStream: true, StoreDir: cfg.StoreDir,
 		NoSigs: true, NoLog: true, ServerName: "sagebench-embedded",
+		StreamMaxBufferedSize: streamMaxBufferedSize, StreamMaxBufferedMsgs: streamMaxBufferedMsgs,
+		Username: cfg.User, Password: cfg.Password,
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
