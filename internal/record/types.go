@@ -47,6 +47,17 @@ type Run struct {
 	// WorkloadHash is ConfigHash without the backend: the sage and ray
 	// runs of one workload, seed and config share it (runconfig).
 	WorkloadHash string `json:"workload_hash,omitempty"`
+	// Integrity counts the messages on a distributed run's record
+	// subjects that were rejected (unauthenticated, outside the sender's
+	// shard, malformed, oversized): none reached requests.jsonl, and the
+	// run is invalid. Nil when none was.
+	Integrity *Integrity `json:"integrity,omitempty"`
+}
+
+// Integrity is the account of rejected record messages.
+type Integrity struct {
+	Rejected int            `json:"rejected"`
+	ByReason map[string]int `json:"by_reason"`
 }
 
 // Environment is the manifest of the machine and build that produced a run.
