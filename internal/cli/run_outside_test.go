@@ -169,7 +169,7 @@ func TestRunQ4OnOutsideCluster(t *testing.T) {
 	}
 	if run := readRun(t, dirs[0]); !run.Complete || nodes["w1"] == 0 || nodes["w2"] == 0 || len(nodes) != 2 {
 		t.Fatalf("complete %v, records per node %v; want both hand-started workers", run.Complete, nodes)
-	} else if !strings.Contains(string(run.RunConfig), `"nats_insecure":true`) || !strings.Contains(strings.Join(run.Notes, "\n"), "--nats-insecure") {
+	} else if !strings.Contains(string(run.RunConfig), `"nats_insecure": true`) || !strings.Contains(strings.Join(run.Notes, "\n"), "--nats-insecure") {
 		t.Errorf("run.json does not record --nats-insecure: %s\n%v", run.RunConfig, run.Notes)
 	}
 
