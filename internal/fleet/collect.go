@@ -26,8 +26,8 @@ func (c *Coordinator) collect(ctx context.Context, key string, plan workload.Loa
 	defer stopWatch()
 	gone := c.watch(wctx)
 	done := ctx.Done()
-	var read int
-	var last uint64 // stream sequence of the last message read
+	var read, readBytes int // since the last purge
+	var last uint64         // stream sequence of the last message read
 	defer func() { c.purgeUpTo(key, last) }()
 	for !t.complete() {
 		select {
@@ -36,8 +36,10 @@ func (c *Coordinator) collect(ctx context.Context, key string, plan workload.Loa
 			if md, err := m.Metadata(); err == nil {
 				last = md.Sequence.Stream
 			}
-			if read++; read%purgeEvery == 0 { // read messages leave the stream: a flood holds no memory there
+			read, readBytes = read+1, readBytes+len(m.Data())
+			if read >= purgeEvery || readBytes >= purgeBytes { // read messages leave the stream: room for the nodes, no memory held for a flood
 				c.purgeUpTo(key, last)
+				read, readBytes = 0, 0
 			}
 		case k := <-gone:
 			t.nodes[k].gone = true

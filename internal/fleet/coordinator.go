@@ -133,10 +133,11 @@ func New(ctx context.Context, cfg Config) (*Coordinator, error) {
 	for k, n := range cfg.Nodes {
 		c.byName[n.Name] = k
 	}
-	// Bounded: a message larger than a record is refused by the server,
-	// and a flood beyond MaxBytes pushes out the oldest messages (already
-	// read by the coordinator; if not, they count as missing, never as
-	// silently lost).
+	// Bounded: a message larger than a record is refused, and a flood
+	// beyond MaxBytes pushes out the oldest messages — read and purged by
+	// the coordinator already, unless the flood outruns it: a genuine
+	// record pushed out unread counts as missing (the run is incomplete,
+	// never silently short).
 	_, err = js.CreateStream(ctx, natsjs.StreamConfig{Name: c.stream, Subjects: []string{c.prefix + ">"},
 		Storage: natsjs.MemoryStorage, Duplicates: 2 * time.Minute,
 		MaxMsgSize: maxRecordMsg, MaxBytes: maxStreamBytes, Discard: natsjs.DiscardOld})
@@ -149,10 +150,11 @@ func New(ctx context.Context, cfg Config) (*Coordinator, error) {
 // Memory bounds of the record path: the stream (consumed messages are
 // purged every purgeEvery, see collect), the consumer's buffer and queue.
 const (
-	maxStreamBytes = 16 << 20
-	consumeBytes   = 4 << 20
+	maxStreamBytes = 8 << 20
+	consumeBytes   = 2 * maxRecordMsg
 	consumeQueue   = 64
-	purgeEvery     = 1024
+	purgeEvery     = 1024               // messages read
+	purgeBytes     = maxStreamBytes / 4 // or bytes read
 )
 
 // Integrity is the messages rejected over every phase so far, nil when

@@ -22,10 +22,10 @@ const (
 	hdrNode         = "Sb-Node"
 	hdrMAC          = "Sb-Mac"
 	coordinatorName = "coordinator"
-	// maxRecordMsg bounds one message on a record subject: a record line
-	// is bounded far below it (record.Bound); a larger one is dropped
-	// unread.
-	maxRecordMsg = 2 << 20
+	// maxRecordMsg bounds one message on a record subject (NATS's default
+	// max payload): a record line is bounded below it (record.Bound); the
+	// stream refuses a larger one.
+	maxRecordMsg = 1 << 20
 )
 
 // Reasons a message on a record subject is rejected.

@@ -27,7 +27,7 @@ type ServerConfig struct {
 // refused to its publisher (a node publishes again; a flood is dropped)
 // instead of queued in this process's memory.
 const (
-	streamMaxBufferedSize = 4 << 20
+	streamMaxBufferedSize = 2 << 20
 	streamMaxBufferedMsgs = 20_000
 )
 
