@@ -84,6 +84,7 @@ func returnPhase(b *testing.B, c *Coordinator, njs natsjs.JetStream, plan worklo
 	m := nats.NewMsg(subject)
 	m.Header.Set(hdrKind, kindDone)
 	m.Data = d
+	seal(testKey, "w", m)
 	if err := publishSync(context.Background(), njs, m); err != nil {
 		b.Fatal(err)
 	}

@@ -133,14 +133,14 @@ func New(ctx context.Context, cfg Config) (*Coordinator, error) {
 	for k, n := range cfg.Nodes {
 		c.byName[n.Name] = k
 	}
-	// Bounded: a message larger than a record is refused, and a flood
-	// beyond MaxBytes pushes out the oldest messages — read and purged by
-	// the coordinator already, unless the flood outruns it: a genuine
-	// record pushed out unread counts as missing (the run is incomplete,
-	// never silently short).
+	// Bounded: a message larger than a record is refused, and so is one
+	// that would take the stream past MaxBytes: a node publishes it again
+	// after a backoff, by when the coordinator has purged what it read
+	// (backpressure; a genuine record is never pushed out), and a
+	// flood's excess is dropped.
 	_, err = js.CreateStream(ctx, natsjs.StreamConfig{Name: c.stream, Subjects: []string{c.prefix + ">"},
 		Storage: natsjs.MemoryStorage, Duplicates: 2 * time.Minute,
-		MaxMsgSize: maxRecordMsg, MaxBytes: maxStreamBytes, Discard: natsjs.DiscardOld})
+		MaxMsgSize: maxRecordMsg, MaxBytes: maxStreamBytes, Discard: natsjs.DiscardNew})
 	if err != nil {
 		return nil, fmt.Errorf("fleet: creating the record stream %s: %w", c.stream, err)
 	}

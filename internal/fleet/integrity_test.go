@@ -101,6 +101,9 @@ func TestRogueRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := rogue.Flush(); err != nil { // the subscription is in place before the node publishes
+		t.Fatal(err)
+	}
 	genuine("w", "p-00000") // seen by the rogue's subscription
 	forged++                // (the republish itself: dropped by the stream's window, or as a duplicate)
 	m, err := sub.NextMsg(5 * time.Second)
