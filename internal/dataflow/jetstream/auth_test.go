@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,4 +120,27 @@ func TestJoinToken(t *testing.T) {
 	if err := VerifyMAC(k1, "node-a", "subj", []byte("data"), mac); err != nil {
 		t.Errorf("own message: %v", err)
 	}
+}
+
+// FuzzReadJoinToken: whatever a token file holds, reading it never
+// panics and yields either an error or one trimmed line of ≥ 32 bytes.
+func FuzzReadJoinToken(f *testing.F) {
+	f.Add([]byte("0123456789abcdef0123456789abcdef\n"))
+	f.Add([]byte("short\n"))
+	f.Add([]byte("\n\n\n"))
+	f.Add([]byte("  0123456789abcdef0123456789abcdef0123  \r\nsecond line"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "token")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Skip(err)
+		}
+		tok, err := ReadJoinToken(path)
+		if err != nil {
+			return
+		}
+		if len(tok) < 32 || strings.ContainsAny(tok, "\n") || strings.TrimSpace(tok) != tok {
+			t.Fatalf("token %q from %q", tok, data)
+		}
+	})
 }
