@@ -23,14 +23,6 @@ type ServerConfig struct {
 	User, Password string
 }
 
-// Ingest bounds of an embedded server's streams: a burst beyond them is
-// refused to its publisher (a node publishes again; a flood is dropped)
-// instead of queued in this process's memory.
-const (
-	streamMaxBufferedSize = 2 << 20
-	streamMaxBufferedMsgs = 20_000
-)
-
 // Server is an embedded NATS server with JetStream.
 type Server struct {
 	srv     *server.Server
@@ -61,7 +53,6 @@ func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	opts := &server.Options{
 		Host: cfg.Host, Port: cfg.Port, JetStream: true, StoreDir: cfg.StoreDir,
 		NoSigs: true, NoLog: true, ServerName: "sagebench-embedded",
-		StreamMaxBufferedSize: streamMaxBufferedSize, StreamMaxBufferedMsgs: streamMaxBufferedMsgs,
 		Username: cfg.User, Password: cfg.Password,
 	}
 	srv, err := server.NewServer(opts)
