@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +26,7 @@ func onNodes(s runconfig.Shared) bool { return s.Nodes > 1 || s.NATSURL != "" }
 // server, the run's ID, workers joining or refused) go to log, and on an
 // external cluster — where an operator starts the workers by hand — to
 // stderr even without -v.
-func clusterConfig(s runconfig.Shared, targetURL string, log, stderr io.Writer) jetstream.ClusterConfig {
+func clusterConfig(s runconfig.Shared, targetURL string, log, stderr io.Writer) (jetstream.ClusterConfig, error) {
 	args := []string{"--target", targetURL}
 	if k := s.Target.APIKeyEnv; k != "" { // the key travels in the environment, never in arguments
 		args = append(args, "--target-api-key-env", k)
@@ -42,10 +41,13 @@ func clusterConfig(s runconfig.Shared, targetURL string, log, stderr io.Writer) 
 		defer mu.Unlock()
 		fmt.Fprintf(out, "sagebench: "+format+"\n", args...)
 	}
-	return jetstream.ClusterConfig{Nodes: s.Nodes, URL: s.NATSURL,
-		Auth:       jetstream.Auth{Token: os.Getenv("NATS_TOKEN"), CredsFile: os.Getenv("NATS_CREDS")},
+	token, err := joinToken(s.JoinTokenFile)
+	if err != nil {
+		return jetstream.ClusterConfig{}, err
+	}
+	return jetstream.ClusterConfig{Nodes: s.Nodes, URL: s.NATSURL, Auth: natsAuthFromEnv(), JoinToken: token, Insecure: s.NATSInsecure,
 		Engine:     jetstream.Config{Version: workerVersion(), Conn: jetstream.ConnConfig{Logf: logf}, Logf: logf},
-		WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: log}}
+		WorkerArgs: args, Spawn: jetstream.SpawnConfig{Stderr: log}}, nil
 }
 
 // distributed returns the dataflow starter of --nodes N / nats_url: the
@@ -57,7 +59,11 @@ func distributed(s runconfig.Shared, stderr, tell io.Writer) workload.DataflowSt
 		return nil
 	}
 	return func(ctx context.Context, g dataflow.Graph, targetURL string) (dataflow.Engine, func() ([]string, error), []string, error) {
-		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr, tell))
+		cc, err := clusterConfig(s, targetURL, stderr, tell)
+		if err != nil {
+			return nil, nil, nil, &run.NotStartedError{Err: err}
+		}
+		c, err := jetstream.StartCluster(ctx, cc)
 		if err != nil { // nothing ran: the run leaves no directory
 			return nil, nil, nil, &run.NotStartedError{Err: err}
 		}
@@ -94,7 +100,11 @@ func loadFleet(spec workload.Spec, s runconfig.Shared, stderr, tell io.Writer) r
 		tail = target.DefaultTimeout
 	}
 	return func(ctx context.Context, targetURL string) (workload.LoadFleet, func() ([]string, error), error) {
-		c, err := jetstream.StartCluster(ctx, clusterConfig(s, targetURL, stderr, tell))
+		cc, err := clusterConfig(s, targetURL, stderr, tell)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := jetstream.StartCluster(ctx, cc)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -104,7 +114,7 @@ func loadFleet(spec workload.Spec, s runconfig.Shared, stderr, tell io.Writer) r
 		}
 		eng := c.Engine()
 		f, err := fleet.New(ctx, fleet.Config{NC: eng.Conn(), Run: eng.Run(), Nodes: fleet.NodesOf(eng.Workers()),
-			Tail: tail + 5*time.Second, Client: fleet.SettingsOf(s.Target), Logf: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }})
+			Tail: tail + 5*time.Second, Client: fleet.SettingsOf(s.Target), Key: c.RunKey(), Logf: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
@@ -112,7 +122,11 @@ func loadFleet(spec workload.Spec, s runconfig.Shared, stderr, tell io.Writer) r
 		notes := clusterNotes("load", c.Info())
 		return f, func() ([]string, error) {
 			notes = append(notes, f.Notes()...)
-			return notes, errors.Join(f.Err(), f.Close(), c.Close())
+			var integrity error
+			if ie := f.Integrity(); ie != nil {
+				integrity = ie
+			}
+			return notes, errors.Join(f.Err(), integrity, f.Close(), c.Close())
 		}, nil
 	}
 }
@@ -124,6 +138,14 @@ func clusterNotes(what string, in jetstream.ClusterInfo) []string {
 	}
 	notes := []string{fmt.Sprintf("%s on NATS JetStream: %s at %s, run %s, %d workers, stream replicas %d, %s storage",
 		what, where, in.Server, in.Run, in.Workers, in.Replicas, in.Storage)}
+	switch {
+	case in.Insecure:
+		notes = append(notes, "NATS without credentials (--nats-insecure): anyone who reached the server could read the run's plans and publish into it; records were accepted only when sealed with the run's join-token key")
+	case in.Embedded:
+		notes = append(notes, "NATS authenticated: the embedded server accepted only this run's generated credentials; records sealed with the join-token key")
+	default:
+		notes = append(notes, "NATS authenticated with the operator's credentials; records sealed with the join-token key")
+	}
 	var nodes []string
 	for _, n := range in.Nodes {
 		clock := "clock offset not measured"

@@ -144,7 +144,7 @@ func TestRunNodesUnreachableNATS(t *testing.T) {
 	} {
 		t.Run(q, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			args := append([]string{"run", "-e", q, "--quick", "--nats-url", "nats://127.0.0.1:1", "--output-dir", out}, flags...)
+			args := append([]string{"run", "-e", q, "--quick", "--nats-insecure", "--nats-url", "nats://127.0.0.1:1", "--output-dir", out}, flags...)
 			code, _, stderr := runCLI(t, context.Background(), args...)
 			if code != ExitError || !strings.Contains(stderr, "nats://127.0.0.1:1") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 				t.Errorf("exit %d, stderr %q; want 1 and one line naming the URL", code, stderr)

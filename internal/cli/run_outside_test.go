@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream/jstest"
 	"github.com/sagebench/sagebench/internal/fleet"
 )
@@ -31,6 +32,74 @@ func handWorker(t *testing.T, natsURL, name string, extra ...string) (*exec.Cmd,
 		_ = cmd.Wait()
 	})
 	return cmd, &stderr
+}
+
+// tokenFile writes a join token (mode 600) under dir and returns its path.
+func tokenFile(t *testing.T, dir string) string {
+	t.Helper()
+	tok, err := jetstream.NewJoinToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "join-token")
+	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRunQ4OnAuthenticatedServer: an outside NATS server that requires
+// a user and password; a worker started by hand with those credentials
+// (NATS_USER/NATS_PASSWORD) and the join token file joins, and the run
+// completes with its records. Without credentials the run is refused
+// before anything starts, naming --nats-insecure; a worker without the
+// join token joins but its shards are refused.
+func TestRunQ4OnAuthenticatedServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a NATS server and worker processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	srv, err := jetstream.StartEmbedded(ctx, jetstream.ServerConfig{User: "ops", Password: "outside-pw-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	stack, stop := startServe(t, "serve", "--listen", "127.0.0.1:0")
+	defer stop()
+	dir := t.TempDir()
+	tok := tokenFile(t, dir)
+	cfg := writeConfig(t, dir, "validity: {max_lag_p99_ms: 1000, min_delivered_ratio: 0.5}\n"+
+		"q4: {scales: [1], probe: 500ms, max_probe: 500ms, service_multiple: 0, max_probes: 2, max_driver_lag: 60s, start_rate: 8}\n")
+	code, _, stderr := runCLI(t, ctx, "run", "-e", "Q4", "--quick", "--nodes", "1", "--nats-url", srv.URL(),
+		"--target", stack, "-c", cfg, "--output-dir", filepath.Join(dir, "refused"))
+	if code == ExitOK || !strings.Contains(stderr, "--nats-insecure") {
+		t.Fatalf("no credentials: exit %d, stderr %s; want a refusal naming --nats-insecure", code, stderr)
+	}
+	t.Setenv(envNATSUser, "ops")
+	t.Setenv(envNATSPassword, "outside-pw-0123456789")
+	_, werr := handWorker(t, srv.URL(), "w1", "--target", stack, "--join-token-file", tok)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, ctx, "run", "-e", "Q4", "--quick", "--nodes", "1", "--nats-url", srv.URL(),
+		"--join-token-file", tok, "--target", stack, "-c", cfg, "--output-dir", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s\nworker: %s", code, stderr, stdout, werr.String())
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "q4", "q4-sage-0-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("run dirs %v", dirs)
+	}
+	run := readRun(t, dirs[0])
+	n := 0
+	for _, r := range readRequests(t, dirs[0]) {
+		if r.Node != "w1" {
+			t.Fatalf("a record from %q", r.Node)
+		}
+		n++
+	}
+	if !run.Complete || !run.Valid || n == 0 || run.Integrity != nil || !strings.Contains(strings.Join(run.Notes, "\n"), "NATS authenticated") {
+		t.Errorf("complete %v valid %v, %d records, integrity %+v, notes %v", run.Complete, run.Valid, n, run.Integrity, run.Notes)
+	}
 }
 
 // requestLines counts the lines of the requests.jsonl files under dir.
@@ -67,17 +136,20 @@ func TestRunQ4OnOutsideCluster(t *testing.T) {
 	servers := strings.Split(urls, ",")
 	stack, stop := startServe(t, "serve", "--listen", "127.0.0.1:0")
 	defer stop()
-	_, w1err := handWorker(t, servers[1], "w1", "--target", stack)
-	w2, w2err := handWorker(t, servers[2], "w2", "--target", stack)
-	_, bareErr := handWorker(t, servers[2], "bare")
 	dir := t.TempDir()
+	tok := tokenFile(t, dir)
+	// (these servers take anyone: --nats-insecure on both sides; the join
+	// token still seals the records)
+	_, w1err := handWorker(t, servers[1], "w1", "--target", stack, "--nats-insecure", "--join-token-file", tok)
+	w2, w2err := handWorker(t, servers[2], "w2", "--target", stack, "--nats-insecure", "--join-token-file", tok)
+	_, bareErr := handWorker(t, servers[2], "bare", "--nats-insecure", "--join-token-file", tok)
 	cfg := writeConfig(t, dir, "validity: {max_lag_p99_ms: 1000, min_delivered_ratio: 0.5}\n"+
 		"q4: {scales: [1, 2], probe: 500ms, max_probe: 500ms, service_multiple: 0, max_probes: 2, max_driver_lag: 60s, start_rate: 8}\n")
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	code, stdout, stderr := runCLI(t, ctx, "run", "-e", "Q4", "--quick", "--nodes", "2", "--nats-url", servers[0],
-		"--target", stack, "-c", cfg, "--output-dir", out)
+		"--nats-insecure", "--join-token-file", tok, "--target", stack, "-c", cfg, "--output-dir", out)
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s\nw2: %s\nbare: %s", code, stderr, stdout, w2err.String(), bareErr.String())
 	}
@@ -97,6 +169,8 @@ func TestRunQ4OnOutsideCluster(t *testing.T) {
 	}
 	if run := readRun(t, dirs[0]); !run.Complete || nodes["w1"] == 0 || nodes["w2"] == 0 || len(nodes) != 2 {
 		t.Fatalf("complete %v, records per node %v; want both hand-started workers", run.Complete, nodes)
+	} else if !strings.Contains(string(run.RunConfig), `"nats_insecure": true`) || !strings.Contains(strings.Join(run.Notes, "\n"), "--nats-insecure") {
+		t.Errorf("run.json does not record --nats-insecure: %s\n%v", run.RunConfig, run.Notes)
 	}
 
 	// The second run: w2 is killed once records flow.
@@ -110,7 +184,7 @@ func TestRunQ4OnOutsideCluster(t *testing.T) {
 		_ = w2.Process.Kill()
 	}()
 	code, stdout, stderr = runCLI(t, ctx, "run", "-e", "Q4", "--quick", "--nodes", "2", "--nats-url", servers[0],
-		"--target", stack, "-c", cfg2, "--output-dir", out2)
+		"--nats-insecure", "--join-token-file", tok, "--target", stack, "-c", cfg2, "--output-dir", out2)
 	if code != ExitError || !strings.Contains(stderr, "load node w2 stopped answering") || !strings.Contains(stderr, `"complete": false`) {
 		t.Fatalf("a node killed mid-phase: exit %d, want 1 naming w2\nstderr: %s\nstdout: %s\nw1: %s\nw2: %s", code, stderr, stdout, w1err.String(), w2err.String())
 	}

@@ -29,8 +29,39 @@ const (
 	envNATSToken    = "NATS_TOKEN"
 	envNATSUser     = "NATS_USER"
 	envNATSPassword = "NATS_PASSWORD"
+	envNATSNKey     = "NATS_NKEY" // a file holding an NKey seed
+	envNATSCA       = "NATS_CA"
+	envNATSCert     = "NATS_CERT"
+	envNATSKey      = "NATS_KEY"
 	envWorkerName   = "SAGEBENCH_WORKER_NAME"
+	envJoinToken    = "SAGEBENCH_JOIN_TOKEN"
 )
+
+// natsAuthFromEnv reads the NATS credentials of the environment.
+func natsAuthFromEnv() jetstream.Auth {
+	return jetstream.Auth{CredsFile: os.Getenv(envNATSCreds), NKeyFile: os.Getenv(envNATSNKey), Token: os.Getenv(envNATSToken),
+		User: os.Getenv(envNATSUser), Password: os.Getenv(envNATSPassword),
+		CAFile: os.Getenv(envNATSCA), CertFile: os.Getenv(envNATSCert), KeyFile: os.Getenv(envNATSKey)}
+}
+
+// joinToken is the token of --join-token-file, else of the environment
+// ("" when neither).
+func joinToken(file string) (string, error) {
+	if file != "" {
+		tok, err := jetstream.ReadJoinToken(file)
+		if err != nil {
+			return "", usageErrorf("--join-token-file: %v", err)
+		}
+		return tok, nil
+	}
+	tok := os.Getenv(envJoinToken)
+	if tok != "" {
+		if err := jetstream.CheckJoinToken(tok); err != nil {
+			return "", usageErrorf("%s: %v", envJoinToken, err)
+		}
+	}
+	return tok, nil
+}
 
 // workerOptions are worker's flags.
 type workerOptions struct {
@@ -43,6 +74,8 @@ type workerOptions struct {
 	keyEnv    string
 	once      bool
 	clean     bool
+	insecure  bool
+	tokenFile string
 	drain     time.Duration
 	progress  time.Duration
 }
@@ -64,8 +97,11 @@ coordinator of another sagebench version, or a graph needing operators the
 worker lacks, refuses it at join with both sides named.
 
 Credentials come from --nats-creds (a .creds file) or the environment
-(NATS_CREDS, NATS_TOKEN, NATS_USER/NATS_PASSWORD), never from other flags, and
-are never recorded. Health and progress go to stderr. SIGINT/SIGTERM stops
+(NATS_CREDS, NATS_NKEY, NATS_TOKEN, NATS_USER/NATS_PASSWORD; TLS: NATS_CA,
+NATS_CERT/NATS_KEY), never from other flags, and are never recorded; a server
+without credentials is refused unless --nats-insecure. A load worker needs the
+run's join token (--join-token-file, or SAGEBENCH_JOIN_TOKEN): the run's
+records are sealed with a key derived from it. Health and progress go to stderr. SIGINT/SIGTERM stops
 pulling, lets in-flight records finish (up to --drain) and exits 0.
 --clean deletes streams left behind by crashed runs and exits. See
 docs/distributed.md.`,
@@ -83,6 +119,8 @@ docs/distributed.md.`,
 	f.StringVar(&o.target, "target", "", "OpenAI-compatible base URL for the Q1 operators (embed, retrieve, generate)")
 	f.StringVar(&o.keyEnv, "target-api-key-env", "", "name of the environment variable holding the target's API key")
 	f.BoolVar(&o.once, "once", false, "leave after one run instead of waiting for the next")
+	f.BoolVar(&o.insecure, "nats-insecure", false, "allow a NATS server without credentials (anyone on it could read and publish into the run)")
+	f.StringVar(&o.tokenFile, "join-token-file", "", "file (mode 600) holding the run's join token, as printed by sagebench run (default $SAGEBENCH_JOIN_TOKEN); a load worker needs it")
 	f.BoolVar(&o.clean, "clean", false, "delete streams of crashed runs on the server and exit")
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "how long in-flight records may take to finish after SIGTERM")
 	f.DurationVar(&o.progress, "progress", 10*time.Second, "interval of progress lines on stderr (0: none)")
@@ -101,15 +139,17 @@ func (o workerOptions) connConfig(name string) (jetstream.ConnConfig, error) {
 	if err := jetstream.CheckURL(c.URL); err != nil {
 		return c, usageErrorf("--nats-url %v", err)
 	}
-	c.Auth = jetstream.Auth{CredsFile: o.credsFile, Token: os.Getenv(envNATSToken),
-		User: os.Getenv(envNATSUser), Password: os.Getenv(envNATSPassword)}
-	if c.Auth.CredsFile == "" {
-		c.Auth.CredsFile = os.Getenv(envNATSCreds)
+	c.Auth = natsAuthFromEnv()
+	if o.credsFile != "" {
+		c.Auth.CredsFile = o.credsFile
 	}
 	if c.Auth.CredsFile != "" {
 		if _, err := os.Stat(c.Auth.CredsFile); err != nil {
 			return c, usageErrorf("--nats-creds %s: %v", c.Auth.CredsFile, err)
 		}
+	}
+	if err := jetstream.CheckAuth(c.URL, c.Auth, o.insecure); err != nil {
+		return c, usageErrorf("%v", err)
 	}
 	return c, nil
 }
@@ -156,7 +196,7 @@ func workerRegistry(o workerOptions) (*dataflow.Registry, error) {
 }
 
 func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) error {
-	addSecretEnv(ctx, o.keyEnv, envNATSToken, envNATSPassword)
+	addSecretEnv(ctx, o.keyEnv, envNATSToken, envNATSPassword, envJoinToken)
 	name := o.name
 	if name == "" {
 		name = os.Getenv(envWorkerName)
@@ -167,6 +207,10 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 	}
 	if o.clean {
 		return cleanStreams(ctx, conn, stdout)
+	}
+	token, err := joinToken(o.tokenFile)
+	if err != nil {
+		return err
 	}
 	reg, err := workerRegistry(o)
 	if err != nil {
@@ -190,7 +234,7 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 	}
 	w, err := jetstream.NewWorker(jetstream.WorkerConfig{
 		Conn: conn, Run: run, Graph: o.graph, Version: workerVersion(), Registry: reg,
-		Name: name, Once: once, DrainTimeout: o.drain, Logf: logf, Service: o.loadService(logf),
+		Name: name, Once: once, DrainTimeout: o.drain, Logf: logf, Service: o.loadService(logf), JoinToken: token,
 	})
 	if err != nil {
 		return err

@@ -50,14 +50,16 @@ func TestWorkerBadInput(t *testing.T) {
 		want []string
 	}{
 		{"no-url", nil, nil, ExitUsage, []string{"--nats-url: required"}},
-		{"unreachable", nil, []string{"--nats-url", "nats://127.0.0.1:1"}, ExitError, []string{"nats://127.0.0.1:1"}},
+		{"unreachable", nil, []string{"--nats-insecure", "--nats-url", "nats://127.0.0.1:1"}, ExitError, []string{"nats://127.0.0.1:1"}},
+		{"anonymous", nil, []string{"--nats-url", "nats://127.0.0.1:1"}, ExitUsage, []string{"without credentials", "--nats-insecure"}},
+		{"token-file-open", nil, []string{"--nats-insecure", "--nats-url", srv.URL(), "--join-token-file", "/nonexistent"}, ExitUsage, []string{"--join-token-file"}},
 		{"unreachable-redacted", nil, []string{"--nats-url", "nats://alice:s3cret@127.0.0.1:1"}, ExitError, []string{"nats://127.0.0.1:1"}},
 		{"http-scheme", nil, []string{"--nats-url", "http://127.0.0.1:4222"}, ExitUsage, []string{`--nats-url "http://127.0.0.1:4222": want nats://host:port`}},
 		{"bad-scheme-redacted", nil, []string{"--nats-url", "htp://alice:s3cret@127.0.0.1:4222"}, ExitUsage, []string{`"htp://127.0.0.1:4222": want nats://`}},
 		{"bare-host", nil, []string{"--nats-url", "127.0.0.1:4222"}, ExitUsage, []string{"want nats://host:port"}},
 		{"one-bad-of-a-list", nil, []string{"--nats-url", "nats://127.0.0.1:1,http://127.0.0.1:2"}, ExitUsage, []string{`"http://127.0.0.1:2"`}},
 		{"missing-creds-file", nil, []string{"--nats-url", srv.URL(), "--nats-creds", "/nonexistent.creds"}, ExitUsage, []string{"--nats-creds /nonexistent.creds"}},
-		{"bad-target", nil, []string{"--nats-url", srv.URL(), "--target", "ftp://x"}, ExitUsage, []string{"--target"}},
+		{"bad-target", nil, []string{"--nats-insecure", "--nats-url", srv.URL(), "--target", "ftp://x"}, ExitUsage, []string{"--target"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(envNATSURL, "")
@@ -92,7 +94,7 @@ func TestWorkerServesRun(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, out, errOut := runCLI(t, ctx, "worker", "--nats-url", srv.URL(), "--run", eng.Run(), "--once", "--name", "w1")
+		code, out, errOut := runCLI(t, ctx, "worker", "--nats-insecure", "--nats-url", srv.URL(), "--run", eng.Run(), "--once", "--name", "w1")
 		done <- result{code, out, errOut}
 	}()
 	if err := eng.WaitWorkers(ctx, 1); err != nil {
@@ -110,7 +112,7 @@ func TestWorkerServesRun(t *testing.T) {
 		t.Fatalf("workers %+v, want w1", w)
 	}
 	// A worker named for the run after it ended has nothing to do.
-	code, _, stderr := runCLI(t, ctx, "worker", "--nats-url", srv.URL(), "--run", eng.Run())
+	code, _, stderr := runCLI(t, ctx, "worker", "--nats-insecure", "--nats-url", srv.URL(), "--run", eng.Run())
 	if code != ExitOK || !strings.Contains(stderr, "run "+eng.Run()+" is over") {
 		t.Fatalf("late worker: exit %d, stderr %s", code, stderr)
 	}
@@ -158,7 +160,7 @@ func TestWorkerRefusedAtJoin(t *testing.T) {
 			eng := coordinator(t, srv, tc.version, tc.graph)
 			ctx, cancel := context.WithTimeout(context.Background(), dataflowtest.Timeout)
 			defer cancel()
-			args := append([]string{"worker", "--nats-url", srv.URL(), "--run", eng.Run()}, tc.args...)
+			args := append([]string{"worker", "--nats-insecure", "--nats-url", srv.URL(), "--run", eng.Run()}, tc.args...)
 			code, _, stderr := runCLI(t, ctx, args...)
 			if code != ExitError {
 				t.Fatalf("exit %d, want %d; stderr %s", code, ExitError, stderr)
@@ -198,7 +200,7 @@ func TestWorkerCleanRemovesStaleStreams(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "SAGEBENCH_crashed_S0") || !strings.Contains(err.Error(), "sagebench worker --nats-url "+srv.URL()+" --clean") {
 		t.Fatalf("Deploy with a stale stream: %v, want a refusal naming it and the clean command", err)
 	}
-	code, stdout, stderr := runCLI(t, ctx, "worker", "--nats-url", srv.URL(), "--clean")
+	code, stdout, stderr := runCLI(t, ctx, "worker", "--nats-insecure", "--nats-url", srv.URL(), "--clean")
 	if code != ExitOK || !strings.Contains(stdout, "deleted stream SAGEBENCH_crashed_S0") {
 		t.Fatalf("clean: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}

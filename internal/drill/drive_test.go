@@ -325,7 +325,7 @@ func TestCutLosesStreams(t *testing.T) {
 	if e := r.Events[0]; e.Outcome != drill.OutcomeOK || !strings.Contains(e.Output, "connections dropped") || e.Target != "connections" {
 		t.Fatalf("cut event %+v", e)
 	}
-	if r.Lost.Lost == 0 || r.Lost.ByClass["truncated"]+r.Lost.ByClass["reset"] != r.Lost.Lost {
+	if r.Lost.Lost == 0 || r.Lost.ByClass["truncated"]+r.Lost.ByClass["reset"]+r.Lost.ByClass["dropped_after_send"] != r.Lost.Lost {
 		t.Fatalf("lost %+v; want streams cut by the cut", r.Lost)
 	}
 	o, _ := r.Outcome(result.Result{})

@@ -22,7 +22,7 @@ type Accounting struct {
 }
 
 // silent are the error classes where the answer never came.
-var silent = []string{openai.ClassReset, openai.ClassTimeout, openai.ClassTruncated, openai.ClassCanceled}
+var silent = []string{openai.ClassDropped, openai.ClassReset, openai.ClassTimeout, openai.ClassTruncated, openai.ClassCanceled}
 
 // maxLostIDs bounds the IDs kept.
 const maxLostIDs = 20

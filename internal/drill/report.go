@@ -231,7 +231,7 @@ func (r *Run) ProbeTable() *result.Table {
 // connection closed after the request was sent and before any answer
 // (reset), no answer in time (timeout), abandoned at the drain
 // (canceled), and sent with no record at all (no_record).
-var LostClasses = []string{openai.ClassTruncated, openai.ClassReset, openai.ClassTimeout, openai.ClassCanceled, "no_record"}
+var LostClasses = []string{openai.ClassTruncated, openai.ClassDropped, openai.ClassReset, openai.ClassTimeout, openai.ClassCanceled, "no_record"}
 
 // LostMetrics are what became of the requests sent: lost (no answer
 // either way), lost by class (LostClasses), and availability (ok ÷ sent).

@@ -27,7 +27,7 @@ func BenchmarkRecordReturn(b *testing.B) {
 	ctx := context.Background()
 	ncs := embeddedConns(b, ctx, 2)
 	cnc, nnc := ncs[0], ncs[1] // the coordinator's and the node's own connection
-	c, err := New(ctx, Config{NC: cnc, Run: "bench", Nodes: []Node{{Name: "w", Subject: "x"}}, Tail: time.Minute})
+	c, err := New(ctx, Config{NC: cnc, Run: "bench", Nodes: []Node{{Name: "w", Subject: "x"}}, Tail: time.Minute, Key: testKey})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func returnPhase(b *testing.B, c *Coordinator, njs natsjs.JetStream, plan worklo
 		c.collect(context.Background(), key, plan, time.Now(), t, msgs, func(record.Request) { emitted++ })
 		close(collected)
 	}()
-	pub := &publisher{js: njs, subject: subject, node: "w"}
+	pub := &publisher{js: njs, subject: subject, node: "w", key: testKey}
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
@@ -84,6 +84,7 @@ func returnPhase(b *testing.B, c *Coordinator, njs natsjs.JetStream, plan worklo
 	m := nats.NewMsg(subject)
 	m.Header.Set(hdrKind, kindDone)
 	m.Data = d
+	seal(testKey, "w", m)
 	if err := publishSync(context.Background(), njs, m); err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -48,6 +49,10 @@ type Config struct {
 	Nodes []Node
 	Lead  time.Duration // 0: DefaultLead
 	Tail  time.Duration // 0: DefaultTail
+	// Key is the run key (jetstream.RunKey of the join token and Run):
+	// the coordinator seals its requests with it and accepts only records
+	// sealed with it. Required.
+	Key []byte
 	// Client is what the nodes' target clients apply (the run's
 	// target.timeout, max_conns …); zero values are the client's defaults.
 	Client ClientSettings
@@ -65,6 +70,8 @@ func (c Config) Validate() error {
 		return errors.New("fleet: the run ID is required")
 	case len(c.Nodes) == 0:
 		return errors.New("fleet: at least one node is required")
+	case len(c.Key) == 0:
+		return errNoKey
 	case c.Lead < 0 || c.Tail < 0:
 		return errors.New("fleet: lead and tail must be ≥ 0 (0 means the default)")
 	}
@@ -90,6 +97,8 @@ type Coordinator struct {
 	totals []nodeTotal
 	notes  []string
 	err    error // the first phase the fleet failed to run
+	// rejected sums the phases' rejected messages (Integrity).
+	rejected workload.IntegrityError
 }
 
 type nodeTotal struct {
@@ -119,16 +128,44 @@ func New(ctx context.Context, cfg Config) (*Coordinator, error) {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
 	c := &Coordinator{cfg: cfg, js: js, stream: jetstream.StreamPrefix + cfg.Run + "_L",
-		prefix: "sagebench." + cfg.Run + ".l.", byName: map[string]int{}, totals: make([]nodeTotal, len(cfg.Nodes))}
+		prefix: "sagebench." + cfg.Run + ".l.", byName: map[string]int{}, totals: make([]nodeTotal, len(cfg.Nodes)),
+		rejected: workload.IntegrityError{ByReason: map[string]int{}}}
 	for k, n := range cfg.Nodes {
 		c.byName[n.Name] = k
 	}
+	// Bounded: a message larger than a record is refused, and so is one
+	// that would take the stream past MaxBytes: a node publishes it again
+	// after a backoff, by when the coordinator has purged what it read
+	// (backpressure; a genuine record is never pushed out), and a
+	// flood's excess is dropped.
 	_, err = js.CreateStream(ctx, natsjs.StreamConfig{Name: c.stream, Subjects: []string{c.prefix + ">"},
-		Storage: natsjs.MemoryStorage, Duplicates: 2 * time.Minute})
+		Storage: natsjs.MemoryStorage, Duplicates: 2 * time.Minute,
+		MaxMsgSize: maxRecordMsg, MaxBytes: maxStreamBytes, Discard: natsjs.DiscardNew})
 	if err != nil {
 		return nil, fmt.Errorf("fleet: creating the record stream %s: %w", c.stream, err)
 	}
 	return c, nil
+}
+
+// Memory bounds of the record path: the stream (consumed messages are
+// purged every purgeEvery, see collect), the consumer's buffer and queue.
+const (
+	maxStreamBytes = 8 << 20
+	consumeBytes   = 2 * maxRecordMsg
+	consumeQueue   = 64
+	purgeEvery     = 1024               // messages read
+	purgeBytes     = maxStreamBytes / 4 // or bytes read
+)
+
+// Integrity is the messages rejected over every phase so far, nil when
+// none was: the run is then invalid (see IntegrityError).
+func (c *Coordinator) Integrity() *workload.IntegrityError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rejected.Rejected == 0 {
+		return nil
+	}
+	return &workload.IntegrityError{Rejected: c.rejected.Rejected, ByReason: maps.Clone(c.rejected.ByReason)}
 }
 
 // Close deletes the record stream.
@@ -214,13 +251,15 @@ func (c *Coordinator) consume(ctx context.Context, subject string) (<-chan natsj
 	if err != nil {
 		return nil, nil, fmt.Errorf("fleet: reading %s: %w", subject, err)
 	}
-	msgs, done := make(chan natsjs.Msg, 1024), make(chan struct{})
+	// Bounded: the client buffers at most consumeBytes of messages, the
+	// channel consumeQueue more.
+	msgs, done := make(chan natsjs.Msg, consumeQueue), make(chan struct{})
 	cc, err := cons.Consume(func(m natsjs.Msg) {
 		select {
 		case msgs <- m:
 		case <-done:
 		}
-	})
+	}, natsjs.PullMaxBytes(consumeBytes))
 	if err != nil {
 		return nil, nil, fmt.Errorf("fleet: reading %s: %w", subject, err)
 	}
@@ -266,7 +305,9 @@ func (c *Coordinator) start(ctx context.Context, key string, start, base time.Ti
 func (c *Coordinator) stopAll(key string) {
 	b, _ := json.Marshal(request{Op: opStop, Key: key})
 	for _, n := range c.cfg.Nodes {
-		_ = c.cfg.NC.Publish(n.Subject, b)
+		m := &nats.Msg{Subject: n.Subject, Data: b}
+		seal(c.cfg.Key, coordinatorName, m)
+		_ = c.cfg.NC.PublishMsg(m)
 	}
 	_ = c.cfg.NC.Flush()
 }
@@ -284,7 +325,9 @@ func (c *Coordinator) ask(ctx context.Context, n Node, req request) error {
 	deadline := time.Now().Add(askTimeout)
 	for {
 		rctx, cancel := context.WithDeadline(ctx, deadline)
-		m, err := c.cfg.NC.RequestWithContext(rctx, n.Subject, b)
+		out := &nats.Msg{Subject: n.Subject, Data: b}
+		seal(c.cfg.Key, coordinatorName, out)
+		m, err := c.cfg.NC.RequestMsgWithContext(rctx, out)
 		cancel()
 		if errors.Is(err, nats.ErrNoResponders) && time.Now().Before(deadline) && ctx.Err() == nil {
 			time.Sleep(50 * time.Millisecond)

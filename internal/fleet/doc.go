@@ -13,10 +13,13 @@
 // and compiles its shard once it is whole (traffic.PrepareShard, before
 // the start), sends it at the intended times with its own target
 // client, and publishes every record to the run's JetStream stream
-// SAGEBENCH_<run>_L with Nats-Msg-Id = record ID (a republished record is
-// dropped), then a done message with its count. The coordinator reads
-// the phase's subject, keeps each planned ID once (duplicates and strays
-// counted), and returns when every node is done and its records are in,
+// SAGEBENCH_<run>_L sealed with the run key (a MAC under a key derived
+// from the join token and the run ID, see integrity.go; Nats-Msg-Id = the
+// MAC, so a republished record is dropped), then a done message with its
+// count. The coordinator reads the phase's subject, keeps each planned ID
+// once, and only from the node whose shard holds it (duplicates counted;
+// unauthenticated, foreign, malformed and oversized messages counted as
+// an integrity failure, see workload.IntegrityError), and returns when every node is done and its records are in,
 // or at the bound span + Tail (records still missing are counted and
 // noted, never dropped silently). An interrupt sends stop to every node,
 // which drains like a local driver.

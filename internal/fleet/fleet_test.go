@@ -40,6 +40,9 @@ func startFleet(t *testing.T, n int, targetURL string) *fleet.Coordinator {
 	return c
 }
 
+// testToken is the join token of these tests' runs.
+const testToken = "fleet-test-join-token-0123456789abcdef"
+
 // testClient are the run's target client settings in these tests.
 var testClient = fleet.ClientSettings{Timeout: 20 * time.Second, FirstByteTimeout: 10 * time.Second, MaxConns: 32, MaxBytesInFlight: 1 << 24}
 
@@ -78,7 +81,7 @@ func startFleetConfig(t *testing.T, n int, node fleet.NodeConfig) (*fleet.Coordi
 		}
 		t.Cleanup(nc.Close)
 		conns = append(conns, nc)
-		w, err := jetstream.NewWorker(jetstream.WorkerConfig{NC: nc, Run: eng.Run(),
+		w, err := jetstream.NewWorker(jetstream.WorkerConfig{NC: nc, Run: eng.Run(), JoinToken: testToken,
 			Registry: dataflow.NewRegistry(), Name: "node-" + string(rune('a'+i)), Service: node.Service()})
 		if err != nil {
 			t.Fatal(err)
@@ -93,7 +96,8 @@ func startFleetConfig(t *testing.T, n int, node fleet.NodeConfig) (*fleet.Coordi
 	if err := eng.WaitWorkers(ctx, n); err != nil {
 		t.Fatal(err)
 	}
-	c, err := fleet.New(ctx, fleet.Config{NC: eng.Conn(), Run: eng.Run(), Nodes: fleet.NodesOf(eng.Workers()), Lead: 100 * time.Millisecond, Tail: 10 * time.Second, Client: testClient})
+	c, err := fleet.New(ctx, fleet.Config{NC: eng.Conn(), Run: eng.Run(), Nodes: fleet.NodesOf(eng.Workers()), Lead: 100 * time.Millisecond, Tail: 10 * time.Second, Client: testClient,
+		Key: jetstream.RunKey(testToken, eng.Run())})
 	if err != nil {
 		t.Fatal(err)
 	}

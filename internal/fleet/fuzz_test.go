@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/nats-io/nats.go"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
 	"github.com/sagebench/sagebench/internal/record"
 )
@@ -19,7 +20,7 @@ func FuzzNodeRequest(f *testing.F) {
 	f.Add([]byte(`nonsense`))
 	f.Add([]byte(`{"op":"plan","key":"1","subject":"s","part":0,"parts":1000000000000,"plan":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		n := &node{run: jetstream.ServiceRun{Worker: "w"}, shards: map[string]*shard{}}
+		n := &node{run: jetstream.ServiceRun{Worker: "w", Key: testKey}, shards: map[string]*shard{}}
 		for range 2 { // the same message twice: a retried part, a second start
 			if rep, ok := n.answer(context.Background(), data); ok && rep.Error == "" {
 				for _, s := range n.shards {
@@ -43,9 +44,13 @@ func FuzzRecordMessage(f *testing.F) {
 	f.Add(kindDone, []byte(`{"node":"nobody","records":-1}`))
 	f.Add("", []byte(`{`))
 	f.Fuzz(func(t *testing.T, kind string, data []byte) {
-		c := &Coordinator{cfg: Config{Logf: func(string, ...any) {}}, byName: map[string]int{"a": 0, "b": 1}}
+		c := &Coordinator{cfg: Config{Logf: func(string, ...any) {}, Key: testKey, Nodes: []Node{{Name: "a"}, {Name: "b"}}},
+			byName: map[string]int{"a": 0, "b": 1}}
 		tl := newTally(Shard(planOf(4), 2))
-		c.takeData(kind, data, tl, func(r record.Request) {
+		m := &nats.Msg{Subject: "s", Data: data, Header: nats.Header{}}
+		m.Header.Set(hdrKind, kind)
+		seal(testKey, "a", m) // sealed by a node: the worst a token holder can send
+		c.takeSealed("s", m.Header, data, tl, func(r record.Request) {
 			if _, ok := tl.owner[r.ID]; !ok {
 				t.Fatalf("emitted a record that was not planned: %q", r.ID)
 			}
@@ -58,6 +63,19 @@ func FuzzRecordMessage(f *testing.F) {
 		}
 		if len(tl.got) > 1 || tl.missing() < 3 {
 			t.Fatalf("one message counted as %d records", len(tl.got))
+		}
+		for id := range tl.got {
+			if tl.owner[id] != 0 {
+				t.Fatalf("node a's message took %s, of node b's shard", id)
+			}
+		}
+		// Unsealed, the same bytes are rejected whatever they say.
+		tl = newTally(Shard(planOf(4), 2))
+		c.takeSealed("s", nats.Header{hdrKind: []string{kind}, hdrNode: []string{"a"}}, data, tl, func(r record.Request) {
+			t.Fatalf("emitted an unauthenticated record %q", r.ID)
+		})
+		if tl.rejectedN != 1 {
+			t.Fatalf("an unsealed message: %d rejected, want 1", tl.rejectedN)
 		}
 	})
 }

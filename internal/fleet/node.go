@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -81,6 +82,10 @@ type node struct {
 	tgt    *target.Target
 	synths map[string]*shape.Synth // by tokenizer spec and SHA-256
 	wg     sync.WaitGroup
+	// finished are the phases this node ran: a replayed plan or start of
+	// one is refused.
+	finished map[string]bool
+	rejected atomic.Int64 // requests dropped unauthenticated
 }
 
 // shard is a phase's shard as its parts arrive, then while it runs.
@@ -91,7 +96,21 @@ type shard struct {
 	cancel   context.CancelFunc
 }
 
+// handle answers a coordinator request sealed with the run key; any
+// other message is counted and dropped unanswered (a node without a key
+// answers that it has none).
 func (n *node) handle(ctx context.Context, m *nats.Msg) {
+	if len(n.run.Key) == 0 {
+		b, _ := json.Marshal(reply{Error: fmt.Sprintf("node %s has no join token: start it with --join-token-file (or SAGEBENCH_JOIN_TOKEN)", n.run.Worker)})
+		_ = m.Respond(b)
+		return
+	}
+	if from, err := opened(n.run.Key, m.Subject, m.Header, m.Data); err != nil || from != coordinatorName {
+		if n.rejected.Add(1) == 1 {
+			n.cfg.Logf("node %s: dropping a request not sealed by the run's coordinator (someone without the join token publishes on %s)", n.run.Worker, m.Subject)
+		}
+		return
+	}
 	if rep, ok := n.answer(ctx, m.Data); ok {
 		b, _ := json.Marshal(rep)
 		_ = m.Respond(b)
@@ -168,6 +187,9 @@ func (n *node) store(req request) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	s := n.shards[req.Key]
+	if n.finished[req.Key] {
+		return false // a replay of a phase already run
+	}
 	if s == nil {
 		s = &shard{subject: req.Subject, parts: make([]*workload.LoadPlan, req.Parts)}
 		n.shards[req.Key] = s
@@ -208,6 +230,10 @@ func (n *node) start(ctx context.Context, req request) error {
 		n.runShard(pctx, req, s.subject, prepared, &workload.Env{Target: tgt, Prompts: synth, Tokenizer: plan.Tokenizer})
 		n.mu.Lock()
 		delete(n.shards, req.Key)
+		if n.finished == nil {
+			n.finished = map[string]bool{}
+		}
+		n.finished[req.Key] = true
 		n.mu.Unlock()
 	})
 	return nil
@@ -331,7 +357,7 @@ func warmConns(plan workload.LoadPlan) int {
 //
 // env carries the node's target and prompts; the rest is filled here.
 func (n *node) runShard(ctx context.Context, req request, subject string, sh *traffic.Shard, env *workload.Env) {
-	pub := &publisher{js: n.js, subject: subject, node: n.run.Worker}
+	pub := &publisher{js: n.js, subject: subject, node: n.run.Worker, key: n.run.Key}
 	env.Start, env.Drain, env.Log = time.Unix(0, req.BaseNS), sh.Drain(), io.Discard
 	env.Record, env.Sent = pub.add, func() {}
 	done := doneMsg{Node: n.run.Worker}
@@ -356,8 +382,8 @@ func (n *node) runShard(ctx context.Context, req request, subject string, sh *tr
 	b, _ := json.Marshal(done)
 	m := nats.NewMsg(subject)
 	m.Header.Set(hdrKind, kindDone)
-	m.Header.Set(hdrMsgID, "done."+req.Key+"."+n.run.Worker)
 	m.Data = b
+	seal(n.run.Key, n.run.Worker, m)
 	if err := publishSync(fctx, n.js, m); err != nil {
 		n.cfg.Logf("phase %s: publishing done: %v", sh.Phase(), err)
 	}

@@ -14,12 +14,13 @@ import (
 )
 
 // publisher streams a node's records of one phase to the record subject,
-// asynchronously, with Nats-Msg-Id = record ID; flush waits for the
+// asynchronously, each sealed (Nats-Msg-Id = its MAC); flush waits for the
 // server's acks and publishes again what failed.
 type publisher struct {
 	js      natsjs.JetStream
 	subject string
 	node    string
+	key     []byte // the run key: every record is sealed with it
 	mu      sync.Mutex
 	pending []pubAttempt
 	count   int
@@ -38,8 +39,8 @@ func (p *publisher) add(rec record.Request) {
 		b, _ = json.Marshal(record.Request{ID: rec.ID, Seq: rec.Seq, Kind: rec.Kind, Phase: rec.Phase, Node: p.node, Error: err.Error()})
 	}
 	m := nats.NewMsg(p.subject)
-	m.Header.Set(hdrMsgID, rec.ID)
 	m.Data = b
+	seal(p.key, p.node, m)
 	fut, err := p.js.PublishMsgAsync(m)
 	if err != nil {
 		fut = nil

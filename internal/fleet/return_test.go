@@ -24,7 +24,7 @@ func TestRecordReturnDedup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	nc := embeddedConns(t, ctx, 1)[0]
-	c, err := New(ctx, Config{NC: nc, Run: "dedup", Nodes: []Node{{Name: "w", Subject: "unused"}}})
+	c, err := New(ctx, Config{NC: nc, Run: "dedup", Nodes: []Node{{Name: "w", Subject: "unused"}}, Key: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestRecordReturnDedup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	pub := &publisher{js: js, subject: subject, node: "w"}
+	pub := &publisher{js: js, subject: subject, node: "w", key: testKey}
 	for _, r := range plan.Requests {
 		pub.add(record.Request{ID: r.ID, Seq: r.Seq, OK: true})
 	}
@@ -49,8 +49,9 @@ func TestRecordReturnDedup(t *testing.T) {
 	}
 	b, _ := json.Marshal(record.Request{ID: "p-00002", Seq: 2, Node: "w"})
 	twice := nats.NewMsg(subject)
-	twice.Header.Set(hdrMsgID, "another-id")
 	twice.Data = b
+	seal(testKey, "w", twice)
+	twice.Header.Set(hdrMsgID, "another-id")
 	if err := publishSync(ctx, js, twice); err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +59,7 @@ func TestRecordReturnDedup(t *testing.T) {
 	done := nats.NewMsg(subject)
 	done.Header.Set(hdrKind, kindDone)
 	done.Data = d
+	seal(testKey, "w", done)
 	if err := publishSync(ctx, js, done); err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +76,9 @@ func TestRecordReturnDedup(t *testing.T) {
 		t.Errorf("emitted %v, %d duplicates, %d missing; want the 3 records once and 1 duplicate", emitted, tl.dups, tl.missing())
 	}
 }
+
+// testKey is the run key of these tests.
+var testKey = jetstream.RunKey("0123456789abcdef0123456789abcdef", "test")
 
 // embeddedConns starts an embedded JetStream server for tb and returns n
 // connections to it; the cleanup closes them and shuts the server down.

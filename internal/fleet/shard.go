@@ -37,6 +37,10 @@ type tally struct {
 	nodes []nodeTally
 	dups  int
 	stray int
+	// rejected counts, by reason, the messages dropped for failing
+	// authentication or ownership (rejectedN in all).
+	rejected  map[string]int
+	rejectedN int
 }
 
 type nodeTally struct {

@@ -3,6 +3,7 @@ package fleet
 import (
 	"time"
 
+	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -37,17 +38,21 @@ type ClientSettings struct {
 	FirstByteTimeout time.Duration `json:"first_byte_timeout_ns,omitempty"`
 	MaxConns         int           `json:"max_conns,omitempty"`
 	MaxBytesInFlight int64         `json:"max_bytes_in_flight,omitempty"`
+	// Retry is the run's retry policy: every node applies the same one.
+	Retry *openai.RetryPolicy `json:"retry,omitempty"`
 }
 
 // Apply sets s on c.
 func (s ClientSettings) Apply(c target.Config) target.Config {
 	c.Timeout, c.FirstByteTimeout, c.MaxConns, c.MaxBytesInFlight = s.Timeout, s.FirstByteTimeout, s.MaxConns, s.MaxBytesInFlight
+	c.Retry = s.Retry
 	return c
 }
 
 // SettingsOf are the client settings of c.
 func SettingsOf(c target.Config) ClientSettings {
-	return ClientSettings{Timeout: c.Timeout, FirstByteTimeout: c.FirstByteTimeout, MaxConns: c.MaxConns, MaxBytesInFlight: c.MaxBytesInFlight}
+	return ClientSettings{Timeout: c.Timeout, FirstByteTimeout: c.FirstByteTimeout, MaxConns: c.MaxConns, MaxBytesInFlight: c.MaxBytesInFlight,
+		Retry: c.Retry}
 }
 
 // reply is a node's answer; Error is empty on success.

@@ -69,8 +69,14 @@ type completion struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// Chat sends a chat completion and reads its answer (streamed or not).
-func (c *Client) Chat(ctx context.Context, req ChatRequest) (res Result) { // named: done (deferred) completes it
+// Chat sends a chat completion and reads its answer (streamed or not),
+// once, or under the client's retry policy.
+func (c *Client) Chat(ctx context.Context, req ChatRequest) Result {
+	return c.do(ctx, !req.Stream, func(ctx context.Context, n int) Result { return c.chatOnce(ctx, req, n) })
+}
+
+// chatOnce is attempt n of a chat completion (0: no retry policy).
+func (c *Client) chatOnce(ctx context.Context, req ChatRequest, n int) (res Result) { // named: done (deferred) completes it
 	body := chatBody{Model: req.Model, Messages: req.Messages, MaxTokens: req.MaxTokens, Stream: req.Stream,
 		MinTokens: req.MinTokens, IgnoreEOS: req.IgnoreEOS}
 	if req.Stream && req.IncludeUsage {
@@ -81,7 +87,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (res Result) { // na
 		c.fail(&res, ClassMalformed, fmt.Errorf("encoding chat request: %w", err))
 		return res
 	}
-	cl := c.send(ctx, http.MethodPost, "/v1/chat/completions", b, req.Header, req.Stream, &res)
+	cl := c.send(ctx, http.MethodPost, "/v1/chat/completions", b, withAttempt(req.Header, n), req.Stream, &res)
 	if cl == nil {
 		return res
 	}

@@ -43,6 +43,7 @@ type Client struct {
 	engines sync.Map
 	nEngine atomic.Int64
 	held    atomic.Int64 // bytes of response bodies held by calls in flight (see call.charge)
+	retry   *retrier     // nil: every request is sent once
 }
 
 // Result is the outcome of one request, with its timing. All times are
@@ -75,6 +76,17 @@ type Result struct {
 	Status  int
 	Engine  string // X-Engine-Id
 	Retries int    // X-Sagebench-Retries
+
+	// Attempts is the number of times the client sent the request under
+	// its retry policy (1 without one, 0 when it was never sent);
+	// Attempt is the one whose outcome this Result reports. Start and
+	// Sent are the first attempt's, End the final one's: End − Sent is
+	// what the user waited. Tries holds every attempt when there was more
+	// than one. Replays counts net/http's own replays of a request none
+	// of whose bytes had been written (never one the target could see).
+	Attempt, Attempts int
+	Tries             []Try
+	Replays           int
 	// Server is the target's own timing of the request
 	// (protocol.HeaderServerTiming, a trailer on streams); ServerOK says
 	// the target sent a usable one.
@@ -146,6 +158,9 @@ func NewClient(cfg Config) (*Client, error) {
 		c.urls[p] = u
 	}
 	c.hdrs = newFixedHeaders(c.key)
+	if cfg.Retry.Enabled() {
+		c.retry = newRetrier(cfg.Retry)
+	}
 	return c, nil
 }
 
@@ -204,12 +219,14 @@ type stamps struct {
 	trace           httptrace.ClientTrace
 	mu              sync.Mutex
 	sent, firstByte time.Time
-	conns           int // connections the request was sent on (> 1: the transport replayed it)
+	conns           int  // connections the request was sent on (> 1: the transport replayed it)
+	wrote           bool // the whole request was written on the last connection
 }
 
 func newStamps() *stamps {
 	s := &stamps{}
 	s.trace.GotConn = s.gotConn
+	s.trace.WroteRequest = s.wroteRequest
 	s.trace.GotFirstResponseByte = s.gotFirstByte
 	return s
 }
@@ -221,7 +238,29 @@ func (s *stamps) gotConn(httptrace.GotConnInfo) {
 		s.sent = now
 	}
 	s.conns++
+	s.wrote = false
 	s.mu.Unlock()
+}
+
+func (s *stamps) wroteRequest(info httptrace.WroteRequestInfo) {
+	s.mu.Lock()
+	s.wrote = info.Err == nil
+	s.mu.Unlock()
+}
+
+// phase is where a request that got no response failed: "connect" (no
+// connection), "reset" (connected, the request not wholly written) or
+// "dropped" (written whole, then the connection closed unanswered).
+func (s *stamps) phase() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.sent.IsZero():
+		return "connect"
+	case s.wrote && s.firstByte.IsZero():
+		return "dropped"
+	}
+	return "reset"
 }
 
 func (s *stamps) gotFirstByte() {
@@ -229,12 +268,6 @@ func (s *stamps) gotFirstByte() {
 	s.mu.Lock()
 	s.firstByte = now
 	s.mu.Unlock()
-}
-
-func (s *stamps) connected() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return !s.sent.IsZero()
 }
 
 func (s *stamps) copyTo(res *Result) {
@@ -245,7 +278,11 @@ func (s *stamps) copyTo(res *Result) {
 	}
 	res.FirstByte = s.firstByte
 	if s.conns > 1 {
-		res.addNote(fmt.Sprintf("sent %d times: the target closed a kept-alive connection before answering", s.conns))
+		// net/http replays a request on a new connection only when
+		// nothing of it was written on the first (nothingWrittenError):
+		// the target cannot have seen it. Counted all the same.
+		res.Replays += s.conns - 1
+		res.addNote(fmt.Sprintf("connection replaced %d time(s) before any byte was written", s.conns-1))
 	}
 }
 
@@ -282,12 +319,10 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	if err != nil {
 		c.conns.leave()
 		// Refused or unreachable is connect; once a connection was
-		// obtained, a close or reset before the answer is reset.
-		phase := "connect"
-		if st.connected() {
-			phase = "reset"
-		}
-		class := classify(cctx, err, phase)
+		// obtained, a close before the request was written whole is
+		// reset, after it dropped_after_send (the target may have read
+		// and executed it).
+		class := classify(cctx, err, st.phase())
 		cancel()
 		c.fail(res, class, fmt.Errorf("%s %s: %w", method, path, unwrapURL(err)))
 		return nil
@@ -349,7 +384,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 }
 
 func (c *Client) header(req *http.Request, hdr http.Header, hasBody, stream bool) {
-	n := len(hdr) + 3 // Content-Type, Accept, Idempotency-Key: ≤ 8 keys fit a map's first group
+	n := len(hdr) + 3 // Content-Type, Accept, X-Sagebench-Attempt: ≤ 8 keys fit a map's first group
 	if c.hdrs.auth != nil {
 		n++
 	}
@@ -369,22 +404,6 @@ func (c *Client) header(req *http.Request, hdr http.Header, hasBody, stream bool
 		h["Authorization"] = c.hdrs.auth
 	}
 	req.Header = h
-	markReplayable(req)
-}
-
-// markReplayable lets the transport retry a POST on a fresh connection
-// when a reused keep-alive connection turns out to have been closed by
-// the target before it answered (the idle-close race): net/http retries
-// only requests it may replay, and an Idempotency-Key entry with no value
-// makes it one without sending any header. The body is a bytes.Reader,
-// so the request has GetBody.
-func markReplayable(req *http.Request) {
-	if req.Method != http.MethodPost {
-		return
-	}
-	if _, ok := req.Header["Idempotency-Key"]; !ok {
-		req.Header["Idempotency-Key"] = nil
-	}
 }
 
 // done drains a little of the body (so that the connection can be

@@ -33,6 +33,9 @@ type Config struct {
 	MaxBytesInFlight int64         `yaml:"max_bytes_in_flight" json:"max_bytes_in_flight"` // response bytes held by all requests in flight together (bodies being read, SSE line buffers beyond their first 32 KiB); past it a request fails too_large; 0 → DefaultMaxBytesInFlight
 	MaxLineBytes     int           `yaml:"max_line_bytes" json:"max_line_bytes"`           // longest SSE line; 0 → DefaultMaxLine
 	DialConcurrency  int           `yaml:"dial_concurrency" json:"dial_concurrency"`       // connections dialed at once; 0 → DefaultDialConcurrency
+	// Retry is the client's retry policy; the zero value sends every
+	// request exactly once.
+	Retry RetryPolicy `yaml:"retry" json:"retry,omitzero"`
 	// Secrets are further values (the admin token) the client masks, like
 	// the API key, in every target-originated string it keeps.
 	Secrets []string `yaml:"-" json:"-"`
@@ -73,7 +76,7 @@ func (c Config) Validate() error {
 	if c.MaxConns < 0 || c.MaxResponseBytes < 0 || c.MaxLineBytes < 0 || c.DialConcurrency < 0 || c.MaxBytesInFlight < 0 {
 		return errors.New("target.max_conns, max_response_bytes, max_bytes_in_flight, max_line_bytes and dial_concurrency must be >= 0 (0 = default)")
 	}
-	return nil
+	return c.Retry.Validate()
 }
 
 func (c Config) withDefaults() Config {

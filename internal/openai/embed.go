@@ -93,7 +93,15 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
 }
 
 // jsonCall POSTs body as JSON and decodes the 2xx answer with decode.
-func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, decode func([]byte) error, errField func() json.RawMessage) (res Result) { // named: done (deferred) completes it
+func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, decode func([]byte) error, errField func() json.RawMessage) Result {
+	// Not hedged: decode fills the caller's one value.
+	return c.do(ctx, false, func(ctx context.Context, n int) Result {
+		return c.jsonOnce(ctx, path, body, withAttempt(hdr, n), decode, errField)
+	})
+}
+
+// jsonOnce is one attempt of jsonCall.
+func (c *Client) jsonOnce(ctx context.Context, path string, body any, hdr http.Header, decode func([]byte) error, errField func() json.RawMessage) (res Result) { // named: done (deferred) completes it
 	b, err := json.Marshal(body)
 	if err != nil {
 		c.fail(&res, ClassMalformed, fmt.Errorf("encoding request: %w", err))

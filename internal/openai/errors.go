@@ -11,21 +11,22 @@ import (
 // Error classes of a Result (ErrClass). The set is closed: every failed
 // Result carries exactly one of these.
 const (
-	ClassConnect     = "connect"      // could not connect (refused, unreachable, DNS, connect timeout, TLS)
-	ClassReset       = "reset"        // connected, then the connection was closed or reset before any response header
-	ClassTimeout     = "timeout"      // Timeout or FirstByteTimeout elapsed, or a network read/write timed out
-	ClassCanceled    = "canceled"     // the caller's context was cancelled (or its own deadline passed)
-	ClassHTTP4xx     = "http_4xx"     // 4xx other than 429
-	ClassHTTP429     = "http_429"     // 429 Too Many Requests
-	ClassHTTP5xx     = "http_5xx"     // 5xx (and any other non-2xx status)
-	ClassMalformed   = "malformed"    // the body is not the JSON we expect
-	ClassTruncated   = "truncated"    // the body or stream ended early (no [DONE], cut mid-line, connection reset mid-body)
-	ClassTooLarge    = "too_large"    // the body exceeded MaxResponseBytes, a line MaxLineBytes, or the client's MaxBytesInFlight was spent
-	ClassStreamError = "stream_error" // the target reported an error inside a 200 response (error event / {"error":…})
+	ClassConnect     = "connect"            // could not connect (refused, unreachable, DNS, connect timeout, TLS)
+	ClassReset       = "reset"              // connected, then the connection was closed or reset before the request was written whole
+	ClassDropped     = "dropped_after_send" // the request was written whole, then the connection closed or reset without a response byte: the target may have read and executed it (a lost request, never replayed)
+	ClassTimeout     = "timeout"            // Timeout or FirstByteTimeout elapsed, or a network read/write timed out
+	ClassCanceled    = "canceled"           // the caller's context was cancelled (or its own deadline passed)
+	ClassHTTP4xx     = "http_4xx"           // 4xx other than 429
+	ClassHTTP429     = "http_429"           // 429 Too Many Requests
+	ClassHTTP5xx     = "http_5xx"           // 5xx (and any other non-2xx status)
+	ClassMalformed   = "malformed"          // the body is not the JSON we expect
+	ClassTruncated   = "truncated"          // the body or stream ended early (no [DONE], cut mid-line, connection reset mid-body)
+	ClassTooLarge    = "too_large"          // the body exceeded MaxResponseBytes, a line MaxLineBytes, or the client's MaxBytesInFlight was spent
+	ClassStreamError = "stream_error"       // the target reported an error inside a 200 response (error event / {"error":…})
 )
 
 // ErrClasses lists every error class.
-var ErrClasses = []string{ClassConnect, ClassReset, ClassTimeout, ClassCanceled, ClassHTTP4xx, ClassHTTP429,
+var ErrClasses = []string{ClassConnect, ClassReset, ClassDropped, ClassTimeout, ClassCanceled, ClassHTTP4xx, ClassHTTP429,
 	ClassHTTP5xx, ClassMalformed, ClassTruncated, ClassTooLarge, ClassStreamError}
 
 // errTooLarge is returned by limitedBody past MaxResponseBytes.
@@ -64,8 +65,9 @@ func statusClass(code int) string {
 
 // classify maps a transport or read error to its class. ctx is the
 // request's context (with the client's Timeout as a cause); phase is
-// "connect" (no connection obtained), "reset" (connected, no response
-// yet) or "read" (reading a 2xx body).
+// "connect" (no connection obtained), "reset" (connected, the request not
+// written whole), "dropped" (written whole, no response byte) or "read"
+// (reading a 2xx body).
 func classify(ctx context.Context, err error, phase string) string {
 	switch {
 	case errors.Is(err, errTooLarge), errors.Is(err, ErrLineTooLong), errors.Is(err, errBudget):
@@ -98,6 +100,8 @@ func classify(ctx context.Context, err error, phase string) string {
 		return ClassConnect
 	case "reset":
 		return ClassReset
+	case "dropped":
+		return ClassDropped
 	}
 	return ClassTruncated
 }

@@ -33,8 +33,8 @@ func TestResetAfterWrite(t *testing.T) {
 				conn.Close()
 			}), Config{})
 			res := c.Chat(context.Background(), ChatRequest{Model: "m", Stream: true})
-			if res.ErrClass != ClassReset {
-				t.Fatalf("class %q (err %v), want reset after the request was written", res.ErrClass, res.Err)
+			if res.ErrClass != ClassDropped {
+				t.Fatalf("class %q (err %v), want dropped_after_send after the request was written", res.ErrClass, res.Err)
 			}
 		})
 	}

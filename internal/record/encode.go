@@ -74,7 +74,36 @@ func AppendRequest(dst []byte, r *Request) ([]byte, error) {
 	b = appendOptInt(b, `,"prefix_group":`, int64(r.PrefixGroup))
 	b = appendOptString(b, `,"session":`, r.Session)
 	b = appendOptInt(b, `,"turn":`, int64(r.Turn))
+	b = appendOptInt(b, `,"attempt":`, int64(r.Attempt))
+	b = appendOptInt(b, `,"attempts":`, int64(r.Attempts))
+	b = appendOptInt(b, `,"replays":`, int64(r.Replays))
+	if len(r.Tries) > 0 {
+		b = append(b, `,"tries":[`...)
+		for i := range r.Tries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendTry(b, &r.Tries[i])
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}'), nil
+}
+
+func appendTry(b []byte, t *Try) []byte {
+	b = appendInt(append(b, '{'), `"n":`, int64(t.N))
+	if t.Hedge {
+		b = append(b, `,"hedge":true`...)
+	}
+	if t.Superseded {
+		b = append(b, `,"superseded":true`...)
+	}
+	b = appendInt(b, `,"sent_ns":`, t.SentNS)
+	b = appendInt(b, `,"end_ns":`, t.EndNS)
+	b = appendOptInt(b, `,"status":`, int64(t.Status))
+	b = appendOptString(b, `,"error_class":`, t.ErrorClass)
+	b = appendOptInt(b, `,"replays":`, int64(t.Replays))
+	return append(b, '}')
 }
 
 func appendInt(b []byte, key string, v int64) []byte {

@@ -144,6 +144,10 @@ func fillValue(rng *rand.Rand, f reflect.Value, s string) {
 	case reflect.Pointer:
 		f.Set(reflect.New(f.Type().Elem()))
 		fillValue(rng, f.Elem(), s)
+	case reflect.Struct:
+		for k := range f.NumField() {
+			fillValue(rng, f.Field(k), s)
+		}
 	default:
 		panic("fill: a field of kind " + f.Kind().String() + " needs a case here and in AppendRequest")
 	}

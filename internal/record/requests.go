@@ -185,6 +185,7 @@ const (
 	MaxErrorBytes = 2048    // bytes of Error kept
 	MaxNoteBytes  = 2048    // bytes of Note kept
 	MaxFieldBytes = 256     // bytes of every other string field kept (engine, node, ids, labels)
+	MaxTries      = 32      // attempts kept in Tries (the first ones)
 )
 
 // Bound returns r cut to the line bounds: TokenNS keeps its first
@@ -199,6 +200,18 @@ func Bound(r Request) Request {
 		r.TokenNS, r.TokenNSDropped = kept, r.TokenNSDropped+n-MaxTokenNS
 	}
 	r.Error, r.Note = cutString(r.Error, MaxErrorBytes), cutString(r.Note, MaxNoteBytes)
+	if len(r.Tries) > MaxTries {
+		r.Tries = r.Tries[:MaxTries:MaxTries]
+	}
+	for i := range r.Tries {
+		if len(r.Tries[i].ErrorClass) > MaxFieldBytes {
+			r.Tries = append([]Try(nil), r.Tries...) // not the caller's array
+			for k := range r.Tries {
+				r.Tries[k].ErrorClass = cutString(r.Tries[k].ErrorClass, MaxFieldBytes)
+			}
+			break
+		}
+	}
 	for _, f := range []*string{&r.ID, &r.Kind, &r.Type, &r.Stage, &r.TxnID, &r.Phase, &r.Tenant,
 		&r.Priority, &r.Model, &r.ErrorClass, &r.Engine, &r.Node} {
 		*f = cutString(*f, MaxFieldBytes)

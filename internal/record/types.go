@@ -51,6 +51,17 @@ type Run struct {
 	// WorkloadHash is ConfigHash without the backend: the sage and ray
 	// runs of one workload, seed and config share it (runconfig).
 	WorkloadHash string `json:"workload_hash,omitempty"`
+	// Integrity counts the messages on a distributed run's record
+	// subjects that were rejected (unauthenticated, outside the sender's
+	// shard, malformed, oversized): none reached requests.jsonl, and the
+	// run is invalid. Nil when none was.
+	Integrity *Integrity `json:"integrity,omitempty"`
+}
+
+// Integrity is the account of rejected record messages.
+type Integrity struct {
+	Rejected int            `json:"rejected"`
+	ByReason map[string]int `json:"by_reason"`
 }
 
 // Environment is the manifest of the machine and build that produced a run.
@@ -107,6 +118,28 @@ type Summary struct {
 	// timing (the reference stack does), the client's time from the actual
 	// send minus the server's from receipt: network plus harness.
 	HarnessOverhead *Overhead `json:"harness_overhead,omitempty"`
+	// Retry is what the client's retry policy did (docs/requests.md):
+	// present when a request was sent more than once.
+	Retry *RetrySummary `json:"retry,omitempty"`
+}
+
+// RetrySummary accounts for the requests sent more than once.
+// Amplification is attempts ÷ requests, the load the target carried per
+// request asked; GoodputWithoutRetries counts only requests that met
+// their SLO on the first attempt (what the run would have delivered had
+// the failures stayed failures); UserLatency is from the first send to
+// the final answer, of the requests that succeeded.
+type RetrySummary struct {
+	Requests                 int     `json:"requests"`
+	Attempts                 int     `json:"attempts"`
+	Amplification            float64 `json:"amplification"`
+	Retried                  int     `json:"retried"`
+	TransportReplays         int     `json:"transport_replays"`
+	SucceededFirstAttempt    int     `json:"succeeded_first_attempt"`
+	Goodput                  float64 `json:"goodput"`
+	GoodputWithoutRetries    float64 `json:"goodput_without_retries"`
+	ThroughputWithoutRetries float64 `json:"throughput_without_retries"`
+	UserLatency              Latency `json:"user_latency"`
 }
 
 // Overhead is the client-minus-server time of TTFT and E2E, in ms.
@@ -213,6 +246,32 @@ type Request struct {
 	// counts from 1; 0: not a session).
 	Session string `json:"session,omitempty"`
 	Turn    int    `json:"turn,omitempty"`
+	// Attempt is the attempt whose outcome the record reports and
+	// Attempts the times the request was sent under the client's retry
+	// policy (1 and 1: sent once; 0: never sent, or a record of an older
+	// build). SentNS is the first attempt's send, EndNS the final
+	// answer's: ServiceMs is the latency the user saw.
+	Attempt  int `json:"attempt,omitempty"`
+	Attempts int `json:"attempts,omitempty"`
+	// Replays counts net/http's own replays on a new connection of a
+	// request none of whose bytes had been written (the target never saw
+	// them); nothing else is ever replayed by the transport.
+	Replays int `json:"replays,omitempty"`
+	// Tries are the attempts, in order, when there was more than one (at
+	// most MaxTries kept).
+	Tries []Try `json:"tries,omitempty"`
+}
+
+// Try is one attempt of a request sent more than once.
+type Try struct {
+	N          int    `json:"n"`
+	Hedge      bool   `json:"hedge,omitempty"`      // sent while an earlier attempt was in flight
+	Superseded bool   `json:"superseded,omitempty"` // a hedge race's loser, cancelled by the client
+	SentNS     int64  `json:"sent_ns"`
+	EndNS      int64  `json:"end_ns"`
+	Status     int    `json:"status,omitempty"`
+	ErrorClass string `json:"error_class,omitempty"`
+	Replays    int    `json:"replays,omitempty"`
 }
 
 // Unified is one row of unified_results.jsonl/.csv: field for field the

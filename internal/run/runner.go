@@ -219,8 +219,12 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	// missing requests are failed records, the run is incomplete and the
 	// error (naming the node) is returned after the records are written.
 	lost := (*workload.NodeLostError)(nil)
-	if err != nil && !errors.As(err, &lost) {
+	integrity := (*workload.IntegrityError)(nil) // forged or stray records were dropped: written, invalid
+	if err != nil && !errors.As(err, &lost) && !errors.As(err, &integrity) {
 		return Result{Dir: dir, Run: run}, err
+	}
+	if integrity != nil && lost == nil {
+		err = nil
 	}
 	run.EndedAt = time.Now()
 	outcome = cleanOutcome(t.Redactor(), outcome)
@@ -228,6 +232,11 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	run.Summary.TargetMetrics = targetMetrics
 	if lost != nil {
 		run.InvalidReasons = append(run.InvalidReasons, lost.Error())
+	}
+	if integrity != nil {
+		run.InvalidReasons = append(run.InvalidReasons, integrity.Error())
+		run.Valid = false
+		run.Integrity = &record.Integrity{Rejected: integrity.Rejected, ByReason: integrity.ByReason}
 	}
 	run.Notes = append(append(outcome.Notes, connNotes(t, warmed, rn.Fleet != nil)...), metricNotes...)
 	cleanRun(t.Redactor(), &run)

@@ -37,15 +37,21 @@ type Shared struct {
 	// NATSURL is an external NATS cluster for --nodes (empty: an embedded
 	// server and local worker processes). Credentials come from the
 	// environment (NATS_TOKEN) or a creds file, never from here.
-	NATSURL     string           `yaml:"nats_url,omitempty" json:"nats_url,omitempty"`
-	Parallelism int              `yaml:"parallelism" json:"parallelism"`
-	Repeat      int              `yaml:"repeat" json:"repeat"`
-	Seed        int64            `yaml:"seed" json:"seed"`
-	OutputDir   string           `yaml:"output_dir" json:"output_dir"`
-	Quick       bool             `yaml:"quick" json:"quick"`
-	Target      target.Config    `yaml:"target" json:"target"`
-	Validity    summary.Validity `yaml:"validity" json:"validity"`
-	Drain       time.Duration    `yaml:"drain" json:"drain"` // after an interrupt
+	NATSURL string `yaml:"nats_url,omitempty" json:"nats_url,omitempty"`
+	// NATSInsecure allows an outside NATS server without credentials
+	// (--nats-insecure): recorded, and the report shows it.
+	NATSInsecure bool `yaml:"nats_insecure,omitempty" json:"nats_insecure,omitempty"`
+	// JoinTokenFile holds the join token the workers of --nodes share
+	// (docs/distributed.md); empty: the run generates one and prints it.
+	JoinTokenFile string           `yaml:"join_token_file,omitempty" json:"join_token_file,omitempty"`
+	Parallelism   int              `yaml:"parallelism" json:"parallelism"`
+	Repeat        int              `yaml:"repeat" json:"repeat"`
+	Seed          int64            `yaml:"seed" json:"seed"`
+	OutputDir     string           `yaml:"output_dir" json:"output_dir"`
+	Quick         bool             `yaml:"quick" json:"quick"`
+	Target        target.Config    `yaml:"target" json:"target"`
+	Validity      summary.Validity `yaml:"validity" json:"validity"`
+	Drain         time.Duration    `yaml:"drain" json:"drain"` // after an interrupt
 	// Pacer is how the drivers wait for arrivals: load.PacerEfficient
 	// (empty, the default) or load.PacerPrecise.
 	Pacer string `yaml:"pacer,omitempty" json:"pacer,omitempty"`

@@ -91,6 +91,7 @@ type Collector struct {
 	overTTFT, overE2E *dist
 	// lastPhase is the phase of the request added last (Live).
 	lastPhase string
+	retry     retryAcc
 }
 
 // NewCollector returns an empty Collector.
@@ -136,6 +137,7 @@ func (c *Collector) Add(r record.Request) {
 	}
 	c.all.add(&r)
 	c.lastPhase = r.Phase
+	c.retry.add(&r)
 	c.addOverhead(&r)
 	rt := c.route(routeKey{r.Type, r.Tenant, r.Priority, r.Phase})
 	for _, g := range rt.groups {

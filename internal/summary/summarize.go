@@ -69,6 +69,7 @@ func (c *Collector) Summarize(phases []Phase, v Validity) (record.Summary, []str
 	}
 	s.TargetRate, s.DeliveredRate = c.rates(phases)
 	s.Groups = c.groupSummaries(dur, total)
+	s.Retry = c.retry.summary(c.all, total)
 	if c.overE2E.count() > 0 {
 		s.HarnessOverhead = &record.Overhead{TTFT: c.overTTFT.latency(), E2E: c.overE2E.latency()}
 	}

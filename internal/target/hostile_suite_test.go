@@ -29,7 +29,7 @@ func TestHostileTargetSuite(t *testing.T) {
 		targettest.Huge:     {openai.ClassTooLarge, openai.ClassTimeout},
 		targettest.Echo:     {openai.ClassHTTP5xx, openai.ClassStreamError},
 		targettest.Redirect: {openai.ClassHTTP4xx},
-		targettest.Reset:    {openai.ClassReset},
+		targettest.Reset:    {openai.ClassDropped, openai.ClassReset},
 	}
 	for _, mode := range targettest.HostileModes {
 		t.Run(mode, func(t *testing.T) {

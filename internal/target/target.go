@@ -48,6 +48,9 @@ type Config struct {
 	// (OpenAI's own API refuses both). Empty: vllm for a URL target, none
 	// for the embedded stack (its engines always generate max_tokens).
 	OutputControl string `yaml:"output_control,omitempty" json:"output_control,omitempty"`
+	// Retry is the client's retry policy (docs/requests.md); nil sends
+	// every request exactly once. (A pointer: Config stays comparable.)
+	Retry *openai.RetryPolicy `yaml:"retry,omitempty" json:"retry,omitempty"`
 }
 
 // Output controls (Config.OutputControl).
@@ -94,6 +97,11 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("target.output_control %q: use vllm (ignore_eos + min_tokens), ignore_eos, or none", c.OutputControl)
 	}
+	if c.Retry != nil {
+		if err := c.Retry.Validate(); err != nil {
+			return err
+		}
+	}
 	if c.IsEmbedded() {
 		return nil
 	}
@@ -129,8 +137,12 @@ func (c Config) clientConfig(base string) openai.Config {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	return openai.Config{BaseURL: base, APIKeyEnv: c.APIKeyEnv, Timeout: timeout,
+	cfg := openai.Config{BaseURL: base, APIKeyEnv: c.APIKeyEnv, Timeout: timeout,
 		FirstByteTimeout: c.FirstByteTimeout, MaxConns: c.MaxConns, MaxBytesInFlight: c.MaxBytesInFlight}
+	if c.Retry != nil {
+		cfg.Retry = *c.Retry
+	}
+	return cfg
 }
 
 // Describe returns the URL with any user info, query and fragment removed.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
@@ -85,4 +88,21 @@ type NodeLostError struct {
 
 func (e *NodeLostError) Error() string {
 	return fmt.Sprintf("load node %s stopped answering mid-phase %s: %d of its requests never came back and are counted as failed", e.Node, e.Phase, e.Missing)
+}
+
+// IntegrityError is a run into whose records someone without the run's
+// key tried to write (or a node tried to write outside its shard): those
+// messages were dropped, never recorded, and the run is invalid.
+type IntegrityError struct {
+	Rejected int
+	ByReason map[string]int
+}
+
+func (e *IntegrityError) Error() string {
+	var parts []string
+	for _, r := range slices.Sorted(maps.Keys(e.ByReason)) {
+		parts = append(parts, fmt.Sprintf("%s %d", r, e.ByReason[r]))
+	}
+	return fmt.Sprintf("integrity failure: %d messages on the run's record subjects were rejected (%s); none reached the records, but someone could publish there — see docs/distributed.md",
+		e.Rejected, strings.Join(parts, ", "))
 }

@@ -48,6 +48,7 @@ func (env *Env) Fill(r *record.Request, intended time.Time, res *openai.Result) 
 		r.TTFATMs = ms(res.FirstAnswerToken.Sub(intended))
 	}
 	r.Status, r.Engine, r.Retries = res.Status, res.Engine, res.Retries
+	env.fillAttempts(r, res)
 	if res.ServerOK {
 		r.ServerTTFTMs, r.ServerE2EMs = ms(res.Server.FirstToken), ms(res.Server.End)
 	}
@@ -61,6 +62,19 @@ func (env *Env) Fill(r *record.Request, intended time.Time, res *openai.Result) 
 	if res.Err != nil {
 		r.ErrorClass = res.ErrClass
 		r.Error = ClipError(res.Err.Error())
+	}
+}
+
+// fillAttempts copies the client's attempts of res into r.
+func (env *Env) fillAttempts(r *record.Request, res *openai.Result) {
+	r.Attempt, r.Attempts, r.Replays = res.Attempt, res.Attempts, res.Replays
+	if len(res.Tries) == 0 {
+		return
+	}
+	r.Tries = make([]record.Try, len(res.Tries))
+	for i, t := range res.Tries {
+		r.Tries[i] = record.Try{N: t.N, Hedge: t.Hedge, Superseded: t.Superseded, SentNS: env.Offset(t.Sent),
+			EndNS: env.Offset(t.End), Status: t.Status, ErrorClass: t.ErrClass, Replays: t.Replays}
 	}
 }
 

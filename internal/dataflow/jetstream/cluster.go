@@ -30,6 +30,12 @@ type ClusterConfig struct {
 	// default arguments (e.g. --target URL).
 	Spawn      SpawnConfig
 	WorkerArgs []string
+	// JoinToken is the secret the workers must hold (out of band, never
+	// over NATS); "" generates one (JoinToken reports it).
+	JoinToken string
+	// Insecure allows an outside server without credentials (--nats-insecure).
+	Insecure  bool
+	generated bool // JoinToken was generated here (announce prints it)
 }
 
 // Cluster is a coordinator with its server and workers.
@@ -51,6 +57,11 @@ type ClusterInfo struct {
 	Nodes    []WorkerInfo `json:"nodes"`    // who joined, with clock offsets
 	Replicas int          `json:"replicas"` // stream replicas
 	Storage  string       `json:"storage"`  // memory or file
+	// Authenticated says the server required credentials of the run
+	// (embedded) or the coordinator gave some; Insecure that an outside
+	// server was used without (--nats-insecure).
+	Authenticated bool `json:"authenticated"`
+	Insecure      bool `json:"insecure,omitempty"`
 }
 
 // StartCluster starts (or connects to) the server, creates the
@@ -63,17 +74,32 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	if cfg.JoinTimeout <= 0 {
 		cfg.JoinTimeout = 30 * time.Second
 	}
+	if cfg.JoinToken == "" {
+		tok, err := NewJoinToken()
+		if err != nil {
+			return nil, err
+		}
+		cfg.JoinToken, cfg.generated = tok, true
+	} else if err := CheckJoinToken(cfg.JoinToken); err != nil {
+		return nil, err
+	}
 	c := &Cluster{cfg: cfg, embedded: cfg.URL == ""}
-	url := cfg.URL
+	url, auth := cfg.URL, cfg.Auth
 	if c.embedded {
-		srv, err := StartEmbedded(ctx, ServerConfig{})
+		var err error
+		if auth, err = runCredentials(); err != nil {
+			return nil, err
+		}
+		srv, err := StartEmbedded(ctx, ServerConfig{User: auth.User, Password: auth.Password})
 		if err != nil {
 			return nil, err
 		}
 		c.srv, url = srv, srv.URL()
+	} else if err := CheckAuth(url, auth, cfg.Insecure); err != nil {
+		return nil, err
 	}
 	ec := cfg.Engine
-	ec.Conn = ConnConfig{URL: url, Auth: cfg.Auth, ConnectTimeout: ec.Conn.ConnectTimeout, Logf: ec.Conn.Logf}
+	ec.Conn = ConnConfig{URL: url, Auth: auth, ConnectTimeout: ec.Conn.ConnectTimeout, Logf: ec.Conn.Logf}
 	ec.RemoteOnly = true
 	eng, err := New(ec)
 	if err != nil {
@@ -87,6 +113,11 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	if c.embedded {
 		sc := cfg.Spawn
 		sc.N, sc.URL, sc.Run = cfg.Nodes, url, eng.Run()
+		// The run's credentials and join token travel in the workers'
+		// environment (not their arguments); other credentials of this
+		// process's environment are blanked so these are the ones used.
+		sc.Env = append(sc.Env, "NATS_CREDS=", "NATS_NKEY=", "NATS_TOKEN=", "NATS_USER="+auth.User, "NATS_PASSWORD="+auth.Password,
+			"SAGEBENCH_JOIN_TOKEN="+cfg.JoinToken)
 		if sc.Args == nil {
 			sc.Args = append([]string{"worker", "--nats-url", url, "--run", eng.Run(), "--once"}, cfg.WorkerArgs...)
 		}
@@ -97,6 +128,21 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	}
 	return c, nil
 }
+
+// runCredentials are an embedded server's per-run user and password.
+func runCredentials() (Auth, error) {
+	pw, err := NewJoinToken()
+	if err != nil {
+		return Auth{}, err
+	}
+	return Auth{User: "sagebench", Password: pw}, nil
+}
+
+// JoinToken is the run's join token (generated unless given).
+func (c *Cluster) JoinToken() string { return c.cfg.JoinToken }
+
+// RunKey is the key the run's records are sealed with.
+func (c *Cluster) RunKey() []byte { return RunKey(c.cfg.JoinToken, c.eng.Run()) }
 
 // clusterReplicas is the default stream replicas on an external server:
 // 3 when it is one of a cluster of three or more (the streams then survive
@@ -135,8 +181,11 @@ func (c *Cluster) announce(hint string) {
 		hint = " " + hint
 	}
 	url := c.eng.url()
-	c.eng.cfg.Logf("run %s: waiting up to %v for %d worker(s) on %s; on each worker host: sagebench worker --nats-url %s%s (joins any run; --run %s for this one only)",
+	c.eng.cfg.Logf("run %s: waiting up to %v for %d worker(s) on %s; on each worker host: sagebench worker --nats-url %s%s --join-token-file FILE (joins any run; --run %s for this one only)",
 		c.eng.cfg.Run, c.cfg.JoinTimeout, c.cfg.Nodes, url, url, hint, c.eng.cfg.Run)
+	if c.cfg.generated { // printed once, here, for the operator to hand out: never sent over NATS
+		c.eng.cfg.Logf("run %s: join token (put it in FILE, mode 600, on each worker host): %s", c.eng.cfg.Run, c.cfg.JoinToken)
+	}
 }
 
 // Info says where the run ran.
@@ -146,8 +195,10 @@ func (c *Cluster) Info() ClusterInfo {
 	if ec.FileStorage {
 		storage = "file"
 	}
+	anon := !c.embedded && c.cfg.Auth.Anonymous() && !HasCredentials(c.cfg.URL)
 	return ClusterInfo{Engine: "jetstream", Server: c.eng.url(), Embedded: c.embedded, Run: ec.Run,
-		Workers: c.eng.workers.count(), Nodes: c.eng.Workers(), Replicas: ec.Replicas, Storage: storage}
+		Workers: c.eng.workers.count(), Nodes: c.eng.Workers(), Replicas: ec.Replicas, Storage: storage,
+		Authenticated: !anon, Insecure: anon && c.cfg.Insecure}
 }
 
 // Procs are the spawned local workers (nil on an external cluster), for

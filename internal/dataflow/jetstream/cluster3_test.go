@@ -49,7 +49,7 @@ func TestServerProcessKilledInCluster(t *testing.T) {
 	procs, url := jstest.StartCluster3(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*dataflowtest.Timeout)
 	defer cancel()
-	c, err := jetstream.StartCluster(ctx, jetstream.ClusterConfig{Nodes: 1, URL: strings.Split(url, ",")[0],
+	c, err := jetstream.StartCluster(ctx, jetstream.ClusterConfig{Nodes: 1, URL: strings.Split(url, ",")[0], Insecure: true,
 		Engine: jetstream.Config{FileStorage: true, AckWait: 2 * time.Second, Conn: jetstream.ConnConfig{ConnectTimeout: dataflowtest.Timeout / 3, Logf: t.Logf}}})
 	if err != nil {
 		t.Fatal(err)

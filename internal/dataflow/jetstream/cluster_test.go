@@ -54,7 +54,7 @@ func TestClusterExternalWaitsForWorkers(t *testing.T) {
 	srv := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), dataflowtest.Timeout)
 	defer cancel()
-	c, err := jetstream.StartCluster(ctx, jetstream.ClusterConfig{Nodes: 2, URL: srv.URL(), JoinTimeout: 300 * time.Millisecond})
+	c, err := jetstream.StartCluster(ctx, jetstream.ClusterConfig{Nodes: 2, URL: srv.URL(), JoinTimeout: 300 * time.Millisecond, Insecure: true})
 	if err != nil {
 		t.Fatal(err)
 	}

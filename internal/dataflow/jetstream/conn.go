@@ -15,9 +15,36 @@ import (
 // connect and never written to records, logs or errors.
 type Auth struct {
 	CredsFile string // a NATS .creds file (JWT + NKey seed)
+	NKeyFile  string // a file holding an NKey seed (nats.NkeyOptionFromSeed)
 	Token     string
 	User      string
 	Password  string
+	// TLS: CAFile verifies the server; CertFile and KeyFile are the
+	// client's certificate (mutual TLS, which also authenticates).
+	CAFile, CertFile, KeyFile string
+}
+
+// Anonymous reports whether a carries no credential at all (TLS with a
+// CA only verifies the server, it does not authenticate the client).
+func (a Auth) Anonymous() bool {
+	return a.CredsFile == "" && a.NKeyFile == "" && a.Token == "" && a.User == "" && a.CertFile == ""
+}
+
+// InsecureError is an outside NATS server to be used without credentials:
+// anyone who can reach it could read the run's plans and publish into it.
+type InsecureError struct{ URL string }
+
+func (e *InsecureError) Error() string {
+	return fmt.Sprintf("refusing to use NATS at %s without credentials: anyone who reaches it could read the run and publish into it; "+
+		"give credentials (NATS_CREDS, NATS_NKEY, NATS_TOKEN, NATS_USER/NATS_PASSWORD, or a client certificate NATS_CERT/NATS_KEY) or pass --nats-insecure", e.URL)
+}
+
+// CheckAuth refuses an anonymous connection to url unless insecure.
+func CheckAuth(url string, a Auth, insecure bool) error {
+	if insecure || !a.Anonymous() || HasCredentials(url) {
+		return nil
+	}
+	return &InsecureError{URL: Redact(url)}
 }
 
 // ConnConfig says how to reach a NATS server.
@@ -110,6 +137,21 @@ func HasCredentials(u string) bool {
 	return false
 }
 
+// tlsOptions are the TLS options of a (none without TLS files).
+func (a Auth) tlsOptions() ([]nats.Option, error) {
+	var opts []nats.Option
+	if a.CAFile != "" {
+		opts = append(opts, nats.RootCAs(a.CAFile))
+	}
+	if (a.CertFile == "") != (a.KeyFile == "") {
+		return nil, errors.New("a client certificate needs both its cert and key files (NATS_CERT and NATS_KEY)")
+	}
+	if a.CertFile != "" {
+		opts = append(opts, nats.ClientCert(a.CertFile, a.KeyFile))
+	}
+	return opts, nil
+}
+
 // Client pings: a connection is stale after maxPingsOut unanswered ones.
 const (
 	pingInterval = 2 * time.Second
@@ -148,9 +190,20 @@ func Connect(c ConnConfig) (*nats.Conn, error) {
 			}),
 			nats.ReconnectHandler(func(nc *nats.Conn) { logf("nats: reconnected to %s", Redact(nc.ConnectedUrl())) }))
 	}
+	tlsOpts, err := c.Auth.tlsOptions()
+	if err != nil {
+		return nil, &ConnectError{URL: Redact(c.URL), Err: err}
+	}
+	opts = append(opts, tlsOpts...)
 	switch {
 	case c.Auth.CredsFile != "":
 		opts = append(opts, nats.UserCredentials(c.Auth.CredsFile))
+	case c.Auth.NKeyFile != "":
+		o, err := nats.NkeyOptionFromSeed(c.Auth.NKeyFile)
+		if err != nil {
+			return nil, &ConnectError{URL: Redact(c.URL), Err: fmt.Errorf("nkey seed file: %w", err)}
+		}
+		opts = append(opts, o)
 	case c.Auth.Token != "":
 		opts = append(opts, nats.Token(c.Auth.Token))
 	case c.Auth.User != "":

@@ -50,8 +50,9 @@ func faultOps() map[string]dataflow.OperatorFunc {
 
 func workerMain(url, run string) int {
 	w, err := jetstream.NewWorker(jetstream.WorkerConfig{
-		Conn: jetstream.ConnConfig{URL: url}, Run: run, Registry: dataflowtest.Registry(&testing.T{}, faultOps()), Once: true,
-		Name: os.Getenv("SAGEBENCH_WORKER_NAME"),
+		Conn: jetstream.ConnConfig{URL: url, Auth: jetstream.Auth{User: os.Getenv("NATS_USER"), Password: os.Getenv("NATS_PASSWORD")}},
+		Run:  run, Registry: dataflowtest.Registry(&testing.T{}, faultOps()), Once: true,
+		Name: os.Getenv("SAGEBENCH_WORKER_NAME"), JoinToken: os.Getenv("SAGEBENCH_JOIN_TOKEN"),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

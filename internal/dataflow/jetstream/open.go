@@ -73,6 +73,10 @@ type ServiceRun struct {
 	Worker  string
 	Subject string       // where the coordinator reaches this worker's service
 	Clock   *ClockOffset // this worker's clock minus the coordinator's; nil when not measured
+	// Key is the run key (RunKey of the worker's join token and Run):
+	// the service authenticates what it sends and receives with it. Nil
+	// when the worker has no join token.
+	Key []byte
 }
 
 // serviceSubject is where a worker's service listens in a run.

@@ -17,6 +17,10 @@ type ServerConfig struct {
 	Port       int           // 0 picks a free port
 	StoreDir   string        // "" creates a temporary directory, removed by Shutdown
 	ReadyAfter time.Duration // how long to wait for the server to accept connections; default 10s
+	// User and Password, when set, are the only credentials the server
+	// accepts (StartCluster generates them per run): a client without
+	// them is refused at connect.
+	User, Password string
 }
 
 // Server is an embedded NATS server with JetStream.
@@ -49,6 +53,7 @@ func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	opts := &server.Options{
 		Host: cfg.Host, Port: cfg.Port, JetStream: true, StoreDir: cfg.StoreDir,
 		NoSigs: true, NoLog: true, ServerName: "sagebench-embedded",
+		Username: cfg.User, Password: cfg.Password,
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {

@@ -30,6 +30,9 @@ type WorkerConfig struct {
 	Name     string // "" means host:pid
 	// Once: leave after one run instead of waiting for the next.
 	Once bool
+	// JoinToken is the secret shared out of band with the coordinator
+	// (never sent over NATS); the run key of its Service derives from it.
+	JoinToken string
 	// DrainTimeout bounds how long in-flight records may take to finish
 	// after ctx is cancelled; 0 means 30s.
 	DrainTimeout time.Duration
@@ -313,7 +316,8 @@ func (w *Worker) startService(fetch, hard context.Context, n names, clock *Clock
 		return func() error { return nil }
 	}
 	done := make(chan error, 1)
-	run := ServiceRun{NC: w.nc, Run: n.run, Worker: w.cfg.Name, Subject: n.serviceSubject(w.token), Clock: clock}
+	run := ServiceRun{NC: w.nc, Run: n.run, Worker: w.cfg.Name, Subject: n.serviceSubject(w.token), Clock: clock,
+		Key: RunKey(w.cfg.JoinToken, n.run)}
 	go func() { done <- w.cfg.Service(fetch, run) }()
 	return func() error {
 		select {

@@ -36,7 +36,7 @@ func TestQ8QuickOnEmbeddedStack(t *testing.T) {
 		t.Fatalf("exit %d, want 6 (lost > 0 misses the target)\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
 	}
 	lost, sent := res.Count("lost"), res.Count("sent")
-	byClass := res.Count("lost_truncated") + res.Count("lost_reset") + res.Count("lost_timeout") + res.Count("lost_canceled") + res.Count("lost_no_record")
+	byClass := res.Count("lost_truncated") + res.Count("lost_dropped_after_send") + res.Count("lost_reset") + res.Count("lost_timeout") + res.Count("lost_canceled") + res.Count("lost_no_record")
 	if lost <= 0 || sent <= 0 || byClass != lost {
 		t.Errorf("lost %d of %d sent, %d by class; want > 0, all classified", lost, sent, byClass)
 	}
