@@ -224,14 +224,15 @@ func (r *Run) SizingMetrics() []result.Metric {
 
 // Aborted is the outcome of a drill whose capacity probe reached no
 // plateau (err, a NoPlateauError): the probe's phase and table, the
-// capacity as a bound, and the run not comparable (exit 5) — no load was
-// offered at a rate made up from a lower bound.
-func (r *Run) Aborted(res result.Result, err error) workload.Outcome {
+// primary metric not measurable, the capacity as a bound, and the run not
+// comparable (exit 5) — no load was offered at a rate made up from a
+// lower bound.
+func (r *Run) Aborted(primary result.Def, err error) workload.Outcome {
 	o := workload.Outcome{LoadMode: load.ModeOpen, Invalid: []string{err.Error()}}
 	if r.ProbePhase != nil {
 		o.Phases = []summary.Phase{*r.ProbePhase}
 	}
-	res.Metrics = append(res.Metrics, r.SizingMetrics()...)
+	res := result.New("not answered: "+err.Error(), primary.NotMeasurable("the drill was not run: its capacity probe reached no plateau"), r.SizingMetrics()...)
 	if t := r.ProbeTable(); t != nil {
 		res.Tables = append(res.Tables, *t)
 	}

@@ -2,6 +2,7 @@ package q5
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -55,6 +56,9 @@ type kill struct {
 // engine and measures.
 func (q *q5) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
 	r, err := drill.Drive(ctx, env, "hetero", q.cfg.Load, q.cfg.Drill)
+	if np := (*drill.NoPlateauError)(nil); errors.As(err, &np) {
+		return r.Aborted(defRecovery, np), nil
+	}
 	if err != nil {
 		return workload.Outcome{}, fmt.Errorf("q5: %w", err)
 	}

@@ -2,6 +2,7 @@ package q8
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -38,6 +39,9 @@ func (q *q8) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	stop := samples.start(env.Target, q.cfg.Engines)
 	r, err := drill.Drive(ctx, env, "soak", q.cfg.Load, dc)
 	stop()
+	if np := (*drill.NoPlateauError)(nil); errors.As(err, &np) {
+		return r.Aborted(drill.DefLost, np), nil
+	}
 	if err != nil {
 		return workload.Outcome{}, fmt.Errorf("q8: %w", err)
 	}
