@@ -339,7 +339,11 @@ type windowRow struct {
 	TTFTP99    *float64 `json:"ttft_p99_ms"`
 	E2EP50     *float64 `json:"e2e_p50_ms"`
 	E2EP99     *float64 `json:"e2e_p99_ms"`
-	Events     []string `json:"events,omitempty"` // "kill llm-fast-0"
+	// P99Failed: the p99's rank (⌈0.99 n⌉) falls on failed requests, so
+	// with a failure counting +∞ the window's p99 is +∞ — the ttft_p99_ms
+	// and e2e_p99_ms beside it are the successes' only.
+	P99Failed bool     `json:"p99_failed,omitempty"`
+	Events    []string `json:"events,omitempty"` // "kill llm-fast-0"
 }
 
 // Files are events.jsonl and windows.jsonl.
@@ -357,7 +361,8 @@ func (r *Run) Files() ([]record.File, error) {
 	for _, w := range r.Windows {
 		row := windowRow{StartNS: w.StartNS, EndNS: w.EndNS, Count: w.Count, OK: w.OK, Errors: w.Errors, SLOMet: w.SLOMet,
 			Throughput: w.Throughput, Goodput: w.Goodput, ErrorRate: w.ErrorRate,
-			TTFTP50: record.F(w.TTFTP50), TTFTP99: record.F(w.TTFTP99), E2EP50: record.F(w.E2EP50), E2EP99: record.F(w.E2EP99)}
+			TTFTP50: record.F(w.TTFTP50), TTFTP99: record.F(w.TTFTP99), E2EP50: record.F(w.E2EP50), E2EP99: record.F(w.E2EP99),
+			P99Failed: FailedAtRank(w.Count, w.Errors, 0.99)}
 		for _, e := range r.Events {
 			if e.ActualNS > 0 && e.ActualNS >= w.StartNS && e.ActualNS < w.StartNS+step {
 				row.Events = append(row.Events, e.Action+" "+e.Target)
