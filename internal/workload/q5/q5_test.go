@@ -143,3 +143,28 @@ func TestRecoveryStates(t *testing.T) {
 		})
 	}
 }
+
+// TestThroughputRatioNormalisedByOffered: the ratio is delivered ÷
+// offered after ÷ before, so a span that happened to be offered twice as
+// many requests (Poisson noise) but delivered all of them reads 1, not 2;
+// a span that delivered half of what it was offered reads 0.5.
+func TestThroughputRatioNormalisedByOffered(t *testing.T) {
+	var recs []record.Request
+	add := func(from, to float64, n int, okEvery int) {
+		for i := range n {
+			at := from + (to-from)*float64(i)/float64(n)
+			recs = append(recs, record.Request{IntendedNS: int64(at * 1e9), OK: okEvery == 1 || i%okEvery == 0})
+		}
+	}
+	add(1, 5, 40, 1)  // before the kill at 5 s: 10/s offered, all delivered
+	add(6, 10, 80, 1) // after: 20/s offered, all delivered
+	m := throughputRatio(recs, int64(1e9), int64(5e9), int64(6e9), int64(10e9), "from the recovery")
+	if !m.Measured() || m.Value != 1 || m.Interval == nil || m.Interval[0] > 1 || m.Interval[1] < 1 {
+		t.Errorf("ratio %+v; want 1 with an interval around it", m)
+	}
+	recs = recs[:40]
+	add(6, 10, 80, 2) // after: half delivered
+	if m := throughputRatio(recs, int64(1e9), int64(5e9), int64(6e9), int64(10e9), ""); m.Value != 0.5 {
+		t.Errorf("ratio %+v; want 0.5", m)
+	}
+}
