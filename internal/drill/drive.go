@@ -169,7 +169,7 @@ func (r *Run) steady() (Steady, error) {
 	rule := r.cfg.Recovery.Rule(width)
 	var before []record.Request
 	for _, q := range r.Records {
-		if !cutBy(&q, s.ToNS, rule.Metric) {
+		if !CutBy(&q, s.ToNS, rule.Metric) {
 			before = append(before, q)
 		}
 	}
@@ -189,10 +189,10 @@ func (r *Run) steady() (Steady, error) {
 	return s, nil
 }
 
-// cutBy reports whether request q belongs to a fault at faultNS: it was
+// CutBy reports whether request q belongs to a fault at faultNS: it was
 // intended before it, ended after it, and either failed or had the point
 // metric reads (its first token for a ttft metric, else its end) after it.
-func cutBy(q *record.Request, faultNS int64, metric string) bool {
+func CutBy(q *record.Request, faultNS int64, metric string) bool {
 	if q.IntendedNS >= faultNS || q.EndNS < faultNS {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -127,8 +128,12 @@ func fromKill(x drill.EventRecovery, m result.Metric) string {
 		rule = m.Reason
 	}
 	if x.FaultEndNS > x.EventNS {
-		return fmt.Sprintf("%s, from the kill: the engine was down %.2f s until its restart, then recovered in %s", rule,
-			float64(x.FaultEndNS-x.EventNS)/1e9, result.FormatValue(x.AfterMs/1000, result.Seconds))
+		then := "recovered in " + result.FormatValue(x.AfterMs/1000, result.Seconds)
+		if x.AfterMs < x.ResolutionMs {
+			then = "recovered within one window step (≤ " + result.FormatValue(x.ResolutionMs/1000, result.Seconds) + ")"
+		}
+		return fmt.Sprintf("%s, from the kill: the engine was down %.2f s until its restart, then %s", rule,
+			float64(x.FaultEndNS-x.EventNS)/1e9, then)
 	}
 	return rule + ", from the kill"
 }
@@ -137,9 +142,9 @@ func fromKill(x drill.EventRecovery, m result.Metric) string {
 // [after, end) ÷ that of those offered in [from, kill): ok ÷ offered, by
 // intended send (a backlog served late counts where it was offered), so
 // that the arrivals' own Poisson noise — what was offered in each span —
-// cancels. Its interval combines the two spans' Wilson 95 % intervals
+// cancels. Its interval combines the two spans' Wilson 97.5 % intervals
 // (the post's low ÷ the pre's high, and the other way): a coverage of at
-// least 90 % (Bonferroni).
+// least 95 % (Bonferroni).
 func throughputRatio(recs []record.Request, from, kill, after, end int64, how string) result.Metric {
 	if kill-from < int64(time.Second) || end-after < int64(time.Second) {
 		return defThroughputRatio.NotMeasurable("less than a second of load before the kill or after the recovery")
@@ -151,12 +156,24 @@ func throughputRatio(recs []record.Request, from, kill, after, end int64, how st
 	}
 	share := func(k, n int) float64 { return float64(k) / float64(n) }
 	ratio := share(postOK, postN) / share(preOK, preN)
-	pl, ph := reqset.Wilson(preOK, preN)
-	ql, qh := reqset.Wilson(postOK, postN)
+	pl, ph := wilson(preOK, preN)
+	ql, qh := wilson(postOK, postN)
 	rate := func(n int, lo, hi int64) float64 { return float64(n) / (float64(hi-lo) / 1e9) }
 	return defThroughputRatio.Measure(ratio, preN+postN, "").WithInterval(ql/ph, qh/pl).WithReason(
-		fmt.Sprintf("delivered ÷ offered %s to the end of the load (%d of %d, offered %s) ÷ before the kill (%d of %d, offered %s); interval ≥ 90 %%", how,
+		fmt.Sprintf("delivered ÷ offered %s to the end of the load (%d of %d, offered %s) ÷ before the kill (%d of %d, offered %s); interval ≥ 95 %% (two Wilson 97.5 %%)", how,
 			postOK, postN, result.FormatValue(rate(postN, after, end), result.ReqPerS), preOK, preN, result.FormatValue(rate(preN, from, kill), result.ReqPerS)))
+}
+
+// wilson is the Wilson score interval of k of n at 97.5 % (z = 2.2414),
+// so that two of them make a 95 % statement. (A local helper: the
+// interval functions belong to internal/reqset and internal/stats.)
+func wilson(k, n int) (lo, hi float64) {
+	const z = 2.241403
+	p, fn := float64(k)/float64(n), float64(n)
+	den := 1 + z*z/fn
+	mid := (p + z*z/(2*fn)) / den
+	half := z * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn)) / den
+	return max(mid-half, 0), min(mid+half, 1)
 }
 
 // delivered counts the ok requests intended in [from, to) and all of
@@ -182,10 +199,11 @@ func (q *q5) ttft(r *drill.Run, k kill) (before, after result.Metric) {
 	if k.recovery.Verdict() == drill.Recovered {
 		until = k.recovery.RecoveredNS
 	}
+	cutByKill := true // before the kill: a request the kill cut is the kill's
 	p99 := func(d result.Def, lo, hi int64, why string) result.Metric {
 		var rs []record.Request
 		for _, rec := range r.Records {
-			if rec.Type == protocol.TypeLLM && rec.IntendedNS >= lo && rec.IntendedNS < hi {
+			if rec.Type == protocol.TypeLLM && rec.IntendedNS >= lo && rec.IntendedNS < hi && (!cutByKill || !drill.CutBy(&rec, k.atNS, "ttft")) {
 				rs = append(rs, rec)
 			}
 		}
@@ -196,6 +214,7 @@ func (q *q5) ttft(r *drill.Run, k kill) (before, after result.Metric) {
 		return m
 	}
 	before = p99(defTTFTBefore, from, k.atNS, "no chat completion was offered before the kill")
+	cutByKill = false
 	if !k.ok {
 		return before, defTTFTAfter.NotMeasurable("the kill was not performed")
 	}
