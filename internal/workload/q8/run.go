@@ -88,11 +88,21 @@ func (q *q8) result(r *drill.Run, s *sampler) result.Result {
 	lostMs := r.LostMetrics()
 	ms := []result.Metric{defFaults.Measure(float64(faults), max(faults, 1), ""), defRecovered.Measure(float64(recovered), max(faults, 1), ""),
 		defViolated.Measure(float64(violated), max(faults, 1), ""), recMax,
-		drill.DriftMetric(defP99Drift, drill.SteadyDrift(r.Windows, q.cfg.Drill.Recovery.Metric, every, r.Recovery), "too few steady windows with a value"),
+		p99Drift(drill.SteadyDrift(r.Windows, q.cfg.Drill.Recovery.Metric, every, r.Recovery)),
 		drill.DriftMetric(defRSSDrift, rss, noSample), drill.DriftMetric(defFDDrift, fd, noSample)}
 	ans := fmt.Sprintf("%s of %d requests lost across %d faults (%s; availability %s); slowest recovery %s; %s drift %s",
 		result.Short(lostMs[0]), r.Lost.Sent, faults, lostByClass(lostMs), result.Short(lostMs[2]), result.Format(recMax), q.cfg.Drill.Recovery.Metric, result.Format(ms[4]))
 	return result.New(ans, lostMs[0], ms...)
+}
+
+// p99Drift is the steady windows' drift as a metric, saying how it was
+// read.
+func p99Drift(d series.Drift) result.Metric {
+	m := drill.DriftMetric(defP99Drift, d, "too few steady windows with a value")
+	if m.Measured() {
+		m = m.WithReason(fmt.Sprintf("least-squares slope over %d steady non-overlapping windows (none in a fault's disturbed span); 95 %% interval Newey–West (AR(1)-prewhitened, fixed-b)", d.Points))
+	}
+	return m
 }
 
 // lostByClass is "truncated 3, reset 1" (the classes with lost
