@@ -7,7 +7,8 @@
 // plus requests sent that left no record; failures outside every window
 // are background failures, reported apart. Secondary: p99 excess around
 // each event against the steady windows, and each event's recovery
-// (never violated, recovered after a time, or never recovered).
+// (0 "no violation", recovered after a time or within a step, censored
+// at the next event, or never recovered by the end of the load).
 package q7
 
 import (
