@@ -23,8 +23,9 @@ import (
 // Step from Start until a level gains less than Gain over the best level
 // so far (the plateau: the system, not the clients, is the limit; a level
 // is judged when the next has run, so the probe runs one level past the
-// plateau) or Max clients were reached. The clients of the last level
-// then run on for Hold, and the capacity is read off that hold alone: the
+// plateau) or Max clients were reached. The clients are then doubled once
+// more (at most Max) and run on for Hold, after a third of a step to
+// settle, and the capacity is read off that hold alone: the
 // work the bottleneck type (chat completions when the mix has any)
 // completed per second — the share of each request's tokens, or of its
 // time in service, inside the hold — ÷ that type's share of the mix. The
@@ -152,7 +153,7 @@ func (l *Load) probe(ctx context.Context, env *workload.Env) (Capacity, summary.
 	c := Capacity{Levels: levels, Saturated: plateau}
 	var hold Level
 	if plateau && len(levels) > 0 {
-		hold = pr.hold(ctx, p.Hold, levels[len(levels)-1].Clients)
+		hold = pr.hold(ctx, p, min(2*levels[len(levels)-1].Clients, max(p.Max, levels[len(levels)-1].Clients)))
 	}
 	close(pr.stop)
 	pr.wg.Wait()
@@ -179,13 +180,21 @@ func (l *Load) probe(ctx context.Context, env *workload.Env) (Capacity, summary.
 	return c, ph, ctx.Err()
 }
 
-// hold lets the clients run on for d and returns the span as a level.
-func (pr *prober) hold(ctx context.Context, d time.Duration, clients int) Level {
-	from := time.Now()
-	if !sleepUntil(ctx, from.Add(d)) {
+// hold raises the clients to n — twice the last level's, at most Max: a
+// plateau judged on a noisy low level is then still measured saturated,
+// and more clients never lower a work-conserving target's throughput —
+// lets them settle for a third of a step, and measures the next p.Hold.
+func (pr *prober) hold(ctx context.Context, p Probe, n int) Level {
+	for range n - pr.clients {
+		pr.wg.Add(1)
+		go pr.client(ctx, p.Step/3)
+	}
+	pr.clients = max(pr.clients, n)
+	from := time.Now().Add(p.Step / 3)
+	if !sleepUntil(ctx, from.Add(p.Hold)) {
 		return Level{}
 	}
-	return Level{Clients: clients, fromNS: pr.env.Offset(from), toNS: pr.env.Offset(from.Add(d))}
+	return Level{Clients: n, fromNS: pr.env.Offset(from), toNS: pr.env.Offset(from.Add(p.Hold))}
 }
 
 // mixRate is the mix's throughput over lv read off its bottleneck: the
@@ -253,16 +262,17 @@ func bestLevel(levels []Level, gain float64) int {
 
 // prober runs the probe's closed loop.
 type prober struct {
-	l      *Load
-	env    *workload.Env
-	shapes traffic.Shapes
-	mu     sync.Mutex
-	rng    *rand.Rand
-	hits   context.Context // the requests' context: cancelled a drain after the run's
-	recs   []record.Request
-	seq    atomic.Int64
-	stop   chan struct{}
-	wg     sync.WaitGroup
+	l       *Load
+	env     *workload.Env
+	shapes  traffic.Shapes
+	mu      sync.Mutex
+	rng     *rand.Rand
+	hits    context.Context // the requests' context: cancelled a drain after the run's
+	recs    []record.Request
+	seq     atomic.Int64
+	clients int // started so far
+	stop    chan struct{}
+	wg      sync.WaitGroup
 }
 
 // levels runs the levels and returns them. A level is judged once the
@@ -283,6 +293,7 @@ func (pr *prober) levels(ctx context.Context, p Probe) ([]Level, bool) {
 			pr.wg.Add(1)
 			go pr.client(ctx, p.Step/3)
 		}
+		pr.clients = clients
 		from := time.Now()
 		if !sleepUntil(ctx, from.Add(p.Step)) {
 			return levels, false

@@ -57,10 +57,10 @@ func SizedLoad(d time.Duration) Load {
 
 // QuickSizedLoad is SizedLoad with the quick scale's shorter prompts and
 // outputs, and a shorter probe (levels of 1.5 s, at most 128 clients, a
-// hold of 4.5 s).
+// hold of 4 s).
 func QuickSizedLoad(d time.Duration) Load {
 	l := QuickLoad(0, d)
-	l.Utilisation, l.Probe.Step, l.Probe.Max, l.Probe.Hold = DefaultUtilisation, 1500*time.Millisecond, 128, 4500*time.Millisecond
+	l.Utilisation, l.Probe.Step, l.Probe.Max, l.Probe.Hold = DefaultUtilisation, 1500*time.Millisecond, 128, 4*time.Second
 	return l
 }
 
