@@ -185,7 +185,12 @@ func (r *Run) steady() (Steady, error) {
 			}
 		}
 	}
+	// whole widths between one width into the load and the first fault,
+	// by the plan (the actual times differ by the timers' jitter)
 	s.Disjoint = int((s.ToNS - s.FromNS) / int64(width))
+	if lead, _, _ := r.cfg.LeadIn(); lead > 0 && len(r.Recovery) > 0 {
+		s.Disjoint = int((lead - width) / width)
+	}
 	return s, nil
 }
 
