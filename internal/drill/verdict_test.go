@@ -212,3 +212,25 @@ func TestSteadyDriftNeweyWest(t *testing.T) {
 func phaseOf(span float64) summary.Phase {
 	return summary.Phase{Name: "t", End: time.Duration(sec(span))}
 }
+
+// TestSlowestRecovery: Q8's recovery_max_ms — faults with no violation
+// count 0 (measured 0, not never); one below the step makes it
+// bound [0, step]; one that never recovered by the end makes it never.
+func TestSlowestRecovery(t *testing.T) {
+	base := EventRecovery{Recovery: series.Recovery{EventNS: sec(5), FaultEndNS: sec(5), BoundMs: 1000, HoldMs: 1000, MetricKey: "ttft_p99", ResolutionMs: 250}}
+	none := base
+	none.State = series.NeverViolated
+	quick := base
+	quick.State, quick.Violated, quick.RecoveredNS = series.Recovered, true, sec(5.03)
+	never := base
+	never.State, never.Violated = series.NeverRecovered, true
+	if m := SlowestRecovery(DefRecovery, []EventRecovery{none, none}); m.State != result.Measured || m.Value != 0 {
+		t.Errorf("no violation: %+v; want measured 0", m)
+	}
+	if m := SlowestRecovery(DefRecovery, []EventRecovery{none, quick}); m.State != result.Bound || m.Interval[0] != 0 || m.Interval[1] != 250 {
+		t.Errorf("below the step: %+v; want bound [0, 250]", m)
+	}
+	if m := SlowestRecovery(DefRecovery, []EventRecovery{none, never}); m.State != result.Never {
+		t.Errorf("never recovered: %+v; want never", m)
+	}
+}
