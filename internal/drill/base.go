@@ -2,6 +2,7 @@ package drill
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/result"
@@ -58,8 +59,36 @@ func (b *Base) Plan(section, phase string, seed int64, events []Event) (workload
 		p.Phases = []workload.PlannedPhase{{Name: phase, Process: l.Schedule.Process,
 			Requests: s.Len(), Rate: s.Rate(), Span: s.Span(), Mix: l.Mix(seed, s.Len()), Tokens: l.Tokens(seed, s)}}
 	}
+	d := b.Drill
+	d.Events = events
+	if lead, _, _ := d.LeadIn(); lead > 0 {
+		w := d.Series.WithDefaults().Width
+		p.Notes = append(p.Notes, fmt.Sprintf("steady state: the windows from %v to the first event at %v, %d of %v (at least %d are required)",
+			w, lead, max(int((lead-w)/w), 0), w, minSteadyWindows))
+		if _, need, ok := d.LeadIn(); !ok {
+			p.Notes = append(p.Notes, fmt.Sprintf("WARNING: too short a lead-in for a steady state (at least %v): the run will not be comparable", need))
+		}
+	}
 	for _, e := range Expand(events) {
 		p.Notes = append(p.Notes, "event: "+e.String())
 	}
 	return p, nil
+}
+
+// LeadIn is when the first event happens, from the start of the load,
+// and the least lead-in a steady-state verdict needs: one window of
+// warm-up and minSteadyWindows windows before it. False when it is
+// shorter (no events: true).
+func (c Config) LeadIn() (lead, need time.Duration, ok bool) {
+	w := c.Series.WithDefaults().Width
+	need = time.Duration(minSteadyWindows+1) * w
+	ev := Expand(c.Events)
+	if len(ev) == 0 {
+		return 0, need, true
+	}
+	lead = ev[0].At
+	for _, e := range ev {
+		lead = min(lead, e.At)
+	}
+	return lead, need, lead >= need
 }

@@ -20,24 +20,28 @@ import (
 // Probe is how a drill measures its target's capacity for the load's mix
 // before the timeline: a closed loop of clients, each sending the mix's
 // next request as soon as its last one ended, whose number doubles every
-// Step from Start until the throughput of ok requests gains less than
-// Gain over the best level so far (the plateau: the system, not the
-// clients, is the limit; a level is judged when the next has run, so the
-// probe runs one level past the plateau) or Max clients were reached. Each level's
-// throughput is measured over its last two thirds (the first lets the new
-// clients' requests, started at random within it, reach the engines). The
-// capacity is the throughput of the plateau — the best level and every
-// level after it, pooled, and read as work done (the share of each
-// request's tokens or service time inside the levels) rather than
-// completions — or, when the clients ran out first, of the best level, a
-// lower bound. In
-// a closed loop each client's requests follow the mix, so the completions
-// do too: the throughput is the mix's, bottleneck included.
+// Step from Start until a level gains less than Gain over the best level
+// so far (the plateau: the system, not the clients, is the limit; a level
+// is judged when the next has run, so the probe runs one level past the
+// plateau) or Max clients were reached. The clients are then doubled once
+// more (at most Max) and run on for Hold, after a third of a step to
+// settle, and the capacity is read off that hold alone: the
+// work the bottleneck type (chat completions when the mix has any)
+// completed per second — the share of each request's tokens, or of its
+// time in service, inside the hold — ÷ that type's share of the mix. The
+// levels only find the plateau; reading the capacity off the best of
+// short, noisy levels (the earlier method) took the luckiest one, and
+// counting the embeddings that closed-loop clients race through between
+// chats added their burstiness to it (see docs/q5.md). Its interval is
+// from batch means over the hold's eighths. When the clients ran out
+// first, no plateau was seen: the capacity is a lower bound (the best
+// level) and a drill is not run on it.
 type Probe struct {
 	Step  time.Duration `yaml:"step" json:"step"`   // per level (default 2s)
 	Start int           `yaml:"start" json:"start"` // clients of the first level (default 8)
 	Max   int           `yaml:"max" json:"max"`     // most clients (default 256)
 	Gain  float64       `yaml:"gain" json:"gain"`   // a smaller relative gain is the plateau (default 0.1)
+	Hold  time.Duration `yaml:"hold" json:"hold"`   // the measurement at the plateau (default 3 steps)
 }
 
 // WithDefaults fills zero fields.
@@ -54,6 +58,9 @@ func (p Probe) WithDefaults() Probe {
 	if p.Gain == 0 {
 		p.Gain = 0.1
 	}
+	if p.Hold == 0 {
+		p.Hold = 3 * p.Step
+	}
 	return p
 }
 
@@ -67,6 +74,8 @@ func (p Probe) Validate(prefix string) error {
 		return fmt.Errorf("%s: start (%d) must be ≥ 1 and max (%d) in [start, 4096]", prefix, q.Start, q.Max)
 	case !(q.Gain > 0 && q.Gain < 1):
 		return fmt.Errorf("%s.gain %v: must be in (0, 1)", prefix, q.Gain)
+	case q.Hold < 500*time.Millisecond || q.Hold > 10*time.Minute:
+		return fmt.Errorf("%s.hold %v: must be in [500ms, 10m]", prefix, q.Hold)
 	}
 	return nil
 }
@@ -87,12 +96,22 @@ type Level struct {
 
 // Capacity is what the probe found.
 type Capacity struct {
-	// Rate is the plateau's throughput (ok req/s of the mix).
-	Rate float64
-	// Saturated: a level after the best gained less than Gain on it.
-	// When false Rate is a lower bound: the clients ran out first.
+	// Rate is the throughput of the mix at the plateau (req/s), read off
+	// the hold; Low and High its 95 % interval (batch means).
+	Rate, Low, High float64
+	// Saturated: a level gained less than Gain on the best before it.
+	// When false Rate is a lower bound (the best level): the clients ran
+	// out first.
 	Saturated bool
-	Levels    []Level
+	// Hold is the measurement at the plateau; HoldClients its clients;
+	// HoldOK the bottleneck type's ok requests that worked in it.
+	Hold        time.Duration
+	HoldFrom    time.Duration // the hold's start, since the run's start
+	HoldClients int
+	HoldOK      int
+	// UserSet: the capacity was given (load.capacity), not probed.
+	UserSet bool
+	Levels  []Level
 	// Engines is each engine's share of its request type's ok requests
 	// on the plateau (every engine saturated), by the engine id the
 	// target reported (empty when it reports none): each engine's share
@@ -130,25 +149,103 @@ func (l *Load) probe(ctx context.Context, env *workload.Env) (Capacity, summary.
 	pr.hits = hits
 	start := time.Now()
 	p := l.Probe.WithDefaults()
-	c := Capacity{Levels: pr.levels(ctx, p)}
+	levels, plateau := pr.levels(ctx, p)
+	c := Capacity{Levels: levels, Saturated: plateau}
+	var hold Level
+	if plateau && len(levels) > 0 {
+		hold = pr.hold(ctx, p, min(2*levels[len(levels)-1].Clients, max(p.Max, levels[len(levels)-1].Clients)))
+	}
 	close(pr.stop)
 	pr.wg.Wait()
 	c.Duration, c.Sent = time.Since(start), int(pr.seq.Load())
 	ph := summary.Phase{Name: "capacity", Start: start.Sub(env.Start), End: time.Since(env.Start), Scheduled: c.Sent, ClosedLoop: true}
-	// Every request has ended: read each level as work done, then the
-	// plateau — the best level and every level after it (none gained on
-	// it: the clients outran the target, saturated), pooled so that their
-	// noise averages out rather than the luckiest level being taken.
+	// Every request has ended: read each level as work done.
+	typ, share := l.bottleneck(), l.bottleneckShare()
 	for i := range c.Levels {
-		c.Levels[i].Throughput, _ = fluid(pr.recs, c.Levels[i:i+1])
+		c.Levels[i].Throughput = mixRate(pr.recs, c.Levels[i], typ, share)
 	}
-	best := bestLevel(c.Levels, p.Gain)
-	if best < 0 || c.Levels[best].Throughput <= 0 {
+	if c.Saturated && hold.toNS > hold.fromNS {
+		c.Rate = mixRate(pr.recs, hold, typ, share)
+		c.Low, c.High = batchMeans(pr.recs, hold, typ, share, 8)
+		c.Hold, c.HoldFrom, c.HoldClients, c.HoldOK = time.Duration(hold.toNS-hold.fromNS), time.Duration(hold.fromNS), hold.Clients, okIn(pr.recs, hold, typ)
+		_, c.Engines = fluid(pr.recs, []Level{hold})
+	} else if best := bestLevel(c.Levels, p.Gain); best >= 0 {
+		c.Saturated = false
+		c.Rate = c.Levels[best].Throughput
+		_, c.Engines = fluid(pr.recs, c.Levels[best:best+1])
+	}
+	if !(c.Rate > 0) {
 		return c, ph, fmt.Errorf("%w (%d sent); check that the target serves the drill's models", ErrNoCapacity, c.Sent)
 	}
-	c.Saturated = best < len(c.Levels)-1
-	c.Rate, c.Engines = fluid(pr.recs, c.Levels[best:])
 	return c, ph, ctx.Err()
+}
+
+// hold raises the clients to n — twice the last level's, at most Max: a
+// plateau judged on a noisy low level is then still measured saturated,
+// and more clients never lower a work-conserving target's throughput —
+// lets them settle for a third of a step, and measures the next p.Hold.
+func (pr *prober) hold(ctx context.Context, p Probe, n int) Level {
+	for range n - pr.clients {
+		pr.wg.Add(1)
+		go pr.client(ctx, p.Step/3)
+	}
+	pr.clients = max(pr.clients, n)
+	from := time.Now().Add(p.Step / 3)
+	if !sleepUntil(ctx, from.Add(p.Hold)) {
+		return Level{}
+	}
+	return Level{Clients: n, fromNS: pr.env.Offset(from), toNS: pr.env.Offset(from.Add(p.Hold))}
+}
+
+// mixRate is the mix's throughput over lv read off its bottleneck: the
+// work of the ok requests of type typ done in lv per second ÷ share, that
+// type's share of the mix. In a closed loop the other types complete in
+// proportion only on average — clients that drew an embedding race
+// through it while the chats queue — so counting them adds noise and no
+// information.
+func mixRate(recs []record.Request, lv Level, typ string, share float64) float64 {
+	secs := float64(lv.toNS-lv.fromNS) / 1e9
+	if secs <= 0 || share <= 0 {
+		return 0
+	}
+	w := 0.0
+	for i := range recs {
+		if r := &recs[i]; r.OK && r.Type == typ {
+			w += workIn(r, lv.fromNS, lv.toNS)
+		}
+	}
+	return w / secs / share
+}
+
+// batchMeans is the 95 % interval of the mix's rate over lv from its k
+// equal batches: their mean ± t(k−1) × their standard error.
+func batchMeans(recs []record.Request, lv Level, typ string, share float64, k int) (lo, hi float64) {
+	step := (lv.toNS - lv.fromNS) / int64(k)
+	xs := make([]float64, k)
+	mean := 0.0
+	for i := range xs {
+		b := Level{fromNS: lv.fromNS + int64(i)*step, toNS: lv.fromNS + int64(i+1)*step}
+		xs[i] = mixRate(recs, b, typ, share)
+		mean += xs[i] / float64(k)
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	se := math.Sqrt(ss / float64(k-1) / float64(k))
+	t := 2.365 // Student's t, 7 degrees of freedom, 97.5 %
+	return max(mean-t*se, 0), mean + t*se
+}
+
+// okIn counts the ok requests of type typ that worked in lv.
+func okIn(recs []record.Request, lv Level, typ string) int {
+	n := 0
+	for i := range recs {
+		if r := &recs[i]; r.OK && r.Type == typ && workIn(r, lv.fromNS, lv.toNS) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // bestLevel is the last level that gained at least gain on the best
@@ -165,53 +262,67 @@ func bestLevel(levels []Level, gain float64) int {
 
 // prober runs the probe's closed loop.
 type prober struct {
-	l      *Load
-	env    *workload.Env
-	shapes traffic.Shapes
-	mu     sync.Mutex
-	rng    *rand.Rand
-	hits   context.Context // the requests' context: cancelled a drain after the run's
-	recs   []record.Request
-	seq    atomic.Int64
-	stop   chan struct{}
-	wg     sync.WaitGroup
+	l       *Load
+	env     *workload.Env
+	shapes  traffic.Shapes
+	mu      sync.Mutex
+	rng     *rand.Rand
+	hits    context.Context // the requests' context: cancelled a drain after the run's
+	recs    []record.Request
+	seq     atomic.Int64
+	clients int // started so far
+	stop    chan struct{}
+	wg      sync.WaitGroup
 }
 
 // levels runs the levels and returns them. A level is judged once the
 // next has run (by then the requests at work in it have ended, and its
 // work done can be read): one that gains less than Gain on the best is
 // the plateau, and the probe stops; one that falls more than Gain below
-// it is taken for noise once.
-func (pr *prober) levels(ctx context.Context, p Probe) []Level {
+// it is taken for noise once. On a noisy host a saturated target's
+// levels can jitter by more than Gain, so two levels in a row that each
+// gained less than 2.5 × Gain on the one before — twice the clients for
+// under a quarter more throughput, which only a saturated target gives —
+// are the plateau too.
+func (pr *prober) levels(ctx context.Context, p Probe) ([]Level, bool) {
 	var levels []Level
-	best, dips, clients := -1, 0, 0
+	typ, share := pr.l.bottleneck(), pr.l.bottleneckShare()
+	best, dips, clients, slow := -1, 0, 0, 0
 	for n := p.Start; n <= p.Max && ctx.Err() == nil; n *= 2 {
 		for ; clients < n; clients++ {
 			pr.wg.Add(1)
 			go pr.client(ctx, p.Step/3)
 		}
+		pr.clients = clients
 		from := time.Now()
 		if !sleepUntil(ctx, from.Add(p.Step)) {
-			break
+			return levels, false
 		}
 		pr.mu.Lock()
 		levels = append(levels, level(pr.recs, pr.env.Offset(from.Add(p.Step/3)), pr.env.Offset(from.Add(p.Step)), n))
 		if k := len(levels) - 2; k >= 0 {
-			levels[k].Throughput, _ = fluid(pr.recs, levels[k:k+1])
+			levels[k].Throughput = mixRate(pr.recs, levels[k], typ, share)
 		}
 		pr.mu.Unlock()
 		k := len(levels) - 2
+		if k >= 1 && levels[k].Throughput < (1+2.5*p.Gain)*levels[k-1].Throughput {
+			slow++
+		} else {
+			slow = 0
+		}
 		switch {
 		case k < 0:
+		case slow >= 2:
+			return levels, true
 		case best < 0 || levels[k].Throughput >= (1+p.Gain)*levels[best].Throughput:
 			best, dips = k, 0
 		case levels[k].Throughput < (1-p.Gain)*levels[best].Throughput && dips == 0:
 			dips++
 		default:
-			return levels
+			return levels, true
 		}
 	}
-	return levels
+	return levels, false
 }
 
 // client sends the mix's next request as soon as its last one ended,
@@ -360,4 +471,25 @@ func (s Sizing) UtilisationWith(lost map[string]float64) (float64, bool) {
 		return math.Inf(1), true
 	}
 	return s.Rate / (s.Capacity.Rate * left), true
+}
+
+// MeasureCapacity runs the capacity probe of l alone against env.Target (as
+// Drive does before the load when l.Utilisation is set).
+func (l Load) MeasureCapacity(ctx context.Context, env *workload.Env) (Capacity, error) {
+	c, _, err := l.probe(ctx, env)
+	return c, err
+}
+
+// NoPlateauError: the probe's clients ran out (or the run was stopped)
+// before the target's throughput stopped growing; the capacity is only a
+// lower bound, and the drill is not run at a load made up from it.
+type NoPlateauError struct{ Capacity Capacity }
+
+func (e *NoPlateauError) Error() string {
+	c, last := e.Capacity, 0
+	if n := len(c.Levels); n > 0 {
+		last = c.Levels[n-1].Clients
+	}
+	return fmt.Sprintf("the capacity probe reached no plateau: the throughput still grew at %d clients (capacity bound ≥ %.2f req/s); the drill was not run at a load made up from it: raise load.probe.max, rerun on a quieter machine, or set load.capacity (req/s)",
+		last, c.Rate)
 }

@@ -3,6 +3,7 @@ package drill
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,11 +41,20 @@ type Run struct {
 // ctx cancelled stops both.
 func Drive(ctx context.Context, env *workload.Env, phase string, l Load, cfg Config) (*Run, error) {
 	r := &Run{cfg: cfg, planned: Expand(cfg.Events), Sizing: Sizing{Rate: l.Schedule.Rate, Bottleneck: l.bottleneck()}}
-	if l.Utilisation > 0 {
+	switch {
+	case l.Utilisation > 0 && l.Capacity > 0:
+		c := Capacity{Rate: l.Capacity, Low: l.Capacity, High: l.Capacity, Saturated: true, UserSet: true}
+		l.Schedule.Rate = l.Utilisation * c.Rate
+		r.Sizing.Capacity, r.Sizing.Utilisation, r.Sizing.Rate = &c, l.Utilisation, l.Schedule.Rate
+	case l.Utilisation > 0:
 		c, ph, err := l.probe(ctx, env)
 		r.ProbePhase = &ph
 		if err != nil {
 			return r, fmt.Errorf("capacity probe: %w", err)
+		}
+		if !c.Saturated {
+			r.Sizing.Capacity = &c
+			return r, &NoPlateauError{Capacity: c}
 		}
 		l.Schedule.Rate = l.Utilisation * c.Rate
 		r.Sizing.Capacity, r.Sizing.Utilisation, r.Sizing.Rate = &c, l.Utilisation, l.Schedule.Rate
@@ -118,17 +128,21 @@ func (r *Run) measure() error {
 		if x.Recovery, err = series.RecoverRequestsIn(ws, r.Records, r.cfg.Series, f, r.cfg.Recovery.Rule(width)); err != nil {
 			return err
 		}
+		x.LoadEndNS = int64(r.Phase.End)
+		x.censor(ws, f.HorizonNS)
+		x.WorstFailed = worstFailed(ws, x)
 		r.Recovery = append(r.Recovery, x)
 	}
 	r.Lost = Account(r.Sent, r.Records)
-	r.Steady = r.steady()
-	return nil
+	r.Steady, err = r.steady()
+	return err
 }
 
 // Steady is how well the system held the recovery rule under the load
 // before the first fault: the steady state a drill starts from.
 type Steady struct {
-	Windows, Within int   // windows looked at, and those that kept the rule
+	Windows, Within int   // windows looked at (on the step grid), and those that kept the rule
+	Disjoint        int   // whole window widths in the span
 	FromNS, ToNS    int64 // the span looked at
 }
 
@@ -136,19 +150,34 @@ type Steady struct {
 // keep the recovery rule for a drill to be comparable.
 const MinSteady = 0.9
 
-// minSteadyWindows is how many windows a steady-state verdict needs.
+// minSteadyWindows is how many disjoint windows (widths of load from one
+// width into the load) a steady-state verdict needs before the first
+// fault; fewer makes the run not comparable, at every scale.
 const minSteadyWindows = 4
 
 // steady reads the windows from one width into the load until the first
-// fault (those ending before it).
-func (r *Run) steady() Steady {
+// fault (those ending before it), computed over the requests the fault
+// did not touch: a request in flight when the fault struck that failed,
+// or whose metric (its first token, or its end) came after the fault's
+// start, is the fault's, not the steady state's.
+func (r *Run) steady() (Steady, error) {
 	width := r.cfg.Series.WithDefaults().Width
 	s := Steady{FromNS: int64(r.Phase.Start + width), ToNS: int64(r.Phase.End)}
 	if len(r.Recovery) > 0 {
 		s.ToNS = r.Recovery[0].EventNS
 	}
 	rule := r.cfg.Recovery.Rule(width)
-	for _, w := range r.Windows {
+	var before []record.Request
+	for _, q := range r.Records {
+		if !CutBy(&q, s.ToNS, rule.Metric) {
+			before = append(before, q)
+		}
+	}
+	ws, err := series.Compute(before, r.cfg.Series)
+	if err != nil {
+		return s, err
+	}
+	for _, w := range ws {
 		if w.StartNS >= s.FromNS && w.EndNS <= s.ToNS {
 			s.Windows++
 			if series.Within(w, rule) {
@@ -156,14 +185,42 @@ func (r *Run) steady() Steady {
 			}
 		}
 	}
-	return s
+	// whole widths between one width into the load and the first fault,
+	// by the plan (the actual times differ by the timers' jitter)
+	s.Disjoint = int((s.ToNS - s.FromNS) / int64(width))
+	if lead, _, _ := r.cfg.LeadIn(); lead > 0 && len(r.Recovery) > 0 {
+		s.Disjoint = int((lead - width) / width)
+	}
+	return s, nil
+}
+
+// CutBy reports whether request q belongs to a fault at faultNS: it was
+// intended before it, ended after it, and either failed or had the point
+// metric reads (its first token for a ttft metric, else its end) after it.
+func CutBy(q *record.Request, faultNS int64, metric string) bool {
+	if q.IntendedNS >= faultNS || q.EndNS < faultNS {
+		return false
+	}
+	if !q.OK {
+		return true
+	}
+	if strings.HasPrefix(metric, "ttft") && q.FirstToken > 0 {
+		return q.FirstToken >= faultNS
+	}
+	return true
 }
 
 // notSteady says why the drill did not start from a steady state ("" when
-// it did, or had too few windows to tell).
+// it did): fewer than minSteadyWindows disjoint windows before the first
+// fault (nothing to judge a steady state on), or too few of the windows
+// kept the rule.
 func (r *Run) notSteady() string {
 	s := r.Steady
-	if s.Windows < minSteadyWindows || float64(s.Within) >= MinSteady*float64(s.Windows) {
+	if s.Disjoint < minSteadyWindows {
+		return fmt.Sprintf("no steady state to compare with: only %.1f s of load (%d windows of %v) before the first fault at %.1f s, %d are needed; start the first event later or shorten drill.series.width",
+			float64(s.ToNS-s.FromNS)/1e9, max(s.Disjoint, 0), r.cfg.Series.WithDefaults().Width, float64(s.ToNS)/1e9, minSteadyWindows)
+	}
+	if float64(s.Within) >= MinSteady*float64(s.Windows) {
 		return ""
 	}
 	return fmt.Sprintf("no steady state before the first fault: %s within %v with no failed request in only %d of %d windows from %.1f s to %.1f s (%.0f %% is required): the system was past its capacity before any fault (the capacity probe overestimated it, or the host was busy); lower load.utilisation or rerun",

@@ -63,7 +63,10 @@ func tinyLoad() drill.Load {
 }
 
 func tinyConfig(events ...drill.Event) drill.Config {
-	return drill.Config{Events: events, Recovery: drill.Recovery{Metric: "e2e_p99", Bound: 5 * time.Second, Hold: 250 * time.Millisecond}}
+	// windows of 100 ms: five of them (one of warm-up, four of steady
+	// state) fit before an event at 0.5 s
+	return drill.Config{Events: events, Series: series.Config{Width: 100 * time.Millisecond, Step: 50 * time.Millisecond},
+		Recovery: drill.Recovery{Metric: "e2e_p99", Bound: 5 * time.Second, Hold: 250 * time.Millisecond}}
 }
 
 // TestLostDetectorFires: the stack silently drops three responses; the

@@ -31,6 +31,9 @@ type Load struct {
 	// then be 0). 0: schedule.rate as given, no probe.
 	Utilisation float64 `yaml:"utilisation" json:"utilisation"`
 	Probe       Probe   `yaml:"probe" json:"probe"`
+	// Capacity, when > 0 with a utilisation, is the target's capacity for
+	// the mix in req/s, as the user measured it: no probe is run.
+	Capacity float64 `yaml:"capacity,omitempty" json:"capacity,omitempty"`
 }
 
 // SLO are the per-type objectives; TTFT and E2E count from the intended send.
@@ -53,10 +56,11 @@ func SizedLoad(d time.Duration) Load {
 }
 
 // QuickSizedLoad is SizedLoad with the quick scale's shorter prompts and
-// outputs, and a shorter probe (levels of 1.5 s, at most 128 clients).
+// outputs, and a shorter probe (levels of 1.5 s, at most 128 clients, a
+// hold of 4 s).
 func QuickSizedLoad(d time.Duration) Load {
 	l := QuickLoad(0, d)
-	l.Utilisation, l.Probe.Step, l.Probe.Max = DefaultUtilisation, 1500*time.Millisecond, 128
+	l.Utilisation, l.Probe.Step, l.Probe.Max, l.Probe.Hold = DefaultUtilisation, 1500*time.Millisecond, 128, 4*time.Second
 	return l
 }
 
@@ -111,6 +115,8 @@ func (l *Load) Validate(prefix string) error {
 		return fmt.Errorf("%s: set one of schedule.rate (a fixed rate) and utilisation (a share of the measured capacity), not both", prefix)
 	case l.Utilisation > 0 && (sc.Duration <= 0 || sc.Count > 0):
 		return fmt.Errorf("%s.schedule: a load sized from the measured capacity runs for schedule.duration (set it, and count: 0); --rate fixes the rate instead", prefix)
+	case math.IsNaN(l.Capacity) || l.Capacity < 0 || (l.Capacity > 0 && l.Utilisation == 0):
+		return fmt.Errorf("%s.capacity %v: must be > 0 req/s, and only with utilisation (0: measure it)", prefix, l.Capacity)
 	case l.Utilisation > 0:
 		sc.Rate = 1 // measured before the run
 		if err := l.Probe.Validate(prefix + ".probe"); err != nil {
@@ -177,6 +183,14 @@ func (l *Load) item(rng *rand.Rand) traffic.Item {
 }
 
 // bottleneck is the request type whose engines bound the mix.
+// bottleneckShare is the bottleneck type's share of the mix.
+func (l *Load) bottleneckShare() float64 {
+	if l.LLMRatio > 0 {
+		return l.LLMRatio
+	}
+	return 1
+}
+
 func (l *Load) bottleneck() string {
 	if l.LLMRatio > 0 {
 		return protocol.TypeLLM

@@ -26,11 +26,13 @@ var (
 	DefAvailability = result.Def{Name: "availability", Unit: result.Fraction, Direction: result.Higher}
 	// DefRecovery is a fault's recovery: from the fault (its end, for a
 	// fault with a duration) until the windowed metric was back within
-	// its bound for the hold time; never when it was never violated or
-	// never came back (the reason says which).
+	// its bound for the hold time, in the one vocabulary of
+	// EventRecovery.RecoveryMetric (0 "no violation", bound [0, step],
+	// censored (> X), never recovered by the end of the load).
 	DefRecovery = result.Def{Name: "recovery_ms", Unit: result.Ms, Direction: result.Lower}
 	// DefViolated is the time from the fault's start to the first
-	// violation of the recovery rule; never when there was none.
+	// violation of the recovery rule; a bound (> the horizon) when there
+	// was none before the next fault or the end.
 	DefViolated = result.Def{Name: "violated_after_ms", Unit: result.Ms, Direction: result.Higher}
 	// DefWorst is the worst windowed metric between the fault and its
 	// recovery (or the next fault, or the end).
@@ -59,10 +61,22 @@ type EventRecovery struct {
 	// Unmeasurable says why the recovery cannot be read (the fault's end
 	// did not happen); empty when it can.
 	Unmeasurable string `json:"unmeasurable,omitempty"`
+	// HorizonNS is when the next fault began (0: none followed; the
+	// load's end, LoadEndNS, is the horizon). Censored: violated and not
+	// seen back before it; CensoredAfterMs is then the censoring time
+	// from the fault's end (see censor).
+	HorizonNS       int64   `json:"horizon_ns,omitempty"`
+	LoadEndNS       int64   `json:"load_end_ns,omitempty"`
+	Censored        bool    `json:"censored,omitempty"`
+	CensoredAfterMs float64 `json:"censored_after_ms,omitempty"`
+	// WorstFailed: a window from the fault to its recovery (or horizon)
+	// had failed requests at its p99's rank: the worst is +∞.
+	WorstFailed bool `json:"worst_failed,omitempty"`
 }
 
-// Measured reports whether the fault was violated and recovered.
-func (x EventRecovery) Measured() bool { return x.Unmeasurable == "" && x.State == series.Recovered }
+// Measured reports whether the fault was violated and recovered within
+// its horizon.
+func (x EventRecovery) Measured() bool { return x.Verdict() == Recovered }
 
 // Rule is the recovery rule: the metric within its bound, no failure.
 func (x EventRecovery) Rule() string {
@@ -74,38 +88,30 @@ func (x EventRecovery) RuleHeld() string {
 	return fmt.Sprintf("%s for %s", x.Rule(), result.FormatValue(x.HoldMs, result.Ms))
 }
 
-// Metrics are the fault's recovery (measured to ± the window step, or
-// never with the reason: never violated, or never recovered), the time
-// to its first violation and its worst windowed value.
+// Metrics are the fault's recovery (RecoveryMetric, from the fault's
+// end), the time to its first violation (a bound (> the horizon) when
+// there was none) and its worst windowed value (+∞, state never, when a
+// window after it had failed requests at its quantile's rank).
 func (x EventRecovery) Metrics() []result.Metric {
-	res := x.ResolutionMs
-	rule := x.Rule()
-	from := "the event"
-	if x.FaultEndNS > x.EventNS {
-		from = fmt.Sprintf("the fault's end at %.2f s", float64(x.FaultEndNS)/1e9)
-	}
 	worst := DefWorst.NotMeasurable("no window after the event had a value")
-	if !math.IsNaN(x.WorstMs) {
+	switch {
+	case x.WorstFailed:
+		worst = DefWorst.Never("+∞: a window after the fault had failed requests at its p99's rank (a failed request counts +∞)")
+	case !math.IsNaN(x.WorstMs):
 		worst = DefWorst.Measure(x.WorstMs, max(x.Windows, 1), "")
 	}
 	if x.Unmeasurable != "" {
 		return []result.Metric{DefRecovery.NotMeasurable(x.Unmeasurable), DefViolated.NotMeasurable(x.Unmeasurable), worst}
 	}
-	viol := DefViolated.Never("never violated")
+	end := x.HorizonNS
+	if end <= 0 {
+		end = x.LoadEndNS
+	}
+	viol := DefViolated.Within(max(float64(end-x.EventNS)/1e6, 0), math.Inf(1), 1, "no violation before "+x.horizonText())
 	if x.Violated {
-		viol = DefViolated.Measure(x.ToViolationMs(), 1, "").WithResolution(res)
+		viol = DefViolated.Measure(x.ToViolationMs(), 1, "").WithResolution(x.ResolutionMs)
 	}
-	var rec result.Metric
-	switch x.State {
-	case series.NeverViolated:
-		rec = DefRecovery.Never("never violated: " + rule + ", until the next fault or the end")
-	case series.Recovered:
-		rec = DefRecovery.Measure(x.AfterMs, 1, "").WithResolution(res).
-			WithReason(fmt.Sprintf("%s, from %s", x.RuleHeld(), from))
-	default:
-		rec = DefRecovery.Never(fmt.Sprintf("never recovered: not %s for %s by the end of the load", rule, result.FormatValue(x.HoldMs, result.Ms)))
-	}
-	return []result.Metric{rec, viol, worst}
+	return []result.Metric{x.RecoveryMetric(DefRecovery, x.FaultEndNS), viol, worst}
 }
 
 // EventResults are the drill's events for the result: when each was
@@ -184,28 +190,55 @@ func (r *Run) utilisationMetric(d result.Def, lost map[string]float64, added str
 	return d.Measure(u, 1, "").WithReason("offered rate ÷ (measured capacity − the measured share of the engines out)")
 }
 
-// SizingMetrics are the measured capacity (a lower bound when the probe's
-// clients ran out before the target did), the offered rate and their
-// ratio; none when the load's rate was fixed.
+// SizingMetrics are the measured capacity (with its interval; a lower
+// bound when the probe reached no plateau; as given when the user set
+// it), the offered rate and their ratio; none when the load's rate was
+// fixed.
 func (r *Run) SizingMetrics() []result.Metric {
 	c := r.Sizing.Capacity
 	if c == nil {
 		return nil
 	}
-	n := 0
-	for _, lv := range c.Levels {
-		n += lv.OK
-	}
-	last := c.Levels[len(c.Levels)-1].Clients
-	why := fmt.Sprintf("closed-loop probe of the mix, %d levels in %.1f s: the throughput stopped growing at %d clients", len(c.Levels), c.Duration.Seconds(), last)
-	capm := DefCapacity.Measure(c.Rate, n, "no request of the probe succeeded").WithReason(why)
 	util := DefUtilisation.Measure(r.Sizing.Utilisation, 1, "").WithReason("offered rate ÷ measured capacity")
+	var capm result.Metric
+	switch {
+	case c.UserSet:
+		capm = DefCapacity.Measure(c.Rate, 1, "").WithReason("as set in load.capacity (not probed)")
+	case !c.Saturated:
+		last := 0
+		if len(c.Levels) > 0 {
+			last = c.Levels[len(c.Levels)-1].Clients
+		}
+		why := fmt.Sprintf("no plateau: the throughput still grew at %d clients, the probe's last level", last)
+		capm = DefCapacity.Within(c.Rate, math.Inf(1), max(c.HoldOK, 1), why)
+		util = DefUtilisation.NotMeasurable("the capacity is only a lower bound: the drill was not run")
+	default:
+		capm = DefCapacity.Measure(c.Rate, max(c.HoldOK, 1), "").WithInterval(c.Low, c.High).WithReason(fmt.Sprintf(
+			"closed-loop probe of the mix: %d levels found the plateau, then %d clients held for %.1f s (%d %s requests); the %s throughput ÷ its share of the mix, 95 %% interval from batch means; %.1f s in all",
+			len(c.Levels), c.HoldClients, c.Hold.Seconds(), c.HoldOK, r.Sizing.Bottleneck, r.Sizing.Bottleneck, c.Duration.Seconds()))
+	}
 	if !c.Saturated {
-		why = fmt.Sprintf("the probe's clients ran out (%d) before the target did", last)
-		capm = DefCapacity.Within(c.Rate, math.Inf(1), n, why)
-		util = DefUtilisation.Within(0, r.Sizing.Utilisation, 1, why)
+		return []result.Metric{capm, DefOffered.NotMeasurable("the drill was not run"), util}
 	}
 	return []result.Metric{capm, DefOffered.Measure(r.Sizing.Rate, 1, "").WithReason(fmt.Sprintf("%.2f × the measured capacity", r.Sizing.Utilisation)), util}
+}
+
+// Aborted is the outcome of a drill whose capacity probe reached no
+// plateau (err, a NoPlateauError): the probe's phase and table, the
+// primary metric not measurable, the capacity as a bound, and the run not
+// comparable (exit 5) — no load was offered at a rate made up from a
+// lower bound.
+func (r *Run) Aborted(primary result.Def, err error) workload.Outcome {
+	o := workload.Outcome{LoadMode: load.ModeOpen, Invalid: []string{err.Error()}}
+	if r.ProbePhase != nil {
+		o.Phases = []summary.Phase{*r.ProbePhase}
+	}
+	res := result.New("not answered: "+err.Error(), primary.NotMeasurable("the drill was not run: its capacity probe reached no plateau"), r.SizingMetrics()...)
+	if t := r.ProbeTable(); t != nil {
+		res.Tables = append(res.Tables, *t)
+	}
+	o.Result = res
+	return o
 }
 
 var defTTFTP50 = result.Def{Name: "ttft_p50_ms", Unit: result.Ms, Direction: result.Lower}
@@ -213,7 +246,7 @@ var defTTFTP50 = result.Def{Name: "ttft_p50_ms", Unit: result.Ms, Direction: res
 // ProbeTable is the capacity probe level by level (nil: no probe).
 func (r *Run) ProbeTable() *result.Table {
 	c := r.Sizing.Capacity
-	if c == nil {
+	if c == nil || c.UserSet {
 		return nil
 	}
 	t := result.Table{Key: TableProbe, Title: "Capacity probe", Note: "closed loop; clients doubled each level until the throughput stopped growing",
@@ -307,7 +340,11 @@ type windowRow struct {
 	TTFTP99    *float64 `json:"ttft_p99_ms"`
 	E2EP50     *float64 `json:"e2e_p50_ms"`
 	E2EP99     *float64 `json:"e2e_p99_ms"`
-	Events     []string `json:"events,omitempty"` // "kill llm-fast-0"
+	// P99Failed: the p99's rank (⌈0.99 n⌉) falls on failed requests, so
+	// with a failure counting +∞ the window's p99 is +∞ — the ttft_p99_ms
+	// and e2e_p99_ms beside it are the successes' only.
+	P99Failed bool     `json:"p99_failed,omitempty"`
+	Events    []string `json:"events,omitempty"` // "kill llm-fast-0"
 }
 
 // Files are events.jsonl and windows.jsonl.
@@ -325,7 +362,8 @@ func (r *Run) Files() ([]record.File, error) {
 	for _, w := range r.Windows {
 		row := windowRow{StartNS: w.StartNS, EndNS: w.EndNS, Count: w.Count, OK: w.OK, Errors: w.Errors, SLOMet: w.SLOMet,
 			Throughput: w.Throughput, Goodput: w.Goodput, ErrorRate: w.ErrorRate,
-			TTFTP50: record.F(w.TTFTP50), TTFTP99: record.F(w.TTFTP99), E2EP50: record.F(w.E2EP50), E2EP99: record.F(w.E2EP99)}
+			TTFTP50: record.F(w.TTFTP50), TTFTP99: record.F(w.TTFTP99), E2EP50: record.F(w.E2EP50), E2EP99: record.F(w.E2EP99),
+			P99Failed: FailedAtRank(w.Count, w.Errors, 0.99)}
 		for _, e := range r.Events {
 			if e.ActualNS > 0 && e.ActualNS >= w.StartNS && e.ActualNS < w.StartNS+step {
 				row.Events = append(row.Events, e.Action+" "+e.Target)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill/drilltest"
+	"github.com/sagebench/sagebench/internal/drill/slots"
 	"github.com/sagebench/sagebench/internal/result"
 )
 
@@ -87,5 +88,25 @@ func TestQ5QuickOnEmbeddedStack(t *testing.T) {
 		if !strings.Contains(res.Stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, res.Stdout)
 		}
+	}
+}
+
+// TestQ5NoPlateauIsInvalid: a probe whose clients run out before the
+// target does (a 1000-slot server, at most 8 clients) finds no plateau:
+// the capacity is a bound, the drill is not run at a load made up from
+// it, and the run is not comparable (exit 5) with the reason.
+func TestQ5NoPlateauIsInvalid(t *testing.T) {
+	srv := slots.NewSlotServer(1000, 20*time.Millisecond, 4, 5*time.Millisecond)
+	defer srv.Close()
+	body := drilltest.Loose + "q5: {load: {probe: {start: 2, max: 8, step: 500ms}}}\n"
+	res := drilltest.Run(t, "Q5", body, 60*time.Second, "--quick", "--target", srv.URL)
+	if res.Code != 5 || !strings.Contains(res.Stderr+res.Stdout, "no plateau") {
+		t.Fatalf("exit %d; want 5 naming the missing plateau\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if c := res.Metric("capacity_rps"); c.State != result.Bound || c.Interval == nil || c.Interval[0] <= 0 {
+		t.Errorf("capacity %+v; want a lower bound", c)
+	}
+	if len(res.Events) != 0 || strings.Contains(res.Stdout, "hetero ") {
+		t.Errorf("the drill ran: events %v\n%s", res.Events, res.Stdout)
 	}
 }

@@ -107,8 +107,9 @@ func TestRoutingNeedsEngineIDs(t *testing.T) {
 }
 
 // TestRecoveryStates: the primary reads each state of the kill's
-// recovery — a time to ± the step, 0 when the SLO was never broken (a
-// target of 10 s is met), never when it did not come back (missed).
+// recovery — a time to ± the step, 0 "no violation" when the SLO was
+// never broken (a target of 10 s is met), never when it did not come
+// back by the end of the load (missed).
 func TestRecoveryStates(t *testing.T) {
 	q := &q5{cfg: Default(true)}
 	r := &drill.Run{Records: llmRecords("llm-fast-0")}
@@ -129,7 +130,7 @@ func TestRecoveryStates(t *testing.T) {
 			tc.rec.EventNS, tc.rec.FaultEndNS, tc.rec.WorstMs = at, max(tc.rec.FaultEndNS, at), 2000
 			k := kill{ok: true, atNS: at, recovery: drill.EventRecovery{Recovery: tc.rec}}
 			rec, ratio := q.recovery(r, k)
-			if rec.State != tc.state || rec.Value != tc.value || (rec.Measured() && (rec.Resolution == nil || *rec.Resolution != 0.25)) {
+			if rec.State != tc.state || rec.Value != tc.value || (rec.Measured() && tc.value > 0 && (rec.Resolution == nil || *rec.Resolution != 0.25)) {
 				t.Fatalf("recovery %+v; want %s %v ± 0.25", rec, tc.state, tc.value)
 			}
 			if !ratio.Measured() || ratio.Interval == nil {
@@ -140,5 +141,30 @@ func TestRecoveryStates(t *testing.T) {
 				t.Errorf("target recovery_s ≤ 10 met %v", met)
 			}
 		})
+	}
+}
+
+// TestThroughputRatioNormalisedByOffered: the ratio is delivered ÷
+// offered after ÷ before, so a span that happened to be offered twice as
+// many requests (Poisson noise) but delivered all of them reads 1, not 2;
+// a span that delivered half of what it was offered reads 0.5.
+func TestThroughputRatioNormalisedByOffered(t *testing.T) {
+	var recs []record.Request
+	add := func(from, to float64, n int, okEvery int) {
+		for i := range n {
+			at := from + (to-from)*float64(i)/float64(n)
+			recs = append(recs, record.Request{IntendedNS: int64(at * 1e9), OK: okEvery == 1 || i%okEvery == 0})
+		}
+	}
+	add(1, 5, 40, 1)  // before the kill at 5 s: 10/s offered, all delivered
+	add(6, 10, 80, 1) // after: 20/s offered, all delivered
+	m := throughputRatio(recs, int64(1e9), int64(5e9), int64(6e9), int64(10e9), "from the recovery")
+	if !m.Measured() || m.Value != 1 || m.Interval == nil || m.Interval[0] > 1 || m.Interval[1] < 1 {
+		t.Errorf("ratio %+v; want 1 with an interval around it", m)
+	}
+	recs = recs[:40]
+	add(6, 10, 80, 2) // after: half delivered
+	if m := throughputRatio(recs, int64(1e9), int64(5e9), int64(6e9), int64(10e9), ""); m.Value != 0.5 {
+		t.Errorf("ratio %+v; want 0.5", m)
 	}
 }

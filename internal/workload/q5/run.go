@@ -2,6 +2,7 @@ package q5
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,8 +11,8 @@ import (
 	"github.com/sagebench/sagebench/internal/drill"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/reqset"
 	"github.com/sagebench/sagebench/internal/result"
-	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -56,6 +57,9 @@ type kill struct {
 // engine and measures.
 func (q *q5) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
 	r, err := drill.Drive(ctx, env, "hetero", q.cfg.Load, q.cfg.Drill)
+	if np := (*drill.NoPlateauError)(nil); errors.As(err, &np) {
+		return r.Aborted(defRecovery, np), nil
+	}
 	if err != nil {
 		return workload.Outcome{}, fmt.Errorf("q5: %w", err)
 	}
@@ -100,65 +104,90 @@ func (q *q5) recovery(r *drill.Run, k kill) (rec, ratio result.Metric) {
 		why := "the kill was not performed"
 		return defRecovery.NotMeasurable(why), defThroughputRatio.NotMeasurable(why)
 	}
-	x, step := k.recovery, q.cfg.Drill.Series.WithDefaults().Step.Seconds()
+	x := k.recovery
 	from, end := q.span(r)
-	after, how := k.atNS+int64(q.cfg.Drill.Series.WithDefaults().Width), "from one window after the kill (the SLO was never broken)"
-	m := x.Metrics()[0]
-	switch {
-	case x.Unmeasurable != "":
-		return defRecovery.NotMeasurable(x.Unmeasurable), defThroughputRatio.NotMeasurable(x.Unmeasurable)
-	case x.State == series.NeverViolated:
-		rec = defRecovery.Measure(0, 1, "").WithResolution(step).WithReason(m.Reason + ": nothing to recover from")
-	case x.State == series.Recovered:
-		rec = defRecovery.Measure(float64(x.RecoveredNS-x.EventNS)/1e9, 1, "").WithResolution(step).WithReason(fromKill(x))
+	after, how := k.atNS+int64(q.cfg.Drill.Series.WithDefaults().Width), "from one window after the kill (no violation)"
+	rec = x.RecoveryMetric(defRecovery, x.EventNS)
+	switch x.Verdict() {
+	case drill.Unmeasurable:
+		return rec, defThroughputRatio.NotMeasurable(x.Unmeasurable)
+	case drill.Recovered:
+		rec = rec.WithReason(fromKill(x, rec))
 		after, how = x.RecoveredNS, "from the recovery"
-	default:
-		rec, after, how = defRecovery.Never(m.Reason), k.atNS, "from the kill (it never recovered)"
+	case drill.Censored, drill.NeverRecovered:
+		after, how = k.atNS, "from the kill (it did not recover)"
 	}
 	return rec, throughputRatio(r.Records, from, k.atNS, after, end, how)
 }
 
 // fromKill says what recovery_s counts: from the kill, through the
 // outage until the restart when there was one.
-func fromKill(x drill.EventRecovery) string {
+func fromKill(x drill.EventRecovery, m result.Metric) string {
 	rule := x.RuleHeld()
+	if m.State == result.Bound {
+		rule = m.Reason
+	}
 	if x.FaultEndNS > x.EventNS {
-		return fmt.Sprintf("%s, from the kill: the engine was down %.2f s until its restart, then recovered in %s", rule,
-			float64(x.FaultEndNS-x.EventNS)/1e9, result.FormatValue(x.AfterMs/1000, result.Seconds))
+		then := "recovered in " + result.FormatValue(x.AfterMs/1000, result.Seconds)
+		if x.AfterMs < x.ResolutionMs {
+			then = "recovered within one window step (≤ " + result.FormatValue(x.ResolutionMs/1000, result.Seconds) + ")"
+		}
+		return fmt.Sprintf("%s, from the kill: the engine was down %.2f s until its restart, then %s", rule,
+			float64(x.FaultEndNS-x.EventNS)/1e9, then)
 	}
 	return rule + ", from the kill"
 }
 
-// throughputRatio is the delivered throughput of the requests offered in
-// [after, end) ÷ that of those offered in [from, kill): ok requests per
-// second, by intended send (a backlog served late counts where it was
-// offered), with the 95 % interval of a ratio of two Poisson counts — the
-// arrivals themselves vary that much.
+// throughputRatio is the delivered share of the requests offered in
+// [after, end) ÷ that of those offered in [from, kill): ok ÷ offered, by
+// intended send (a backlog served late counts where it was offered), so
+// that the arrivals' own Poisson noise — what was offered in each span —
+// cancels. Its interval combines the two spans' Wilson 97.5 % intervals
+// (the post's low ÷ the pre's high, and the other way): a coverage of at
+// least 95 % (Bonferroni).
 func throughputRatio(recs []record.Request, from, kill, after, end int64, how string) result.Metric {
 	if kill-from < int64(time.Second) || end-after < int64(time.Second) {
 		return defThroughputRatio.NotMeasurable("less than a second of load before the kill or after the recovery")
 	}
-	pre, post := delivered(recs, from, kill), delivered(recs, after, end)
-	if pre == 0 || post == 0 {
-		return defThroughputRatio.NotMeasurable("nothing was delivered before the kill or after the recovery")
+	preOK, preN := delivered(recs, from, kill)
+	postOK, postN := delivered(recs, after, end)
+	if preOK == 0 || postN == 0 {
+		return defThroughputRatio.NotMeasurable("nothing was delivered before the kill or offered after the recovery")
 	}
+	share := func(k, n int) float64 { return float64(k) / float64(n) }
+	ratio := share(postOK, postN) / share(preOK, preN)
+	pl, ph := wilson(preOK, preN)
+	ql, qh := wilson(postOK, postN)
 	rate := func(n int, lo, hi int64) float64 { return float64(n) / (float64(hi-lo) / 1e9) }
-	ratio := rate(post, after, end) / rate(pre, from, kill)
-	se := math.Sqrt(1/float64(pre) + 1/float64(post))
-	return defThroughputRatio.Measure(ratio, pre+post, "").WithInterval(ratio*math.Exp(-1.96*se), ratio*math.Exp(1.96*se)).WithReason(
-		fmt.Sprintf("ok requests per second offered %s to the end of the load (%s) ÷ before the kill (%s)", how,
-			result.FormatValue(rate(post, after, end), result.ReqPerS), result.FormatValue(rate(pre, from, kill), result.ReqPerS)))
+	return defThroughputRatio.Measure(ratio, preN+postN, "").WithInterval(ql/ph, qh/pl).WithReason(
+		fmt.Sprintf("delivered ÷ offered %s to the end of the load (%d of %d, offered %s) ÷ before the kill (%d of %d, offered %s); interval ≥ 95 %% (two Wilson 97.5 %%)", how,
+			postOK, postN, result.FormatValue(rate(postN, after, end), result.ReqPerS), preOK, preN, result.FormatValue(rate(preN, from, kill), result.ReqPerS)))
 }
 
-// delivered counts the ok requests intended in [from, to).
-func delivered(recs []record.Request, from, to int64) int {
-	n := 0
+// wilson is the Wilson score interval of k of n at 97.5 % (z = 2.2414),
+// so that two of them make a 95 % statement. (A local helper: the
+// interval functions belong to internal/reqset and internal/stats.)
+func wilson(k, n int) (lo, hi float64) {
+	const z = 2.241403
+	p, fn := float64(k)/float64(n), float64(n)
+	den := 1 + z*z/fn
+	mid := (p + z*z/(2*fn)) / den
+	half := z * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn)) / den
+	return max(mid-half, 0), min(mid+half, 1)
+}
+
+// delivered counts the ok requests intended in [from, to) and all of
+// them (the offered).
+func delivered(recs []record.Request, from, to int64) (ok, offered int) {
 	for i := range recs {
-		if recs[i].OK && recs[i].IntendedNS >= from && recs[i].IntendedNS < to {
-			n++
+		if recs[i].IntendedNS >= from && recs[i].IntendedNS < to {
+			offered++
+			if recs[i].OK {
+				ok++
+			}
 		}
 	}
-	return n
+	return ok, offered
 }
 
 // ttft is the p99 TTFT of the chat completions intended before the kill,
@@ -167,23 +196,29 @@ func delivered(recs []record.Request, from, to int64) int {
 func (q *q5) ttft(r *drill.Run, k kill) (before, after result.Metric) {
 	from, end := q.span(r)
 	until := end
-	if k.recovery.State == series.Recovered {
+	if k.recovery.Verdict() == drill.Recovered {
 		until = k.recovery.RecoveredNS
 	}
+	cutByKill := true // before the kill: a request the kill cut is the kill's
 	p99 := func(d result.Def, lo, hi int64, why string) result.Metric {
-		var xs []float64
+		var rs []record.Request
 		for _, rec := range r.Records {
-			if rec.OK && rec.FirstToken > 0 && rec.IntendedNS >= lo && rec.IntendedNS < hi {
-				xs = append(xs, rec.TTFTMs)
+			if rec.Type == protocol.TypeLLM && rec.IntendedNS >= lo && rec.IntendedNS < hi && (!cutByKill || !drill.CutBy(&rec, k.atNS, "ttft")) {
+				rs = append(rs, rec)
 			}
 		}
-		return d.Measure(series.Percentile(xs, 99), len(xs), why)
+		m := reqset.TailOf(rs, 0.99, reqset.TTFT).Metric(d, why)
+		if m.Measured() {
+			m = m.WithReason(fmt.Sprintf("%d chat completions, a failed one counting +∞", len(rs)))
+		}
+		return m
 	}
-	before = p99(defTTFTBefore, from, k.atNS, "no chat completion succeeded before the kill")
+	before = p99(defTTFTBefore, from, k.atNS, "no chat completion was offered before the kill")
+	cutByKill = false
 	if !k.ok {
 		return before, defTTFTAfter.NotMeasurable("the kill was not performed")
 	}
-	return before, p99(defTTFTAfter, k.atNS, until+1, "no chat completion succeeded after the kill")
+	return before, p99(defTTFTAfter, k.atNS, until+1, "no chat completion was offered after the kill")
 }
 
 // answer says what the kill did to the loaded pool and how long it took

@@ -2,6 +2,7 @@ package q7
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -41,6 +42,9 @@ var defs = []result.Def{defFailed, defExcess, defBackground, drill.DefLost, dril
 // Run drives the load through the reconfiguration schedule.
 func (q *q7) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
 	r, err := drill.Drive(ctx, env, "reconfig", q.cfg.Load, q.cfg.Drill)
+	if np := (*drill.NoPlateauError)(nil); errors.As(err, &np) {
+		return r.Aborted(defFailed, np), nil
+	}
 	if err != nil {
 		return workload.Outcome{}, fmt.Errorf("q7: %w", err)
 	}

@@ -76,6 +76,7 @@ func TestQ8ReportsLostRequests(t *testing.T) {
   drill:
     events: [{at: 1s, action: drop, count: 2}]
     recovery: {metric: e2e_p99, bound: 5s, hold: 1s}
+    series: {width: 150ms, step: 50ms}
 `
 	res := drilltest.Run(t, "Q8", body, 60*time.Second, "--quick")
 	if res.Code != 6 {
@@ -104,6 +105,7 @@ func TestQ8ExternalTargetExecHook(t *testing.T) {
     hooks:
       kill: {exec: [kill, -KILL, "%d"]}
     recovery: {metric: e2e_p99, bound: 5s, hold: 1s}
+    series: {width: 150ms, step: 50ms}
 `, eng.Process.Pid)
 	res := drilltest.Run(t, "Q8", body, 60*time.Second, "--quick", "--target", gw.URL())
 	if res.Code != 5 {
@@ -138,7 +140,7 @@ func TestQ8ExternalTargetExecHook(t *testing.T) {
 // resumed, slowed down ×4 and back to full speed — at a fixed rate.
 func TestQ8ExternalDrillScript(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a 17 s soak")
+		t.Skip("runs a 20 s soak")
 	}
 	for _, tool := range []string{"bash", "setsid", "curl", "awk"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -172,7 +174,7 @@ func TestQ8ExternalDrillScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := drilltest.Run(t, "Q8", drilltest.Loose+string(body), 90*time.Second, "--quick", "--rate", "20", "--duration", "17s", "--target", url)
+	res := drilltest.Run(t, "Q8", drilltest.Loose+string(body), 90*time.Second, "--quick", "--rate", "20", "--duration", "20s", "--target", url)
 	t.Logf("\n%s", res.Stdout)
 	if res.Code != 0 && res.Code != 6 {
 		t.Fatalf("exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)

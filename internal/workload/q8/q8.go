@@ -74,8 +74,9 @@ type Faults struct {
 const engineSlots = 4
 
 // Default: full scale 10 minutes at 0.7 of the measured capacity, a
-// fault every 60 s from 30 s (two of each kind); quick 26 s, a fault
-// every 5 s from 2.5 s (one of each).
+// fault every 60 s from 30 s (two of each kind); quick 29 s, a fault
+// every 5 s from 5 s (one of each; the first 5 s are one window of
+// warm-up and the four windows of the steady state).
 func Default(quick bool) *Config {
 	cycle := []string{FaultKill, FaultPause, FaultSlowdown, FaultCut, FaultGateway}
 	c := &Config{
@@ -86,8 +87,8 @@ func Default(quick bool) *Config {
 	}
 	c.Target = result.Targets{drill.DefLost.Name: 0}
 	if quick {
-		c.Load = drill.QuickSizedLoad(26 * time.Second)
-		c.Faults = Faults{Engine: "llm-1", First: 2500 * time.Millisecond, Every: 5 * time.Second, RestartAfter: 2 * time.Second, Pause: 2 * time.Second,
+		c.Load = drill.QuickSizedLoad(29 * time.Second)
+		c.Faults = Faults{Engine: "llm-1", First: 5 * time.Second, Every: 5 * time.Second, RestartAfter: 2 * time.Second, Pause: 2 * time.Second,
 			SlowdownFactor: 4, SlowdownFor: 3 * time.Second, Cycle: cycle}
 	}
 	return c

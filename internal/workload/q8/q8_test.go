@@ -81,3 +81,27 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestQuickSteadyLeadIn: Q8 quick's first fault comes after one window
+// of warm-up and at least four windows of steady state, and the dry run
+// says so.
+func TestQuickSteadyLeadIn(t *testing.T) {
+	c := Default(true)
+	d := c.Drill
+	d.Events = c.Events()
+	lead, need, ok := d.LeadIn()
+	w := d.Series.WithDefaults().Width
+	if !ok || int((lead-w)/w) < 4 {
+		t.Fatalf("first fault at %v with windows of %v: %d steady windows (need %v of lead-in)", lead, w, int((lead-w)/w), need)
+	}
+	p, err := (&q8{cfg: c}).Plan(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(p.Notes, "\n"), "steady state: the windows from 1s to the first event at 5s, 4 of 1s") {
+		t.Errorf("plan notes %q", p.Notes)
+	}
+	if len(d.Events) != 7 { // kill+restart, pause, slowdown, cut, gateway kill+restart
+		t.Errorf("events %d: want one fault of each kind", len(d.Events))
+	}
+}

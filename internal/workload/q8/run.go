@@ -2,6 +2,7 @@ package q8
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
-	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/target"
@@ -39,6 +39,9 @@ func (q *q8) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	stop := samples.start(env.Target, q.cfg.Engines)
 	r, err := drill.Drive(ctx, env, "soak", q.cfg.Load, dc)
 	stop()
+	if np := (*drill.NoPlateauError)(nil); errors.As(err, &np) {
+		return r.Aborted(drill.DefLost, np), nil
+	}
 	if err != nil {
 		return workload.Outcome{}, fmt.Errorf("q8: %w", err)
 	}
@@ -67,43 +70,39 @@ var defs = []result.Def{drill.DefLost, drill.DefAvailability, defRecoveryMax, de
 // result is Q8's answer: lost requests first, by class, then the slowest
 // recovery from a fault (never when one did not recover), and the drifts.
 func (q *q8) result(r *drill.Run, s *sampler) result.Result {
-	faults, recovered, violated := 0, 0, 0
-	slowest := 0.0
-	var recMax result.Metric
+	faults, recovered, violated := len(r.Recovery), 0, 0
 	for _, x := range r.Recovery {
-		faults++
-		switch {
-		case x.Unmeasurable != "":
-			recMax = defRecoveryMax.NotMeasurable(x.Unmeasurable)
-		case x.State == series.NeverViolated:
+		switch x.Verdict() {
+		case drill.NoViolation:
 			recovered++
-		case x.State == series.Recovered:
-			recovered, violated, slowest = recovered+1, violated+1, max(slowest, x.AfterMs)
-		default:
+		case drill.Recovered:
+			recovered, violated = recovered+1, violated+1
+		case drill.Censored, drill.NeverRecovered:
 			violated++
 		}
 	}
-	switch {
-	case recMax.State != "":
-	case faults == 0:
-		recMax = defRecoveryMax.NotMeasurable("no fault was performed")
-	case recovered < faults:
-		recMax = defRecoveryMax.Never(fmt.Sprintf("%d of %d faults never recovered by the end of the run", faults-recovered, faults))
-	default:
-		recMax = defRecoveryMax.Measure(slowest, faults, "").WithResolution(record.Millis(dcStep(q.cfg))).
-			WithReason(fmt.Sprintf("%d of %d faults broke the rule; a fault that never did counts 0", violated, faults))
-	}
+	recMax := drill.SlowestRecovery(defRecoveryMax, r.Recovery)
 	every := max(int(dcWidth(q.cfg)/dcStep(q.cfg)), 1)
 	rss, fd := s.drifts()
 	noSample := "RSS and open files were not sampled"
 	lostMs := r.LostMetrics()
 	ms := []result.Metric{defFaults.Measure(float64(faults), max(faults, 1), ""), defRecovered.Measure(float64(recovered), max(faults, 1), ""),
 		defViolated.Measure(float64(violated), max(faults, 1), ""), recMax,
-		drill.DriftMetric(defP99Drift, series.DriftOf(r.Windows, q.cfg.Drill.Recovery.Metric, every), "too few windows with a value"),
+		p99Drift(drill.SteadyDrift(r.Windows, q.cfg.Drill.Recovery.Metric, every, r.Recovery)),
 		drill.DriftMetric(defRSSDrift, rss, noSample), drill.DriftMetric(defFDDrift, fd, noSample)}
 	ans := fmt.Sprintf("%s of %d requests lost across %d faults (%s; availability %s); slowest recovery %s; %s drift %s",
 		result.Short(lostMs[0]), r.Lost.Sent, faults, lostByClass(lostMs), result.Short(lostMs[2]), result.Format(recMax), q.cfg.Drill.Recovery.Metric, result.Format(ms[4]))
 	return result.New(ans, lostMs[0], ms...)
+}
+
+// p99Drift is the steady windows' drift as a metric, saying how it was
+// read.
+func p99Drift(d series.Drift) result.Metric {
+	m := drill.DriftMetric(defP99Drift, d, "too few steady windows with a value")
+	if m.Measured() {
+		m = m.WithReason(fmt.Sprintf("least-squares slope over %d steady non-overlapping windows (none in a fault's disturbed span); 95 %% interval Newey–West (AR(1)-prewhitened, fixed-b)", d.Points))
+	}
+	return m
 }
 
 // lostByClass is "truncated 3, reset 1" (the classes with lost
