@@ -24,10 +24,10 @@ trap cleanup EXIT
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # cputicks PID...: user+sys CPU ticks of the processes and their reaped children.
-cputicks() { local t=0 p; for p in "$@"; do [ -r /proc/$p/stat ] && t=$((t + $(awk '{print $14+$15+$16+$17}' /proc/$p/stat))); done; echo $t; }
+cputicks() { local t=0 p; for p in "$@"; do [ -r /proc/$p/stat ] && t=$((t + $(awk '{print $14+$15+$16+$17}' /proc/$p/stat 2>/dev/null || echo 0))); done; echo $t; }
 # tree PID: the process and its descendants.
 tree() { local p=$1; echo "$p"; for c in $(cat /proc/$p/task/*/children 2>/dev/null); do tree "$c"; done; }
-rss_kb() { local t=0 p; for p in "$@"; do [ -r /proc/$p/status ] && t=$((t + $(awk '/^VmRSS/{print $2}' /proc/$p/status))); done; echo $t; }
+rss_kb() { local t=0 p; for p in "$@"; do [ -r /proc/$p/status ] && t=$((t + $(awk '/^VmRSS/{r=$2} END{print r+0}' /proc/$p/status 2>/dev/null || echo 0))); done; echo $t; }
 
 # The target: the reference stack in a process of its own.
 sport=$(freeport)
