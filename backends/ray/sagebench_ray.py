@@ -66,6 +66,9 @@ def check_plan(plan):
     plan.setdefault("request_timeout_s", 60)
     plan.setdefault("ready_timeout_s", 120)
     plan.setdefault("headers", {})
+    if plan.get("api_key_env") and not os.environ.get(plan["api_key_env"]):
+        raise PlanError("plan: the target's API key is to come from $%s, which the job's environment does not hold"
+                        % plan["api_key_env"])
     ops = [s.get("op") for s in plan["stages"]]
     if tuple(ops) != OPS:
         raise PlanError("plan: stages run %s; Q1 runs %s" % (ops, list(OPS)))
@@ -99,6 +102,8 @@ def check_stage(plan, s):
 def base_headers(plan):
     h = {"Content-Type": "application/json", "X-Request-Type": "rag", "User-Agent": USER_AGENT}
     h.update(plan.get("headers") or {})
+    if plan.get("api_key_env"):  # the target's key: from the job's environment, never the plan
+        h["Authorization"] = "Bearer " + os.environ[plan["api_key_env"]]
     if plan.get("tenant"):
         h["X-Tenant-Id"] = plan["tenant"]
     return h

@@ -467,18 +467,19 @@ class RayRuntimeTest(unittest.TestCase):
         hol_demo(self, fakeray)
 
 
-def hol_plan(url):
+def hol_plan(url, ready_s=10):
     """Q1's stages with retrieve at parallelism 1 behind a wider embed;
     txn 0's embedding takes 0.8 s, txn 1's none."""
     plan = plan_for(url, n=2, gap_ms=1, parallelism=2, warm=1)
+    plan["ready_timeout_s"] = ready_s
     plan["stages"][1]["parallelism"] = 1
     return drv.check_plan(plan)
 
 
-def hol_check(tc, ray):
+def hol_check(tc, ray, ready_s=10):
     t = FakeTarget(slow={"question 0": 0.8})
     tc.addCleanup(t.close)
-    plan = hol_plan(t.url)
+    plan = hol_plan(t.url, ready_s)
     _, recs, _ = run(plan, drv.RayRuntime(plan, ray=ray))
     by = {(r["txn_id"], r.get("stage", "")): r for r in recs}
     slow, fast = by[("txn-000000", "")], by[("txn-000001", "")]
@@ -516,6 +517,9 @@ def hol_demo(tc, ray):
     return waited
 
 
+READY_S = 240  # actors' worker processes start slowly on a loaded machine
+
+
 @unittest.skipUnless(os.environ.get("SAGEBENCH_TEST_REAL_RAY"), "SAGEBENCH_TEST_REAL_RAY unset: no local Ray here")
 class RealRayTest(unittest.TestCase):
     """The same checks on real Ray (ray.init of a local cluster), run by
@@ -534,21 +538,21 @@ class RealRayTest(unittest.TestCase):
     def test_drive_on_actors(self):
         t = FakeTarget(delay=0.005)
         self.addCleanup(t.close)
-        plan = drv.check_plan(plan_for(t.url, n=6, gap_ms=1))
+        plan = drv.check_plan(dict(plan_for(t.url, n=6, gap_ms=1), ready_timeout_s=READY_S))
         meta, recs, done = run(plan, drv.RayRuntime(plan, ray=self.ray))
         self.assertEqual(done["records"], 6 * 4)
         self.assertTrue(all(r["ok"] for r in recs), recs)
 
     def test_head_of_line_blocking_is_real_and_avoided(self):
         waited = hol_demo(self, self.ray)
-        fast, slow = hol_check(self, self.ray)
-        print("\nreal Ray: chained call on a max_concurrency=1 actor waited %.0f ms behind a blocked one; "
-              "driver (stage-by-stage): txn 1 e2e %.0f ms vs txn 0 %.0f ms" % (waited * 1000, fast, slow))
+        print("\nreal Ray: chained call on a max_concurrency=1 actor waited %.0f ms behind a blocked one" % (waited * 1000))
+        fast, slow = hol_check(self, self.ray, READY_S)
+        print("real Ray, driver (stage-by-stage): txn 1 e2e %.0f ms vs txn 0 %.0f ms" % (fast, slow))
 
     def test_a_dead_actor_keeps_the_history(self):
         t = FakeTarget()
         self.addCleanup(t.close)
-        plan = drv.check_plan(plan_for(t.url, n=1))
+        plan = drv.check_plan(dict(plan_for(t.url, n=1), ready_timeout_s=READY_S))
 
         class GenerateDies(drv.RayRuntime):
             def start(self):

@@ -37,14 +37,15 @@ target="http://127.0.0.1:$sport"
 
 # The Ray cluster.
 gcs=$(freeport); dash=$(freeport); client=$(freeport); agent=$(freeport)
-export PATH="$venv/bin:$PATH" RAY_USAGE_STATS_ENABLED=0
+# Secured, as Ray 2.60 is by default once ~/.ray/auth_token exists.
+export PATH="$venv/bin:$PATH" RAY_USAGE_STATS_ENABLED=0 RAY_AUTH_MODE=token RAY_AUTH_TOKEN=$(head -c16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 ray_start=$(date +%s.%N)
 setsid ray start --head --block --disable-usage-stats --include-dashboard true --node-ip-address 127.0.0.1 \
   --port "$gcs" --dashboard-host 127.0.0.1 --dashboard-port "$dash" --ray-client-server-port "$client" \
   --dashboard-agent-listen-port "$agent" --num-cpus "$(( NODES == 1 ? 2 : 1 ))" --temp-dir "$tmp/ray" >"$tmp/ray.log" 2>&1 & pids+=($!)
 head=$!
-for _ in $(seq 480); do curl -sf "http://127.0.0.1:$dash/api/version" >/dev/null && break; sleep 0.5; done
-echo "ray: cluster ready after $(echo "$(date +%s.%N) - $ray_start" | bc) s: $(curl -s http://127.0.0.1:$dash/api/version)"
+for _ in $(seq 480); do curl -sf -H "Authorization: Bearer $RAY_AUTH_TOKEN" "http://127.0.0.1:$dash/api/version" >/dev/null && break; sleep 0.5; done
+echo "ray: cluster ready after $(echo "$(date +%s.%N) - $ray_start" | bc) s: $(curl -s -H "Authorization: Bearer $RAY_AUTH_TOKEN" http://127.0.0.1:$dash/api/version)"
 if [ "$NODES" -gt 1 ]; then
   for i in $(seq 2 "$NODES"); do
     setsid ray start --block --disable-usage-stats --address "127.0.0.1:$gcs" --node-ip-address 127.0.0.1 \

@@ -32,6 +32,12 @@ type Config struct {
 	// x-ray-authorization, and a proxy that strips Authorization before
 	// the dashboard (Ray reads Authorization first). Never recorded.
 	ProxyAuth string `yaml:"-" json:"-"`
+	// TargetKeyEnv, when set, names an environment variable that every
+	// node of the cluster already holds the target's API key in (set where
+	// `ray start` runs): sagebench then sends the key nowhere. Unset, the
+	// key goes in the job's runtime_env env_vars (ray.TargetKeyEnv), which
+	// the cluster keeps with the job's info, never in the package.
+	TargetKeyEnv string `yaml:"target_key_env,omitempty" json:"target_key_env,omitempty"`
 	// UploadTimeout bounds the working_dir package's PUT (default
 	// 5 min); every other call has CallTimeout.
 	UploadTimeout time.Duration `yaml:"upload_timeout,omitempty" json:"upload_timeout,omitempty"`
@@ -140,6 +146,10 @@ func authHeader(c Config) http.Header {
 }
 
 func (c *Client) authHeader() http.Header { return c.auth.Clone() }
+
+// AuthHeader returns the headers the client authenticates with (secret:
+// never log them).
+func (c *Client) AuthHeader() http.Header { return c.auth.Clone() }
 
 // do sends one request; out (may be nil) receives the decoded 2xx body.
 func (c *Client) do(ctx context.Context, method, path, ctype string, body []byte, out any) error {

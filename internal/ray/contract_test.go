@@ -24,10 +24,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// contractTarget is one Jobs API the contract suite runs against.
+// contractTarget is one Jobs API the contract suite runs against: its
+// URL and token (both secured).
 type contractTarget struct {
 	name string
-	url  func(t *testing.T) string
+	url  func(t *testing.T) (string, string)
 }
 
 // contractTargets are the fake and the real cluster: the same tests on
@@ -35,16 +36,17 @@ type contractTarget struct {
 // ray is not installed (failed with SAGEBENCH_REQUIRE_RAY) and under -short.
 func contractTargets() []contractTarget {
 	return []contractTarget{
-		{"fake", func(t *testing.T) string {
+		{"fake", func(t *testing.T) (string, string) {
 			f := raytest.New(t)
-			f.Exec, f.SetupDelay = raytest.ShellExec(t), 300*time.Millisecond
-			return f.URL
+			f.Exec, f.SetupDelay, f.Token = raytest.ShellExec(t), 300*time.Millisecond, "fake-token-0123456789"
+			return f.URL, f.Token
 		}},
-		{"ray", func(t *testing.T) string {
+		{"ray", func(t *testing.T) (string, string) {
 			if testing.Short() {
 				t.Skip("-short: no real Ray cluster")
 			}
-			return cluster.Get(t).URL
+			c := cluster.Get(t)
+			return c.URL, c.Token
 		}},
 	}
 }
@@ -56,6 +58,7 @@ func TestContract(t *testing.T) {
 		fn   func(t *testing.T, c *ray.Client, url string)
 	}{
 		{"version", contractVersion},
+		{"token auth: 401 without, 403 wrong, x-ray-authorization alone", contractAuth},
 		{"unknown submit key answers 400", contractUnknownKey},
 		{"missing package: PENDING then FAILED RUNTIME_ENV_SETUP_FAILURE", contractMissingPackage},
 		{"log: long line whole, partial last line, stream = GET /logs", contractLog},
@@ -64,8 +67,8 @@ func TestContract(t *testing.T) {
 	}
 	for _, tg := range contractTargets() {
 		t.Run(tg.name, func(t *testing.T) {
-			url := tg.url(t)
-			c, err := ray.NewClient(ray.Config{Address: url})
+			url, token := tg.url(t)
+			c, err := ray.NewClient(ray.Config{Address: url, Token: token})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,15 +96,41 @@ func contractVersion(t *testing.T, c *ray.Client, _ string) {
 	}
 }
 
-func contractUnknownKey(t *testing.T, _ *ray.Client, url string) {
+func contractUnknownKey(t *testing.T, c *ray.Client, url string) {
 	body := `{"entrypoint": "echo hi", "submission_id": "` + ray.SubmissionID(uniqueID(t)) + `", "entrypoint_gpus_typo": 1}`
-	resp, err := http.Post(url+"/api/jobs/", "application/json", strings.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, url+"/api/jobs/", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(ray.HeaderAuth, c.AuthHeader().Get(ray.HeaderAuth))
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("submit with an unknown key: status %d, want 400", resp.StatusCode)
+	}
+}
+
+func contractAuth(t *testing.T, c *ray.Client, url string) {
+	token := strings.TrimPrefix(c.AuthHeader().Get(ray.HeaderAuth), "Bearer ")
+	for _, tt := range []struct {
+		name   string
+		cfg    ray.Config
+		status int
+	}{
+		{"no token", ray.Config{}, http.StatusUnauthorized},
+		{"wrong token", ray.Config{Token: "wrong-token"}, http.StatusForbidden},
+		{"x-ray-authorization alone", ray.Config{Token: token, AuthHeader: ray.HeaderAuthProxy}, 0},
+	} {
+		tt.cfg.Address = url
+		cc, err := ray.NewClient(tt.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cc.Version(contractCtx(t))
+		if (tt.status == 0) != (err == nil) || (tt.status != 0 && !ray.IsStatus(err, tt.status)) {
+			t.Errorf("%s: %v, want status %d", tt.name, err, tt.status)
+		}
 	}
 }
 

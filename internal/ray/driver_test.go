@@ -45,7 +45,8 @@ func TestDriverOnRealRay(t *testing.T) {
 	dir, _ := filepath.Abs(filepath.Join("..", "..", "backends", "ray"))
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "python"), "-m", "unittest", "-v", "test_sagebench_ray.RealRayTest")
 	cmd.Dir = dir
-	cmd.Env = append(cmd.Environ(), "PYTHONDONTWRITEBYTECODE=1", "SAGEBENCH_TEST_REAL_RAY=1", "RAY_USAGE_STATS_ENABLED=0")
+	cmd.Env = append(cmd.Environ(), "PYTHONDONTWRITEBYTECODE=1", "SAGEBENCH_TEST_REAL_RAY=1", "RAY_USAGE_STATS_ENABLED=0",
+		"RAY_AUTH_MODE=disabled") // else ray.init writes ~/.ray/auth_token, and every later `ray start` of the user is secured
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "OK") || strings.Contains(string(out), "skipped") {
 		t.Fatalf("RealRayTest: %v\n%s", err, out)

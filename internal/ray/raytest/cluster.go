@@ -2,6 +2,8 @@ package raytest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -40,7 +42,10 @@ type Cluster struct {
 	Bin     string // the venv's bin directory ("" for RAY_ADDRESS)
 	TempDir string
 	Started time.Duration // from `ray start` to the Jobs API answering
-	Version string
+	// Token is the cluster's auth token: StartCluster starts it secured
+	// (RAY_AUTH_MODE=token, as Ray 2.60 does by default once a token
+	// exists), with a random token of its own.
+	Token string
 
 	cmd     *exec.Cmd
 	workers []*exec.Cmd
@@ -113,10 +118,14 @@ func StartCluster(ctx context.Context, bin string, logs *os.File) (*Cluster, err
 	if err != nil {
 		return nil, err
 	}
+	tok := make([]byte, 16)
+	if _, err := rand.Read(tok); err != nil {
+		return nil, err
+	}
 	c := &Cluster{URL: fmt.Sprintf("http://127.0.0.1:%d", ports[1]), GCS: fmt.Sprintf("127.0.0.1:%d", ports[0]),
-		Bin: bin, TempDir: tmp}
+		Bin: bin, TempDir: tmp, Token: hex.EncodeToString(tok)}
 	c.env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"RAY_USAGE_STATS_ENABLED=0", "VIRTUAL_ENV="+filepath.Dir(bin))
+		"RAY_USAGE_STATS_ENABLED=0", "VIRTUAL_ENV="+filepath.Dir(bin), "RAY_AUTH_MODE=token", "RAY_AUTH_TOKEN="+c.Token)
 	wp := 20000 + ports[4]%40000 // a worker port range; Ray picks free ones inside it
 	args := []string{"start", "--head", "--block", "--disable-usage-stats", "--include-dashboard", "true",
 		"--node-ip-address", "127.0.0.1", "--port", strconv.Itoa(ports[0]),
@@ -156,6 +165,7 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	go func() { exited <- c.cmd.Wait() }()
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+"/api/version", nil)
+		req.Header.Set("Authorization", "Bearer "+c.Token)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -246,7 +256,7 @@ func (s *Shared) Get(t testing.TB) *Cluster {
 
 func (s *Shared) start() (*Cluster, error, string) {
 	if addr := os.Getenv(EnvRayAddress); addr != "" {
-		return &Cluster{URL: strings.TrimRight(addr, "/")}, nil, ""
+		return &Cluster{URL: strings.TrimRight(addr, "/"), Token: os.Getenv("RAY_AUTH_TOKEN")}, nil, ""
 	}
 	bin, why := rayBin()
 	if bin == "" {

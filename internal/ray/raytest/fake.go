@@ -119,6 +119,40 @@ func New(t testing.TB) *Fake {
 	return f
 }
 
+// Packages returns the working_dir packages uploaded, by name.
+func (f *Fake) Packages() map[string][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[string][]byte, len(f.packages))
+	for k, v := range f.packages {
+		out[k] = v
+	}
+	return out
+}
+
+// Spec returns the submitted spec of job id.
+func (f *Fake) Spec(id string) (ray.JobSpec, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if j := f.jobs[id]; j != nil {
+		return j.spec, true
+	}
+	return ray.JobSpec{}, false
+}
+
+// EnvVars is the environment a job's entrypoint gets from its spec's
+// runtime_env env_vars, as NAME=value.
+func EnvVars(spec ray.JobSpec) []string {
+	vars, _ := spec.RuntimeEnv["env_vars"].(map[string]any)
+	var out []string
+	for k, v := range vars {
+		if s, ok := v.(string); ok {
+			out = append(out, k+"="+s)
+		}
+	}
+	return out
+}
+
 // Calls lists the requests seen, as "METHOD /path".
 func (f *Fake) Calls() []string {
 	f.mu.Lock()

@@ -42,6 +42,7 @@ func ShellExec(t testing.TB) Exec {
 		}
 		cmd := exec.CommandContext(ctx, "sh", "-c", spec.Entrypoint)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
+		cmd.Env = append(os.Environ(), EnvVars(spec)...)
 		// A stop ends the entrypoint's whole process group, as Ray's
 		// job supervisor does, not only the shell.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

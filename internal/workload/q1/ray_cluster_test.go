@@ -29,6 +29,7 @@ func TestRayClusterQ1(t *testing.T) {
 	defer shared.Stop()
 	cl := shared.Get(t)
 	t.Logf("Ray cluster at %s ready %s after ray start", cl.URL, cl.Started.Round(time.Millisecond))
+	t.Setenv("RAY_AUTH_TOKEN", cl.Token) // the cluster is secured, as Ray 2.60 is by default once a token exists
 	target := os.Getenv("SAGEBENCH_RAY_TARGET")
 	if target == "" {
 		target = "embedded"
