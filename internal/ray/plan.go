@@ -22,7 +22,7 @@ type Plan struct {
 	// in the plan, the uploaded package or its copy in the cluster's
 	// key-value store.
 	APIKeyEnv string `json:"api_key_env,omitempty"`
-	Tenant   string            `json:"tenant,omitempty"`
+	Tenant    string `json:"tenant,omitempty"`
 	// DeadlineMS, when > 0, is sent as X-SLO-Deadline-Ms (time left of
 	// the transaction's end-to-end SLO).
 	DeadlineMS int64 `json:"deadline_ms,omitempty"`
