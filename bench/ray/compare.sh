@@ -83,4 +83,5 @@ run ray --ray-address "http://127.0.0.1:$dash"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/resources.txt"
 "$bin" compare --col backend "$OUT"/unified_results.jsonl >"$OUT/compare.txt" 2>&1 || true
 "$bin" report "$OUT"/q1/* -o "$OUT/report.html" >/dev/null 2>&1 || true
-cat "$OUT/resources.txt"; cat "$OUT/compare.txt" | head -60
+cat "$OUT/resources.txt"; head -60 "$OUT/compare.txt"
+python3 bench/ray/table.py "$OUT" | tee "$OUT/table.md"
