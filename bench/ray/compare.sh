@@ -18,7 +18,8 @@ venv=$(bench/ray/venv.sh)
 bin="$OUT/sagebench"; go build -o "$bin" ./cmd/sagebench
 tmp=$(mktemp -d /tmp/sbcmp.XXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done; sleep 5
+cleanup() { cp "$tmp"/*.log "$OUT"/ 2>/dev/null || true
+            for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done; sleep 5
             for p in "${pids[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -79,6 +80,9 @@ run() {
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/resources.txt"
 nodes=(); [ "$NODES" -gt 1 ] && nodes=(--nodes "$NODES")
 run sage "${nodes[@]}"
+if ! curl -sf -H "Authorization: Bearer $RAY_AUTH_TOKEN" "http://127.0.0.1:$dash/api/version" >/dev/null; then
+  echo "the Ray cluster is gone (see $OUT/ray.log)"; exit 1
+fi
 run ray --ray-address "http://127.0.0.1:$dash"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/resources.txt"
 "$bin" compare --col backend "$OUT"/unified_results.jsonl >"$OUT/compare.txt" 2>&1 || true
