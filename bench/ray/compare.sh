@@ -39,6 +39,8 @@ target="http://127.0.0.1:$sport"
 # The Ray cluster.
 gcs=$(freeport); dash=$(freeport); client=$(freeport); agent=$(freeport)
 # Secured, as Ray 2.60 is by default once ~/.ray/auth_token exists.
+# A generous GCS health check: a loaded machine stalls the raylet for seconds.
+export RAY_health_check_period_ms=10000 RAY_health_check_failure_threshold=30
 export PATH="$venv/bin:$PATH" RAY_USAGE_STATS_ENABLED=0 RAY_AUTH_MODE=token RAY_AUTH_TOKEN=$(head -c16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 ray_start=$(date +%s.%N)
 setsid ray start --head --block --disable-usage-stats --include-dashboard true --node-ip-address 127.0.0.1 \

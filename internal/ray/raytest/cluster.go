@@ -125,7 +125,12 @@ func StartCluster(ctx context.Context, bin string, logs *os.File) (*Cluster, err
 	c := &Cluster{URL: fmt.Sprintf("http://127.0.0.1:%d", ports[1]), GCS: fmt.Sprintf("127.0.0.1:%d", ports[0]),
 		Bin: bin, TempDir: tmp, Token: hex.EncodeToString(tok)}
 	c.env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"RAY_USAGE_STATS_ENABLED=0", "VIRTUAL_ENV="+filepath.Dir(bin), "RAY_AUTH_MODE=token", "RAY_AUTH_TOKEN="+c.Token)
+		"RAY_USAGE_STATS_ENABLED=0", "VIRTUAL_ENV="+filepath.Dir(bin), "RAY_AUTH_MODE=token", "RAY_AUTH_TOKEN="+c.Token,
+		// A loaded machine (load 30 on 2 cores here) can stall the raylet past
+		// the GCS's default health check (a few seconds), which then declares
+		// the node dead and the whole cluster goes down mid-test: tolerate
+		// minutes instead.
+		"RAY_health_check_period_ms=10000", "RAY_health_check_failure_threshold=30")
 	wp := 20000 + ports[4]%40000 // a worker port range; Ray picks free ones inside it
 	args := []string{"start", "--head", "--block", "--disable-usage-stats", "--include-dashboard", "true",
 		"--node-ip-address", "127.0.0.1", "--port", strconv.Itoa(ports[0]),
