@@ -7,12 +7,18 @@ ray.cluster_resources and ray.__version__.
 An actor is a thread pool of max_concurrency workers whose first task is
 its constructor. As Ray does, a call whose arguments are refs waits for
 them before it takes a worker (a dependency does not hold a concurrency
-slot), and a failed dependency fails the call. This is not Ray: the
-scheduling, placement, serialization and failure handling of a real
-cluster are not modelled. It is not shipped with the driver.
+slot), and a failed dependency fails the call; an actor with
+max_concurrency 1 starts its calls in submission order (Ray's
+SequentialActorSubmitQueue: a call whose arguments are not ready holds
+back the calls submitted after it); arguments and results are deep
+copies (Ray serialises them: a callee's changes to an argument are not
+seen by the caller). This is not Ray: the scheduling, placement and
+failure handling of a real cluster are not modelled. It is not shipped
+with the driver.
 """
 
 import concurrent.futures
+import copy
 import threading
 
 __version__ = "0.0.0-fakeray"
@@ -54,7 +60,10 @@ class ActorClass:
 class ActorHandle:
     def __init__(self, cls, concurrency, args):
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=concurrency)
-        self._obj = self._pool.submit(cls, *args)  # the actor's constructor, before its methods
+        self._obj = self._pool.submit(cls, *copy.deepcopy(args))  # the actor's constructor, before its methods
+        self._sequential = concurrency == 1
+        self._tail = self._obj  # the last call dispatched (in submission order when sequential)
+        self._lock = threading.Lock()
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -69,11 +78,17 @@ class Method:
     def remote(self, *args):
         out = concurrent.futures.Future()
         deps = [a.fut for a in args if isinstance(a, ObjectRef)]
+        h = self.handle
+        dispatched = concurrent.futures.Future()
+        if h._sequential:  # starts after the call submitted before it started
+            with h._lock:
+                prev, h._tail = h._tail, dispatched
+            deps.append(prev)
         left = [len(deps)]
         lock = threading.Lock()
 
         def call(real):
-            return getattr(self.handle._obj.result(), self.name)(*real)
+            return copy.deepcopy(getattr(h._obj.result(), self.name)(*copy.deepcopy(real)))
 
         def start(_=None):
             with lock:
@@ -83,9 +98,11 @@ class Method:
             try:
                 real = [a.fut.result() if isinstance(a, ObjectRef) else a for a in args]
             except Exception as exc:  # a failed dependency fails the call
+                dispatched.set_result(None)
                 out.set_exception(exc)
                 return
-            fut = self.handle._pool.submit(call, real)
+            fut = h._pool.submit(call, real)
+            dispatched.set_result(None)
             fut.add_done_callback(lambda f: out.set_exception(f.exception()) if f.exception() else out.set_result(f.result()))
 
         if deps:

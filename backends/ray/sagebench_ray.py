@@ -66,6 +66,9 @@ def check_plan(plan):
     plan.setdefault("request_timeout_s", 60)
     plan.setdefault("ready_timeout_s", 120)
     plan.setdefault("headers", {})
+    if plan.get("api_key_env") and not os.environ.get(plan["api_key_env"]):
+        raise PlanError("plan: the target's API key is to come from $%s, which the job's environment does not hold"
+                        % plan["api_key_env"])
     ops = [s.get("op") for s in plan["stages"]]
     if tuple(ops) != OPS:
         raise PlanError("plan: stages run %s; Q1 runs %s" % (ops, list(OPS)))
@@ -99,6 +102,8 @@ def check_stage(plan, s):
 def base_headers(plan):
     h = {"Content-Type": "application/json", "X-Request-Type": "rag", "User-Agent": USER_AGENT}
     h.update(plan.get("headers") or {})
+    if plan.get("api_key_env"):  # the target's key: from the job's environment, never the plan
+        h["Authorization"] = "Bearer " + os.environ[plan["api_key_env"]]
     if plan.get("tenant"):
         h["X-Tenant-Id"] = plan["tenant"]
     return h
@@ -363,9 +368,19 @@ class LocalRuntime:
 
 class RayRuntime:
     """One threaded actor per stage (max_concurrency = parallelism), each
-    holding its Stage; a transaction is chained by handing each stage the
-    previous ref. start() creates the actors and waits until each has
-    answered ready with its pool warmed."""
+    holding its Stage. start() creates the actors and waits until each has
+    answered ready with its pool warmed.
+
+    A transaction's next stage is submitted only once its stage before has
+    ended (the waiter sees its ref ready), never ahead with a pending ref:
+    Ray runs an actor's tasks in submission order when max_concurrency is
+    1 (SequentialActorSubmitQueue), so a task submitted early would hold
+    back later transactions whose input is ready (head-of-line blocking
+    that sage's queues do not have). The ready ref is passed on, not its
+    value; the driver also fetches each stage's result, the transaction's
+    history so far, so a stage that fails (its actor died: Ray hands every
+    stage a deserialised copy, and the dead one's is lost) still reports
+    the stages before it."""
 
     name = "ray"
 
@@ -392,7 +407,7 @@ class RayRuntime:
 
         self.actors = [StageActor.options(max_concurrency=s["parallelism"]).remote(plan, i)
                        for i, s in enumerate(plan["stages"])]
-        self.pending = {}
+        self.pending = {}  # ref → (done, the transaction as last seen, the stage it runs)
         self.lock = threading.Lock()
         self.closed = False
         self.waiter = None
@@ -419,11 +434,9 @@ class RayRuntime:
         return out
 
     def submit(self, txn, done):
-        ref = txn
-        for a in self.actors:
-            ref = a.run.remote(ref)
+        ref = self.actors[0].run.remote(txn)
         with self.lock:
-            self.pending[ref] = (done, txn)
+            self.pending[ref] = (done, txn, 0)
 
     def _wait(self):
         while True:
@@ -435,15 +448,38 @@ class RayRuntime:
                     return
                 time.sleep(0.005)
                 continue
-            ready, _ = self.ray.wait(refs, num_returns=1, timeout=0.05)
+            # Returns as soon as one is ready (at most 10 ms, so refs submitted
+            # meanwhile join soon), then takes every other ready one too.
+            ready, _ = self.ray.wait(refs, num_returns=1, timeout=0.01)
+            if ready and len(refs) > 1:
+                ready, _ = self.ray.wait(refs, num_returns=len(refs), timeout=0)
             for ref in ready:
                 with self.lock:
-                    done, txn = self.pending.pop(ref)
-                try:
-                    out = self.ray.get(ref)
-                except Exception as exc:  # an actor died: the transaction fails, the run goes on
-                    out = dict(txn, failed=True, error=("%s: %s" % (type(exc).__name__, exc))[:MAX_ERROR])
-                done(out)
+                    done, txn, k = self.pending.pop(ref)
+                self._advance(ref, done, txn, k)
+
+    def _advance(self, ref, done, txn, k):
+        """Stage k of txn ended (ref ready): submit its next stage, or end it."""
+        try:
+            out = self.ray.get(ref)
+        except Exception as exc:  # an actor died: the transaction fails with its history, the run goes on
+            stage = self.plan["stages"][k]
+            c = new_call(stage["name"])
+            fail(c, CallFailed("stage_error", 0, ("%s: %s" % (type(exc).__name__, exc))[:MAX_ERROR]))
+            t = now()
+            hops = txn["hops"]
+            txn = dict(txn, failed=True, hops=hops + [{
+                "stage": stage["name"], "op": stage["op"], "model": stage.get("model", ""),
+                "enqueued": hops[-1]["ended"] if hops else txn["accepted"], "started": t, "ended": t,
+                "call": c, "node": ""}])
+            done(txn)
+            return
+        if out.get("failed") or k + 1 == len(self.actors):
+            done(out)
+            return
+        nxt = self.actors[k + 1].run.remote(ref)
+        with self.lock:
+            self.pending[nxt] = (done, out, k + 1)
 
     def drain(self):
         with self.lock:

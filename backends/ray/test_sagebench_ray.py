@@ -29,8 +29,9 @@ class FakeTarget:
     although it announced keep-alive; no_done ends the stream after its
     finish_reason without [DONE]."""
 
-    def __init__(self, fail=None, tokens=4, truncate=False, delay=0.0, close_idle=False, no_done=False):
+    def __init__(self, fail=None, tokens=4, truncate=False, delay=0.0, close_idle=False, no_done=False, slow=None):
         self.fail, self.tokens, self.truncate, self.delay = fail or {}, tokens, truncate, delay
+        self.slow = slow or {}  # query → seconds its embedding takes
         self.close_idle, self.no_done = close_idle, no_done
         self.lock = threading.Lock()
         self.inflight, self.peak = {}, {}
@@ -105,6 +106,7 @@ class FakeTarget:
         if h.path in self.fail:
             return send(h, self.fail[h.path], b'{"error":{"message":"injected"}}')
         if h.path == "/v1/embeddings":
+            time.sleep(self.slow.get(body["input"][0], 0))
             timing["X-Sagebench-Server-Timing"] = "ttft_us=700;e2e_us=900"
             return send(h, 200, json.dumps({"data": [{"index": 0, "embedding": [0.1, 0.2, 0.3]}],
                                              "usage": {"prompt_tokens": 3}}).encode(), timing)
@@ -447,8 +449,121 @@ class RayRuntimeTest(unittest.TestCase):
                     return fakeray.ObjectRef(f)
         rt.actors[1] = Dead()
         _, recs, done = run(plan, rt)
-        self.assertEqual(done["records"], 2)
-        self.assertTrue(all(r["error_class"] == "stage_error" and "actor died" in r["error"] for r in recs))
+        self.assertEqual(done["records"], 2 * 3)  # the transaction, its embed and the dead retrieve
+        by = {(r["txn_id"], r.get("stage", "")): r for r in recs}
+        for i in range(2):
+            tid = "txn-%06d" % i
+            self.assertTrue(by[(tid, "embed")]["ok"], "the stage before the dead actor keeps its record")
+            for k in ((tid, ""), (tid, "retrieve")):
+                self.assertEqual(by[k]["error_class"], "stage_error")
+                self.assertIn("actor died", by[k]["error"])
+
+    def test_no_head_of_line_blocking(self):
+        hol_check(self, fakeray)
+
+    def test_fakeray_models_the_sequential_queue(self):
+        """What the driver avoids: on an actor of max_concurrency 1 a call
+        whose argument is not ready holds back a later call."""
+        hol_demo(self, fakeray)
+
+
+def hol_plan(url, ready_s=10):
+    """Q1's stages with retrieve at parallelism 1 behind a wider embed;
+    txn 0's embedding takes 0.8 s, txn 1's none."""
+    plan = plan_for(url, n=2, gap_ms=1, parallelism=2, warm=1)
+    plan["ready_timeout_s"] = ready_s
+    plan["stages"][1]["parallelism"] = 1
+    return drv.check_plan(plan)
+
+
+def hol_check(tc, ray, ready_s=10):
+    t = FakeTarget(slow={"question 0": 0.8})
+    tc.addCleanup(t.close)
+    plan = hol_plan(t.url, ready_s)
+    _, recs, _ = run(plan, drv.RayRuntime(plan, ray=ray))
+    by = {(r["txn_id"], r.get("stage", "")): r for r in recs}
+    slow, fast = by[("txn-000000", "")], by[("txn-000001", "")]
+    tc.assertTrue(slow["ok"] and fast["ok"], recs)
+    # txn 1 does not wait for txn 0's embedding at the retrieve stage.
+    tc.assertLess(fast["e2e_ms"], slow["e2e_ms"] - 400, (fast, slow))
+    return fast["e2e_ms"], slow["e2e_ms"]
+
+
+def hol_demo(tc, ray):
+    """Chained submission (refs handed on before they are ready) to an
+    actor of max_concurrency 1: the second call, ready at once, starts
+    only after the first, whose argument takes 0.8 s. Returns its wait (s)."""
+
+    @ray.remote
+    class Slow:
+        def value(self, d):
+            time.sleep(d)
+            return d
+
+    @ray.remote
+    class One:
+        def at(self, _):
+            return time.time()
+
+    src = Slow.options(max_concurrency=2).remote()
+    one = One.options(max_concurrency=1).remote()
+    ray.get([src.value.remote(0), one.at.remote(0)])  # both actors up
+    t0 = time.time()
+    a = one.at.remote(src.value.remote(0.8))
+    b = one.at.remote(src.value.remote(0))
+    waited = ray.get(b) - t0
+    ray.get(a)
+    tc.assertGreater(waited, 0.7, "the ready call ran ahead of the blocked one: no sequential queue")
+    return waited
+
+
+READY_S = 240  # actors' worker processes start slowly on a loaded machine
+
+
+@unittest.skipUnless(os.environ.get("SAGEBENCH_TEST_REAL_RAY"), "SAGEBENCH_TEST_REAL_RAY unset: no local Ray here")
+class RealRayTest(unittest.TestCase):
+    """The same checks on real Ray (ray.init of a local cluster), run by
+    internal/ray TestDriverOnRealRay with the venv's python."""
+
+    @classmethod
+    def setUpClass(cls):
+        import ray
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        cls.ray = ray
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.ray.shutdown()
+
+    def test_drive_on_actors(self):
+        t = FakeTarget(delay=0.005)
+        self.addCleanup(t.close)
+        plan = drv.check_plan(dict(plan_for(t.url, n=6, gap_ms=1), ready_timeout_s=READY_S))
+        meta, recs, done = run(plan, drv.RayRuntime(plan, ray=self.ray))
+        self.assertEqual(done["records"], 6 * 4)
+        self.assertTrue(all(r["ok"] for r in recs), recs)
+
+    def test_head_of_line_blocking_is_real_and_avoided(self):
+        waited = hol_demo(self, self.ray)
+        print("\nreal Ray: chained call on a max_concurrency=1 actor waited %.0f ms behind a blocked one" % (waited * 1000))
+        fast, slow = hol_check(self, self.ray, READY_S)
+        print("real Ray, driver (stage-by-stage): txn 1 e2e %.0f ms vs txn 0 %.0f ms" % (fast, slow))
+
+    def test_a_dead_actor_keeps_the_history(self):
+        t = FakeTarget()
+        self.addCleanup(t.close)
+        plan = drv.check_plan(dict(plan_for(t.url, n=1), ready_timeout_s=READY_S))
+
+        class GenerateDies(drv.RayRuntime):
+            def start(self):
+                out = super().start()
+                self.ray.kill(self.actors[2])  # generate's actor dies once ready
+                return out
+        _, recs, done = run(plan, GenerateDies(plan, ray=self.ray))
+        by = {r.get("stage", ""): r for r in recs}
+        self.assertTrue(by["embed"]["ok"] and by["retrieve"]["ok"], recs)
+        self.assertEqual(by["generate"]["error_class"], "stage_error")
+        self.assertIn("Actor", by["generate"]["error"])
 
 
 if __name__ == "__main__":

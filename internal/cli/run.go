@@ -191,7 +191,7 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 	if adminEnv == "" {
 		adminEnv = target.DefaultAdminTokenEnv
 	}
-	addSecretEnv(cmd.Context(), shared.Target.APIKeyEnv, adminEnv, "RAY_AUTH_TOKEN", "NATS_TOKEN", "NATS_PASSWORD")
+	addSecretEnv(cmd.Context(), shared.Target.APIKeyEnv, adminEnv, "RAY_AUTH_TOKEN", "RAY_PROXY_AUTHORIZATION", "NATS_TOKEN", "NATS_PASSWORD")
 	ov := o.overrides(cmd.Flags())
 	ov.Tokenizer = runconfig.TokenizerLoader(shared.Tokenizer) // one parse for every Q of the command
 	o.file, o.ov = file, ov
@@ -250,6 +250,7 @@ func (o *runOptions) applySharedFlags(f *pflag.FlagSet, s *runconfig.Shared) {
 		s.Ray.Address = os.Getenv("RAY_ADDRESS")
 	}
 	s.Ray.Token = os.Getenv("RAY_AUTH_TOKEN")
+	s.Ray.ProxyAuth = os.Getenv("RAY_PROXY_AUTHORIZATION")
 }
 
 // checkWorkloadFlags refuses a workload flag no experiment can take,

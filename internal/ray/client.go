@@ -20,11 +20,33 @@ type Config struct {
 	// (RAY_ADDRESS).
 	Address string `yaml:"address,omitempty" json:"address,omitempty"`
 	// Token is the cluster's auth token (RAY_AUTH_TOKEN), sent as
-	// Authorization: Bearer (what Ray's token auth reads) and as
-	// x-ray-authorization (its fallback when a proxy takes
-	// Authorization); never recorded.
+	// "Bearer <token>" in AuthHeader; never recorded.
 	Token string `yaml:"-" json:"-"`
+	// AuthHeader is the header carrying Token: "Authorization" (default:
+	// what Ray's token auth reads first) or "x-ray-authorization" (read by
+	// Ray only when Authorization is absent: for a proxy in front of the
+	// dashboard that takes Authorization for itself).
+	AuthHeader string `yaml:"auth_header,omitempty" json:"auth_header,omitempty"`
+	// ProxyAuth (RAY_PROXY_AUTHORIZATION) is sent verbatim as
+	// Authorization, the proxy's own credential; it needs AuthHeader
+	// x-ray-authorization, and a proxy that strips Authorization before
+	// the dashboard (Ray reads Authorization first). Never recorded.
+	ProxyAuth string `yaml:"-" json:"-"`
+	// TargetKeyEnv, when set, names an environment variable that every
+	// node of the cluster already holds the target's API key in (set where
+	// `ray start` runs): sagebench then sends the key nowhere. Unset, the
+	// key goes in the job's runtime_env env_vars (ray.TargetKeyEnv), which
+	// the cluster keeps with the job's info, never in the package.
+	TargetKeyEnv string `yaml:"target_key_env,omitempty" json:"target_key_env,omitempty"`
+	// UploadTimeout bounds the working_dir package's PUT (default
+	// 5 min); every other call has CallTimeout.
+	UploadTimeout time.Duration `yaml:"upload_timeout,omitempty" json:"upload_timeout,omitempty"`
 }
+
+// MaxPackageBytes is the largest body Ray's dashboard accepts
+// (DASHBOARD_CLIENT_MAX_SIZE, 100 MiB): a larger working_dir package is
+// refused before its upload.
+const MaxPackageBytes = 100 << 20
 
 // Validate checks that Address is an http(s) URL with a host.
 func (c Config) Validate() error {
@@ -35,13 +57,21 @@ func (c Config) Validate() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("ray.address %q: must be the dashboard's http(s) URL, e.g. http://127.0.0.1:8265", c.Address)
 	}
+	switch {
+	case !strings.EqualFold(c.AuthHeader, HeaderAuth) && !strings.EqualFold(c.AuthHeader, HeaderAuthProxy) && c.AuthHeader != "":
+		return fmt.Errorf("ray.auth_header %q: must be %s or %s", c.AuthHeader, HeaderAuth, HeaderAuthProxy)
+	case c.ProxyAuth != "" && !strings.EqualFold(c.AuthHeader, HeaderAuthProxy):
+		return fmt.Errorf("RAY_PROXY_AUTHORIZATION is set: it takes the Authorization header, so ray.auth_header must be %s", HeaderAuthProxy)
+	case c.UploadTimeout < 0:
+		return fmt.Errorf("ray.upload_timeout %s: must be ≥ 0 (0: 5m)", c.UploadTimeout)
+	}
 	return nil
 }
 
 // Headers that carry the bearer token on secured clusters (Ray ≥ 2.52):
-// Ray's token auth reads Authorization first; x-ray-authorization is the
-// fallback for a proxy in front of the dashboard that uses Authorization
-// for itself. Both are sent.
+// Ray's token auth reads Authorization, and x-ray-authorization only when
+// Authorization is absent (a missing token answers 401, a wrong one 403).
+// The token goes in one of them, Config.AuthHeader.
 const (
 	HeaderAuth      = "Authorization"
 	HeaderAuthProxy = "x-ray-authorization"
@@ -55,9 +85,10 @@ const (
 
 // Client calls one cluster's Jobs API.
 type Client struct {
-	base  string
-	token string
-	http  *http.Client
+	base   string
+	auth   http.Header
+	http   *http.Client
+	upload *http.Client // the package PUT: UploadTimeout
 }
 
 // NewClient returns a client for c (validated).
@@ -67,8 +98,14 @@ func NewClient(c Config) (*Client, error) {
 	}
 	tr := &http.Transport{DialContext: (&net.Dialer{Timeout: DialTimeout}).DialContext,
 		ResponseHeaderTimeout: CallTimeout, MaxIdleConnsPerHost: 2}
-	return &Client{base: strings.TrimRight(c.Address, "/"), token: c.Token,
-		http: &http.Client{Transport: tr, Timeout: CallTimeout}}, nil
+	upload := c.UploadTimeout
+	if upload == 0 {
+		upload = 5 * time.Minute
+	}
+	utr := tr.Clone()
+	utr.ResponseHeaderTimeout = upload
+	return &Client{base: strings.TrimRight(c.Address, "/"), auth: authHeader(c),
+		http: &http.Client{Transport: tr, Timeout: CallTimeout}, upload: &http.Client{Transport: utr, Timeout: upload}}, nil
 }
 
 // Address is the dashboard's base URL.
@@ -91,18 +128,35 @@ func IsStatus(err error, status int) bool {
 	return errors.As(err, &ae) && ae.Status == status
 }
 
-// authHeader holds the token's headers (none without a token).
-func (c *Client) authHeader() http.Header {
+// authHeader holds the token's header and the proxy's credential (none
+// without them).
+func authHeader(c Config) http.Header {
 	h := http.Header{}
-	if c.token != "" {
-		h.Set(HeaderAuth, "Bearer "+c.token)
-		h.Set(HeaderAuthProxy, "Bearer "+c.token)
+	name := HeaderAuth
+	if strings.EqualFold(c.AuthHeader, HeaderAuthProxy) {
+		name = HeaderAuthProxy
+	}
+	if c.Token != "" {
+		h.Set(name, "Bearer "+c.Token)
+	}
+	if c.ProxyAuth != "" {
+		h.Set(HeaderAuth, c.ProxyAuth)
 	}
 	return h
 }
 
+func (c *Client) authHeader() http.Header { return c.auth.Clone() }
+
+// AuthHeader returns the headers the client authenticates with (secret:
+// never log them).
+func (c *Client) AuthHeader() http.Header { return c.auth.Clone() }
+
 // do sends one request; out (may be nil) receives the decoded 2xx body.
 func (c *Client) do(ctx context.Context, method, path, ctype string, body []byte, out any) error {
+	return c.doWith(ctx, c.http, method, path, ctype, body, out)
+}
+
+func (c *Client) doWith(ctx context.Context, hc *http.Client, method, path, ctype string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("ray: %s %s: %w", method, path, err)
@@ -113,7 +167,7 @@ func (c *Client) do(ctx context.Context, method, path, ctype string, body []byte
 	for k, v := range c.authHeader() {
 		req.Header[k] = v
 	}
-	resp, err := c.http.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("ray: dashboard at %s unreachable (%s %s): %w", c.base, method, path, err)
 	}

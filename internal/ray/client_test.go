@@ -8,6 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -108,20 +111,33 @@ func TestSubmitDuplicate(t *testing.T) {
 	}
 }
 
+// TestAuthHeader: the fake checks the token as Ray 2.60's token auth does
+// (Authorization, else x-ray-authorization; none 401, wrong 403), and the
+// header carrying the token is configurable, so a proxy's own credential
+// can take Authorization.
 func TestAuthHeader(t *testing.T) {
 	f := raytest.New(t)
 	f.Token = "s3cret"
 	tests := []struct {
-		name, token string
-		status      int
+		name   string
+		cfg    ray.Config
+		status int
 	}{
-		{"no token", "", http.StatusUnauthorized},
-		{"wrong token", "nope", http.StatusUnauthorized},
-		{"token", "s3cret", 0},
+		{"no token", ray.Config{}, http.StatusUnauthorized},
+		{"wrong token", ray.Config{Token: "nope"}, http.StatusForbidden},
+		{"token", ray.Config{Token: "s3cret"}, 0},
+		{"token in x-ray-authorization", ray.Config{Token: "s3cret", AuthHeader: "x-ray-authorization"}, 0},
+		{"a proxy's Authorization reaching Ray shadows x-ray-authorization", ray.Config{Token: "s3cret",
+			AuthHeader: "x-ray-authorization", ProxyAuth: "Basic cHJveHk6cHc="}, http.StatusForbidden},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := client(t, f, tt.token).Version(context.Background())
+			tt.cfg.Address = f.URL
+			c, err := ray.NewClient(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := c.Version(context.Background())
 			switch {
 			case tt.status == 0 && (err != nil || v.RayVersion == ""):
 				t.Fatalf("Version = %+v, %v", v, err)
@@ -129,6 +145,50 @@ func TestAuthHeader(t *testing.T) {
 				t.Fatalf("err = %v, want status %d", err, tt.status)
 			}
 		})
+	}
+}
+
+// TestAuthBehindAProxy: a proxy that checks its own credential in
+// Authorization and strips it before the dashboard lets the token through
+// in x-ray-authorization; with the token in Authorization (the default)
+// the proxy refuses.
+func TestAuthBehindAProxy(t *testing.T) {
+	f := raytest.New(t)
+	f.Token = "s3cret"
+	up, _ := url.Parse(f.URL)
+	rp := httputil.NewSingleHostReverseProxy(up)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Basic cHJveHk6cHc=" {
+			http.Error(w, "proxy: who are you", http.StatusProxyAuthRequired)
+			return
+		}
+		r.Header.Del("Authorization")
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	for _, tt := range []struct {
+		name   string
+		cfg    ray.Config
+		status int
+	}{
+		{"token in Authorization", ray.Config{Token: "s3cret"}, http.StatusProxyAuthRequired},
+		{"token in x-ray-authorization, proxy credential in Authorization",
+			ray.Config{Token: "s3cret", AuthHeader: "x-ray-authorization", ProxyAuth: "Basic cHJveHk6cHc="}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.Address = proxy.URL
+			c, err := ray.NewClient(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Version(context.Background())
+			if (tt.status == 0) != (err == nil) || (tt.status != 0 && !ray.IsStatus(err, tt.status)) {
+				t.Fatalf("err = %v, want status %d", err, tt.status)
+			}
+		})
+	}
+	if _, err := ray.NewClient(ray.Config{Address: proxy.URL, ProxyAuth: "Basic x"}); err == nil {
+		t.Error("a proxy credential with the token in Authorization too: want a configuration error")
 	}
 }
 
@@ -186,6 +246,9 @@ func TestAwaitBacksOff(t *testing.T) {
 	}
 	c := client(t, f, "")
 	id, _, _ := c.Submit(context.Background(), spec(t, c, "q1-ray-0-ee"))
+	for f.Status(id) != ray.StatusRunning { // past PENDING: no status change while Await polls
+		time.Sleep(5 * time.Millisecond)
+	}
 	var mu sync.Mutex
 	var waits []time.Duration
 	sleepRec := func(ctx context.Context, d time.Duration) {
@@ -298,5 +361,56 @@ func TestAwaitGivesUpWhenTheStopFails(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("Await took %s: it waited for an end no one would see", took)
+	}
+}
+
+// TestSubmitRetriesNoAgent: seconds after `ray start` Ray answers a
+// submission with 500 "No available agent to submit job" (seen on Ray
+// 2.60 here); the client retries it rather than failing the run.
+func TestSubmitRetriesNoAgent(t *testing.T) {
+	f := raytest.New(t)
+	f.NoAgent = 2
+	c := client(t, f, "")
+	id, attached, err := c.Submit(context.Background(), spec(t, c, "q1-ray-0-na"))
+	if err != nil || attached || id != "sagebench-q1-ray-0-na" {
+		t.Fatalf("Submit = %q, %v, %v; want a retried submission", id, attached, err)
+	}
+}
+
+// TestUploadLimits: a package over Ray's 100 MiB body limit is refused
+// before any byte is sent; the PUT has its own timeout, not the 15 s of
+// the other calls.
+func TestUploadLimits(t *testing.T) {
+	f := raytest.New(t)
+	c := client(t, f, "")
+	big := ray.Package{URI: "gcs://_ray_pkg_big.zip", Zip: make([]byte, ray.MaxPackageBytes+1)}
+	if err := c.Upload(context.Background(), big); !errors.Is(err, ray.ErrPackageTooLarge) {
+		t.Fatalf("Upload of %d bytes = %v, want ErrPackageTooLarge", len(big.Zip), err)
+	}
+	for _, call := range f.Calls() {
+		if strings.HasPrefix(call, "PUT") {
+			t.Fatalf("a too large package reached the cluster: %v", f.Calls())
+		}
+	}
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			http.NotFound(w, r)
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		time.Sleep(300 * time.Millisecond)
+	}))
+	defer slow.Close()
+	uc, err := ray.NewClient(ray.Config{Address: slow.URL, UploadTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := ray.Package{URI: "gcs://_ray_pkg_x.zip", Zip: []byte("zip")}
+	if err := uc.Upload(context.Background(), pkg); err == nil {
+		t.Fatal("a PUT slower than UploadTimeout succeeded")
+	}
+	uc, _ = ray.NewClient(ray.Config{Address: slow.URL, UploadTimeout: time.Minute})
+	if err := uc.Upload(context.Background(), pkg); err != nil {
+		t.Fatalf("a PUT within UploadTimeout: %v", err)
 	}
 }

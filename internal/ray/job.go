@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
+	"time"
 )
 
 // Job statuses of the Jobs API.
@@ -70,6 +72,10 @@ func (c *Client) Submit(ctx context.Context, spec JobSpec) (id string, attached 
 		JobID        string `json:"job_id"`
 	}
 	err = c.doJSON(ctx, http.MethodPost, "/api/jobs/", spec, &out)
+	for wait := 250 * time.Millisecond; noAgent(err) && wait < NoAgentWait; wait *= 2 {
+		sleep(ctx, wait) // a cluster just started: its dashboard agent is not registered yet
+		err = c.doJSON(ctx, http.MethodPost, "/api/jobs/", spec, &out)
+	}
 	if err == nil {
 		if out.SubmissionID == "" {
 			out.SubmissionID = out.JobID
@@ -87,6 +93,17 @@ func (c *Client) Submit(ctx context.Context, spec JobSpec) (id string, attached 
 		return "", false, fmt.Errorf("%w: %s (run %q)", ErrForeignJob, spec.SubmissionID, job.Metadata[MetaRunID])
 	}
 	return spec.SubmissionID, true, nil
+}
+
+// NoAgentWait bounds the retries of a submission Ray answers with 500
+// "No available agent to submit job" (a cluster whose dashboard agent has
+// not registered yet, seconds after `ray start`): 250 ms doubling, about
+// 30 s in all.
+const NoAgentWait = 16 * time.Second
+
+func noAgent(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusInternalServerError && strings.Contains(ae.Body, "No available agent")
 }
 
 // Job is GET /api/jobs/{id}.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -55,12 +56,20 @@ func packagePath(uri string) (string, error) {
 	return "/api/packages/gcs/" + name, nil
 }
 
+// ErrPackageTooLarge is a package over MaxPackageBytes, refused before
+// its upload.
+var ErrPackageTooLarge = errors.New("ray: the working_dir package is larger than Ray's dashboard accepts")
+
 // Upload puts p on the cluster unless it is already there
-// (GET /api/packages/gcs/<name> answers 200; 404 means upload).
+// (GET /api/packages/gcs/<name> answers 200; 404 means upload). A package
+// over MaxPackageBytes is refused first; the PUT has UploadTimeout.
 func (c *Client) Upload(ctx context.Context, p Package) error {
 	path, err := packagePath(p.URI)
 	if err != nil {
 		return err
+	}
+	if len(p.Zip) > MaxPackageBytes {
+		return fmt.Errorf("%w: %d bytes, the limit is %d (100 MiB, DASHBOARD_CLIENT_MAX_SIZE): fewer questions (--total-requests) make the plan smaller", ErrPackageTooLarge, len(p.Zip), MaxPackageBytes)
 	}
 	err = c.do(ctx, http.MethodGet, path, "", nil, nil)
 	switch {
@@ -69,5 +78,5 @@ func (c *Client) Upload(ctx context.Context, p Package) error {
 	case !IsStatus(err, http.StatusNotFound):
 		return err
 	}
-	return c.do(ctx, http.MethodPut, path, "application/zip", p.Zip, nil)
+	return c.doWith(ctx, c.upload, http.MethodPut, path, "application/zip", p.Zip, nil)
 }

@@ -16,8 +16,13 @@ type Plan struct {
 	RunID    string            `json:"run_id"`
 	Workload string            `json:"workload"`
 	Target   string            `json:"target"`            // base URL, without /v1
-	Headers  map[string]string `json:"headers,omitempty"` // sent on every call (may hold the target's key)
-	Tenant   string            `json:"tenant,omitempty"`
+	Headers  map[string]string `json:"headers,omitempty"` // sent on every call (never the target's key)
+	// APIKeyEnv names the environment variable of the job holding the
+	// target's API key (sent as Authorization: Bearer): the key is never
+	// in the plan, the uploaded package or its copy in the cluster's
+	// key-value store.
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	Tenant    string `json:"tenant,omitempty"`
 	// DeadlineMS, when > 0, is sent as X-SLO-Deadline-Ms (time left of
 	// the transaction's end-to-end SLO).
 	DeadlineMS int64 `json:"deadline_ms,omitempty"`
@@ -55,6 +60,11 @@ type Arrival struct {
 	OffsetNS int64  `json:"offset_ns"`
 	Query    string `json:"query"`
 }
+
+// TargetKeyEnv is the variable sagebench passes the target's API key in,
+// through the job's runtime_env env_vars, unless Config.TargetKeyEnv
+// names one the cluster's own environment already holds.
+const TargetKeyEnv = "SAGEBENCH_TARGET_API_KEY"
 
 // Redacted is p without the header values (they may be credentials), for
 // printing.

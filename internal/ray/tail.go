@@ -25,9 +25,11 @@ import (
 // breaking after the job ended, the rest of the log from the offset is
 // read from it once, after the job ended.
 
-// maxMessage bounds one websocket message (Ray sends at most 20,000
-// characters, up to 4 bytes each).
-const maxMessage = 1 << 20
+// MaxLogMessage bounds one websocket message. Ray sends up to 10 lines,
+// or lines until more than 20,000 characters, and never splits a line
+// (file_tail_iterator): a message is as long as the longest line in it,
+// so the bound is a line's, far above any the driver writes.
+const MaxLogMessage = 64 << 20
 
 // truncatedMark starts the log GET /logs answers when Ray cut it.
 const truncatedMark = "[LOG TRUNCATED"
@@ -122,7 +124,7 @@ func (c *Client) tailOnce(ctx context.Context, id string, off *int64, w io.Write
 		return false, fmt.Errorf("ray: following the log of %s at %s: %w", id, c.base, err)
 	}
 	defer conn.CloseNow()
-	conn.SetReadLimit(maxMessage)
+	conn.SetReadLimit(MaxLogMessage + 4*20000)
 	skip := *off
 	for {
 		_, msg, err := conn.Read(ctx)

@@ -7,10 +7,19 @@
 // lines or 20,000 bytes, closed normally once the job ended and the log
 // was sent), POST /api/jobs/{id}/stop, GET/PUT /api/packages/gcs/{name},
 // GET /api/version; statuses PENDING → RUNNING → SUCCEEDED | FAILED |
-// STOPPED; a duplicate submission_id answers 500; with Token set every
-// request needs `Authorization: Bearer Token` (what Ray's token auth
-// reads) and, as sagebench sends it for proxies, `x-ray-authorization:
-// Bearer Token`.
+// STOPPED; a duplicate submission_id answers 500. It behaves as Ray 2.60
+// does where that is less friendly than a documentation reading: a submit
+// body with a key JobSubmitRequest lacks answers 400; a job stays PENDING
+// while its runtime env is set up, and one whose working_dir package is
+// missing goes from PENDING to FAILED (error_type
+// RUNTIME_ENV_SETUP_FAILURE) rather than being refused at submit; job_id
+// is the driver's (null until it runs), not the submission id; a stop
+// answers at once and the job ends later; the log stream never splits a
+// line and sends a partial last line as it is; with Token set, Ray's
+// token auth: Authorization, or x-ray-authorization only when
+// Authorization is absent (none: 401, a wrong one: 403); a package PUT
+// over ray.MaxPackageBytes answers 413. The contract suite in
+// internal/ray runs the same tests against this fake and a real cluster.
 //
 // It also holds sagebench's driver to its contract (docs/ray.md): a job
 // that logs a record (SAGEBENCH_RECORD) before a SAGEBENCH_META line
@@ -29,6 +38,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/ray"
 )
@@ -55,6 +65,12 @@ type Fake struct {
 	BreakTailAt int
 	// FailStop answers POST /stop with 500 and leaves the job running.
 	FailStop bool
+	// NoAgent answers that many submissions first with Ray's 500 "No
+	// available agent to submit job" (a cluster just started).
+	NoAgent int
+	// SetupDelay is how long a job stays PENDING (its runtime env being
+	// set up) before it runs or fails (default 20ms).
+	SetupDelay time.Duration
 
 	mu       sync.Mutex
 	jobs     map[string]*job
@@ -69,6 +85,8 @@ type job struct {
 	spec     ray.JobSpec
 	status   string
 	msg      string
+	errType  string
+	jobID    string // the driver's, once it runs
 	logs     bytes.Buffer
 	contract contract
 	cancel   context.CancelFunc
@@ -99,6 +117,40 @@ func New(t testing.TB) *Fake {
 		srv.Close()
 	})
 	return f
+}
+
+// Packages returns the working_dir packages uploaded, by name.
+func (f *Fake) Packages() map[string][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[string][]byte, len(f.packages))
+	for k, v := range f.packages {
+		out[k] = v
+	}
+	return out
+}
+
+// Spec returns the submitted spec of job id.
+func (f *Fake) Spec(id string) (ray.JobSpec, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if j := f.jobs[id]; j != nil {
+		return j.spec, true
+	}
+	return ray.JobSpec{}, false
+}
+
+// EnvVars is the environment a job's entrypoint gets from its spec's
+// runtime_env env_vars, as NAME=value.
+func EnvVars(spec ray.JobSpec) []string {
+	vars, _ := spec.RuntimeEnv["env_vars"].(map[string]any)
+	var out []string
+	for k, v := range vars {
+		if s, ok := v.(string); ok {
+			out = append(out, k+"="+s)
+		}
+	}
+	return out
 }
 
 // Calls lists the requests seen, as "METHOD /path".
@@ -151,8 +203,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.calls = append(f.calls, r.Method+" "+r.URL.Path)
 	f.mu.Unlock()
-	if f.Token != "" && (r.Header.Get(ray.HeaderAuth) != "Bearer "+f.Token || r.Header.Get(ray.HeaderAuthProxy) != "Bearer "+f.Token) {
-		http.Error(w, "Unauthorized: missing or invalid token", http.StatusUnauthorized)
+	if f.Token != "" && !f.authorized(w, r) {
 		return
 	}
 	p := r.URL.Path
@@ -172,6 +223,24 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// authorized is Ray's token check (http_token_authentication.py):
+// Authorization, else x-ray-authorization; none 401, a wrong one 403.
+func (f *Fake) authorized(w http.ResponseWriter, r *http.Request) bool {
+	h := r.Header.Get(ray.HeaderAuth)
+	if h == "" {
+		h = r.Header.Get(ray.HeaderAuthProxy)
+	}
+	switch h {
+	case "":
+		http.Error(w, "Unauthorized: Missing authentication token", http.StatusUnauthorized)
+		return false
+	case "Bearer " + f.Token:
+		return true
+	}
+	http.Error(w, "Forbidden: Invalid authentication token", http.StatusForbidden)
+	return false
+}
+
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(v)
@@ -186,26 +255,44 @@ func (f *Fake) pkg(w http.ResponseWriter, r *http.Request, name string) {
 			http.NotFound(w, r)
 		}
 	case http.MethodPut:
-		b, _ := io.ReadAll(r.Body)
+		b, _ := io.ReadAll(io.LimitReader(r.Body, ray.MaxPackageBytes+1))
+		if len(b) > ray.MaxPackageBytes {
+			http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
+			return
+		}
 		f.packages[name] = b
 	default:
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	}
 }
 
+// submitKeys are the fields of Ray's JobSubmitRequest; any other key
+// answers 400, as Ray's dataclass parsing does.
+var submitKeys = map[string]bool{"entrypoint": true, "submission_id": true, "job_id": true, "runtime_env": true,
+	"metadata": true, "entrypoint_num_cpus": true, "entrypoint_num_gpus": true, "entrypoint_memory": true,
+	"entrypoint_resources": true, "entrypoint_label_selector": true}
+
 func (f *Fake) submit(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var keys map[string]json.RawMessage
 	var spec ray.JobSpec
-	if err := json.NewDecoder(r.Body).Decode(&spec); err != nil || spec.Entrypoint == "" {
+	if json.Unmarshal(body, &keys) != nil || json.Unmarshal(body, &spec) != nil || spec.Entrypoint == "" {
 		http.Error(w, "bad request: entrypoint is required", http.StatusBadRequest)
 		return
 	}
-	files, err := f.workingDir(spec)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+	for k := range keys {
+		if !submitKeys[k] {
+			http.Error(w, "TypeError: JobSubmitRequest.__init__() got an unexpected keyword argument '"+k+"'", http.StatusBadRequest)
+			return
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.NoAgent > 0 {
+		f.NoAgent--
+		http.Error(w, "No available agent to submit job, please try again later.", http.StatusInternalServerError)
+		return
+	}
 	if spec.SubmissionID == "" {
 		spec.SubmissionID = fmt.Sprintf("raysubmit_%d", len(f.jobs)+1)
 	}
@@ -217,7 +304,7 @@ func (f *Fake) submit(w http.ResponseWriter, r *http.Request) {
 	j := &job{spec: spec, status: ray.StatusPending, cancel: cancel, wake: make(chan struct{})}
 	f.jobs[spec.SubmissionID] = j
 	f.wg.Add(1)
-	go f.run(ctx, j, files)
+	go f.run(ctx, j)
 	writeJSON(w, map[string]string{"job_id": spec.SubmissionID, "submission_id": spec.SubmissionID})
 }
 
@@ -266,10 +353,30 @@ func (l logWriter) Write(p []byte) (int, error) {
 	return l.j.logs.Write(p)
 }
 
-func (f *Fake) run(ctx context.Context, j *job, files map[string][]byte) {
+func (f *Fake) run(ctx context.Context, j *job) {
 	defer f.wg.Done()
+	delay := f.SetupDelay
+	if delay <= 0 {
+		delay = 20 * time.Millisecond
+	}
+	select { // the runtime env's setup: PENDING meanwhile
+	case <-ctx.Done():
+		f.set(j, ray.StatusStopped, "Job was intentionally stopped.")
+		return
+	case <-time.After(delay):
+	}
+	files, err := f.workingDir(j.spec)
+	if err != nil {
+		f.mu.Lock()
+		j.errType = "RUNTIME_ENV_SETUP_FAILURE"
+		f.mu.Unlock()
+		f.set(j, ray.StatusFailed, "Job set up failed: runtime_env setup failed: "+err.Error())
+		return
+	}
+	f.mu.Lock()
+	j.jobID = fmt.Sprintf("%02x000000", len(f.jobs))
+	f.mu.Unlock()
 	f.set(j, ray.StatusRunning, "")
-	var err error
 	if f.Exec != nil {
 		err = f.Exec(ctx, j.spec, files, logWriter{f, j})
 	}
@@ -308,8 +415,8 @@ func (f *Fake) jobCall(w http.ResponseWriter, r *http.Request, parts []string) {
 	}
 	switch {
 	case len(parts) == 1 && r.Method == http.MethodGet:
-		writeJSON(w, ray.Job{SubmissionID: j.spec.SubmissionID, JobID: j.spec.SubmissionID, Status: j.status,
-			Message: j.msg, Metadata: j.spec.Metadata})
+		writeJSON(w, ray.Job{SubmissionID: j.spec.SubmissionID, JobID: j.jobID, Status: j.status,
+			Message: j.msg, ErrorType: j.errType, Metadata: j.spec.Metadata})
 	case len(parts) == 2 && parts[1] == "logs" && r.Method == http.MethodGet:
 		logs := j.logs.String()
 		if f.LogCap > 0 && len(logs) > f.LogCap {

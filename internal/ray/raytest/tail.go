@@ -62,30 +62,24 @@ func (f *Fake) tail(w http.ResponseWriter, r *http.Request, id string) {
 	}
 }
 
-// next is the chunk of j's log from pos: up to chunkLines whole lines
-// within chunkBytes, chunkBytes of a longer line, or the unfinished last
-// line once the job ended. ended says the job has ended; wake is closed
-// when the log or the status changes.
+// next is the chunk of j's log from pos as Ray's file_tail_iterator cuts
+// it: lines, each whole however long (never split), until 10 of them or
+// more than chunkBytes characters; a partial last line is sent as it is
+// (its rest comes later as a line of its own). ended says the job has
+// ended; wake is closed when the log or the status changes.
 func (f *Fake) next(j *job, pos int) (chunk []byte, ended bool, wake <-chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	rest := j.logs.Bytes()[pos:]
 	ended = ray.Terminal(j.status)
-	window := rest[:min(len(rest), chunkBytes)]
 	end := 0
-	for n := 0; n < chunkLines; n++ {
-		i := bytes.IndexByte(window[end:], '\n')
+	for n := 0; n < chunkLines && end <= chunkBytes && end < len(rest); n++ {
+		i := bytes.IndexByte(rest[end:], '\n')
 		if i < 0 {
+			end = len(rest)
 			break
 		}
 		end += i + 1
-	}
-	switch {
-	case end > 0:
-	case len(rest) >= chunkBytes:
-		end = chunkBytes
-	case ended:
-		end = len(rest)
 	}
 	return append([]byte(nil), rest[:end]...), ended, j.wake
 }

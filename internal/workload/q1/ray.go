@@ -68,10 +68,14 @@ func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, e
 	runID := rayRunID(env)
 	plan := q.rayPlan(env.Parallelism, sched, qs.queries, runID)
 	plan.Target = env.Target.URL()
-	if key := env.Target.APIKey(); key != "" {
-		plan.Headers = map[string]string{"Authorization": "Bearer " + key}
+	var secrets map[string]any // the job's env_vars: the target's key, kept out of the package
+	if key := env.Target.APIKey(); key != "" || q.cluster.TargetKeyEnv != "" {
+		plan.APIKeyEnv = cmp.Or(q.cluster.TargetKeyEnv, ray.TargetKeyEnv)
+		if q.cluster.TargetKeyEnv == "" {
+			secrets = map[string]any{ray.TargetKeyEnv: key}
+		}
 	}
-	job, out, err := q.submit(ctx, c, env, plan)
+	job, out, err := q.submit(ctx, c, env, plan, secrets)
 	if err != nil {
 		return workload.Outcome{}, err
 	}
@@ -140,7 +144,7 @@ func jobSpec(runID, workingDir string) ray.JobSpec {
 // it when this run submitted it before) and follows it to its end, its
 // log read as it comes. Failures before the driver declared its stages
 // ready are *workload.NotStartedError: nothing was sent.
-func (q *q1Ray) submit(ctx context.Context, c *ray.Client, env *workload.Env, plan ray.Plan) (ray.Job, ray.Output, error) {
+func (q *q1Ray) submit(ctx context.Context, c *ray.Client, env *workload.Env, plan ray.Plan, envVars map[string]any) (ray.Job, ray.Output, error) {
 	pb, err := json.Marshal(plan)
 	if err != nil {
 		return ray.Job{}, ray.Output{}, fmt.Errorf("q1: encoding the Ray plan: %w", err)
@@ -155,6 +159,9 @@ func (q *q1Ray) submit(ctx context.Context, c *ray.Client, env *workload.Env, pl
 		return ray.Job{}, ray.Output{}, notStarted(err)
 	}
 	spec := jobSpec(plan.RunID, pkg.URI)
+	if len(envVars) > 0 {
+		spec.RuntimeEnv["env_vars"] = envVars
+	}
 	id, attached, err := c.Submit(ctx, spec)
 	if err != nil {
 		if ctx.Err() != nil { // Ctrl-C during the submission: the cluster may have the job already

@@ -1,6 +1,7 @@
 package q1_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -44,7 +45,7 @@ func localDriver(t *testing.T) raytest.Exec {
 		}
 		cmd := exec.CommandContext(ctx, py, args[1:]...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
-		cmd.Env = append(os.Environ(), "SAGEBENCH_RAY_RUNTIME=local", "PYTHONDONTWRITEBYTECODE=1")
+		cmd.Env = append(append(os.Environ(), raytest.EnvVars(spec)...), "SAGEBENCH_RAY_RUNTIME=local", "PYTHONDONTWRITEBYTECODE=1")
 		return cmd.Run()
 	}
 }
@@ -366,4 +367,98 @@ func closedAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// TestQ1OnRayTargetKeyStaysOutOfThePackage: the target's API key reaches
+// the target on every driver call, but is in neither the uploaded package
+// (plan.json, which Ray keeps in its key-value store) nor any file of it:
+// it travels in the job's runtime_env env_vars, or, with
+// ray.target_key_env, not at all (the cluster's environment holds it).
+func TestQ1OnRayTargetKeyStaysOutOfThePackage(t *testing.T) {
+	const key = "sk-q1-ray-secret-0123456789"
+	for _, tc := range []struct{ name, extra, clusterEnv string }{
+		{"key in the job's env_vars", "", ""},
+		{"key in the cluster's own environment", "ray:\n  target_key_env: Q1_CLUSTER_KEY\n", "Q1_CLUSTER_KEY"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("Q1_RAY_KEY", key)
+			if tc.clusterEnv != "" {
+				t.Setenv(tc.clusterEnv, key) // the fake cluster's driver inherits this process's environment
+			}
+			f := raytest.New(t)
+			f.Exec = localDriver(t)
+			srv, err := targettest.NewRAG(targettest.RAGOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			var mu sync.Mutex
+			calls, bad := 0, 0
+			up, _ := url.Parse(srv.URL)
+			rp := httputil.NewSingleHostReverseProxy(up)
+			gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.UserAgent(), "sagebench-ray-driver/") {
+					mu.Lock()
+					calls++
+					if r.Header.Get("Authorization") != "Bearer "+key {
+						bad++
+					}
+					mu.Unlock()
+				}
+				rp.ServeHTTP(w, r)
+			}))
+			defer gate.Close()
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "q1.yaml")
+			body := q1Tiny + "target:\n  api_key_env: Q1_RAY_KEY\n" + tc.extra
+			if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			code := cli.Main(ctx, []string{"run", "-e", "Q1", "-c", cfg, "--output-dir", filepath.Join(dir, "out"),
+				"--backend", "ray", "--ray-address", f.URL, "--target", gate.URL}, &stdout, &stderr)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if calls == 0 || bad != 0 {
+				t.Fatalf("%d driver calls, %d without the target's key", calls, bad)
+			}
+			for name, zb := range f.Packages() {
+				if bytes.Contains(zipText(t, zb), []byte(key)) {
+					t.Fatalf("package %s holds the target's key", name)
+				}
+			}
+			for _, id := range f.Jobs() {
+				spec, _ := f.Spec(id)
+				vars := strings.Join(raytest.EnvVars(spec), " ")
+				if inVars := strings.Contains(vars, key); inVars != (tc.clusterEnv == "") {
+					t.Fatalf("env_vars %q: key sent %v, want %v", vars, inVars, tc.clusterEnv == "")
+				}
+			}
+		})
+	}
+}
+
+// zipText is every file of a zip, concatenated uncompressed.
+func zipText(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := io.ReadAll(rc)
+		rc.Close()
+		out = append(out, c...)
+	}
+	return out
 }
