@@ -3,6 +3,8 @@ package capture
 import (
 	"math"
 	"sort"
+
+	"github.com/sagebench/sagebench/internal/quantile"
 )
 
 // HistogramQuantile estimates the q-quantile (0 ≤ q ≤ 1) of cumulative
@@ -70,16 +72,6 @@ func Summarize(xs []float64) Stats {
 		Min: v[0], Max: v[len(v)-1], P95: quantileSorted(v, 0.95), P99: quantileSorted(v, 0.99)}
 }
 
-// quantileSorted is the linear-interpolation (type 7) quantile of sorted v.
-func quantileSorted(v []float64, q float64) float64 {
-	if len(v) == 1 {
-		return v[0]
-	}
-	h := q * float64(len(v)-1)
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= len(v) {
-		return v[len(v)-1]
-	}
-	return v[i] + (h-lo)*(v[i+1]-v[i])
-}
+// quantileSorted is the q-quantile of sorted v by the one definition
+// (quantile.Definition).
+func quantileSorted(v []float64, q float64) float64 { return quantile.OfSorted(v, q) }

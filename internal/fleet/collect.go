@@ -182,7 +182,7 @@ func (c *Coordinator) Notes() []string {
 			clock = fmt.Sprintf("clock offset %v ± %v", n.Clock.Offset, n.Clock.Uncertainty)
 		}
 		notes = append(notes, fmt.Sprintf("load node %s: %s; %d/%d requests back over %d phases; send lag p50 %.2f ms, p99 %.2f ms; its driver started at most %v after the start instant",
-			n.Name, clock, tot.delivered, tot.scheduled, c.phases, quantile(tot.lags, 0.5), quantile(tot.lags, 0.99), tot.maxStartLate))
+			n.Name, clock, tot.delivered, tot.scheduled, c.phases, quantileOf(tot.lags, 0.5), quantileOf(tot.lags, 0.99), tot.maxStartLate))
 	}
 	return append(notes, c.notes...)
 }

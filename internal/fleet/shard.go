@@ -2,9 +2,9 @@ package fleet
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/workload"
 )
@@ -149,7 +149,7 @@ func (t *tally) interrupted() bool {
 func (t *tally) report(names []string) []workload.NodeLoad {
 	out := make([]workload.NodeLoad, len(t.nodes))
 	for k, n := range t.nodes {
-		out[k] = workload.NodeLoad{Node: names[k], Scheduled: n.scheduled, Delivered: n.delivered, LagP99Ms: quantile(n.lags, 0.99)}
+		out[k] = workload.NodeLoad{Node: names[k], Scheduled: n.scheduled, Delivered: n.delivered, LagP99Ms: quantileOf(n.lags, 0.99)}
 	}
 	return out
 }
@@ -174,13 +174,12 @@ func (t *tally) problems(names []string) []string {
 	return out
 }
 
-// quantile is the nearest-rank q-quantile of v (0 for none); v is sorted
-// in place.
-func quantile(v []float64, q float64) float64 {
+// quantileOf is the q-quantile of v by the one definition
+// (quantile.Definition); 0 when the node sent nothing, so it lagged
+// nothing.
+func quantileOf(v []float64, q float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
-	slices.Sort(v)
-	k := int(q*float64(len(v))+0.999999999) - 1
-	return v[min(max(k, 0), len(v)-1)]
+	return quantile.Of(v, q)
 }

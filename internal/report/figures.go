@@ -13,6 +13,7 @@ import (
 	"github.com/sagebench/sagebench/internal/answer"
 	"github.com/sagebench/sagebench/internal/capture"
 	"github.com/sagebench/sagebench/internal/chart"
+	"github.com/sagebench/sagebench/internal/quantile"
 )
 
 // countSuffix is a legend label's " (n=123)": per run, so dropped from
@@ -180,7 +181,7 @@ func logFloor(groups map[string][]float64) float64 {
 		return 1e-3
 	}
 	sort.Float64s(pos)
-	return math.Max(quantile(pos, 0.01)/2, 1e-3)
+	return math.Max(quantileOf(pos, 0.01)/2, 1e-3)
 }
 
 // floorAt is v with every value below floor raised to it.
@@ -379,7 +380,7 @@ func latencyPanel(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) {
 	p50, p99 := make([]float64, n), make([]float64, n)
 	for i, v := range per {
 		sort.Float64s(v)
-		p50[i], p99[i] = quantile(v, 0.5), quantile(v, 0.99)
+		p50[i], p99[i] = quantileOf(v, 0.5), quantileOf(v, 0.99)
 	}
 	return timePanel(r, "end-to-end latency (ms)", func(p *plot.Plot) ([]chart.LegendEntry, error) {
 		var leg []chart.LegendEntry
@@ -449,18 +450,9 @@ func binXYs(v []float64, width, scale float64) plotter.XYs {
 	return out
 }
 
-// quantile is the linear-interpolation quantile of sorted v (NaN if empty).
-func quantile(v []float64, q float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	h := q * float64(len(v)-1)
-	i := int(h)
-	if i+1 >= len(v) {
-		return v[len(v)-1]
-	}
-	return v[i] + (h-float64(i))*(v[i+1]-v[i])
-}
+// quantileOf is the q-quantile of sorted v by the one definition
+// (quantile.Definition; NaN if empty).
+func quantileOf(v []float64, q float64) float64 { return quantile.OfSorted(v, q) }
 
 // scrapedFigures draw up to maxMetricPlots recorded target metrics per
 // run, preferring queue depth, utilisation and KV usage.
