@@ -1,0 +1,8 @@
+package calibrate
+
+import "errors"
+
+func readAIPerf(string) (Export, error)        { return Export{}, errors.New("todo") }
+func readGuideLLM(string) (Export, error)      { return Export{}, errors.New("todo") }
+func readInferencePerf(string) (Export, error) { return Export{}, errors.New("todo") }
+func readGenAIBench(string) (Export, error)    { return Export{}, errors.New("todo") }
