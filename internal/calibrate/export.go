@@ -13,6 +13,7 @@ import (
 // Tools are the exports the grader reads, by --tool name.
 var toolReaders = map[string]func(path string) (Export, error){
 	"sagebench":      readSagebench,
+	"sagebench-sent": readSagebenchSent,
 	"aiperf":         readAIPerf,
 	"guidellm":       readGuideLLM,
 	"inference-perf": readInferencePerf,

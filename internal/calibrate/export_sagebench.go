@@ -14,7 +14,13 @@ import (
 // intended send (schedule lag included, sagebench's definition), ITL as
 // the mean gap between timed tokens; its own medians from run.json's LLM
 // group (HDR histogram, 3 significant digits).
-func readSagebench(path string) (Export, error) {
+func readSagebench(path string) (Export, error) { return readSagebenchFrom(path, false) }
+
+// readSagebenchSent is readSagebench with TTFT and E2E counted from the
+// actual send (schedule lag excluded), the definition every peer uses.
+func readSagebenchSent(path string) (Export, error) { return readSagebenchFrom(path, true) }
+
+func readSagebenchFrom(path string, fromSent bool) (Export, error) {
 	reqPath, err := findFile(path, "requests.jsonl")
 	if err != nil {
 		return Export{}, err
@@ -23,7 +29,7 @@ func readSagebench(path string) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
-	e, err := parseSagebenchRequests(b)
+	e, err := parseSagebenchRequests(b, fromSent)
 	if err != nil {
 		return Export{}, err
 	}
@@ -32,13 +38,12 @@ func readSagebench(path string) (Export, error) {
 		e.Notes = append(e.Notes, "no run.json beside requests.jsonl: own medians unknown")
 		return e, nil
 	}
-	sagebenchOwn(&e, run.Summary)
+	sagebenchOwn(&e, run.Summary, fromSent)
 	return e, nil
 }
 
-func parseSagebenchRequests(b []byte) (Export, error) {
+func parseSagebenchRequests(b []byte, fromSent bool) (Export, error) {
 	var e Export
-	var perr error
 	err := record.ReadRequests(bytes.NewReader(b), "requests.jsonl", func(line int, r record.Request) {
 		if r.Kind != "request" || r.Type != protocol.TypeLLM {
 			return
@@ -48,10 +53,14 @@ func parseSagebenchRequests(b []byte) (Export, error) {
 			return
 		}
 		var s Sample
-		if r.FirstToken > 0 {
-			s.set(TTFT, r.TTFTMs)
+		lag := 0.0
+		if fromSent {
+			lag = r.LagMs
 		}
-		s.set(E2E, r.E2EMs)
+		if r.FirstToken > 0 {
+			s.set(TTFT, r.TTFTMs-lag)
+		}
+		s.set(E2E, r.E2EMs-lag)
 		if n := len(r.TokenNS); n > 1 && r.TokenNSDropped == 0 {
 			s.set(ITL, float64(r.TokenNS[n-1]-r.TokenNS[0])/1e6/float64(n-1))
 		}
@@ -63,18 +72,22 @@ func parseSagebenchRequests(b []byte) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
-	return e, perr
+	return e, nil
 }
 
-func sagebenchOwn(e *Export, s record.Summary) {
+// sagebenchOwn takes the own medians from the LLM group of run.json:
+// TTFT and E2E from the intended send, or the service time (E2E from the
+// actual send) when fromSent; run.json has no TTFT from the actual send.
+func sagebenchOwn(e *Export, s record.Summary, fromSent bool) {
 	for _, g := range s.Groups {
 		if g.Labels["type"] != protocol.TypeLLM || len(g.Labels) != 1 {
 			continue
 		}
-		if g.TTFT.Count > 0 {
+		switch {
+		case fromSent && g.Service.Count > 0:
+			e.own(E2E, g.Service.P50)
+		case !fromSent && g.TTFT.Count > 0:
 			e.own(TTFT, g.TTFT.P50)
-		}
-		if g.E2E.Count > 0 {
 			e.own(E2E, g.E2E.P50)
 		}
 	}

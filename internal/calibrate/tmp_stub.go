@@ -2,7 +2,6 @@ package calibrate
 
 import "errors"
 
-func readAIPerf(string) (Export, error)        { return Export{}, errors.New("todo") }
-func readGuideLLM(string) (Export, error)      { return Export{}, errors.New("todo") }
-func readInferencePerf(string) (Export, error) { return Export{}, errors.New("todo") }
-func readGenAIBench(string) (Export, error)    { return Export{}, errors.New("todo") }
+func readAIPerf(string) (Export, error)     { return Export{}, errors.New("todo") }
+func readGuideLLM(string) (Export, error)   { return Export{}, errors.New("todo") }
+func readGenAIBench(string) (Export, error) { return Export{}, errors.New("todo") }

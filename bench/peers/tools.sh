@@ -1,0 +1,49 @@
+# One function per tool: run_<tool> DIR URL RATE N runs the tool against
+# URL at RATE req/s (Poisson) for N requests, 8 input and 16 output tokens,
+# streamed chat, writing its native export to DIR/export. Sourced by run.sh.
+
+run_sagebench() {
+  local d=$1 url=$2 rate=$3 n=$4
+  cat >"$d/q2.yaml" <<YAML
+q2:
+  schedule: {process: poisson, rate: $rate, count: $n}
+  llm_ratio: 1
+  policies: [fifo]
+  rounds: 1
+  llm: {model: cal, max_tokens: 16, input_tokens: 8, stream: true}
+YAML
+  "$SB" run -e Q2 -c "$d/q2.yaml" --target "$url" --output-dir "$d/export"
+  return 0 # an "invalid run" (schedule lag above the Q's bound) still wrote its records
+}
+
+# inference-perf: a YAML config; its random data generator only speaks the
+# completions API, so it streams /v1/completions (same schedule).
+run_inference_perf() {
+  local d=$1 url=$2 rate=$3 n=$4
+  cat >"$d/cfg.yaml" <<YAML
+load:
+  type: poisson
+  stages:
+  - rate: $rate
+    duration: $SECS
+api:
+  type: completion
+  streaming: true
+server:
+  type: vllm
+  model_name: cal
+  base_url: $url
+  ignore_eos: true
+tokenizer:
+  pretrained_model_name_or_path: $TOK
+data:
+  type: random
+  input_distribution: {min: 8, max: 8, mean: 8, std_dev: 0}
+  output_distribution: {min: 16, max: 16, mean: 16, std_dev: 0}
+report:
+  request_lifecycle: {summary: true, per_stage: true, per_request: true}
+storage:
+  local_storage: {path: $d/export}
+YAML
+  "$PEERS_HOME/inference-perf-0.7.0/bin/inference-perf" --config_file "$d/cfg.yaml"
+}

@@ -1,0 +1,57 @@
+package calibrate_test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/calibrate"
+)
+
+// seed adds testdata/<tool>/<file> (a real export) and a few broken
+// variants to the corpus.
+func seed(f *testing.F, tool, file string) {
+	b, err := os.ReadFile(filepath.Join("testdata", tool, file))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add([]byte("{}"))
+	f.Add([]byte("[]"))
+	f.Add([]byte(`[{"start_time":1e308,"end_time":-1e308}]`))
+}
+
+// finite: a parser never hands the grader a NaN or an infinity, and the
+// grade of whatever it returns is computed without panicking.
+func finite(t *testing.T, e calibrate.Export) {
+	for _, s := range e.Requests {
+		for m, v := range s.V {
+			if s.Has[m] && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				t.Fatalf("metric %d: %v", m, v)
+			}
+		}
+	}
+	calibrate.GradeExport(e, nil)
+}
+
+func FuzzReadSagebench(f *testing.F) {
+	seed(f, "sagebench", "requests.jsonl")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, sent := range []bool{false, true} {
+			if e, err := calibrate.ParseSagebench(b, sent); err == nil {
+				finite(t, e)
+			}
+		}
+	})
+}
+
+func FuzzReadInferencePerf(f *testing.F) {
+	seed(f, "inference-perf", "per_request_lifecycle_metrics.json")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if e, err := calibrate.ParseInferencePerf(b); err == nil {
+			finite(t, e)
+		}
+	})
+}
