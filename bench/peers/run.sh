@@ -41,8 +41,8 @@ SB=$WORK/sagebench
 TOK=$WORK/tokenizer
 python3 bench/peers/tokenizer.py "$TOK" >/dev/null
 
-start_server() { # start_server DIR → URL in $URL, pid in $SPID
-  "$SB" calibrate serve --log "$1/truth.jsonl" --url-file "$1/url" --tokens 16 --ttft 50ms --itl 10ms >"$1/serve.log" 2>&1 &
+start_server() { # start_server DIR [--role-chunk] → URL in $URL, pid in $SPID
+  "$SB" calibrate serve --log "$1/truth.jsonl" --url-file "$1/url" --tokens 16 --ttft 50ms --itl 10ms ${2:-} >"$1/serve.log" 2>&1 &
   SPID=$!
   for _ in $(seq 100); do [[ -s $1/url ]] && break; sleep 0.1; done
   URL=$(cat "$1/url")
@@ -51,11 +51,12 @@ stop_server() { kill -INT "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; }
 
 . bench/peers/tools.sh
 
-run_one() { # run_one TOOL RATE → $WORK/TOOL-RATE/{grade.json,cost.json}
-  local tool=$1 rate=$2 d=$WORK/$1-$2 n
+run_one() { # run_one TOOL RATE [defs] → $WORK/TOOL-RATE/{grade.json,cost.json}
+  local tool=$1 rate=$2 d=$WORK/$1-$2 n role=
   n=$(python3 -c "print(max(int($rate*$SECS),1))")
+  if [[ ${3:-} == defs ]]; then d=$WORK/$1-defs role=--role-chunk; fi
   rm -rf "$d"; mkdir -p "$d"
-  start_server "$d"
+  start_server "$d" $role
   echo "# $(date -u +%T) $tool at $rate req/s ($n requests); load $(cut -d' ' -f1 /proc/loadavg)"
   python3 bench/peers/measure.py "$d/cost.json" -- bash -c "run_$(echo "$tool" | tr - _) \"\$@\"" _ "$d" "$URL" "$rate" "$n" \
     >"$d/tool.log" 2>&1
@@ -63,6 +64,9 @@ run_one() { # run_one TOOL RATE → $WORK/TOOL-RATE/{grade.json,cost.json}
   stop_server
   "$SB" calibrate grade --tool "$tool" --truth "$d/truth.jsonl" --format json "$d/export" >"$d/grade.json" 2>"$d/grade.err"
   echo "$?" >"$d/grade.rc"
+  if [[ $tool == sagebench ]]; then # the same records counted from the actual send, as the peers count
+    "$SB" calibrate grade --tool sagebench-sent --truth "$d/truth.jsonl" --format json "$d/export" >"$d/grade-sent.json" 2>>"$d/grade.err"
+  fi
 }
 export -f $(compgen -A function | grep '^run_')
 export SB TOK SECS WORK PEERS_HOME
@@ -72,6 +76,8 @@ for tool in $TOOLS; do
     echo "# $tool not installed: $(cat "$(venv_of "$tool").status" 2>/dev/null)"; continue
   fi
   for rate in $RATES; do run_one "$tool" "$rate"; done
+  # definitions: a few streams at 5 req/s with the role chunk first
+  run_one "$tool" 5 defs
 done
 python3 bench/peers/table.py "$WORK" "$OUT" "$PEERS_HOME" "$RATES" "$SECS" "$TOOLS"
 echo "# wrote $OUT"

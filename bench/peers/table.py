@@ -101,10 +101,15 @@ w("Error = the tool's quantile minus the truth log's same quantile, ms (0 is per
 w("")
 w("| tool | rate/s | load | TTFT err p50 | TTFT err p99 | ITL err p50 | ITL err p99 | E2E err p50 | E2E err p99 | own TTFT p50 | reproduced |")
 w("|---|---|---|---|---|---|---|---|---|---|---|")
+acc = []
 for (tool, rate), d in rows.items():
     if rate == "defs":
         continue
-    g = load(d, "grade.json")
+    acc.append((tool, rate, d, "grade.json"))
+    if tool == "sagebench":
+        acc.append(("sagebench, from actual send", rate, d, "grade-sent.json"))
+for tool, rate, d, gfile in acc:
+    g = load(d, gfile)
     la = text(d, "load").split(" ")[0]
     if not g:
         w(f"| {tool} | {rate} | {la} | no export graded: `{text(d, 'grade.err')[:160]}` | | | | | | | |")
@@ -165,5 +170,42 @@ for tool in tools:
             break
         best = rate
     w(f"| {tool} | {best + '/s' if best else 'below ' + rates[0] + '/s'} | {why} |")
+w("")
+w("## Definitions")
+w("")
+w("One fixed set of streams (5 req/s, 16 tokens, TTFT 50 ms, ITL 10 ms) with the server sending a "
+  "content-free `{\"role\":\"assistant\"}` chunk at once, as vLLM does. Medians per tool next "
+  "to the truth (first *content* chunk, mean gap between content chunks, last byte, content chunks).")
+w("")
+w("| tool | TTFT | ITL/TPOT | E2E | output tokens | how its definition differs |")
+w("|---|---|---|---|---|---|")
+DEFS = {
+    "sagebench": "TTFT and E2E from the *intended* send (schedule lag counted); TTFT at the first token of any kind, first answer token apart (TTFAT); ITL per gap between timed tokens; output tokens from usage.",
+    "sagebench-sent": "sagebench's records counted from the actual send instead (what the peers do).",
+    "aiperf": "TTFT at the first chunk carrying content (a role-only chunk is not a token), from the actual send; ITL = (E2E − TTFT)/(tokens − 1), i.e. TPOT excluding the first token; output tokens by its tokenizer.",
+    "guidellm": "",
+    "inference-perf": "TTFT at the first output-token chunk from the actual send; TPOT summary = per-request (E2E − TTFT)/(tokens − 1); streams /v1/completions (its random data generator has no chat mode), so no role chunk.",
+    "genai-bench": "",
+}
+truth_row = None
+for tool in tools + (["sagebench-sent"] if "sagebench" in tools else []):
+    d = rows.get((tool, "defs")) or (rows.get(("sagebench", "defs")) if tool == "sagebench-sent" else None)
+    if not d:
+        continue
+    g = load(d, "grade-sent.json" if tool == "sagebench-sent" else "grade.json")
+    if not g:
+        w(f"| {tool} | not graded: `{text(d, 'grade.err')[:120]}` | | | | {DEFS.get(tool, '')} |")
+        continue
+    cells = []
+    for name in ("TTFT", "ITL", "E2E", "output tokens"):
+        m = metric(g, name)
+        cells.append("—" if not m or not m["n"] else f"{m['median']:.2f}")
+        if truth_row is None:
+            truth_row = {}
+        if m and m["n"]:
+            truth_row[name] = m["true_median"]
+    w(f"| {tool} | {' | '.join(cells)} | {DEFS.get(tool, '')} |")
+if truth_row:
+    w("| **truth** | " + " | ".join(f"{truth_row.get(n, 0):.2f}" for n in ("TTFT", "ITL", "E2E", "output tokens")) + " | the server's own log |")
 w("")
 open(out, "w").write("\n".join(L) + "\n")

@@ -47,3 +47,17 @@ storage:
 YAML
   "$PEERS_HOME/inference-perf-0.7.0/bin/inference-perf" --config_file "$d/cfg.yaml"
 }
+
+# AIPerf: its own rate mode, Poisson arrivals. Offline mode
+# (HF_HUB_OFFLINE=1) makes AIPerf 0.13.0 look a local tokenizer path up in
+# the hub cache and fail, so it runs without it: a local path is loaded
+# straight from disk, and no hub call is made.
+run_aiperf() {
+  local d=$1 url=$2 rate=$3 n=$4
+  env -u HF_HUB_OFFLINE -u TRANSFORMERS_OFFLINE "$PEERS_HOME/aiperf-0.13.0/bin/aiperf" profile \
+    --model cal --url "$url" --endpoint-type chat --streaming --tokenizer "$TOK" \
+    --request-rate "$rate" --arrival-pattern poisson --request-count "$n" \
+    --prompt-input-tokens-mean 8 --prompt-input-tokens-stddev 0 \
+    --prompt-output-tokens-mean 16 --prompt-output-tokens-stddev 0 \
+    --extra-inputs ignore_eos:true --artifact-dir "$d/export" --ui-type none
+}

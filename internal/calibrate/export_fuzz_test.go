@@ -55,3 +55,13 @@ func FuzzReadInferencePerf(f *testing.F) {
 		}
 	})
 }
+
+func FuzzReadAIPerf(f *testing.F) {
+	seed(f, "aiperf", "profile_export.jsonl")
+	f.Add([]byte(`{"metrics":{"time_to_first_token":{"value":"x","unit":"s"},"request_latency":{"value":1e308,"unit":"s"}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if e, err := calibrate.ParseAIPerf(b); err == nil {
+			finite(t, e)
+		}
+	})
+}

@@ -7,4 +7,5 @@ var MeasureSlowed = measure
 var (
 	ParseSagebench     = parseSagebenchRequests
 	ParseInferencePerf = parseInferencePerfRequests
+	ParseAIPerf        = parseAIPerfRecords
 )

@@ -2,6 +2,5 @@ package calibrate
 
 import "errors"
 
-func readAIPerf(string) (Export, error)     { return Export{}, errors.New("todo") }
 func readGuideLLM(string) (Export, error)   { return Export{}, errors.New("todo") }
 func readGenAIBench(string) (Export, error) { return Export{}, errors.New("todo") }
