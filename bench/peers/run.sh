@@ -77,7 +77,7 @@ for tool in $TOOLS; do
   fi
   for rate in $RATES; do run_one "$tool" "$rate"; done
   # definitions: a few streams at 5 req/s with the role chunk first
-  run_one "$tool" 5 defs
+  [[ -z ${NODEFS:-} ]] && run_one "$tool" 5 defs
 done
 python3 bench/peers/table.py "$WORK" "$OUT" "$PEERS_HOME" "$RATES" "$SECS" "$TOOLS"
 echo "# wrote $OUT"

@@ -61,3 +61,16 @@ run_aiperf() {
     --prompt-output-tokens-mean 16 --prompt-output-tokens-stddev 0 \
     --extra-inputs ignore_eos:true --artifact-dir "$d/export" --ui-type none
 }
+
+# genai-bench has no rate mode, only concurrency (locust users): the
+# nearest equivalent of RATE is RATE × 0.2 s users (Little's law with the
+# schedule's 200 ms streams), capped at N requests and one minute.
+run_genai_bench() {
+  local d=$1 url=$2 rate=$3 n=$4 c
+  c=$(python3 -c "print(max(1, round($rate * 0.2)))")
+  echo "genai-bench: concurrency $c for rate $rate" >"$d/mode"
+  "$PEERS_HOME/genai-bench-0.0.5/bin/genai-bench" benchmark --api-backend openai --api-base "$url" --api-key x \
+    --task text-to-text --api-model-name cal --model-tokenizer "$TOK" --server-engine vLLM \
+    --num-concurrency "$c" --traffic-scenario "D(8,16)" --max-time-per-run 1 --max-requests-per-run "$n" \
+    --experiment-base-dir "$d/export"
+}

@@ -65,3 +65,13 @@ func FuzzReadAIPerf(f *testing.F) {
 		}
 	})
 }
+
+func FuzzReadGenAIBench(f *testing.F) {
+	seed(f, "genai-bench", "D8_16_text-to-text_num_concurrency_2_time_3s.json")
+	f.Add([]byte(`{"_time_unit":"s","individual_request_metrics":[{"ttft":1e308,"error_code":null}],"aggregated_metrics":{"stats":{"ttft":{"p50":null}}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if e, err := calibrate.ParseGenAIBench(b); err == nil {
+			finite(t, e)
+		}
+	})
+}

@@ -8,4 +8,5 @@ var (
 	ParseSagebench     = parseSagebenchRequests
 	ParseInferencePerf = parseInferencePerfRequests
 	ParseAIPerf        = parseAIPerfRecords
+	ParseGenAIBench    = parseGenAIBench
 )

@@ -2,5 +2,4 @@ package calibrate
 
 import "errors"
 
-func readGuideLLM(string) (Export, error)   { return Export{}, errors.New("todo") }
-func readGenAIBench(string) (Export, error) { return Export{}, errors.New("todo") }
+func readGuideLLM(string) (Export, error) { return Export{}, errors.New("todo") }
