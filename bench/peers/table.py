@@ -148,13 +148,17 @@ w("The highest rate of the ladder each tool sustained with ≥ 99 % of the sched
 w("")
 w("| tool | ceiling | first rate that failed, and why |")
 w("|---|---|---|")
-for tool in tools:
+ceil = [(t, t, "grade.json") for t in tools]
+if "sagebench" in tools:
+    ceil.insert(1, ("sagebench, from actual send", "sagebench", "grade-sent.json"))
+for label, tool, gfile in ceil:
     best, why = None, "—"
     for rate in rates:
         d = rows.get((tool, rate))
         if not d:
-            continue
-        g = load(d, "grade.json") or {}
+            why = f"{rate}/s: not run"
+            break
+        g = load(d, gfile) or {}
         _, n = truth_rate(d)
         t = metric(g, "TTFT")
         intended = max(int(float(rate) * secs), 1)
@@ -169,7 +173,10 @@ for tool in tools:
             why = f"{rate}/s: " + ", ".join(reasons)
             break
         best = rate
-    w(f"| {tool} | {best + '/s' if best else 'below ' + rates[0] + '/s'} | {why} |")
+    if best is None and why.endswith("not run"):
+        w(f"| {label} | not run | — |")
+        continue
+    w(f"| {label} | {best + '/s' if best else 'below ' + rates[0] + '/s'} | {why} |")
 w("")
 w("## Definitions")
 w("")
@@ -180,12 +187,12 @@ w("")
 w("| tool | TTFT | ITL/TPOT | E2E | output tokens | how its definition differs |")
 w("|---|---|---|---|---|---|")
 DEFS = {
-    "sagebench": "TTFT and E2E from the *intended* send (schedule lag counted); TTFT at the first token of any kind, first answer token apart (TTFAT); ITL per gap between timed tokens; output tokens from usage.",
+    "sagebench": "TTFT and E2E from the *intended* send (schedule lag counted, so a late client shows); TTFT at the first content token (the role-only chunk is not counted); ITL here = mean gap between its timed tokens; output tokens from the server's usage.",
     "sagebench-sent": "sagebench's records counted from the actual send instead (what the peers do).",
-    "aiperf": "TTFT at the first chunk carrying content (a role-only chunk is not a token), from the actual send; ITL = (E2E − TTFT)/(tokens − 1), i.e. TPOT excluding the first token; output tokens by its tokenizer.",
+    "aiperf": "from the actual send; `time_to_first_token` is graded (it also exports `time_to_first_output_token`); `inter_token_latency` = (E2E − TTFT)/(tokens − 1), i.e. excluding the first token; output tokens counted by its tokenizer.",
     "guidellm": "",
-    "inference-perf": "TTFT at the first output-token chunk from the actual send; TPOT summary = per-request (E2E − TTFT)/(tokens − 1); streams /v1/completions (its random data generator has no chat mode), so no role chunk.",
-    "genai-bench": "",
+    "inference-perf": "from the actual send, on the monotonic clock; TTFT at the first output-token chunk; its TPOT summary reproduces as the per-request mean gap; streams /v1/completions (its random data generator has no chat mode), so the role chunk never reaches it.",
+    "genai-bench": "closed loop (concurrency); TTFT from the actual send; `tpot` = (E2E − TTFT)/(output tokens − 1); reports reasoning tokens apart (`num_reasoning_tokens`).",
 }
 truth_row = None
 for tool in tools + (["sagebench-sent"] if "sagebench" in tools else []):
@@ -207,5 +214,56 @@ for tool in tools + (["sagebench-sent"] if "sagebench" in tools else []):
     w(f"| {tool} | {' | '.join(cells)} | {DEFS.get(tool, '')} |")
 if truth_row:
     w("| **truth** | " + " | ".join(f"{truth_row.get(n, 0):.2f}" for n in ("TTFT", "ITL", "E2E", "output tokens")) + " | the server's own log |")
+w("")
+w("## Where sagebench stands, axis by axis")
+w("")
+w("Per rate: sagebench (its records counted from the actual send, as the peers count — and "
+  "in brackets as it reports them, from the intended send) against the best peer on that axis. "
+  "Smaller is better on every axis; `behind` means a peer did better, by the amount shown.")
+w("")
+w("| rate/s | axis | sagebench | best peer | verdict |")
+w("|---|---|---|---|---|")
+
+
+def axis_values(tool, rate, gfile="grade.json"):
+    d = rows.get((tool, rate))
+    if not d:
+        return {}
+    g, c = load(d, gfile) or {}, load(d, "cost.json") or {}
+    _, n = truth_rate(d)
+    v = {}
+    for name in ("TTFT", "E2E"):
+        m = metric(g, name)
+        if m and m["n"]:
+            v[f"{name} error p99 (abs) ms"] = abs(m["error_p99"])
+            v[f"{name} error p50 (abs) ms"] = abs(m["error_median"])
+    if c and n:
+        v["CPU s / 1k req"] = c["cpu_s"] / n * 1000
+        v["peak RSS MB"] = c["peak_rss_mb"]
+    intended = max(int(float(rate) * secs), 1)
+    if n:
+        v["schedule shortfall %"] = max(0.0, (1 - n / intended) * 100)
+    return v
+
+
+for rate in rates:
+    sbv = axis_values("sagebench", rate, "grade-sent.json")
+    sbi = axis_values("sagebench", rate)
+    for axis in ("TTFT error p50 (abs) ms", "TTFT error p99 (abs) ms", "E2E error p99 (abs) ms", "schedule shortfall %", "CPU s / 1k req", "peak RSS MB"):
+        if axis not in sbv:
+            continue
+        best = None
+        for tool in tools:
+            if tool == "sagebench":
+                continue
+            pv = axis_values(tool, rate).get(axis)
+            if pv is not None and (best is None or pv < best[1]):
+                best = (tool, pv)
+        if best is None:
+            continue
+        mine = sbv[axis]
+        extra = f" ({sbi[axis]:.2f})" if axis in sbi and "error" in axis else ""
+        verdict = "ahead or equal" if mine <= best[1] else f"**behind by {mine - best[1]:.2f}**"
+        w(f"| {rate} | {axis} | {mine:.2f}{extra} | {best[0]} {best[1]:.2f} | {verdict} |")
 w("")
 open(out, "w").write("\n".join(L) + "\n")

@@ -74,3 +74,16 @@ run_genai_bench() {
     --num-concurrency "$c" --traffic-scenario "D(8,16)" --max-time-per-run 1 --max-requests-per-run "$n" \
     --experiment-base-dir "$d/export"
 }
+
+# GuideLLM: its own Poisson profile and a max_requests constraint; chat
+# completions; the local tokenizer through its huggingface_auto kind.
+run_guidellm() {
+  local d=$1 url=$2 rate=$3 n=$4
+  mkdir -p "$d/export"
+  "$PEERS_HOME/guidellm-0.8.1/bin/guidellm" run \
+    --backend "kind=openai_http,target=$url,model=cal,request_format=/v1/chat/completions" \
+    --profile "kind=poisson,rate=$rate" --constraint "kind=max_requests,count=$n" \
+    --data kind=synthetic_text,prompt_tokens=8,output_tokens=16 \
+    --tokenizer "kind=huggingface_auto,model=$TOK" \
+    --output "kind=json,path=$d/export/benchmarks.json" --disable-progress
+}

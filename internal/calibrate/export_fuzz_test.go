@@ -75,3 +75,13 @@ func FuzzReadGenAIBench(f *testing.F) {
 		}
 	})
 }
+
+func FuzzReadGuideLLM(f *testing.F) {
+	seed(f, "guidellm", "benchmarks.json")
+	f.Add([]byte(`{"benchmarks":[{"requests":{"successful":[{"request_latency":1e308}]},"metrics":{"request_totals":{"successful":3}}}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if e, err := calibrate.ParseGuideLLM(b); err == nil {
+			finite(t, e)
+		}
+	})
+}

@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden grades in testdata")
 // that every answered request is accounted for, and the whole grade
 // against testdata/<tool>/grade.golden.json (-update rewrites it).
 func TestGradeGoldenExports(t *testing.T) {
-	for _, tool := range []string{"sagebench", "aiperf", "inference-perf", "genai-bench"} {
+	for _, tool := range []string{"sagebench", "aiperf", "guidellm", "inference-perf", "genai-bench"} {
 		t.Run(tool, func(t *testing.T) {
 			dir := filepath.Join("testdata", tool)
 			f, err := os.Open(filepath.Join(dir, "truth.jsonl"))

@@ -9,4 +9,5 @@ var (
 	ParseInferencePerf = parseInferencePerfRequests
 	ParseAIPerf        = parseAIPerfRecords
 	ParseGenAIBench    = parseGenAIBench
+	ParseGuideLLM      = parseGuideLLM
 )

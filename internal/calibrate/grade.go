@@ -51,6 +51,9 @@ type Export struct {
 	// reports); the grader must reproduce them from Requests.
 	Own    [nMetrics]float64
 	OwnHas [nMetrics]bool
+	// Quantile is the tool's own quantile definition, used to reproduce
+	// its medians (nil: numpy's linear interpolation).
+	Quantile func(sorted []float64, q float64) float64
 	// Lag is the tool's own schedule-lag figure in its words, if it has one.
 	Lag   string
 	Notes []string
@@ -144,14 +147,18 @@ func gradeMetric(e Export, m Metric, truth []float64) (MetricGrade, bool) {
 	}
 	mg := MetricGrade{Metric: m.String(), N: len(vals), Own: e.Own[m], OwnKnown: e.OwnHas[m]}
 	slices.Sort(vals)
-	mg.Median, mg.P99 = Quantile(vals, 0.5), Quantile(vals, 0.99)
+	quantile := e.Quantile
+	if quantile == nil {
+		quantile = Quantile
+	}
+	mg.Median, mg.P99 = quantile(vals, 0.5), quantile(vals, 0.99)
 	if mg.OwnKnown && len(vals) > 0 {
 		tol := max(ReproduceTolerance, ReproduceRelative*math.Abs(mg.Own))
 		mg.Reproduced = math.Abs(mg.Median-mg.Own) <= tol
 	}
 	if len(truth) > 0 && len(vals) > 0 {
 		slices.Sort(truth)
-		mg.True, mg.TrueP99 = Quantile(truth, 0.5), Quantile(truth, 0.99)
+		mg.True, mg.TrueP99 = quantile(truth, 0.5), quantile(truth, 0.99)
 		mg.ErrMedian, mg.ErrP99 = mg.Median-mg.True, mg.P99-mg.TrueP99
 	}
 	return mg, true
@@ -186,6 +193,15 @@ func Quantile(sorted []float64, q float64) float64 {
 	lo := int(math.Floor(pos))
 	hi := min(lo+1, len(sorted)-1)
 	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
+}
+
+// UpperQuantile is the sample at rank ⌊q·n⌋ of sorted values (for even n
+// the upper of the two middle ones), GuideLLM's definition; 0 for none.
+func UpperQuantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(max(int(q*float64(len(sorted))), 0), len(sorted)-1)]
 }
 
 // MaxTruthLine bounds one line of a truth log (a 16,384-token stream's
