@@ -93,6 +93,23 @@ for tool, v in VERSIONS.items():
         w(f"| {tool} | {v} | **failed**: `{st[5:][:200]}` | | |")
 w("")
 
+w("Install times were measured with all four installing at once on the loaded machine (pip "
+  "resolving in parallel): compare them with each other, not with a quiet machine. GuideLLM pulls "
+  "PyTorch with its CUDA libraries (≈ 3 GB of `nvidia-*` wheels, 1.2 GB torch, 1 GB triton) though "
+  "it never uses a GPU here. vLLM's bench client was not installed: its PyPI wheels are CUDA builds "
+  "(torch + GPU kernels), resolution alone ran past 90 s, and the brief says not to force it.")
+w("")
+w("**How each tool was run** (bench/peers/tools.sh): AIPerf `profile --request-rate R "
+  "--arrival-pattern poisson --request-count N --streaming` (chat); GuideLLM `run --profile "
+  "kind=poisson,rate=R --constraint kind=max_requests,count=N` (chat); inference-perf a YAML "
+  "config, `load.type: poisson`, one stage of R for the duration — **completions API** (its random "
+  "data generator has no chat mode); genai-bench has **no rate mode**: it runs closed-loop "
+  "concurrency, set to R × 0.2 s users (Little's law with the schedule's 200 ms streams) and capped at N "
+  "requests; sagebench `run -e Q2` (Poisson at R, N requests). Tokenizers: a local word-level "
+  "tokenizer written by bench/peers/tokenizer.py, `HF_HUB_OFFLINE=1` — except AIPerf 0.13.0, whose "
+  "offline mode looks a local path up in the hub cache and fails (it loads the path directly "
+  "without it; nothing is fetched).")
+w("")
 w("## Timing accuracy")
 w("")
 w("Error = the tool's quantile minus the truth log's same quantile, ms (0 is perfect; + is "
