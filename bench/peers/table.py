@@ -80,6 +80,11 @@ w(f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on `{p
   "is next to every row, and above 2 (the core count) every number is pessimistic for every "
   "tool alike — a quiet-machine rerun (`bench/peers/run.sh`) is needed before quoting them.")
 w("")
+w("Reproduce with one command: `bench/peers/run.sh` (installs the pinned peers into "
+  "`~/.cache/sagebench/peers/<tool>-<version>`, runs the ladder and rewrites this file; "
+  "`TOOLS=…`, `RATES=…`, `SECS=…` narrow it). Grade any single export by hand with "
+  "`sagebench calibrate grade` ([fidelity.md](fidelity.md#grading-any-tool-the-conformance-server)).")
+w("")
 w("## Installs")
 w("")
 w("| tool | version | install | time | venv size |")
