@@ -10,7 +10,8 @@ import (
 // with time_to_first_token_ms, inter_token_latency_ms (first token
 // excluded), time_per_output_token_ms (first token included),
 // request_latency in s and output_tokens; and metrics.<name>.successful
-// (median, percentiles). The grader reads the first benchmark.
+// (median, percentiles: the inverted CDF, see CDFQuantile). The grader
+// reads the first benchmark.
 type glStat struct {
 	Successful struct {
 		Median      *float64           `json:"median"`
@@ -22,6 +23,7 @@ type glFile struct {
 	Benchmarks []struct {
 		Requests struct {
 			Successful []struct {
+				Start     float64  `json:"request_start_time"`
 				TTFT      *float64 `json:"time_to_first_token_ms"`
 				ITL       *float64 `json:"inter_token_latency_ms"`
 				Latency   *float64 `json:"request_latency"`
@@ -30,7 +32,10 @@ type glFile struct {
 			Errored    []json.RawMessage `json:"errored"`
 			Incomplete []json.RawMessage `json:"incomplete"`
 		} `json:"requests"`
-		Metrics map[string]json.RawMessage `json:"metrics"`
+		Metrics   map[string]json.RawMessage `json:"metrics"`
+		Scheduler struct {
+			MeasureEnd float64 `json:"measure_end_time"`
+		} `json:"scheduler_metrics"`
 	} `json:"benchmarks"`
 }
 
@@ -55,12 +60,17 @@ func parseGuideLLM(b []byte) (Export, error) {
 		return Export{}, fmt.Errorf("benchmarks.json: no benchmarks")
 	}
 	bm := f.Benchmarks[0]
-	e := Export{Quantile: UpperQuantile}
+	e := Export{Quantile: CDFQuantile}
 	if len(f.Benchmarks) > 1 {
 		e.Notes = append(e.Notes, fmt.Sprintf("%d benchmarks in the file: the first is graded", len(f.Benchmarks)))
 	}
 	e.Failed = len(bm.Requests.Errored) + len(bm.Requests.Incomplete)
+	late := 0
 	for _, r := range bm.Requests.Successful {
+		if end := bm.Scheduler.MeasureEnd; end > 0 && r.Start > end {
+			late++ // listed, but left out of GuideLLM's own statistics
+			continue
+		}
 		var s Sample
 		for m, v := range map[Metric]*float64{TTFT: r.TTFT, ITL: r.ITL, OutputTokens: r.OutTokens} {
 			if v != nil {
@@ -71,6 +81,9 @@ func parseGuideLLM(b []byte) (Export, error) {
 			s.set(E2E, *r.Latency*1e3)
 		}
 		e.Requests = append(e.Requests, s)
+	}
+	if late > 0 {
+		e.Notes = append(e.Notes, fmt.Sprintf("%d answered requests started after GuideLLM's measure window closed: listed in its export but left out of its own statistics (counted lost here)", late))
 	}
 	for m, name := range map[Metric]string{TTFT: "time_to_first_token_ms", ITL: "inter_token_latency_ms", E2E: "request_latency", OutputTokens: "output_token_count"} {
 		if st, ok := glMetric(bm.Metrics, name); ok {

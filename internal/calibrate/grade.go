@@ -195,13 +195,31 @@ func Quantile(sorted []float64, q float64) float64 {
 	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
 }
 
-// UpperQuantile is the sample at rank ⌊q·n⌋ of sorted values (for even n
-// the upper of the two middle ones), GuideLLM's definition; 0 for none.
-func UpperQuantile(sorted []float64, q float64) float64 {
+// CDFQuantile is GuideLLM's definition: equal values merged, each
+// distinct value weighted by its share of the samples, the cumulative
+// sum of those shares taken in float64 as numpy's cumsum does, and the
+// q-quantile the first value whose cumulative share reaches q (numpy's
+// searchsorted, side left) — so the float rounding of the sum decides
+// between the two middle samples exactly as it does in GuideLLM; 0 for
+// none.
+func CDFQuantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return 0
 	}
-	return sorted[min(max(int(q*float64(len(sorted))), 0), len(sorted)-1)]
+	n := float64(len(sorted))
+	cdf := 0.0
+	for i := 0; i < len(sorted); {
+		j := i
+		for j < len(sorted) && sorted[j] == sorted[i] {
+			j++
+		}
+		cdf += float64(j-i) / n
+		if cdf >= q {
+			return sorted[i]
+		}
+		i = j
+	}
+	return sorted[len(sorted)-1]
 }
 
 // MaxTruthLine bounds one line of a truth log (a 16,384-token stream's

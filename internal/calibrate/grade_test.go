@@ -71,8 +71,9 @@ func TestQuantiles(t *testing.T) {
 	}{
 		{"linear median", calibrate.Quantile(v, 0.5), 2.5},
 		{"linear p99", calibrate.Quantile(v, 0.99), 3.97},
-		{"upper median", calibrate.UpperQuantile(v, 0.5), 3},
-		{"upper p99", calibrate.UpperQuantile(v, 0.99), 4},
+		{"cdf median", calibrate.CDFQuantile(v, 0.5), 2},
+		{"cdf p99", calibrate.CDFQuantile(v, 0.99), 4},
+		{"cdf with ties", calibrate.CDFQuantile([]float64{1, 2, 2, 3}, 0.3), 2},
 		{"empty", calibrate.Quantile(nil, 0.5), 0},
 	} {
 		if math.Abs(tc.got-tc.want) > 1e-9 {
