@@ -72,7 +72,7 @@ run_genai_bench() {
   "$PEERS_HOME/genai-bench-0.0.5/bin/genai-bench" benchmark --api-backend openai --api-base "$url" --api-key x \
     --task text-to-text --api-model-name cal --model-tokenizer "$TOK" --server-engine vLLM \
     --num-concurrency "$c" --traffic-scenario "D(8,16)" --max-time-per-run 1 --max-requests-per-run "$n" \
-    --experiment-base-dir "$d/export"
+    --experiment-base-dir "$d/export" --log-dir "$d"
 }
 
 # GuideLLM: its own Poisson profile and a max_requests constraint; chat
