@@ -13,7 +13,7 @@ if ! timeout 60 python3 -m pip download --no-deps --disable-pip-version-check -q
 fi
 bash bench/peers/install.sh inference-perf aiperf || { echo "bench/peers/ci.sh: a peer failed to install (see above)"; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/peers-ci.XXXXXX")
-TOOLS="sagebench aiperf inference-perf" RATES=50 SECS=2 NODEFS=1 OUT=$WORK/peers.md WORK=$WORK \
+PEERS_NOTES=0 TOOLS="sagebench aiperf inference-perf" RATES=50 SECS=2 NODEFS=1 OUT=$WORK/peers.md WORK=$WORK \
   timeout 300 bash bench/peers/run.sh || { echo "bench/peers/ci.sh: run.sh failed"; exit 1; }
 rc=0
 for tool in sagebench aiperf inference-perf; do

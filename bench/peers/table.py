@@ -288,4 +288,7 @@ for rate in rates:
         verdict = "ahead or equal" if mine <= best[1] else f"**behind by {mine - best[1]:.2f}**"
         w(f"| {rate} | {axis} | {mine:.2f}{extra} | {best[0]} {best[1]:.2f} | {verdict} |")
 w("")
+notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
+if os.environ.get("PEERS_NOTES", "1") == "1" and os.path.exists(notes):
+    L.append(open(notes).read().rstrip())
 open(out, "w").write("\n".join(L) + "\n")
