@@ -14,4 +14,14 @@
 // and the server's own lateness (so a late server is not blamed on the
 // harness). The result is the run's measurement floor: an effect smaller
 // than it cannot be told from the harness's own error.
+//
+// The same server graded any tool: StartServe (`sagebench calibrate
+// serve`) runs it on a loopback address with a documented schedule and
+// appends, per answered request, what it really did to a ground-truth log
+// (Truth); ReadExport reads a tool's native export — sagebench's records,
+// AIPerf, GuideLLM, inference-perf, genai-bench — into per-request
+// Samples plus the tool's own medians, and GradeExport compares it with
+// the log: each metric's median and p99 against the truth's, the tool's
+// own median reproduced (with its own quantile definition) as the proof
+// the export was read right, and the requests lost or double-counted.
 package calibrate

@@ -28,7 +28,7 @@ func Measure(ctx context.Context, r runconfig.Resolved, cfg Config) (record.Floo
 // measure is Measure with a delay injected into the client path of every
 // request (tests only).
 func measure(ctx context.Context, r runconfig.Resolved, cfg Config, inject time.Duration) (record.Floor, error) {
-	srv, err := start(cfg, workload.Models(r.Workload))
+	srv, err := start(cfg, Serve{Models: workload.Models(r.Workload)})
 	if err != nil {
 		return record.Floor{}, err
 	}

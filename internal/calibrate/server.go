@@ -55,32 +55,52 @@ func (c Config) Validate() error {
 
 // Server is the exact-deadline server, on 127.0.0.1 with a free port.
 type Server struct {
-	cfg  Config
-	srv  *http.Server
-	url  string
-	done chan struct{}
+	cfg   Config
+	serve Serve
+	log   *truthLog
+	srv   *http.Server
+	url   string
+	done  chan struct{}
 }
 
 // Start listens on 127.0.0.1:0 and serves until Close.
-func Start(cfg Config) (*Server, error) { return start(cfg, nil) }
+func Start(cfg Config) (*Server, error) { return start(cfg, Serve{}) }
 
-// start is Start with the model ids GET /v1/models lists: the exact
-// server answers any model, and lists those the workload asks for so
-// that the runner's model check passes.
-func start(cfg Config, models []string) (*Server, error) {
+// StartServe is the conformance server (`sagebench calibrate serve`):
+// Start with opts — its address, the ground-truth log, the documented
+// schedule of output lengths and the role chunk.
+func StartServe(cfg Config, opts Serve) (*Server, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return start(cfg, opts)
+}
+
+// start is Start with the serve options; opts.Models are the model ids
+// GET /v1/models lists: the exact server answers any model, and lists
+// those the workload asks for so that the runner's model check passes.
+func start(cfg Config, opts Serve) (*Server, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := opts.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: listening: %w", err)
 	}
-	s := &Server{cfg: cfg, url: "http://" + ln.Addr().String(), done: make(chan struct{})}
+	s := &Server{cfg: cfg, serve: opts, url: "http://" + ln.Addr().String(), done: make(chan struct{})}
+	if opts.Log != nil {
+		s.log = newTruthLog(opts.Log, cfg)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+protocol.PathChat, s.chat)
+	mux.HandleFunc("POST "+PathCompletions, s.chat)
 	mux.HandleFunc("POST "+protocol.PathEmbeddings, s.embed)
-	list := modelList(models)
+	list := modelList(opts.Models)
 	mux.HandleFunc("GET "+protocol.PathModels, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(list)
@@ -120,10 +140,15 @@ func (s *Server) URL() string { return s.url }
 // Config is the server's effective configuration (defaults filled).
 func (s *Server) Config() Config { return s.cfg }
 
-// Close stops the server and drops open streams.
+// Close stops the server, drops open streams and flushes the truth log.
 func (s *Server) Close() error {
 	err := s.srv.Close()
 	<-s.done
+	if s.log != nil {
+		if ferr := s.log.close(); err == nil {
+			err = ferr
+		}
+	}
 	return err
 }
 
@@ -153,6 +178,7 @@ func waitUntil(t time.Time) {
 type chatRequest struct {
 	Model     string `json:"model"`
 	MaxTokens int    `json:"max_tokens"`
+	MaxCompl  int    `json:"max_completion_tokens"`
 	Stream    bool   `json:"stream"`
 }
 
@@ -163,38 +189,70 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return
 	}
-	n := min(max(req.MaxTokens, 1), s.cfg.MaxTokens)
+	n := s.outputTokens(req)
+	text := r.URL.Path == PathCompletions
 	if !req.Stream {
 		waitUntil(recv.Add(s.cfg.TTFT + time.Duration(n-1)*s.cfg.ITL))
 		ready := time.Since(recv)
 		w.Header().Set(protocol.HeaderServerTiming, protocol.ServerTiming{FirstToken: ready, End: ready}.String())
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"cal","object":"chat.completion","model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"length"}],"usage":{"prompt_tokens":1,"completion_tokens":%d,"total_tokens":%d}}`,
-			req.Model, strings.Repeat("t ", n), n, n+1)
+		writeWhole(w, req.Model, n, text)
+		s.log.add(recv, n, false, []time.Duration{ready}, ready)
 		return
 	}
-	s.stream(w, req, n, recv)
+	s.stream(w, req, n, recv, text)
 }
 
-// stream writes token i at recv + TTFT + i·ITL, flushing each.
-func (s *Server) stream(w http.ResponseWriter, req chatRequest, n int, recv time.Time) {
+// outputTokens is the schedule's output length of req: its max_tokens
+// (or max_completion_tokens) capped at MaxTokens; a request that names
+// neither gets the serve options' default length.
+func (s *Server) outputTokens(req chatRequest) int {
+	asked := req.MaxTokens
+	if asked <= 0 {
+		asked = req.MaxCompl
+	}
+	if asked <= 0 && s.serve.DefaultTokens > 0 {
+		asked = s.serve.DefaultTokens
+	}
+	return min(max(asked, 1), s.cfg.MaxTokens)
+}
+
+// stream writes token i at recv + TTFT + i·ITL, flushing each; with
+// RoleChunk a content-free chunk naming the role goes first, at once.
+func (s *Server) stream(w http.ResponseWriter, req chatRequest, n int, recv time.Time, text bool) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Trailer", protocol.HeaderServerTiming)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	var first time.Duration
-	for i := range n {
-		waitUntil(recv.Add(s.cfg.TTFT + time.Duration(i)*s.cfg.ITL))
-		fmt.Fprintf(w, "data: {\"id\":\"cal\",\"object\":\"chat.completion.chunk\",\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t \"}}]}\n\n", req.Model)
+	if s.serve.RoleChunk && !text {
+		io.WriteString(w, roleChunk(req.Model))
 		if rc.Flush() != nil {
 			return
 		}
+	}
+	var writes []time.Duration
+	if s.log != nil {
+		writes = make([]time.Duration, 0, n)
+	}
+	var first time.Duration
+	for i := range n {
+		waitUntil(recv.Add(s.cfg.TTFT + time.Duration(i)*s.cfg.ITL))
+		io.WriteString(w, tokenChunk(req.Model, text))
+		if rc.Flush() != nil {
+			return
+		}
+		at := time.Since(recv)
 		if i == 0 {
-			first = time.Since(recv)
+			first = at
+		}
+		if writes != nil {
+			writes = append(writes, at)
 		}
 	}
-	fmt.Fprintf(w, "data: {\"id\":\"cal\",\"object\":\"chat.completion.chunk\",\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\ndata: [DONE]\n\n", req.Model, n, n+1)
-	w.Header().Set(protocol.HeaderServerTiming, protocol.ServerTiming{FirstToken: first, End: time.Since(recv)}.String())
+	io.WriteString(w, lastChunk(req.Model, n, text))
+	end := time.Since(recv)
+	w.Header().Set(protocol.HeaderServerTiming, protocol.ServerTiming{FirstToken: first, End: end}.String())
+	s.log.add(recv, n, true, writes, end)
 }
 
 func (s *Server) embed(w http.ResponseWriter, r *http.Request) {

@@ -67,6 +67,7 @@ func newCalibrateCmd() *cobra.Command {
 	}
 	o.cal.bind(cmd.Flags(), true)
 	cmd.Flags().StringVar(&o.cal.format, "format", "text", "output: text or json")
+	cmd.AddCommand(newCalibrateServeCmd(), newCalibrateGradeCmd())
 	return cmd
 }
 
