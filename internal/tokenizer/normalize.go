@@ -62,9 +62,10 @@ func normalizers(file string, c *hfComponent) ([]normalizeFunc, error) {
 	return nil, &UnsupportedError{File: file, What: fmt.Sprintf("normalizer %q", c.Type)}
 }
 
-// compat is NFKC or NFKD as tokenizers' tables (Unicode 13) have it: the
-// modifier letters given compatibility decompositions later (Latin
-// Extended-F, Unicode 14; Cyrillic Extended-D, Unicode 15) stay as they are.
+// compat is NFKC or NFKD as tokenizers' tables (before Unicode 13) have
+// it: the characters given compatibility decompositions since (segmented
+// digits, modifier letters of Latin Extended-F and Cyrillic Extended-D)
+// stay as they are.
 func compat(f norm.Form) normalizeFunc {
 	return func(s string) string {
 		if !strings.ContainsFunc(s, newCompat) {
@@ -88,7 +89,10 @@ func compat(f norm.Form) normalizeFunc {
 	}
 }
 
-func newCompat(r rune) bool { return (r >= 0x10780 && r <= 0x107BA) || (r >= 0x1E030 && r <= 0x1E06D) }
+func newCompat(r rune) bool {
+	return (r >= 0x10780 && r <= 0x107BA) || (r >= 0x1E030 && r <= 0x1E06D) || (r >= 0x1FBF0 && r <= 0x1FBF9) ||
+		(r >= 0xA7F2 && r <= 0xA7F4) || r == 0xAB69
+}
 
 // lowercase is Rust's char::to_lowercase applied per character (no final
 // sigma rule; İ becomes i and a combining dot, as Unicode's

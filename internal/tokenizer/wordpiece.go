@@ -206,3 +206,4 @@ func (u *unigram) appendPiece(ids []int, p string) []int {
 	}
 	return append(ids, u.unk)
 }
+
