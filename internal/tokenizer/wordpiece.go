@@ -206,4 +206,3 @@ func (u *unigram) appendPiece(ids []int, p string) []int {
 	}
 	return append(ids, u.unk)
 }
-
