@@ -225,8 +225,15 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	if err := record.WriteJSONAtomic(filepath.Join(dir, "run.json"), run); err != nil {
 		return Result{}, err
 	}
+	tokNote := ""
+	if models := workload.Models(r.Workload); !t.IsEmbedded() && len(models) > 0 && models[0] != "" {
+		tokNote = tokenizeCheck(ctx, t, rn.templated(rn.prompts(r.Shared.Tokenizer), r.Shared.ChatTemplate), models[0])
+	}
 	stopScrape := scrape(ctx, t, dir)
 	outcome, col, err := rn.drive(ctx, r, t, &run, dir)
+	if tokNote != "" {
+		outcome.Notes = append(outcome.Notes, tokNote)
+	}
 	metricNotes, targetMetrics := stopScrape()
 	if ns := (*NotStartedError)(nil); errors.As(err, &ns) {
 		return Result{}, removeRunDir(dir, err)
