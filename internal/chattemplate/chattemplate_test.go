@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -146,4 +147,56 @@ func readGolden(t *testing.T, name string) []golden {
 		out = append(out, g)
 	}
 	return out
+}
+
+// TestTemplatesLive: the golden conversations rendered and tokenized by
+// transformers itself now (gen.py chat), against this package: the
+// goldens are not stale. It needs the virtualenv of testdata/parity/gen.py
+// (SAGEBENCH_TOK_VENV) and skips without it unless
+// SAGEBENCH_REQUIRE_TOKENIZERS=1.
+func TestTemplatesLive(t *testing.T) {
+	dir := os.Getenv("SAGEBENCH_TOK_VENV")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "sagebench", "tok-venv")
+	}
+	py := filepath.Join(dir, "bin", "python")
+	if _, err := os.Stat(py); err != nil {
+		if os.Getenv("SAGEBENCH_REQUIRE_TOKENIZERS") == "1" {
+			t.Fatalf("SAGEBENCH_REQUIRE_TOKENIZERS=1 but %s is missing", py)
+		}
+		t.Skipf("no virtualenv with transformers at %s", dir)
+	}
+	script := filepath.Join("..", "tokenizer", "testdata", "parity", "gen.py")
+	for _, name := range templates {
+		t.Run(name, func(t *testing.T) {
+			tpl, tok := loadPair(t, name)
+			cases := readGolden(t, name)
+			var in strings.Builder
+			for _, c := range cases {
+				b, _ := json.Marshal(map[string]any{"messages": c.Messages})
+				in.Write(append(b, '\n'))
+			}
+			cmd := exec.Command(py, script, "chat", name)
+			cmd.Stdin = strings.NewReader(in.String())
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("gen.py chat %s: %v", name, err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if len(lines) != len(cases) {
+				t.Fatalf("%d answers for %d conversations", len(lines), len(cases))
+			}
+			for i, l := range lines {
+				var want golden
+				if err := json.Unmarshal([]byte(l), &want); err != nil {
+					t.Fatal(err)
+				}
+				text, err := tpl.Render(cases[i].Messages, true)
+				if err != nil || text != want.Text || !slices.Equal(tok.Encode(text), want.IDs) {
+					t.Fatalf("conversation %d: %v\n got %q\nwant %q", i, err, text, want.Text)
+				}
+			}
+		})
+	}
 }
