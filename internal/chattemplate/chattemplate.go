@@ -81,11 +81,49 @@ func (t *Template) Render(msgs []Message, generationPrompt bool) (string, error)
 		"raise_exception":       raiseException,
 		"strftime_now":          func(format string) string { return strftime(t.now(), format) },
 	})
-	out, err := t.tpl.ExecuteToString(ctx)
-	if err != nil {
+	return t.execute(ctx)
+}
+
+// execute renders into a bounded builder; gonja goes on after a failed
+// write, so passing the bound panics, and the panic is the error here.
+func (t *Template) execute(ctx *exec.Context) (text string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			tooLong, ok := r.(errTooLong)
+			if !ok {
+				panic(r)
+			}
+			text, err = "", fmt.Errorf("chat template %s: %w", t.name, tooLong)
+		}
+	}()
+	var out boundedBuilder
+	if err := t.tpl.Execute(&out, ctx); err != nil {
 		return "", fmt.Errorf("chat template %s: %w", t.name, unwrapRaise(err))
 	}
-	return out, nil
+	return out.String(), nil
+}
+
+// maxRendered bounds a rendered prompt: a template from a file could
+// loop without end (a 128k-token prompt is about 0.5 MB).
+const maxRendered = 8 << 20
+
+// boundedBuilder is a strings.Builder that refuses to grow past
+// maxRendered, which stops the template's rendering.
+type boundedBuilder struct{ strings.Builder }
+
+func (b *boundedBuilder) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > maxRendered {
+		panic(errTooLong{})
+	}
+	return b.Builder.Write(p)
+}
+
+func (b *boundedBuilder) WriteString(s string) (int, error) { return b.Write([]byte(s)) }
+
+type errTooLong struct{}
+
+func (errTooLong) Error() string {
+	return fmt.Sprintf("the rendered prompt passes %d bytes", maxRendered)
 }
 
 // RaiseError is a template's raise_exception: the messages are not what

@@ -200,3 +200,28 @@ func TestTemplatesLive(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderBounded: a template that would print without end stops at
+// the bound with an error.
+func TestRenderBounded(t *testing.T) {
+	tpl, err := Parse("loop", `{% for i in range(1000000) %}{{ "0123456789" * 100 }}{% endfor %}`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tpl.Render(nil, true); err == nil || !strings.Contains(err.Error(), "passes") {
+		t.Fatalf("Render: %v, want the bound", err)
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte(`{"chat_template": "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", "bos_token": "<s>"}`))
+	f.Add([]byte(`{"chat_template": [{"name": "default", "template": "{{ raise_exception('no') }}"}], "eos_token": {"content": "</s>"}}`))
+	f.Add([]byte(`{"chat_template": "{% set ns = namespace(a=1) %}{% set ns.a = ns.a + 1 %}{{ ns.a }}"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tpl, err := ParseConfig("fuzz.json", b)
+		if err != nil {
+			return
+		}
+		_, _ = tpl.Render([]Message{{Role: "user", Content: "hi"}}, true)
+	})
+}
