@@ -85,15 +85,17 @@ func (t *Template) Render(msgs []Message, generationPrompt bool) (string, error)
 }
 
 // execute renders into a bounded builder; gonja goes on after a failed
-// write, so passing the bound panics, and the panic is the error here.
+// write, so passing the bound panics, and the panic is the error here —
+// as is any panic of gonja's on a template from a file (`1 % 0` divides
+// by zero: FuzzParseConfig).
 func (t *Template) execute(ctx *exec.Context) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			tooLong, ok := r.(errTooLong)
-			if !ok {
-				panic(r)
+			if tooLong, ok := r.(errTooLong); ok {
+				text, err = "", fmt.Errorf("chat template %s: %w", t.name, tooLong)
+				return
 			}
-			text, err = "", fmt.Errorf("chat template %s: %w", t.name, tooLong)
+			text, err = "", fmt.Errorf("chat template %s: the renderer failed: %v", t.name, r)
 		}
 	}()
 	var out boundedBuilder
