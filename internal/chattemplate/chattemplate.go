@@ -43,8 +43,15 @@ type Options struct {
 // ones are under 200 kB; Llama 3's chat template is 4 kB).
 const maxConfigBytes = 8 << 20
 
-// Parse compiles a Jinja chat template; name labels it in errors.
-func Parse(name, source string, o Options) (*Template, error) {
+// Parse compiles a Jinja chat template; name labels it in errors. A
+// panic of gonja's lexer or parser on a malformed template is an error
+// too (FuzzParseConfig).
+func Parse(name, source string, o Options) (t *Template, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, fmt.Errorf("chat template %s: the parser failed: %v", name, r)
+		}
+	}()
 	cfg := config.New()
 	cfg.TrimBlocks, cfg.LeftStripBlocks = true, true
 	root := "chat_template"
