@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -91,8 +92,8 @@ func newUnigram(file string, m *hfModel) (*unigram, error) {
 	minScore := math.Inf(1)
 	for i, r := range raw {
 		var p string
-		var sc float64
-		if json.Unmarshal(r[0], &p) != nil || json.Unmarshal(r[1], &sc) != nil {
+		sc, err := serdeFloat(string(r[1]))
+		if json.Unmarshal(r[0], &p) != nil || err != nil {
 			return nil, fmt.Errorf("tokenizer %s: Unigram vocab[%d]: want [piece, score]", file, i)
 		}
 		if _, dup := u.vocab[p]; !dup {
@@ -205,4 +206,43 @@ func (u *unigram) appendPiece(ids []int, p string) []int {
 		return ids
 	}
 	return append(ids, u.unk)
+}
+
+// serdeFloat parses a JSON number as Rust's serde_json does by default,
+// which is how tokenizers reads Unigram scores: the decimal significand
+// rounded to a float64, then one multiplication or division by a power
+// of ten. That can be one unit in the last place off the correctly
+// rounded value, and Unigram's near-ties between two segmentations are
+// decided by that unit.
+func serdeFloat(s string) (float64, error) {
+	t, neg := strings.CutPrefix(s, "-")
+	mant, exp, hasExp := strings.Cut(strings.ToLower(t), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	e := -len(frac)
+	if hasExp {
+		n, err := strconv.Atoi(exp)
+		if err != nil {
+			return 0, err
+		}
+		e += n
+	}
+	sig, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil || e < -308 || e > 308 {
+		return strconv.ParseFloat(s, 64) // off the fast path: the exact value
+	}
+	pow, err := strconv.ParseFloat("1e"+strconv.Itoa(max(e, -e)), 64)
+	if err != nil {
+		return 0, err
+	}
+	f := float64(sig)
+	if e >= 0 {
+		f *= pow
+	} else {
+		f /= pow
+	}
+	if neg {
+		f = -f
+	}
+	return f, nil
 }
