@@ -67,6 +67,7 @@ func newRootCmd() *cobra.Command {
 		newAggregateCmd(),
 		newPaperCmd(),
 		newWorkerCmd(),
+		newTokenizeCmd(),
 	)
 	return root
 }

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/presenter"
 	"github.com/sagebench/sagebench/internal/record"
@@ -116,6 +117,20 @@ func (rn *Runner) prompts(spec string) *shape.Synth {
 	return s
 }
 
+// templated is s fitted to the chat template of file (s when none, or
+// when the file, checked by Shared.Validate, has gone since).
+func (rn *Runner) templated(s *shape.Synth, file string) *shape.Synth {
+	if file == "" || s == nil {
+		return s
+	}
+	tpl, err := chattemplate.Load(file)
+	if err != nil {
+		fmt.Fprintf(rn.log(), "chat template: %v\n", err)
+		return s
+	}
+	return s.WithTemplate(tpl)
+}
+
 // FleetStarter starts the load-generating nodes of a repetition against
 // the target at targetURL. finish stops them and returns the notes for
 // the records (where the load ran, each node's clock offset and share).
@@ -178,7 +193,8 @@ func NewRunID(spec workload.Spec, backend string, rep int) string {
 // runOnce does repetition rep: target up, traffic, records, target down.
 func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
 	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload),
-		Tokenizer: r.Shared.Tokenizer, LoadTokenizer: func(spec string) (tokenizer.Tokenizer, error) { return rn.tokenizer(spec, nil) }}
+		Tokenizer: r.Shared.Tokenizer, LoadTokenizer: func(spec string) (tokenizer.Tokenizer, error) { return rn.tokenizer(spec, nil) },
+		ChatTemplate: r.Shared.ChatTemplate}
 	if _, err := rn.synth(r.Shared.Tokenizer, r.Tokenizer); err != nil {
 		return Result{}, err
 	}
@@ -209,8 +225,15 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	if err := record.WriteJSONAtomic(filepath.Join(dir, "run.json"), run); err != nil {
 		return Result{}, err
 	}
+	tokNote := ""
+	if models := workload.Models(r.Workload); !t.IsEmbedded() && len(models) > 0 && models[0] != "" {
+		tokNote = tokenizeCheck(ctx, t, rn.templated(rn.prompts(r.Shared.Tokenizer), r.Shared.ChatTemplate), models[0])
+	}
 	stopScrape := scrape(ctx, t, dir)
 	outcome, col, err := rn.drive(ctx, r, t, &run, dir)
+	if tokNote != "" {
+		outcome.Notes = append(outcome.Notes, tokNote)
+	}
 	metricNotes, targetMetrics := stopScrape()
 	if ns := (*NotStartedError)(nil); errors.As(err, &ns) {
 		return Result{}, removeRunDir(dir, err)
@@ -298,7 +321,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	var sent atomic.Int64
 	env := &workload.Env{Target: t, RunID: run.RunID, Dataflow: rn.Dataflow, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, FineGap: fineGap(r.Shared.Pacer), Log: rn.log(), Record: snk.Record, Load: fleet,
-		Prompts: rn.prompts(r.Shared.Tokenizer), Tokenizer: r.Shared.Tokenizer,
+		Prompts: rn.templated(rn.prompts(r.Shared.Tokenizer), r.Shared.ChatTemplate), Tokenizer: r.Shared.Tokenizer,
 		Sent: func() {
 			sent.Add(1)
 			if rn.InjectDelay > 0 {

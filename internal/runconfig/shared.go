@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/dataflow/jetstream"
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/ray"
@@ -61,6 +62,11 @@ type Shared struct {
 	// default), o200k_base, or the path of a Hugging Face tokenizer.json
 	// (byte-level BPE). The embedded stack counts with it too.
 	Tokenizer string `yaml:"tokenizer,omitempty" json:"tokenizer,omitempty"`
+	// ChatTemplate, when set, is the model's tokenizer_config.json (or a
+	// Jinja file): synthesized chat prompts are fitted so that, rendered
+	// with its chat template, they are input_tokens long in Tokenizer —
+	// the server's prompt_tokens.
+	ChatTemplate string `yaml:"chat_template,omitempty" json:"chat_template,omitempty"`
 }
 
 // DefaultShared returns the defaults of the shared flag contract.
@@ -99,6 +105,11 @@ func (s Shared) Validate() error {
 	}
 	if err := tokenizer.Validate(s.Tokenizer); err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
+	}
+	if s.ChatTemplate != "" {
+		if _, err := chattemplate.Load(s.ChatTemplate); err != nil {
+			return fmt.Errorf("chat_template: %w", err)
+		}
 	}
 	switch s.Backend {
 	case BackendSage:

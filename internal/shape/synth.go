@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
@@ -41,6 +42,7 @@ type Synth struct {
 	words []string // one-token pieces, leading space included
 	text  string
 	offs  []int32 // offs[i] is where token i of text starts; offs[poolTokens] = len(text)
+	tpl   *chattemplate.Template
 }
 
 // NewSynth builds the memoized text for tok. It fails when fewer than 64

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/gateway"
 	"github.com/sagebench/sagebench/internal/stack/profile"
@@ -72,6 +73,11 @@ func (s *Stack) buildSim(ec EngineConfig, seed int64) (*built, error) {
 		}
 		if opts.Tokenizer, err = s.tokenizer(); err != nil {
 			return nil, fmt.Errorf("tokenizer: %w", err)
+		}
+		if s.cfg.ChatTemplate != "" {
+			if opts.ChatTemplate, err = chattemplate.Load(s.cfg.ChatTemplate); err != nil {
+				return nil, err
+			}
 		}
 		e := sim.NewLLM(ec.ID, p, opts)
 		return &built{cfg: ec, drill: e, eng: gateway.Member{LLM: e, Speed: p.IdleITL(), Profile: ec.Profile,

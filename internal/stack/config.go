@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/gateway"
 	"github.com/sagebench/sagebench/internal/stack/index"
@@ -37,6 +38,10 @@ type Config struct {
 	// default), o200k_base or a Hugging Face tokenizer.json path — the
 	// same as the harness's, so usage.prompt_tokens is what it intended.
 	Tokenizer string `yaml:"tokenizer,omitempty"`
+	// ChatTemplate, when set, is a tokenizer_config.json (or Jinja file)
+	// whose chat template the simulated LLMs render the messages with
+	// before counting them, as a real server does.
+	ChatTemplate string `yaml:"chat_template,omitempty"`
 }
 
 // EngineConfig is one engine: a simulated profile (in-process, or a child
@@ -183,6 +188,11 @@ func (c Config) Validate() error {
 	}
 	if err := tokenizer.Validate(c.Tokenizer); err != nil {
 		fail("tokenizer", "%v", err)
+	}
+	if c.ChatTemplate != "" {
+		if _, err := chattemplate.Load(c.ChatTemplate); err != nil {
+			fail("chat_template", "%v", err)
+		}
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); c.Listen != "" && err != nil {
 		fail("listen", "%q is not host:port (%v)", c.Listen, err)

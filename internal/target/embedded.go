@@ -33,6 +33,9 @@ func EmbeddedStack(logger *slog.Logger) Starter {
 		if cfg.Tokenizer == "" {
 			cfg.Tokenizer = spec.Tokenizer
 		}
+		if cfg.ChatTemplate == "" {
+			cfg.ChatTemplate = spec.ChatTemplate
+		}
 		s, err := stack.Launch(ctx, cfg, stack.Options{Logger: logger, Getenv: withoutAdminToken(cfg.Admin.TokenEnv),
 			LoadTokenizer: spec.LoadTokenizer})
 		if err != nil {

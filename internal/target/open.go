@@ -44,6 +44,9 @@ type Options struct {
 	// and LoadTokenizer the harness's loader of it (StackSpec's).
 	Tokenizer     string
 	LoadTokenizer func(spec string) (tokenizer.Tokenizer, error)
+	// ChatTemplate is the run's chat template file, handed to the
+	// embedded stack.
+	ChatTemplate string
 }
 
 // DefaultAdminTokenEnv is read for the admin token when AdminTokenEnv is empty.
@@ -67,7 +70,7 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 			return nil, errors.New("the embedded reference stack is not in this build; use --target http://host:port")
 		}
 		base, stop, err := start(ctx, StackSpec{Path: cfg.StackConfig, YAML: opts.StackYAML, Seed: opts.Seed, Attach: t.attach,
-			Tokenizer: opts.Tokenizer, LoadTokenizer: opts.LoadTokenizer})
+			Tokenizer: opts.Tokenizer, LoadTokenizer: opts.LoadTokenizer, ChatTemplate: opts.ChatTemplate})
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded reference stack: %w", err)
 		}

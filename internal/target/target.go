@@ -169,6 +169,9 @@ type StackSpec struct {
 	// Tokenizer is the run's tokenizer spec, which the stack counts prompt
 	// tokens with unless its YAML names one.
 	Tokenizer string
+	// ChatTemplate is the run's chat template file (Shared.ChatTemplate),
+	// which the stack renders prompts with unless its YAML names one.
+	ChatTemplate string
 	// LoadTokenizer, when set, loads a tokenizer spec from the harness's
 	// cache (a tokenizer.json is parsed once per command, not per start).
 	LoadTokenizer func(spec string) (tokenizer.Tokenizer, error)

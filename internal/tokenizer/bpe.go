@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"container/heap"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -12,36 +13,53 @@ type bpeModel struct {
 	vocab        map[string]int
 	ranks        map[[2]string]int
 	ignoreMerges bool
-	unk          int // −1: none
+	byteFallback bool
+	fuseUnk      bool
+	unk          string // "": none
 }
 
 func newBPE(file string, m *hfModel) (*bpeModel, error) {
 	switch {
-	case m.Type != "BPE" && !(m.Type == "" && m.Vocab != nil):
+	case m.Type != "BPE" && m.Type != "":
 		return nil, &UnsupportedError{File: file, What: fmt.Sprintf("model type %q", m.Type)}
 	case m.Prefix != nil && *m.Prefix != "", m.Suffix != nil && *m.Suffix != "":
 		return nil, &UnsupportedError{File: file, What: "a BPE continuing_subword_prefix or end_of_word_suffix"}
 	case m.Dropout != nil && *m.Dropout > 0:
 		return nil, &UnsupportedError{File: file, What: "BPE dropout (not deterministic)"}
-	case len(m.Vocab) == 0:
-		return nil, fmt.Errorf("tokenizer %s: model.vocab is empty", file)
+	}
+	vocab, err := vocabMap(file, m.Vocab)
+	if err != nil {
+		return nil, err
 	}
 	merges, err := parseMerges(file, m.Merges)
 	if err != nil {
 		return nil, err
 	}
-	b := &bpeModel{vocab: m.Vocab, ranks: make(map[[2]string]int, len(merges)), ignoreMerges: m.IgnoreMerges, unk: -1}
+	b := &bpeModel{vocab: vocab, ranks: make(map[[2]string]int, len(merges)), ignoreMerges: m.IgnoreMerges,
+		byteFallback: m.ByteFallback, fuseUnk: m.FuseUnk}
 	for i, pair := range merges {
 		if _, dup := b.ranks[pair]; !dup {
 			b.ranks[pair] = i
 		}
 	}
 	if m.UnkToken != nil {
-		if id, ok := m.Vocab[*m.UnkToken]; ok {
-			b.unk = id
+		if _, ok := vocab[*m.UnkToken]; ok {
+			b.unk = *m.UnkToken
 		}
 	}
 	return b, nil
+}
+
+// vocabMap decodes a {token: id} vocabulary.
+func vocabMap(file string, raw json.RawMessage) (map[string]int, error) {
+	var v map[string]int
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("tokenizer %s: model.vocab: want {token: id}: %w", file, err)
+	}
+	if len(v) == 0 {
+		return nil, fmt.Errorf("tokenizer %s: model.vocab is empty", file)
+	}
+	return v, nil
 }
 
 // parseMerges reads merges as "a b" strings or as [a, b] pairs.
@@ -69,8 +87,10 @@ func parseMerges(file string, raw json.RawMessage) ([][2]string, error) {
 }
 
 // encode returns the IDs of one pre-token: the whole word when
-// ignore_merges and it is in the vocabulary, else repeated merges of the
-// lowest-ranked adjacent pair (leftmost first), as Hugging Face does.
+// ignore_merges and it is in the vocabulary, else its characters (bytes
+// <0xXX> for one not in the vocabulary with byte_fallback, else the unk
+// token, consecutive ones fused with fuse_unk) merged lowest rank first,
+// leftmost first, as Hugging Face does.
 func (b *bpeModel) encode(word string) []int {
 	if word == "" {
 		return nil
@@ -78,30 +98,118 @@ func (b *bpeModel) encode(word string) []int {
 	if id, ok := b.vocab[word]; ok && (b.ignoreMerges || utf8.RuneCountInString(word) == 1) {
 		return []int{id}
 	}
-	syms := make([]string, 0, len(word))
-	for i, r := range word {
-		syms = append(syms, word[i:i+utf8.RuneLen(r)])
-	}
-	for len(syms) > 1 {
-		best, at := -1, -1
-		for i := 0; i+1 < len(syms); i++ {
-			if r, ok := b.ranks[[2]string{syms[i], syms[i+1]}]; ok && (best < 0 || r < best) {
-				best, at = r, i
-			}
-		}
-		if at < 0 {
-			break
-		}
-		syms[at] += syms[at+1]
-		syms = append(syms[:at+1], syms[at+2:]...)
-	}
+	syms := b.merge(b.symbols(word))
 	ids := make([]int, 0, len(syms))
 	for _, s := range syms {
 		if id, ok := b.vocab[s]; ok {
 			ids = append(ids, id)
-		} else if b.unk >= 0 {
-			ids = append(ids, b.unk)
 		}
 	}
 	return ids
+}
+
+// symbols are the initial symbols of word.
+func (b *bpeModel) symbols(word string) []string {
+	syms := make([]string, 0, len(word))
+	unk := false // the last symbol is a pending unk
+	for i, r := range word {
+		c := word[i : i+utf8.RuneLen(r)]
+		if _, ok := b.vocab[c]; ok {
+			syms, unk = append(syms, c), false
+			continue
+		}
+		if b.byteFallback && b.hasBytes(c) {
+			for j := 0; j < len(c); j++ {
+				syms = append(syms, fmt.Sprintf("<0x%02X>", c[j]))
+			}
+			continue
+		}
+		if b.unk != "" && !(unk && b.fuseUnk) {
+			syms, unk = append(syms, b.unk), true
+		}
+	}
+	return syms
+}
+
+func (b *bpeModel) hasBytes(c string) bool {
+	for j := 0; j < len(c); j++ {
+		if _, ok := b.vocab[fmt.Sprintf("<0x%02X>", c[j])]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// merge applies the merges to syms with a priority queue of (rank,
+// position), as Hugging Face's Word::merge_all: O(n log n) on the long
+// words of a tokenizer without a pre-tokenizer.
+func (b *bpeModel) merge(syms []string) []string {
+	if len(syms) < 2 {
+		return syms
+	}
+	next, prev := make([]int, len(syms)), make([]int, len(syms))
+	for i := range syms {
+		next[i], prev[i] = i+1, i-1
+	}
+	next[len(syms)-1] = -1
+	q := &mergeQueue{}
+	for i := 0; i+1 < len(syms); i++ {
+		if r, ok := b.ranks[[2]string{syms[i], syms[i+1]}]; ok {
+			q.items = append(q.items, mergeAt{r, i, syms[i] + syms[i+1]})
+		}
+	}
+	heap.Init(q)
+	for q.Len() > 0 {
+		top := heap.Pop(q).(mergeAt)
+		n := next[top.pos]
+		if syms[top.pos] == "" || n < 0 || syms[top.pos]+syms[n] != top.merged {
+			continue // stale
+		}
+		if _, ok := b.ranks[[2]string{syms[top.pos], syms[n]}]; !ok {
+			continue // the same text, made of another pair
+		}
+		syms[top.pos], syms[n] = top.merged, ""
+		next[top.pos] = next[n]
+		if next[n] >= 0 {
+			prev[next[n]] = top.pos
+		}
+		if p := prev[top.pos]; p >= 0 {
+			if r, ok := b.ranks[[2]string{syms[p], syms[top.pos]}]; ok {
+				heap.Push(q, mergeAt{r, p, syms[p] + syms[top.pos]})
+			}
+		}
+		if nn := next[top.pos]; nn >= 0 {
+			if r, ok := b.ranks[[2]string{syms[top.pos], syms[nn]}]; ok {
+				heap.Push(q, mergeAt{r, top.pos, syms[top.pos] + syms[nn]})
+			}
+		}
+	}
+	out := syms[:0]
+	for _, s := range syms {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+type mergeAt struct {
+	rank, pos int
+	merged    string
+}
+
+// mergeQueue orders merges by rank, then position.
+type mergeQueue struct{ items []mergeAt }
+
+func (q *mergeQueue) Len() int { return len(q.items) }
+func (q *mergeQueue) Less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	return a.rank < b.rank || (a.rank == b.rank && a.pos < b.pos)
+}
+func (q *mergeQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *mergeQueue) Push(x any)    { q.items = append(q.items, x.(mergeAt)) }
+func (q *mergeQueue) Pop() any {
+	x := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return x
 }

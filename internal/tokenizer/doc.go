@@ -6,8 +6,13 @@
 //
 // Two kinds: the embedded tiktoken vocabularies cl100k_base (the default:
 // Llama 3's tokenizer extends it) and o200k_base, from the pure-Go
-// github.com/tiktoken-go/tokenizer, and a Hugging Face tokenizer.json of
-// the byte-level BPE family (GPT-2, Llama 3, Qwen 2/3, DeepSeek V3 …),
-// loaded by this package (HF). Load picks one by name or path. Counts
-// never include special tokens a chat template or a BOS would add.
+// github.com/tiktoken-go/tokenizer, and a Hugging Face tokenizer.json,
+// loaded by this package (HF): byte-level BPE (GPT-2, Llama 3, Qwen,
+// DeepSeek V3), SentencePiece-style BPE with byte fallback (Llama 2,
+// Mistral, Gemma), WordPiece (BERT, most embedding models) and Unigram,
+// with their normalizers and pre-tokenizers, at parity with Hugging
+// Face's tokenizers (testdata/parity). Load picks one by name or path.
+// Counts are of the text given: special tokens a chat template or a BOS
+// adds are counted when the text holds them (package chattemplate
+// renders them in).
 package tokenizer

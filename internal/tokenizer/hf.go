@@ -10,16 +10,15 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // maxHFBytes bounds a tokenizer.json (Llama 3's is 9 MB, Qwen 3's 11 MB).
 const maxHFBytes = 64 << 20
 
-// HF is a Hugging Face tokenizer.json of the byte-level BPE family: an
-// optional NFC normalizer, pre-tokenizers Split (Isolated or Removed) and
-// ByteLevel in a Sequence, a BPE model (merges, ignore_merges), and the
+// HF is a Hugging Face tokenizer.json: its normalizers, its
+// pre-tokenizers (Split, ByteLevel, Metaspace, BertPreTokenizer,
+// WhitespaceSplit, in a Sequence), its model — BPE (byte-level, or
+// SentencePiece-style with byte fallback), WordPiece or Unigram — and the
 // added tokens, which are matched in the text before anything else. The
 // post-processor (BOS/EOS) and decoder play no part: counts are of the
 // text alone.
@@ -30,12 +29,12 @@ type HF struct {
 
 var _ Tokenizer = (*HF)(nil)
 
-// core is what both kinds share: added tokens, an optional NFC
-// normalizer, regex pre-tokenizers and a word encoder, with a bounded
-// memo of encoded pre-tokens (prompts repeat words).
+// core is what both kinds share: added tokens, normalizers,
+// pre-tokenizers and a word encoder, with a bounded memo of encoded
+// pre-tokens (prompts repeat words).
 type core struct {
 	name  string
-	nfc   bool
+	norm  []normalizeFunc
 	pre   []preStep
 	word  func(piece string) []int
 	added addedTokens
@@ -53,7 +52,7 @@ type UnsupportedError struct {
 }
 
 func (e *UnsupportedError) Error() string {
-	return fmt.Sprintf("%s: %s is not supported; sagebench loads byte-level BPE tokenizers (GPT-2, Llama 3, Qwen 2/3, DeepSeek V3 …) — use %s or %s otherwise",
+	return fmt.Sprintf("%s: %s is not supported; sagebench loads BPE (byte-level or with byte fallback), WordPiece and Unigram tokenizer.json files without a Precompiled normalizer — use %s or %s otherwise",
 		e.File, e.What, CL100K, O200K)
 }
 
@@ -79,18 +78,36 @@ type hfComponent struct {
 	Invert         bool              `json:"invert"`
 	AddPrefixSpace bool              `json:"add_prefix_space"`
 	UseRegex       *bool             `json:"use_regex"`
+	// Normalizers' options.
+	Left               bool   `json:"left"`
+	Right              bool   `json:"right"`
+	Prepend            string `json:"prepend"`
+	Content            string `json:"content"`
+	CleanText          *bool  `json:"clean_text"`
+	HandleChineseChars *bool  `json:"handle_chinese_chars"`
+	StripAccents       *bool  `json:"strip_accents"`
+	Lowercase          *bool  `json:"lowercase"`
+	// Metaspace's.
+	Replacement   string `json:"replacement"`
+	PrependScheme string `json:"prepend_scheme"`
+	Split         *bool  `json:"split"`
 }
 
 type hfModel struct {
-	Type         string          `json:"type"`
-	Vocab        map[string]int  `json:"vocab"`
+	Type string `json:"type"`
+	// Vocab is {token: id} (BPE, WordPiece) or [[token, score], …]
+	// (Unigram).
+	Vocab        json.RawMessage `json:"vocab"`
 	Merges       json.RawMessage `json:"merges"`
 	IgnoreMerges bool            `json:"ignore_merges"`
 	ByteFallback bool            `json:"byte_fallback"`
+	FuseUnk      bool            `json:"fuse_unk"`
 	UnkToken     *string         `json:"unk_token"`
+	UnkID        *int            `json:"unk_id"`
 	Prefix       *string         `json:"continuing_subword_prefix"`
 	Suffix       *string         `json:"end_of_word_suffix"`
 	Dropout      *float64        `json:"dropout"`
+	MaxChars     *int            `json:"max_input_chars_per_word"`
 }
 
 // LoadHF reads a Hugging Face tokenizer.json of the byte-level BPE family.
@@ -137,39 +154,43 @@ func ParseHF(name string, b []byte) (*HF, error) {
 	}
 	t := &HF{core: core{name: "hf:" + name, memo: map[string][]int{}}, sum: sha256Hex(b)}
 	var err error
-	if t.nfc, err = normalizer(name, f.Normalizer); err != nil {
+	if t.norm, err = normalizers(name, f.Normalizer); err != nil {
 		return nil, err
 	}
 	if t.pre, err = preSteps(name, f.PreTokenizer); err != nil {
 		return nil, err
 	}
-	bpe, err := newBPE(name, &f.Model)
-	if err != nil {
+	if t.word, err = newModel(name, &f.Model, endsByteLevel(t.pre)); err != nil {
 		return nil, err
 	}
-	t.word = bpe.encode
 	t.added = newAddedTokens(f.AddedTokens)
 	return t, nil
 }
 
-func normalizer(file string, c *hfComponent) (nfc bool, err error) {
-	if c == nil {
-		return false, nil
-	}
-	switch c.Type {
-	case "NFC":
-		return true, nil
-	case "Sequence":
-		for i := range c.Normalizers {
-			n, err := normalizer(file, &c.Normalizers[i])
-			if err != nil {
-				return false, err
-			}
-			nfc = nfc || n
+// newModel is the word encoder of a tokenizer.json's model.
+func newModel(file string, m *hfModel, byteLevel bool) (func(string) []int, error) {
+	switch m.Type {
+	case "WordPiece":
+		w, err := newWordPiece(file, m)
+		if err != nil {
+			return nil, err
 		}
-		return nfc, nil
+		return w.encode, nil
+	case "Unigram":
+		u, err := newUnigram(file, m)
+		if err != nil {
+			return nil, err
+		}
+		return u.encode, nil
 	}
-	return false, &UnsupportedError{File: file, What: fmt.Sprintf("normalizer %q", c.Type)}
+	if !byteLevel && !m.ByteFallback && m.UnkToken == nil {
+		return nil, &UnsupportedError{File: file, What: "a BPE model with neither a ByteLevel pre-tokenizer, byte_fallback nor an unk_token"}
+	}
+	bpe, err := newBPE(file, m)
+	if err != nil {
+		return nil, err
+	}
+	return bpe.encode, nil
 }
 
 func (t *core) Name() string { return t.name }
@@ -180,15 +201,15 @@ func (t *core) Count(text string) int { return len(t.Encode(text)) }
 // segment the normalizer, the pre-tokenizers and the word encoder.
 func (t *core) Encode(text string) []int {
 	var out []int
-	t.added.split(text, func(seg string, id int) {
+	t.added.split(text, func(seg string, id int, first bool) {
 		if id >= 0 {
 			out = append(out, id)
 			return
 		}
-		if t.nfc {
-			seg = norm.NFC.String(seg)
+		for _, f := range t.norm {
+			seg = f(seg)
 		}
-		for _, piece := range pretokenize(t.pre, seg) {
+		for _, piece := range pretokenize(t.pre, seg, first) {
 			out = append(out, t.encodeWord(piece)...)
 		}
 	})
@@ -241,8 +262,8 @@ func newAddedTokens(list []hfAdded) addedTokens {
 }
 
 // split calls fn with the segments of text between added tokens (id −1)
-// and with each added token (its id).
-func (a *addedTokens) split(text string, fn func(seg string, id int)) {
+// and with each added token (its id); first says the segment starts text.
+func (a *addedTokens) split(text string, fn func(seg string, id int, first bool)) {
 	start := 0
 	for i := 0; i < len(text); i++ {
 		if !a.first[text[i]] {
@@ -251,9 +272,9 @@ func (a *addedTokens) split(text string, fn func(seg string, id int)) {
 		for _, t := range a.byLen {
 			if strings.HasPrefix(text[i:], t.Content) {
 				if i > start {
-					fn(text[start:i], -1)
+					fn(text[start:i], -1, start == 0)
 				}
-				fn(t.Content, t.ID)
+				fn(t.Content, t.ID, i == 0)
 				start = i + len(t.Content)
 				i = start - 1
 				break
@@ -261,6 +282,6 @@ func (a *addedTokens) split(text string, fn func(seg string, id int)) {
 		}
 	}
 	if start < len(text) {
-		fn(text[start:], -1)
+		fn(text[start:], -1, start == 0)
 	}
 }

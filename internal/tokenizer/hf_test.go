@@ -113,6 +113,9 @@ func FuzzParseHF(f *testing.F) {
 	f.Add([]byte(`{"pre_tokenizer":{"type":"ByteLevel"},"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]}}`))
 	f.Add([]byte(`{"pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"String":" "},"behavior":"Removed"},{"type":"ByteLevel","use_regex":false}]},"model":{"type":"BPE","vocab":{"a":0},"merges":[["a","a"]]}}`))
 	f.Add([]byte(`{"model":{"type":"Unigram"}}`))
+	f.Add([]byte(`{"normalizer":{"type":"BertNormalizer","lowercase":true},"pre_tokenizer":{"type":"BertPreTokenizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"a":1,"##b":2}}}`))
+	f.Add([]byte(`{"normalizer":{"type":"Sequence","normalizers":[{"type":"NFKC"},{"type":"Replace","pattern":{"Regex":" {2,}"},"content":" "}]},"pre_tokenizer":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always"},"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0],["▁a",-1.5],["b",-2]]}}`))
+	f.Add([]byte(`{"normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"▁"},{"type":"Replace","pattern":{"String":" "},"content":"▁"}]},"model":{"type":"BPE","byte_fallback":true,"fuse_unk":true,"unk_token":"<unk>","vocab":{"<unk>":0,"<0x41>":1,"▁":2,"a":3,"▁a":4},"merges":["▁ a"]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		hf, err := ParseHF("fuzz.json", b)
 		if err != nil {

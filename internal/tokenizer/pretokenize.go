@@ -13,27 +13,28 @@ import (
 const gpt2Pattern = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
 
 // preStep is one pre-tokenizer: a regex split (keeping the matches as
-// pieces, and the gaps unless remove), or the byte-level mapping.
+// pieces, and the gaps unless remove), the byte-level mapping, or one of
+// the fixed splits (Metaspace, BERT's, WhitespaceSplit).
 type preStep struct {
 	re             *regexp2.Regexp
 	remove         bool // Split behavior Removed: matches are dropped
 	byteLevel      bool
 	addPrefixSpace bool
+	meta           *metaspace
+	bert, wsSplit  bool
 }
 
+// preSteps are the pre-tokenizers of a tokenizer.json (none: each segment
+// is one piece, as SentencePiece-style BPE has it).
 func preSteps(file string, c *hfComponent) ([]preStep, error) {
 	if c == nil {
-		return nil, &UnsupportedError{File: file, What: "a tokenizer without a pre-tokenizer (SentencePiece-style BPE)"}
+		return nil, nil
 	}
-	steps, err := appendSteps(file, nil, c)
-	if err != nil {
-		return nil, err
-	}
-	if len(steps) == 0 || !steps[len(steps)-1].byteLevel {
-		return nil, &UnsupportedError{File: file, What: "a pre-tokenizer that does not end in ByteLevel (not byte-level BPE)"}
-	}
-	return steps, nil
+	return appendSteps(file, nil, c)
 }
+
+// endsByteLevel says the pre-tokenizers end in the byte-level mapping.
+func endsByteLevel(steps []preStep) bool { return len(steps) > 0 && steps[len(steps)-1].byteLevel }
 
 func appendSteps(file string, steps []preStep, c *hfComponent) ([]preStep, error) {
 	switch c.Type {
@@ -56,6 +57,13 @@ func appendSteps(file string, steps []preStep, c *hfComponent) ([]preStep, error
 		return append(steps, preStep{byteLevel: true, addPrefixSpace: c.AddPrefixSpace}), nil
 	case "Split":
 		return appendSplit(file, steps, c)
+	case "Metaspace":
+		m, err := newMetaspace(file, c)
+		return append(steps, preStep{meta: m}), err
+	case "BertPreTokenizer":
+		return append(steps, preStep{bert: true}), nil
+	case "WhitespaceSplit":
+		return append(steps, preStep{wsSplit: true}), nil
 	}
 	return nil, &UnsupportedError{File: file, What: fmt.Sprintf("pre-tokenizer %q", c.Type)}
 }
@@ -91,12 +99,13 @@ func compile(file, pat string) (*regexp2.Regexp, error) {
 }
 
 // pretokenize applies steps to text and returns the pieces, byte-level
-// mapped when the last step is ByteLevel.
-func pretokenize(steps []preStep, text string) []string {
+// mapped when the last step is ByteLevel. first says text starts the
+// input (Metaspace's prepend_scheme "first").
+func pretokenize(steps []preStep, text string, first bool) []string {
 	pieces := []string{text}
 	for _, s := range steps {
 		var next []string
-		for _, p := range pieces {
+		for i, p := range pieces {
 			if s.addPrefixSpace && !strings.HasPrefix(p, " ") {
 				p = " " + p
 			}
@@ -105,6 +114,12 @@ func pretokenize(steps []preStep, text string) []string {
 				next = append(next, byteLevel(p))
 			case s.re != nil:
 				next = s.split(next, p)
+			case s.meta != nil:
+				next = s.meta.split(next, p, first && i == 0)
+			case s.bert:
+				next = bertSplit(next, p)
+			case s.wsSplit:
+				next = append(next, strings.Fields(p)...)
 			default:
 				next = append(next, p)
 			}

@@ -107,10 +107,12 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown name", "gpt-9", "unknown tokenizer"},
 		{"missing file", filepath.Join(dir, "nope.json"), "no such file"},
 		{"not json", write("bad.json", "{"), "decoding tokenizer.json"},
-		{"wordpiece", write("wp.json", `{"model":{"type":"WordPiece","vocab":{"a":0}},"pre_tokenizer":{"type":"BertPreTokenizer"}}`), "is not supported"},
-		{"sentencepiece", write("sp.json", `{"model":{"type":"BPE","vocab":{"a":0},"merges":[]},"pre_tokenizer":null}`), "SentencePiece-style"},
-		{"metaspace", write("ms.json", `{"model":{"type":"BPE","vocab":{"a":0},"merges":[]},"pre_tokenizer":{"type":"Metaspace"}}`), `pre-tokenizer "Metaspace"`},
-		{"normalizer", write("nm.json", `{"normalizer":{"type":"Lowercase"},"model":{"type":"BPE","vocab":{"a":0}},"pre_tokenizer":{"type":"ByteLevel"}}`), `normalizer "Lowercase"`},
+		{"wordpiece without unk", write("wp.json", `{"model":{"type":"WordPiece","vocab":{"a":0}},"pre_tokenizer":{"type":"BertPreTokenizer"}}`), `unk_token "[UNK]" is not in the vocabulary`},
+		{"sentencepiece without fallback", write("sp.json", `{"model":{"type":"BPE","vocab":{"a":0},"merges":[]},"pre_tokenizer":null}`), "neither a ByteLevel pre-tokenizer, byte_fallback nor an unk_token"},
+		{"precompiled", write("pc.json", `{"normalizer":{"type":"Precompiled","precompiled_charsmap":"AA=="},"model":{"type":"Unigram","vocab":[["a",0]]},"pre_tokenizer":{"type":"Metaspace"}}`), `normalizer "Precompiled"`},
+		{"pre-tokenizer", write("pt.json", `{"model":{"type":"BPE","vocab":{"a":0},"merges":[]},"pre_tokenizer":{"type":"Digits"}}`), `pre-tokenizer "Digits"`},
+		{"unigram vocab", write("ug.json", `{"model":{"type":"Unigram","vocab":{"a":0}}}`), "want [[piece, score]"},
+		{"model", write("md.json", `{"model":{"type":"WordLevel","vocab":{"a":0}},"pre_tokenizer":{"type":"ByteLevel"}}`), `model type "WordLevel"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/dataset"
 	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/protocol"
@@ -83,8 +84,30 @@ func (s Shapes) chat(env *workload.Env, rec *record.Request, it *Item, hdr http.
 		rec.PrefixGroup = it.Group
 	}
 	msgs = append(msgs, openai.Message{Role: "user", Content: user})
+	if synth.Template() != nil && it.Entry == 0 && len(it.Blocks) == 0 {
+		in = fitTemplated(env, synth, msgs, in, it.Text)
+	}
 	rec.Model, rec.InputTokens, rec.OutputTokens = s.LLM.Model, in, it.Out
 	return s.chatRequest(env, msgs, it.Out, hdr)
+}
+
+// fitTemplated refits the user message so that the conversation rendered
+// with the run's chat template is in tokens (the server's prompt_tokens)
+// and returns that count: in, unless the template alone is longer.
+func fitTemplated(env *workload.Env, synth *shape.Synth, msgs []openai.Message, in int, seed uint64) int {
+	cm := make([]chattemplate.Message, len(msgs))
+	for i, m := range msgs {
+		cm[i] = chattemplate.Message{Role: m.Role, Content: m.Content}
+	}
+	got, _, err := synth.FitChat(cm, in, seed)
+	if err != nil {
+		if env.Log != nil {
+			fmt.Fprintf(env.Log, "chat template: %v\n", err)
+		}
+		return in
+	}
+	msgs[len(msgs)-1].Content = cm[len(cm)-1].Content
+	return got
 }
 
 // chatRequest is a chat completion of msgs generating out tokens, with

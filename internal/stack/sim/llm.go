@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/profile"
 	"github.com/sagebench/sagebench/internal/tokenizer"
@@ -20,6 +21,7 @@ type LLM struct {
 	clock Clock
 	seed  uint64
 	tok   tokenizer.Tokenizer
+	tpl   *chattemplate.Template
 
 	mailbox
 
@@ -47,6 +49,7 @@ func NewLLM(id string, p profile.LLM, opts Options) *LLM {
 		clock: opts.clock(),
 		seed:  uint64(opts.Seed),
 		tok:   opts.Tokenizer,
+		tpl:   opts.ChatTemplate,
 	}
 	e.mailbox.init()
 	e.st = llmState{
@@ -122,13 +125,22 @@ func (e *LLM) Generate(ctx context.Context, req engine.ChatRequest) (engine.Stre
 	return r.s, nil
 }
 
-// encode is the prompt's token IDs under the engine's tokenizer: each
-// message's content in turn (no chat template), so that usage's
-// prompt_tokens is the sum of the contents' lengths. Nil without a
-// tokenizer.
+// encode is the prompt's token IDs under the engine's tokenizer: the
+// messages rendered with the chat template when there is one, else each
+// message's content in turn, so that usage's prompt_tokens is the sum of
+// the contents' lengths. Nil without a tokenizer.
 func (e *LLM) encode(msgs []engine.Message) []int {
 	if e.tok == nil {
 		return nil
+	}
+	if e.tpl != nil {
+		cm := make([]chattemplate.Message, len(msgs))
+		for i, m := range msgs {
+			cm[i] = chattemplate.Message{Role: m.Role, Content: m.Content}
+		}
+		if text, err := e.tpl.Render(cm, true); err == nil {
+			return e.tok.Encode(text)
+		}
 	}
 	var ids []int
 	for _, m := range msgs {

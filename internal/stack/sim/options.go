@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 
+	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
@@ -18,6 +19,10 @@ type Options struct {
 	// (no chat template), and its prefix cache hashes their token IDs;
 	// nil: CountTokens of the rendered prompt.
 	Tokenizer tokenizer.Tokenizer
+	// ChatTemplate, with Tokenizer, renders the messages as the model's
+	// server does before they are counted: prompt_tokens then includes
+	// the template's tokens (nil: the contents alone).
+	ChatTemplate *chattemplate.Template
 }
 
 func (o Options) clock() Clock {

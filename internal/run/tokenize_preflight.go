@@ -1,0 +1,123 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/chattemplate"
+	"github.com/sagebench/sagebench/internal/shape"
+	"github.com/sagebench/sagebench/internal/target"
+)
+
+// tokenizeTimeout bounds the /tokenize preflight, all samples together.
+const tokenizeTimeout = 10 * time.Second
+
+// tokenizeSamples are the user-prompt lengths the preflight asks about,
+// each alone and after a system prompt of 64 tokens.
+var tokenizeSamples = []int{16, 128, 512, 2048}
+
+// tokenizeCheck asks a URL target that offers vLLM's POST /tokenize
+// (also SGLang's) to count sample chat prompts of the run's synthesizer
+// and compares with sagebench's count of them — the templated count when
+// the run has a chat template, the messages' text otherwise, as a
+// request's input_tokens is. It returns the note for the run's record:
+// the server's count and ours, or "" when the target offers no /tokenize.
+func tokenizeCheck(ctx context.Context, t *target.Target, synth *shape.Synth, model string) string {
+	ctx, cancel := context.WithTimeout(ctx, tokenizeTimeout)
+	defer cancel()
+	var ours, theirs, n, differ int
+	for i, k := range tokenizeSamples {
+		for _, system := range []bool{false, true} {
+			msgs := []chattemplate.Message{{Role: "user", Content: synth.Prompt(uint64(i+1)*7919, k)}}
+			if system {
+				msgs = append([]chattemplate.Message{{Role: "system", Content: synth.Block(uint64(i), 64)}}, msgs...)
+			}
+			mine, err := ourCount(synth, msgs)
+			if err != nil {
+				return "POST /tokenize preflight: " + err.Error()
+			}
+			got, err := serverCount(ctx, t, model, msgs)
+			if err != nil {
+				if n == 0 && i == 0 && !system {
+					return "" // no /tokenize: nothing to compare with
+				}
+				return "POST /tokenize preflight stopped: " + err.Error()
+			}
+			ours, theirs, n = ours+mine, theirs+got, n+1
+			if got != mine {
+				differ++
+			}
+		}
+	}
+	if differ == 0 {
+		return fmt.Sprintf("POST /tokenize: the server counts every one of %d sample prompts as sagebench does (%d tokens in all)", n, ours)
+	}
+	return fmt.Sprintf("POST /tokenize: the server's prompt counts differ from sagebench's on %d of %d sample prompts (%d tokens against %d, %+.1f per prompt): input_tokens is not the server's prompt_tokens; give the model's tokenizer.json and chat_template (its tokenizer_config.json)",
+		differ, n, theirs, ours, float64(theirs-ours)/float64(n))
+}
+
+// ourCount is a prompt's input_tokens: templated when the run has a template.
+func ourCount(synth *shape.Synth, msgs []chattemplate.Message) (int, error) {
+	tok := synth.Tokenizer()
+	if tpl := synth.Template(); tpl != nil {
+		text, err := tpl.Render(msgs, true)
+		if err != nil {
+			return 0, err
+		}
+		return tok.Count(text), nil
+	}
+	n := 0
+	for _, m := range msgs {
+		n += tok.Count(m.Content)
+	}
+	return n, nil
+}
+
+// maxTokenizeBody bounds the server's answer (its token IDs for a prompt
+// of 2,112 tokens are about 15 kB).
+const maxTokenizeBody = 1 << 20
+
+// serverCount is the server's count of msgs: POST /tokenize with the
+// messages and add_generation_prompt, as vLLM renders a chat completion.
+func serverCount(ctx context.Context, t *target.Target, model string, msgs []chattemplate.Message) (int, error) {
+	body, _ := json.Marshal(map[string]any{"model": model, "messages": msgs, "add_generation_prompt": true})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL()+"/tokenize", bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if key := t.APIKey(); key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenizeBody+1))
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	if len(b) > maxTokenizeBody {
+		return 0, fmt.Errorf("an answer larger than %d bytes", maxTokenizeBody)
+	}
+	var out struct {
+		Count  *int  `json:"count"`
+		Tokens []int `json:"tokens"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return 0, fmt.Errorf("decoding the answer: %w", err)
+	}
+	if out.Count == nil {
+		return len(out.Tokens), nil
+	}
+	return *out.Count, nil
+}

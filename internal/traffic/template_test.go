@@ -1,0 +1,100 @@
+package traffic_test
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sagebench/sagebench/internal/chattemplate"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/shape"
+	"github.com/sagebench/sagebench/internal/stack"
+	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/tokenizer"
+	"github.com/sagebench/sagebench/internal/traffic"
+	"github.com/sagebench/sagebench/internal/workload"
+)
+
+// TestPromptTokensTemplatedOnEmbeddedStack: the reference stack given a
+// model's tokenizer and chat template (Llama 3.1's, on the fixture
+// tokenizer chattemplate checks against transformers) reports the
+// templated prompt_tokens; with the same template, every request's
+// input_tokens equals it — with and without a shared system prompt. The
+// same requests without the template are short of the server's count by
+// the template's tokens: the check can fail.
+func TestPromptTokensTemplatedOnEmbeddedStack(t *testing.T) {
+	dir := filepath.Join("..", "chattemplate", "testdata")
+	tokFile, cfgFile := filepath.Join(dir, "llama3.tokenizer.json"), filepath.Join(dir, "llama3.tokenizer_config.json")
+	tok, err := tokenizer.Load(tokFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := chattemplate.Load(cfgFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := shape.NewSynth(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(ctx context.Context, _ target.StackSpec) (string, func(context.Context) error, error) {
+		cfg, err := stack.ParseConfig([]byte("listen: 127.0.0.1:0\nindex: {size: 0}\nengines:\n  - {id: llm-0, kind: llm, profile: llama3.1-8b-h100}\n"))
+		if err != nil {
+			return "", nil, err
+		}
+		cfg.Tokenizer, cfg.ChatTemplate = tokFile, cfgFile
+		s, err := stack.Start(ctx, cfg, stack.Options{})
+		if err != nil {
+			return "", nil, err
+		}
+		return s.URL(), s.Close, nil
+	}
+	tgt, err := target.Open(t.Context(), target.Config{URL: target.Embedded}, target.Options{Start: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tgt.Close(context.Background()) })
+	llm := traffic.LLMShape{Model: model, Shape: shape.Shape{
+		InputTokens:  shape.Dist{Kind: shape.Uniform, Min: 150, Max: 1200},
+		OutputTokens: shape.FixedDist(2),
+		Prefix:       &shape.Prefix{Groups: 2, Tokens: 60, Share: 0.5}}}
+	if err := llm.Validate("test.llm"); err != nil {
+		t.Fatal(err)
+	}
+	recs := runWith(t, tgt, plain.WithTemplate(tpl), llm, 30)
+	prefixed := 0
+	for _, r := range recs {
+		if !r.OK || r.PromptTok != r.InputTokens {
+			t.Errorf("%s: ok %v, input_tokens %d, server's prompt_tokens %d (%s)", r.ID, r.OK, r.InputTokens, r.PromptTok, r.Error)
+		}
+		if r.PrefixGroup > 0 {
+			prefixed++
+		}
+	}
+	if len(recs) != 30 || prefixed == 0 {
+		t.Fatalf("%d records, %d prefixed", len(recs), prefixed)
+	}
+	for _, r := range runWith(t, tgt, plain, llm, 5) {
+		if r.PromptTok <= r.InputTokens {
+			t.Errorf("without the template %s: input_tokens %d, prompt_tokens %d; want the server's count larger", r.ID, r.InputTokens, r.PromptTok)
+		}
+	}
+}
+
+func runWith(t *testing.T, tgt *target.Target, synth *shape.Synth, llm traffic.LLMShape, n int) []record.Request {
+	t.Helper()
+	var mu sync.Mutex
+	var recs []record.Request
+	env := &workload.Env{Target: tgt, Start: time.Now(), Log: io.Discard, Sent: func() {}, FineGap: -1, Prompts: synth,
+		Record: func(r record.Request) { mu.Lock(); recs = append(recs, r); mu.Unlock() }}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	traffic.Phase{Name: "p", Schedule: every(n, 20*time.Millisecond), Items: llmItems(n, &llm), Shapes: traffic.Shapes{LLM: llm}}.Run(ctx, env, 0)
+	slices.SortFunc(recs, func(a, b record.Request) int { return strings.Compare(a.ID, b.ID) })
+	return recs
+}
