@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"container/heap"
 	"math"
 
 	"github.com/tiktoken-go/tokenizer/codec"
@@ -43,11 +44,27 @@ func newTiktoken(name string, c *codec.Codec, pattern string, last int) *Tiktoke
 	return t
 }
 
-// encode is tiktoken's byte-pair merge of one piece.
+// longPiece is the length from which encode merges through a priority
+// queue: the scan below is quadratic, and one long run of letters (a
+// dataset value without spaces) would cost seconds per 16 KB.
+const longPiece = 64
+
+// encode is tiktoken's byte-pair merge of one piece: repeatedly the
+// adjacent pair whose bytes have the lowest rank, the leftmost of equal
+// ranks.
 func (t *Tiktoken) encode(piece string) []int {
 	if id, ok := t.ranks[piece]; ok {
 		return []int{id}
 	}
+	if len(piece) >= longPiece {
+		return t.encodeQueued(piece)
+	}
+	return t.encodeScan(piece)
+}
+
+// encodeScan is the merge by a scan of every pair per step, fastest for
+// the short pieces that are nearly all of them.
+func (t *Tiktoken) encodeScan(piece string) []int {
 	bounds := make([]int, len(piece)+1) // part i is piece[bounds[i]:bounds[i+1]]
 	for i := range bounds {
 		bounds[i] = i
@@ -69,4 +86,68 @@ func (t *Tiktoken) encode(piece string) []int {
 		ids = append(ids, t.ranks[piece[bounds[i]:bounds[i+1]]])
 	}
 	return ids
+}
+
+// encodeQueued is the same merge in O(n log n): candidate pairs wait in a
+// queue ordered by (rank, start byte), and an entry whose two parts no
+// longer span its bytes is stale. A pair's rank depends only on the bytes
+// it spans, so any two adjacent parts spanning them merge alike.
+func (t *Tiktoken) encodeQueued(piece string) []int {
+	n := len(piece)
+	next, prev := make([]int, n), make([]int, n) // by a part's start byte
+	for i := range n {
+		next[i], prev[i] = i+1, i-1
+	}
+	q := &spanQueue{}
+	push := func(from, to int) {
+		if r, ok := t.ranks[piece[from:to]]; ok {
+			heap.Push(q, span{rank: r, from: from, to: to})
+		}
+	}
+	for i := 0; i+1 < n; i++ {
+		if r, ok := t.ranks[piece[i:i+2]]; ok {
+			q.items = append(q.items, span{rank: r, from: i, to: i + 2})
+		}
+	}
+	heap.Init(q)
+	for q.Len() > 0 {
+		s := heap.Pop(q).(span)
+		mid := next[s.from]
+		if prev[s.from] == -2 || mid >= n || next[mid] != s.to {
+			continue // stale: a part it spanned merged otherwise
+		}
+		prev[mid] = -2 // merged into s.from
+		next[s.from] = s.to
+		if s.to < n {
+			prev[s.to] = s.from
+			push(s.from, next[s.to])
+		}
+		if p := prev[s.from]; p >= 0 {
+			push(p, s.to)
+		}
+	}
+	var ids []int
+	for i := 0; i < n; i = next[i] {
+		ids = append(ids, t.ranks[piece[i:next[i]]])
+	}
+	return ids
+}
+
+// span is a candidate merge of the parts covering piece[from:to].
+type span struct{ rank, from, to int }
+
+// spanQueue orders spans by rank, then start.
+type spanQueue struct{ items []span }
+
+func (q *spanQueue) Len() int { return len(q.items) }
+func (q *spanQueue) Less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	return a.rank < b.rank || (a.rank == b.rank && a.from < b.from)
+}
+func (q *spanQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *spanQueue) Push(x any)    { q.items = append(q.items, x.(span)) }
+func (q *spanQueue) Pop() any {
+	x := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return x
 }
