@@ -206,3 +206,30 @@ func TestAxisRefusesAnotherUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedWindowsAreDrawn: a window whose p99 is +∞ (failures at its
+// rank) is marked on the p99 panel, in the legend too; without one
+// nothing is added.
+func TestFailedWindowsAreDrawn(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	ws := []Window{
+		{StartS: 0, EndS: 1, Throughput: 10, TTFTP99: f(80)},
+		{StartS: 1, EndS: 2, Throughput: 2, TTFTP99: f(95), P99Failed: true},
+		{StartS: 2, EndS: 3, Throughput: 0, P99Failed: true}, // everything failed
+		{StartS: 3, EndS: 4, Throughput: 10, TTFTP99: f(120)},
+	}
+	pick := func(w Window) *float64 { return w.TTFTP99 }
+	p := chart.NewPanel("windowed p99 TTFT", "", "ms")
+	leg := failedWindows(p, ws, pick, 100)
+	if len(leg) != 1 || !strings.Contains(leg[0].Label, "+∞") {
+		t.Fatalf("legend %+v, want one entry for failed windows", leg)
+	}
+	xmin, xmax, ymin, ymax := p.X.Min, p.X.Max, p.Y.Min, p.Y.Max // what p.Add took from the marks
+	if xmin != 1 || xmax != 2 || ymin != 120 || ymax != 120 {
+		t.Errorf("marks over x [%v, %v], y [%v, %v]; want x [1, 2] at the panel's top 120", xmin, xmax, ymin, ymax)
+	}
+	ws[1].P99Failed, ws[2].P99Failed = false, false
+	if leg := failedWindows(chart.NewPanel("p", "", "ms"), ws, pick, 100); leg != nil {
+		t.Errorf("no failed window drew %+v", leg)
+	}
+}

@@ -28,6 +28,10 @@ type Window struct {
 	Throughput   float64
 	TTFTP99      *float64
 	E2EP99       *float64
+	// P99Failed: failed requests reach the p99's rank, so with a failure
+	// counting +∞ the window's p99 is +∞ (TTFTP99 and E2EP99 are then the
+	// successes' only, or nil).
+	P99Failed bool
 }
 
 // Event is one drill event: what was done, when (nil: not performed),

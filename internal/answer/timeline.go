@@ -69,6 +69,7 @@ func timelinePanels(c Column, w vg.Length) (panelSet, error) {
 		return panelSet{}, err
 	}
 	leg = append(leg, e...)
+	leg = append(leg, failedWindows(top, c.Windows, pick, bound)...)
 	tput := func(w Window) *float64 { v := w.Throughput; return &v }
 	if e, err = segments(bottom, 2, "throughput", c.Windows, tput); err != nil {
 		return panelSet{}, err
@@ -91,6 +92,34 @@ func timelinePanels(c Column, w vg.Length) (panelSet, error) {
 	}
 	chart.Headroom(top, 0.22)
 	return panelSet{panels: []*plot.Plot{top, bottom}, legend: leg, note: note}, nil
+}
+
+// failedWindows marks at the top of the p99 panel each window whose p99
+// is +∞ (failures at its rank): a failure is drawn, not left as a gap or
+// as the successes' figure.
+func failedWindows(p *plot.Plot, ws []Window, pick func(Window) *float64, bound float64) []chart.LegendEntry {
+	top := bound
+	for _, w := range ws {
+		if v := pick(w); v != nil && !math.IsNaN(*v) && !math.IsInf(*v, 0) {
+			top = math.Max(top, *v)
+		}
+	}
+	var pts plotter.XYs
+	for _, w := range ws {
+		if w.P99Failed {
+			pts = append(pts, plotter.XY{X: w.StartS, Y: top})
+		}
+	}
+	if len(pts) == 0 || top <= 0 {
+		return nil
+	}
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil
+	}
+	s.GlyphStyle = draw.GlyphStyle{Shape: draw.TriangleGlyph{}, Color: eventInk, Radius: vg.Points(3)}
+	p.Add(s)
+	return []chart.LegendEntry{{Label: "p99 +∞ (failures at its rank)", Thumbs: []plot.Thumbnailer{s}}}
 }
 
 // eventNote lists the numbered events for a caption: "Events: 1 kill

@@ -67,6 +67,7 @@ type windowLine struct {
 	Throughput float64  `json:"throughput"`
 	TTFTP99    *float64 `json:"ttft_p99_ms"`
 	E2EP99     *float64 `json:"e2e_p99_ms"`
+	P99Failed  bool     `json:"p99_failed"`
 }
 
 func (r *Run) loadWindows(path string) {
@@ -77,7 +78,7 @@ func (r *Run) loadWindows(path string) {
 		}
 		if len(r.Windows) < maxWindows {
 			r.Windows = append(r.Windows, answer.Window{StartS: float64(w.StartNS) / 1e9, EndS: float64(w.EndNS) / 1e9,
-				Throughput: w.Throughput, TTFTP99: w.TTFTP99, E2EP99: w.E2EP99})
+				Throughput: w.Throughput, TTFTP99: w.TTFTP99, E2EP99: w.E2EP99, P99Failed: w.P99Failed})
 		}
 		return true
 	})
