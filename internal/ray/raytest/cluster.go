@@ -246,7 +246,7 @@ type Shared struct {
 // Get returns the shared cluster, skipping or failing t as NeedRay does.
 func (s *Shared) Get(t testing.TB) *Cluster {
 	t.Helper()
-	s.once.Do(func() { s.c, s.err, s.skip = s.start() })
+	s.once.Do(func() { s.c, s.skip, s.err = s.start() })
 	if s.skip != "" {
 		if os.Getenv(EnvRequireRay) != "" {
 			t.Fatalf("%s, and %s is set: the real-Ray tests must run", s.skip, EnvRequireRay)
@@ -259,17 +259,17 @@ func (s *Shared) Get(t testing.TB) *Cluster {
 	return s.c
 }
 
-func (s *Shared) start() (*Cluster, error, string) {
+func (s *Shared) start() (*Cluster, string, error) {
 	if addr := os.Getenv(EnvRayAddress); addr != "" {
-		return &Cluster{URL: strings.TrimRight(addr, "/"), Token: os.Getenv("RAY_AUTH_TOKEN")}, nil, ""
+		return &Cluster{URL: strings.TrimRight(addr, "/"), Token: os.Getenv("RAY_AUTH_TOKEN")}, "", nil
 	}
 	bin, why := rayBin()
 	if bin == "" {
-		return nil, nil, why
+		return nil, why, nil
 	}
 	logs, err := os.CreateTemp("", "sbray-start-*.log")
 	if err != nil {
-		return nil, err, ""
+		return nil, "", err
 	}
 	defer logs.Close()
 	s.logs = logs.Name()
@@ -278,7 +278,7 @@ func (s *Shared) start() (*Cluster, error, string) {
 		b, _ := os.ReadFile(logs.Name())
 		err = fmt.Errorf("%w\n%s", err, tail(string(b), 4000))
 	}
-	return c, err, ""
+	return c, "", err
 }
 
 // Stop stops the shared cluster if one was started.

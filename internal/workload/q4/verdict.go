@@ -2,7 +2,6 @@ package q4
 
 import (
 	"math"
-	"strings"
 
 	"github.com/aclements/go-moremath/stats"
 
@@ -62,11 +61,4 @@ func shareWithin(rs []record.Request, boundMs float64, latency func(*record.Requ
 	h := stats.InvCDF(stats.TDist{V: t - 1})(0.975) * se
 	w.Lo, w.Hi = math.Max(0, math.Min(w.Share-h, wl)), math.Min(1, math.Max(w.Share+h, wh))
 	return w
-}
-
-// trialName is a probe's phase without its trial suffix ("n1@4#2" →
-// "n1@4").
-func trialName(phase string) string {
-	name, _, _ := strings.Cut(phase, "#")
-	return name
 }
