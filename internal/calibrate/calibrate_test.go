@@ -2,7 +2,9 @@ package calibrate_test
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -120,18 +122,28 @@ func TestFloorRisesWithASlowerHarness(t *testing.T) {
 	}
 	cfg := calibrate.Config{TTFT: 5 * time.Millisecond, ITL: time.Millisecond, EmbedLatency: time.Millisecond}
 	ctx := context.Background()
-	base, err := calibrate.MeasureSlowed(ctx, r, cfg, 0)
-	if err != nil {
-		t.Fatal(err)
+	// Three interleaved pairs, judged by their median rise: one pair that
+	// another process's burst slowed (a CI run's parallel packages) must
+	// not decide, while a harness that does not add the 2 ms fails all.
+	var rises []float64
+	var pairs []string
+	for range 3 {
+		base, err := calibrate.MeasureSlowed(ctx, r, cfg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := calibrate.MeasureSlowed(ctx, r, cfg, 2*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slow.GoalMet || slow.TTFT.P99 < 2 {
+			t.Errorf("a 2 ms slower harness still meets the goal: %+v", slow.TTFT)
+		}
+		rises = append(rises, slow.TTFT.Median-base.TTFT.Median)
+		pairs = append(pairs, fmt.Sprintf("%.3f → %.3f ms", base.TTFT.Median, slow.TTFT.Median))
 	}
-	slow, err := calibrate.MeasureSlowed(ctx, r, cfg, 2*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rise := slow.TTFT.Median - base.TTFT.Median; rise < 1.8 || rise > 4 {
-		t.Errorf("TTFT median error %.3f ms → %.3f ms: rose by %.3f ms, want about 2", base.TTFT.Median, slow.TTFT.Median, rise)
-	}
-	if slow.GoalMet || slow.TTFT.P99 < 2 {
-		t.Errorf("a 2 ms slower harness still meets the goal: %+v", slow.TTFT)
+	slices.Sort(rises)
+	if rise := rises[1]; rise < 1.8 || rise > 4 {
+		t.Errorf("TTFT median error rose by %.3f ms at the median of %v, want about 2", rise, pairs)
 	}
 }
