@@ -73,8 +73,11 @@ func TestConfigAmplificationRefusedFast(t *testing.T) {
 			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
 			}
-			if took > time.Second {
-				t.Errorf("refused in %v, want under 1 s", took)
+			// The built binary's figures (< 1 s, docs/hostile.md) are
+			// measured alone; under -race beside the other packages'
+			// tests 3 s still tells a bound from minutes of work.
+			if took > 3*time.Second {
+				t.Errorf("refused in %v, want under 3 s (1 s for the binary alone)", took)
 			}
 		})
 	}

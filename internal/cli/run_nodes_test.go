@@ -66,7 +66,7 @@ func TestRunQ4OnNodes(t *testing.T) {
 	t.Setenv(envTestAsCLI, "1")
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, "validity: {max_lag_p99_ms: 1000, min_delivered_ratio: 0.5}\n"+
-		"q4: {scales: [1, 2], probe: 500ms, max_probe: 500ms, service_multiple: 0, max_probes: 3, max_driver_lag: 60s, start_rate: 8}\n")
+		"q4: {scales: [1, 2], probe: 2s, max_probe: 4s, service_multiple: 0, max_probes: 2, max_driver_lag: 60s, start_rate: 2}\n")
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "Q4", "--quick", "--nodes", "2",
 		"-c", cfg, "--output-dir", out)
