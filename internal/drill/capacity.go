@@ -322,7 +322,22 @@ func (pr *prober) levels(ctx context.Context, p Probe) ([]Level, bool) {
 			return levels, true
 		}
 	}
-	return levels, false
+	return levels, pr.judgeLast(ctx, p, levels, best)
+}
+
+// judgeLast judges the level at Max clients, which no next level did:
+// after one more step at the same clients its work has been done, and a
+// level that gained less than Gain on the best (or fell below it) is the
+// plateau — the clients ran out after the throughput stopped growing.
+func (pr *prober) judgeLast(ctx context.Context, p Probe, levels []Level, best int) bool {
+	k := len(levels) - 1
+	if k < 1 || best < 0 || best == k || !sleepUntil(ctx, time.Now().Add(p.Step)) {
+		return false
+	}
+	pr.mu.Lock()
+	levels[k].Throughput = mixRate(pr.recs, levels[k], pr.l.bottleneck(), pr.l.bottleneckShare())
+	pr.mu.Unlock()
+	return levels[k].Throughput < (1+p.Gain)*levels[best].Throughput
 }
 
 // client sends the mix's next request as soon as its last one ended,

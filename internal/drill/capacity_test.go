@@ -2,6 +2,7 @@ package drill_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -43,5 +44,37 @@ func TestProbeOnKnownCapacity(t *testing.T) {
 		if !c.Saturated || math.Abs(dev) > 0.10 {
 			t.Errorf("seed %d: probe %.2f req/s (saturated %v) against a true %.2f (%+.1f %%)", seed, c.Rate, c.Saturated, truth, 100*dev)
 		}
+	}
+}
+
+// TestPlateauAtTheLastLevel: a target that saturates by the probe's
+// last level (3 slots; clients 2, 4, 8 with Max 8) is on its plateau
+// although no level came after the last to judge it — the probe used to
+// report "no plateau … still grew at 8 clients" there and Q5 refused to
+// run (CI, loaded: 51.0 req/s at 64 clients, 28.6 at 128 = Max).
+func TestPlateauAtTheLastLevel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a probe of ~3 s")
+	}
+	srv := slots.NewSlotServer(3, 50*time.Millisecond, 8, 10*time.Millisecond)
+	defer srv.Close()
+	tg, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close(context.Background())
+	env, _ := newEnv(tg)
+	l := drill.QuickSizedLoad(10 * time.Second)
+	l.Probe.Start, l.Probe.Max, l.Probe.Step, l.Probe.Hold = 2, 8, 500*time.Millisecond, time.Second
+	c, err := l.MeasureCapacity(t.Context(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tp []string
+	for _, lv := range c.Levels {
+		tp = append(tp, fmt.Sprintf("%d: %.1f", lv.Clients, lv.Throughput))
+	}
+	if !c.Saturated || c.HoldClients != 8 {
+		t.Errorf("levels %v: saturated %v, held at %d clients; want the plateau held at 8", tp, c.Saturated, c.HoldClients)
 	}
 }
