@@ -93,6 +93,7 @@ func TestFrontierOfKnownCapacity(t *testing.T) {
 				want[2], wantEff = want[1], 0.5
 			}
 			delay := harnessDelay(t, res.Dirs[0])
+			decided := true // every bracket within the precision
 			for n, truth := range want {
 				m, ok := r.Metric(fmt.Sprintf("engines=%d.max_rate", n))
 				if !ok || m.Interval == nil {
@@ -111,8 +112,11 @@ func TestFrontierOfKnownCapacity(t *testing.T) {
 				if !(lo <= truth*(1+tol) && hi >= truth*(1-tol)) {
 					t.Errorf("n = %d: bracket [%.2f, %.2f] misses the true frontier %.2f\n%s", n, lo, hi, truth, res.Stdout)
 				}
-				if (hi-lo)/hi > c.precision+1e-9 && !strings.Contains(res.Stdout, "undecided") {
-					t.Errorf("n = %d: bracket [%.2f, %.2f] wider than %g, and no probe was undecided", n, lo, hi, c.precision)
+				if (hi-lo)/hi > c.precision+1e-9 {
+					decided = false
+					if !strings.Contains(res.Stdout, "undecided") {
+						t.Errorf("n = %d: bracket [%.2f, %.2f] wider than %g, and no probe was undecided", n, lo, hi, c.precision)
+					}
 				}
 			}
 			eff, _ := r.Metric("engines=2.efficiency")
@@ -120,8 +124,15 @@ func TestFrontierOfKnownCapacity(t *testing.T) {
 			if eff.Interval == nil || !(eff.Interval[0] <= wantEff*(1+tol) && eff.Interval[1] >= wantEff*(1-tol)) {
 				t.Errorf("efficiency %+v: its interval misses the true %.2f", eff, wantEff)
 			}
-			if c.fixedPool && !(eff.Interval[1] < 1) {
+			// The headline must be able to fail: with both brackets decided
+			// a pool that does not scale is shown not to; undecided probes
+			// (a loaded machine) leave brackets, and so the efficiency,
+			// honestly wider.
+			switch {
+			case c.fixedPool && decided && !(eff.Interval[1] < 1):
 				t.Errorf("a pool that does not scale: efficiency interval %v does not exclude 1", *eff.Interval)
+			case c.fixedPool && !decided:
+				t.Logf("undecided probes left the brackets wide (load average %.1f): efficiency %v not required to exclude 1", record.LoadAverage(), *eff.Interval)
 			}
 			if !strings.Contains(res.Stdout, "parallelism 2 does not apply to Q4") {
 				t.Errorf("--parallelism not reported as not applying:\n%s", res.Stdout)
