@@ -14,17 +14,20 @@ import (
 )
 
 // fakeQ6 is one 6 s onoff phase: 4 req/s with a 1 s burst of 40 req/s
-// every 3 s, on a fake of 20 chats/s. The tie tolerance is 20 ms, not
+// every 3 s, on a fake of 20 chats/s. The tie tolerance is 40 ms, not
 // the default 1 ms: on this shared 2-core machine (load average 16) the
 // client read first tokens the fake wrote 20 µs apart up to 10 ms apart
-// (1 ms gave an inversion in one run of three). tau must exceed the
-// harness's own timing noise; the 1 ms rule itself is TestInversions'.
+// (1 ms gave an inversion in one run of three), and a CI run's parallel
+// packages once put one pair more than 20 ms apart. tau must exceed the
+// harness's own timing noise and stay under the LIFO fake's 100 ms
+// service, which its inversions are made of; the 1 ms rule itself is
+// TestInversions'.
 const fakeQ6 = workloadtest.Loose + `q6:
   schedule: {process: onoff, rate: 4, burst_rate: 40, burst_length: 1s, burst_period: 3s, duration: 6s}
   policies: [%s]
   llm: {max_tokens: 4, prompt_words: 8}
   high_slo: {ttft: 300ms, e2e: 3s}
-  inversion_tau: 20ms
+  inversion_tau: 40ms
 `
 
 // TestInversionsOnFakes: a FIFO pool whose slots are released together
@@ -73,7 +76,7 @@ func TestInversionsOnFakes(t *testing.T) {
 				t.Fatal(err)
 			}
 			strict, _, _ := q6.Inversions(rs, 0)
-			t.Logf("%s: %v inversions beyond 20 ms; %d counted without a tolerance", tc.name, inv.Value, strict)
+			t.Logf("%s: %v inversions beyond 40 ms; %d counted without a tolerance", tc.name, inv.Value, strict)
 			switch {
 			case tc.none && inv.Value != 0:
 				t.Errorf("a FIFO pool: %v inversions, want 0", inv.Value)
