@@ -152,7 +152,7 @@ func (b *bpeModel) merge(syms []string) []string {
 		next[i], prev[i] = i+1, i-1
 	}
 	next[len(syms)-1] = -1
-	q := &mergeQueue{}
+	q := &rankQueue[mergeAt]{}
 	for i := 0; i+1 < len(syms); i++ {
 		if r, ok := b.ranks[[2]string{syms[i], syms[i+1]}]; ok {
 			q.items = append(q.items, mergeAt{r, i, syms[i] + syms[i+1]})
@@ -198,17 +198,24 @@ type mergeAt struct {
 	merged    string
 }
 
-// mergeQueue orders merges by rank, then position.
-type mergeQueue struct{ items []mergeAt }
+func (m mergeAt) order() (int, int) { return m.rank, m.pos }
 
-func (q *mergeQueue) Len() int { return len(q.items) }
-func (q *mergeQueue) Less(i, j int) bool {
-	a, b := q.items[i], q.items[j]
-	return a.rank < b.rank || (a.rank == b.rank && a.pos < b.pos)
+// ranked is a candidate merge ordered by its rank, then its position.
+type ranked interface{ order() (rank, pos int) }
+
+// rankQueue is a container/heap of candidate merges, lowest rank first,
+// the leftmost of equal ranks first.
+type rankQueue[T ranked] struct{ items []T }
+
+func (q *rankQueue[T]) Len() int { return len(q.items) }
+func (q *rankQueue[T]) Less(i, j int) bool {
+	ra, pa := q.items[i].order()
+	rb, pb := q.items[j].order()
+	return ra < rb || (ra == rb && pa < pb)
 }
-func (q *mergeQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *mergeQueue) Push(x any)    { q.items = append(q.items, x.(mergeAt)) }
-func (q *mergeQueue) Pop() any {
+func (q *rankQueue[T]) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *rankQueue[T]) Push(x any)    { q.items = append(q.items, x.(T)) }
+func (q *rankQueue[T]) Pop() any {
 	x := q.items[len(q.items)-1]
 	q.items = q.items[:len(q.items)-1]
 	return x

@@ -98,7 +98,7 @@ func (t *Tiktoken) encodeQueued(piece string) []int {
 	for i := range n {
 		next[i], prev[i] = i+1, i-1
 	}
-	q := &spanQueue{}
+	q := &rankQueue[span]{}
 	push := func(from, to int) {
 		if r, ok := t.ranks[piece[from:to]]; ok {
 			heap.Push(q, span{rank: r, from: from, to: to})
@@ -136,18 +136,4 @@ func (t *Tiktoken) encodeQueued(piece string) []int {
 // span is a candidate merge of the parts covering piece[from:to].
 type span struct{ rank, from, to int }
 
-// spanQueue orders spans by rank, then start.
-type spanQueue struct{ items []span }
-
-func (q *spanQueue) Len() int { return len(q.items) }
-func (q *spanQueue) Less(i, j int) bool {
-	a, b := q.items[i], q.items[j]
-	return a.rank < b.rank || (a.rank == b.rank && a.from < b.from)
-}
-func (q *spanQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *spanQueue) Push(x any)    { q.items = append(q.items, x.(span)) }
-func (q *spanQueue) Pop() any {
-	x := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
-	return x
-}
+func (s span) order() (int, int) { return s.rank, s.from }
