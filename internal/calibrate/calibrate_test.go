@@ -125,7 +125,7 @@ func TestFloorRisesWithASlowerHarness(t *testing.T) {
 	// Three interleaved pairs, judged by their median rise: one pair that
 	// another process's burst slowed (a CI run's parallel packages) must
 	// not decide, while a harness that does not add the 2 ms fails all.
-	var rises []float64
+	var rises, bases []float64
 	var pairs []string
 	for range 3 {
 		base, err := calibrate.MeasureSlowed(ctx, r, cfg, 0)
@@ -140,10 +140,16 @@ func TestFloorRisesWithASlowerHarness(t *testing.T) {
 			t.Errorf("a 2 ms slower harness still meets the goal: %+v", slow.TTFT)
 		}
 		rises = append(rises, slow.TTFT.Median-base.TTFT.Median)
+		bases = append(bases, base.TTFT.Median)
 		pairs = append(pairs, fmt.Sprintf("%.3f → %.3f ms", base.TTFT.Median, slow.TTFT.Median))
 	}
 	slices.Sort(rises)
-	if rise := rises[1]; rise < 1.8 || rise > 4 {
+	slices.Sort(bases)
+	// The rise is at least the injected 2 ms; above it by no more than
+	// the noise the unslowed harness itself shows (its median error: a
+	// fraction of a millisecond on a quiet host, 5–15 ms beside a CI
+	// run's parallel packages).
+	if rise := rises[1]; rise < 1.8 || rise > 4+bases[1] {
 		t.Errorf("TTFT median error rose by %.3f ms at the median of %v, want about 2", rise, pairs)
 	}
 }
