@@ -28,6 +28,9 @@ const (
 	// for about 15–25 % more wake-ups than the runtime timer alone at
 	// 5,000–10,000 arrivals/s (docs/load.md).
 	DefaultSlack = 700 * time.Microsecond
+	// defaultRearmStep is how far below intended + Slack the pending
+	// kernel timer may be before the pacer moves it (see pacer.backstop).
+	defaultRearmStep = 100 * time.Microsecond
 	// abandonGrace is how long Run still waits for hits after it cancelled
 	// their context at the end of the drain; hits that ignore their
 	// context longer are counted in Report.Abandoned and left behind.
@@ -75,6 +78,16 @@ type Driver struct {
 	// the kernel timer is moved on, unused. 0 → DefaultSlack; < 0: no
 	// kernel timer.
 	Slack time.Duration
+	// step overrides defaultRearmStep (> 0); a step of Slack is
+	// issue 29's rule, kept for the side-by-side benchmark.
+	step time.Duration
+}
+
+func (d *Driver) rearmStep() time.Duration {
+	if d.step > 0 {
+		return d.step
+	}
+	return defaultRearmStep
 }
 
 // Report says what a Driver run delivered.

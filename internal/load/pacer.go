@@ -43,13 +43,15 @@ type pacer struct {
 	fine   time.Duration
 	wk     *waker
 	slack  time.Duration
-	timer  *time.Timer // the real clock's approximate waits
+	step   time.Duration // how far below t+slack the pending expiry may lag before it is moved
+	timer  *time.Timer   // the real clock's approximate waits
 }
 
 func (d *Driver) newPacer(clk Clock) *pacer {
 	p := &pacer{clk: clk, fine: d.fineGap()}
 	p.approx, _ = clk.(ApproxSleeper)
 	p.wk, p.slack = d.waker(clk)
+	p.step = min(d.rearmStep(), p.slack)
 	if pc, ok := clk.(PreciseClock); ok && !pc.Busy {
 		p.timer = time.NewTimer(time.Hour)
 		p.timer.Stop()
@@ -83,17 +85,27 @@ func (p *pacer) wait(ctx context.Context, t time.Time, close bool) error {
 	}
 }
 
-// backstop makes sure the kernel timer fires within [t, t+slack]: the
-// pending expiry is kept when it already does (one arming serves every
-// arrival of a slack's span, so at thousands of arrivals a second the
-// timer is armed about once per slack, not per arrival), and moved to
-// t+slack otherwise.
+// backstop makes sure the kernel timer fires within
+// [t+slack-step, t+slack] for the arrival t being waited for: it fires
+// only when t is about slack late — the runtime slept through it — and
+// never for an arrival the runtime served on time, since the pacer moves
+// it on at the next arrival. The pending expiry is kept while it lies in
+// that window (at most one timerfd_settime per step of schedule time,
+// however close the arrivals) and moved to t+slack otherwise.
+//
+// Keeping an expiry anywhere in [t, t+slack] instead (issue 29's rule)
+// let one arming cover a slack's span of arrivals, but then the timer
+// fired as soon as the *last* arrival of that span was a little late
+// (100 µs at 5,000/s and 700 µs of slack): the process woke for
+// batches of one arrival where the runtime timer alone serves four or
+// five, for a third more CPU per request (docs/load.md).
 func (p *pacer) backstop(t time.Time) {
-	if !p.wk.at.Before(t) && !p.wk.at.After(t.Add(p.slack)) {
+	latest := t.Add(p.slack)
+	if !p.wk.at.After(latest) && !p.wk.at.Before(latest.Add(-p.step)) {
 		return
 	}
 	if wait := time.Until(t); wait > 0 && p.wk.arm(wait+p.slack) == nil {
-		p.wk.at = t.Add(p.slack)
+		p.wk.at = latest
 	}
 }
 

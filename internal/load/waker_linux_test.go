@@ -58,26 +58,63 @@ func TestDriverWakerOnlyForTheEfficientRealPacer(t *testing.T) {
 	}
 }
 
-// TestBackstopArmsOncePerSlack: arrivals closer together than the slack
-// share one kernel timer; it moves only when it would fire before the
-// arrival or later than the slack after it.
-func TestBackstopArmsOncePerSlack(t *testing.T) {
-	p := (&Driver{Slack: time.Second}).newPacer(PreciseClock{})
+// TestBackstopTracksTheAwaitedArrival: the kernel timer is kept within
+// [t+slack-step, t+slack] of the arrival t being waited for — one arming
+// serves the arrivals of a step — and moved to t+slack otherwise, so it
+// fires only when that arrival is about a slack late.
+func TestBackstopTracksTheAwaitedArrival(t *testing.T) {
+	ms := time.Millisecond
+	p := (&Driver{Slack: time.Second, step: 100 * ms}).newPacer(PreciseClock{})
 	defer p.close()
 	base := time.Now().Add(time.Hour)
 	steps := []struct {
+		name    string
 		arrival time.Duration // after base
 		want    time.Duration // expiry after base
 	}{
-		{0, time.Second},
-		{200 * time.Millisecond, time.Second},              // within [t, t+slack]: kept
-		{time.Second, time.Second},                         // exactly at t: kept
-		{1200 * time.Millisecond, 2200 * time.Millisecond}, // would fire before t: moved
+		{"first arrival: armed a slack after it", 0, time.Second},
+		{"within the step: kept", 50 * ms, time.Second},
+		{"exactly a step: kept", 100 * ms, time.Second},
+		{"past the step: moved", 150 * ms, 1150 * ms},
+		{"an earlier arrival (a new schedule): moved back", 0, time.Second},
 	}
 	for _, s := range steps {
 		p.backstop(base.Add(s.arrival))
 		if got := p.wk.at.Sub(base); got != s.want {
-			t.Fatalf("arrival +%v: timer at +%v, want +%v", s.arrival, got, s.want)
+			t.Fatalf("%s: arrival +%v: timer at +%v, want +%v", s.name, s.arrival, got, s.want)
 		}
+	}
+}
+
+// TestBackstopArmsPerStep counts the armings of a 5,000/s schedule: one
+// per step (100 µs → every arrival 200 µs apart; 1 ms → one per six,
+// both ends kept),
+// and with issue 29's rule (step = slack) one per slack's span.
+func TestBackstopArmsPerStep(t *testing.T) {
+	us := time.Microsecond
+	tests := []struct {
+		name        string
+		slack, step time.Duration
+		want        int
+	}{
+		{"default step", 700 * us, 0, 1000},
+		{"step of 1 ms: six arrivals share one", 2000 * us, 1000 * us, 167},
+		{"issue 29's rule", 700 * us, 700 * us, 250},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := (&Driver{Slack: tc.slack, step: tc.step}).newPacer(PreciseClock{})
+			defer p.close()
+			base, arms, prev := time.Now().Add(time.Hour), 0, time.Time{}
+			for i := range 1000 {
+				p.backstop(base.Add(time.Duration(i) * 200 * us))
+				if !p.wk.at.Equal(prev) {
+					arms, prev = arms+1, p.wk.at
+				}
+			}
+			if arms != tc.want {
+				t.Errorf("%d armings for 1,000 arrivals 200 µs apart; want %d", arms, tc.want)
+			}
+		})
 	}
 }
