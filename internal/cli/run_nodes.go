@@ -72,9 +72,14 @@ func distributed(s runconfig.Shared, stderr, tell io.Writer) workload.DataflowSt
 			return nil, nil, nil, &run.NotStartedError{Err: err}
 		}
 		stop := func() ([]string, error) { // the engine's counts: in the record, on stderr for bench/netns
-			counts := engineCounts(c.Engine().Stats())
+			st := c.Engine().Stats()
+			counts := engineCounts(st)
 			fmt.Fprintln(stderr, "sagebench: "+counts)
-			return []string{counts}, c.Close()
+			var integrity error
+			if st.Rejected > 0 { // forged or altered graph messages were dropped: the run is invalid
+				integrity = &workload.IntegrityError{Rejected: int(st.Rejected), ByReason: map[string]int{"unauthenticated": int(st.Rejected)}}
+			}
+			return []string{counts}, errors.Join(integrity, c.Close())
 		}
 		return c.Engine(), stop, clusterNotes("dataflow", c.Info()), nil
 	}

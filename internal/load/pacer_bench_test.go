@@ -31,7 +31,7 @@ func processCPU(b *testing.B) time.Duration {
 func BenchmarkPacerCPU(b *testing.B) {
 	for _, rate := range []float64{5000, 10000} {
 		for _, mode := range []struct {
-			name           string
+			name                 string
 			fineGap, slack, step time.Duration
 		}{
 			{"precise", -1, 0, 0},

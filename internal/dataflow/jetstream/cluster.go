@@ -101,6 +101,10 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	ec := cfg.Engine
 	ec.Conn = ConnConfig{URL: url, Auth: auth, ConnectTimeout: ec.Conn.ConnectTimeout, Logf: ec.Conn.Logf}
 	ec.RemoteOnly = true
+	if ec.Run == "" {
+		ec.Run = NewRunID()
+	}
+	ec.Key = RunKey(cfg.JoinToken, ec.Run) // the graph's messages are sealed as the load nodes' are
 	eng, err := New(ec)
 	if err != nil {
 		_ = c.Close()

@@ -59,7 +59,7 @@ func TestServerProcessKilledInCluster(t *testing.T) {
 	// (three race-instrumented servers on a loaded machine can take longer
 	// than the default 3 s to answer a new connection)
 	w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: url, ConnectTimeout: dataflowtest.Timeout / 3}, Run: eng.Run(),
-		Registry: dataflowtest.Registry(t, faultOps()), Once: true})
+		Registry: dataflowtest.Registry(t, faultOps()), Once: true, JoinToken: c.JoinToken()})
 	if err != nil {
 		t.Fatal(err)
 	}

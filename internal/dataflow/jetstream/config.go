@@ -20,6 +20,12 @@ type Config struct {
 	NC *nats.Conn
 	// Run names the run's streams and subjects; "" picks a random ID.
 	Run string
+	// Key is the run key (RunKey of the join token and Run): every
+	// message of the graph is sealed with it (sender and MAC) and one that
+	// does not verify is rejected — counted in Stats.Rejected, never
+	// processed. Nil leaves the graph's messages unsealed (a run in one
+	// process); StartCluster sets it.
+	Key []byte
 	// Version is this sagebench's version; a worker of another version
 	// is refused at join. "" means "devel".
 	Version string

@@ -94,6 +94,7 @@ func (e *emitter) finish(se *dataflow.StageError, ended time.Time) {
 
 func (e *emitter) send(m *nats.Msg, credit uint64) {
 	m.Header.Set(hdrCredit, strconv.FormatUint(credit, 10))
+	seal(m, e.r.o.key, e.r.o.node)
 	fut, err := e.r.o.js.PublishMsgAsync(m)
 	if err != nil {
 		fut = nil // published again by wait

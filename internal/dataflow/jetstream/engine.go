@@ -239,6 +239,7 @@ func (e *Engine) Submit(ctx context.Context, r dataflow.Record) error {
 	m.Header.Set(hdrMsgID, r.ID)
 	m.Header.Set(hdrCredit, strconv.FormatUint(unit, 10))
 	m.Data = dataflow.AppendRecord(make([]byte, 0, 96+len(r.Payload)), r)
+	seal(m, e.cfg.Key, coordinatorNode)
 	fut, err := e.js.PublishMsgAsync(m)
 	if err != nil {
 		fut = nil // the confirmer publishes it again

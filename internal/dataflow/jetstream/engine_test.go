@@ -34,10 +34,22 @@ func newEngine(t testing.TB, srv *jetstream.Server, cfg jetstream.Config) *jetst
 }
 
 func TestJetStreamConformance(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  []byte
+	}{
+		{"unsealed", nil},
+		{"sealed with a run key", jetstream.RunKey("0123456789abcdef0123456789abcdef", "conformance")},
+	} {
+		t.Run(tc.name, func(t *testing.T) { conformance(t, tc.key) })
+	}
+}
+
+func conformance(t *testing.T, key []byte) {
 	srv := startServer(t)
 	dataflowtest.Run(t, dataflowtest.Harness{
 		New: func(t testing.TB, reg *dataflow.Registry, obs dataflow.Observer) (dataflow.Engine, func() dataflow.Stats) {
-			eng := newEngine(t, srv, jetstream.Config{Registry: reg, Observer: obs, AckWait: 5 * time.Second})
+			eng := newEngine(t, srv, jetstream.Config{Registry: reg, Observer: obs, AckWait: 5 * time.Second, Key: key})
 			return eng, func() dataflow.Stats { return eng.Stats().Stats }
 		},
 		Bound: func(g dataflow.Graph) int {

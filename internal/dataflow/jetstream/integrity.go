@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/nats-io/nats.go"
 )
 
 // A join token is the secret a run's coordinator and its workers share
@@ -105,4 +107,42 @@ func VerifyMAC(key []byte, node, subject string, data []byte, mac string) error 
 		return ErrBadMAC
 	}
 	return nil
+}
+
+// Header keys of a sealed message of a run's graph (see seal).
+const (
+	hdrNode = "Sb-Node" // the sender: a worker's name, or "coordinator"
+	hdrMAC  = "Sb-Mac"  // MAC over the sender, the subject, the headers the run reads and the bytes
+)
+
+// coordinatorNode is the sender name of the coordinator's messages.
+const coordinatorNode = "coordinator"
+
+// sealed is what a graph message's MAC covers besides the sender and the
+// bytes: its subject and every header the run acts on (the credit, the
+// kind, the credit key and the Nats-Msg-Id), so that none of them can be
+// changed in flight.
+func sealed(subject string, h nats.Header) string {
+	return strings.Join([]string{subject, h.Get(hdrKind), h.Get(hdrKey), h.Get(hdrMsgID), h.Get(hdrCredit)}, "\x00")
+}
+
+// seal names node as m's sender and sets its MAC under key; a nil key
+// (a run in one process, without a join token) leaves m unsealed. Call it
+// after the last header is set.
+func seal(m *nats.Msg, key []byte, node string) {
+	if len(key) == 0 {
+		return
+	}
+	m.Header.Set(hdrNode, node)
+	m.Header.Set(hdrMAC, MAC(key, node, sealed(m.Subject, m.Header), m.Data))
+}
+
+// verifySealed checks a graph message sealed with key (nil: nothing to
+// check); ErrBadMAC when it is unsealed, altered or sealed with another
+// run's key.
+func verifySealed(key []byte, subject string, h nats.Header, data []byte) error {
+	if len(key) == 0 {
+		return nil
+	}
+	return VerifyMAC(key, h.Get(hdrNode), sealed(subject, h), data, h.Get(hdrMAC))
 }

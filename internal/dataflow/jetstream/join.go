@@ -43,6 +43,19 @@ type joinReply struct {
 	MaxDeliver int            `json:"max_deliver"`
 	Prefetch   int            `json:"prefetch"`
 	AckWait    time.Duration  `json:"ack_wait"`
+	// Sealed: the graph's messages are sealed with the run key, so a
+	// worker without the join token cannot serve its stages.
+	Sealed bool `json:"sealed,omitempty"`
+	// Proof (when Sealed) is the coordinator's MAC under the run key over
+	// the worker's name: a worker whose join token derives another key
+	// leaves before it touches a stream (it would reject every genuine
+	// message and seal outputs the sink rejects).
+	Proof string `json:"proof,omitempty"`
+}
+
+// joinProof is the coordinator's proof, to worker, that it holds key.
+func joinProof(key []byte, worker string) string {
+	return MAC(key, coordinatorNode, "join", []byte(worker))
 }
 
 // WorkerInfo describes a joined worker.
@@ -101,11 +114,14 @@ func (e *Engine) listen(subjects ...string) error {
 
 func (e *Engine) onJoin(m *nats.Msg) {
 	var req joinRequest
-	rep := joinReply{Run: e.cfg.Run, Version: e.cfg.Version, Graph: e.graph, MaxDeliver: e.cfg.MaxDeliver, Prefetch: e.cfg.Prefetch, AckWait: e.cfg.AckWait}
+	rep := joinReply{Run: e.cfg.Run, Version: e.cfg.Version, Graph: e.graph, MaxDeliver: e.cfg.MaxDeliver, Prefetch: e.cfg.Prefetch, AckWait: e.cfg.AckWait, Sealed: len(e.cfg.Key) > 0}
 	if err := json.Unmarshal(m.Data, &req); err != nil {
 		rep.Refused = fmt.Sprintf("malformed join request: %v", err)
 	} else {
 		rep.Refused = e.refusal(req)
+	}
+	if rep.Sealed {
+		rep.Proof = joinProof(e.cfg.Key, req.Worker)
 	}
 	if e.stopCtx.Err() != nil {
 		rep.Refused, rep.Over = fmt.Sprintf("run %s is over", e.cfg.Run), true

@@ -27,6 +27,7 @@ const (
 	kindErr  = "err"  // an error record
 	kindRet  = "ret"  // a credit return: the stage emitted nothing
 	kindDead = "dead" // a dead-lettered record
+	kindRej  = "rej"  // a worker dropped a stage message not sealed with the run key
 )
 
 // unit is the credit a submitted record carries; outputs split it, and the

@@ -26,10 +26,15 @@ type Stats struct {
 	StreamDuplicates int64
 	// Workers is how many worker processes joined.
 	Workers int
+	// Rejected counts messages of the graph that were not sealed with the
+	// run key (forged, altered, or from another run): dropped unread at
+	// the sink, or at a stage by a worker that reported it. Any makes the
+	// run's records suspect: the caller treats it as an integrity failure.
+	Rejected int64
 }
 
 type sinkStats struct {
-	delivered, errors, duplicates, dead atomic.Int64
+	delivered, errors, duplicates, dead, rejected atomic.Int64
 }
 
 // serverCounts are the run's counts as the JetStream server keeps them,
@@ -57,6 +62,7 @@ func (e *Engine) Stats() Stats {
 		DeadLettered:     e.sink.dead.Load(),
 		StreamDuplicates: e.local.streamDuplicates.Load(),
 		Workers:          e.workers.count(),
+		Rejected:         e.sink.rejected.Load(), // a stage's rejections come back as kindRej notices
 	}
 	if e.server.read.Load() {
 		s.Redelivered = max(s.Redelivered, e.server.redelivered.Load())
@@ -163,6 +169,7 @@ func (e *Engine) runOpts() *runOpts {
 	return &runOpts{
 		js: e.js, n: e.n, maxDeliver: e.cfg.MaxDeliver, prefetch: e.cfg.Prefetch, ackWait: e.cfg.AckWait,
 		now: e.cfg.Now, observer: e.cfg.Observer, stats: &e.local, logf: e.cfg.Logf,
+		key: e.cfg.Key, node: coordinatorNode,
 	}
 }
 
@@ -209,6 +216,17 @@ type sink struct {
 // take handles one results message; false means the run is stopping.
 func (s *sink) take(ctx context.Context, msg natsjs.Msg) bool {
 	e, h := s.e, msg.Headers()
+	if verifySealed(e.cfg.Key, msg.Subject(), h, msg.Data()) != nil {
+		e.sink.rejected.Add(1) // forged or altered: no credit, no record
+		return true
+	}
+	if h.Get(hdrKind) == kindRej { // a worker dropped a forged stage message
+		if _, seen := s.keys[h.Get(hdrKey)]; !seen {
+			s.keys[h.Get(hdrKey)] = struct{}{}
+			e.sink.rejected.Add(1)
+		}
+		return true
+	}
 	key := h.Get(hdrKey)
 	_, seenKey := s.keys[key]
 	if !seenKey {

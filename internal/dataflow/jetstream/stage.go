@@ -16,7 +16,7 @@ import (
 
 // counters are what the workers of one process have done.
 type counters struct {
-	processed, redelivered, timedOut, deadLettered, streamDuplicates atomic.Int64
+	processed, redelivered, timedOut, deadLettered, streamDuplicates, rejected atomic.Int64
 }
 
 // runOpts are the per-run settings every stage worker shares.
@@ -30,6 +30,8 @@ type runOpts struct {
 	observer   dataflow.Observer
 	stats      *counters
 	logf       func(string, ...any)
+	key        []byte // the run key: messages are sealed with it and checked (nil: neither)
+	node       string // this process's name in its seals
 }
 
 // stageRunner serves one stage in this process.
@@ -144,6 +146,10 @@ func (r *stageRunner) acker(ctx context.Context, jobs <-chan ackJob) {
 // handle serves one delivery and acks it once every output is stored.
 func (r *stageRunner) handle(ctx context.Context, msg natsjs.Msg, hb *heartbeat, acks chan<- ackJob) {
 	started := r.o.now()
+	if err := verifySealed(r.o.key, msg.Subject(), msg.Headers(), msg.Data()); err != nil {
+		r.reject(ctx, msg)
+		return
+	}
 	credit := parseCredit(msg.Headers())
 	md, merr := msg.Metadata()
 	rec, derr := dataflow.DecodeRecord(msg.Data())
@@ -180,6 +186,28 @@ func (r *stageRunner) handle(ctx context.Context, msg natsjs.Msg, hb *heartbeat,
 	h := rec.Hops[len(rec.Hops)-1]
 	h.Ended = ended
 	acks <- ackJob{msg: msg, em: em, ev: dataflow.Event{Stage: r.cfg.Name, ID: rec.ID, Trace: rec.Meta.Trace, Delivery: rec.Delivery, Hop: h, Outputs: em.n, Err: se}}
+}
+
+// reject drops a message that is not sealed with the run key (forged, or
+// altered in flight): it is terminated unread, and a sealed notice on the
+// results stream tells the coordinator, whose run is then invalid.
+func (r *stageRunner) reject(ctx context.Context, msg natsjs.Msg) {
+	_ = msg.Term()
+	n := r.o.stats.rejected.Add(1)
+	r.o.logf("stage %s: dropped a message not sealed with the run key (sender %q)", r.cfg.Name, clip(msg.Headers().Get(hdrNode)))
+	m := r.o.n.resultMsg(r.o.n.resultsSubject(), kindRej, fmt.Sprintf("r/%s/%s/%d", r.o.node, r.cfg.Name, n), dataflow.Record{}, 0)
+	seal(m, r.o.key, r.o.node)
+	if err := publishRetry(ctx, r.o.js, m); err != nil {
+		r.o.logf("stage %s: reporting a rejected message: %v", r.cfg.Name, err)
+	}
+}
+
+// clip bounds a peer-given string for a log line.
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
 }
 
 // deadLetter gives up on a message: it publishes a copy of the record to
@@ -224,6 +252,7 @@ func (r *stageRunner) forward(ctx context.Context, rec dataflow.Record, credit u
 		m.Header.Set(hdrCredit, strconv.FormatUint(credit, 10))
 		m.Data = dataflow.AppendRecord(nil, rec)
 	}
+	seal(m, r.o.key, r.o.node)
 	return publishRetry(ctx, r.o.js, m)
 }
 

@@ -227,12 +227,30 @@ func pause(ctx context.Context, err error) error {
 	}
 }
 
+// checkSealed refuses to serve a sealed run's stages without the run's
+// key: with no join token, or one the coordinator's proof does not verify
+// under (another run's, or mistyped).
+func (w *Worker) checkSealed(rep joinReply) error {
+	switch {
+	case !rep.Sealed:
+		return nil
+	case w.cfg.JoinToken == "":
+		return fmt.Errorf("worker: run %s seals its graph with the run key and this worker has no join token (SAGEBENCH_JOIN_TOKEN or --join-token-file)", rep.Run)
+	case VerifyMAC(RunKey(w.cfg.JoinToken, rep.Run), coordinatorNode, "join", []byte(w.cfg.Name), rep.Proof) != nil:
+		return fmt.Errorf("worker: run %s: this worker's join token is not the run's (the coordinator's proof does not verify); use the token its coordinator printed", rep.Run)
+	}
+	return nil
+}
+
 // serveRun serves one run until its coordinator ends it or stops
 // answering, or ctx is cancelled (then it drains).
 func (w *Worker) serveRun(ctx context.Context, rep joinReply, clock *ClockOffset) error {
 	var ops []dataflow.Operator
 	var err error
 	if len(rep.Graph.Stages) > 0 {
+		if err := w.checkSealed(rep); err != nil {
+			return err
+		}
 		if ops, err = w.cfg.Registry.Build(rep.Graph); err != nil {
 			return fmt.Errorf("worker: run %s: %w", rep.Run, err)
 		}
@@ -251,7 +269,7 @@ func (w *Worker) serveRun(ctx context.Context, rep joinReply, clock *ClockOffset
 	go w.watch(ctx, n, stopFetch, stopHard, hard)
 	w.cfg.Logf("worker %s: joined run %s (graph %q, %d stages)", w.cfg.Name, rep.Run, rep.Graph.Name, len(rep.Graph.Stages))
 	o := &runOpts{js: w.js, n: n, maxDeliver: rep.MaxDeliver, prefetch: max(rep.Prefetch, 1), ackWait: rep.AckWait, now: w.cfg.Now,
-		observer: w.cfg.Observer, stats: &w.stats, logf: w.cfg.Logf}
+		observer: w.cfg.Observer, stats: &w.stats, logf: w.cfg.Logf, key: RunKey(w.cfg.JoinToken, rep.Run), node: w.cfg.Name}
 	svc := w.startService(fetch, hard, n, clock)
 	err = runStages(fetch, hard, o, rep.Graph, ops)
 	if len(rep.Graph.Stages) == 0 { // a service run: it lasts until the coordinator ends it

@@ -2,6 +2,7 @@ package jetstream_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -118,5 +119,49 @@ func TestWorkerDiscoversRunAndClock(t *testing.T) {
 	c := ws[0].Clock
 	if d := c.Offset - time.Hour; d < -c.Uncertainty-time.Millisecond || d > c.Uncertainty+time.Millisecond || c.Samples == 0 {
 		t.Fatalf("clock %+v, want 1h ± %s", c, c.Uncertainty)
+	}
+}
+
+// TestWorkerOnASealedRun: a run whose graph is sealed with its key is
+// served end to end by a worker holding the join token (its outputs
+// verify at the sink: nothing rejected); a worker without a token, or with
+// another one, leaves at join with an error naming the token, before it
+// touches a stream.
+func TestWorkerOnASealedRun(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	srv := startServer(t)
+	eng := newEngine(t, srv, jetstream.Config{RemoteOnly: true, AckWait: 5 * time.Second, Run: "sealedrun",
+		Key: jetstream.RunKey(token, "sealedrun")})
+	if err := eng.Deploy(context.Background(), dataflowtest.Chain(2, 4, "op")); err != nil {
+		t.Fatal(err)
+	}
+	same := func(_ context.Context, in dataflow.Record, emit func(dataflow.Record) error) error { return emit(in) }
+	worker := func(tok string) *jetstream.Worker {
+		w, err := jetstream.NewWorker(jetstream.WorkerConfig{Conn: jetstream.ConnConfig{URL: srv.URL()}, Run: eng.Run(), Once: true,
+			JoinToken: tok, Registry: dataflowtest.Registry(t, map[string]dataflow.OperatorFunc{"op": same})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Close)
+		return w
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, tc := range []struct{ name, token, want string }{
+		{"no token", "", "no join token"},
+		{"another token", "fedcba9876543210fedcba9876543210", "not the run's"},
+	} {
+		if err := worker(tc.token).Serve(ctx); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Serve = %v; want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+	w := worker(token)
+	go func() { _ = w.Serve(ctx) }()
+	got := drive(t, eng, []string{"a", "b", "c"}, func(int) {})
+	if len(got) != 3 || w.Processed() == 0 {
+		t.Errorf("results %v, worker processed %d; want a, b and c served by the worker", got, w.Processed())
+	}
+	if s := eng.Stats(); s.Rejected != 0 {
+		t.Errorf("rejected %d of the token holder's messages", s.Rejected)
 	}
 }

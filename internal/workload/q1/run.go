@@ -2,6 +2,7 @@ package q1
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -173,12 +174,17 @@ func (q *q1) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		return workload.Outcome{}, err
 	}
 	notes = append(notes, counts...)
-	if serr != nil {
+	integrity := (*workload.IntegrityError)(nil) // forged graph messages were dropped: written, invalid
+	if serr != nil && !errors.As(serr, &integrity) {
 		notes = append(notes, fmt.Sprintf("stopping the distributed runtime: %v", serr))
 	}
 	notes = append(notes, r.stats.saturation(r.rate)...)
-	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes,
-		Result: q.result(phase, count, r.stats, r.rate)}, nil
+	out := workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes,
+		Result: q.result(phase, count, r.stats, r.rate)}
+	if integrity != nil {
+		return out, integrity
+	}
+	return out, nil
 }
 
 // corpus rebuilds the target's corpus locally: the questions come from it
