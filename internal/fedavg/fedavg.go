@@ -39,16 +39,15 @@ func fedavgTile(e *engine, w, tile int) {
 	accumulate(acc, e.updates, e.wn, lo, hi)
 	out := e.dst[lo:hi]
 	out = out[:len(acc)]
-	bad, sumsq := -1, 0.0
+	bad := -1
 	for j, v := range acc {
 		f := float32(v)
 		if f-f != 0 && bad < 0 {
 			bad = lo + j
 		}
 		out[j] = f
-		sumsq += float64(f) * float64(f)
 	}
-	e.bad[tile], e.sumsq[tile] = bad, sumsq
+	e.bad[tile] = bad
 }
 
 // accumulate adds Σᵢ wn[i]·updates[i][lo:hi] into acc, eight clients at a
