@@ -39,17 +39,24 @@ func fedavgTile(e *engine, w, tile int) {
 	acc := e.acc[w][:hi-lo]
 	clear(acc)
 	accumulate(acc, e.updates, e.wn, lo, hi)
-	out := e.dst[lo:hi]
-	out = out[:len(acc)]
+	e.bad[tile] = -1
+	if bad := round(e.dst[lo:hi], acc); bad >= 0 {
+		e.bad[tile] = lo + bad
+	}
+}
+
+// roundGo is round's portable loop.
+func roundGo(dst []float32, src []float64) int {
+	dst = dst[:len(src)]
 	bad := -1
-	for j, v := range acc {
+	for j, v := range src {
 		f := float32(v)
 		if f-f != 0 && bad < 0 {
-			bad = lo + j
+			bad = j
 		}
-		out[j] = f
+		dst[j] = f
 	}
-	e.bad[tile] = bad
+	return bad
 }
 
 // accumulate adds Σᵢ wn[i]·updates[i][lo:hi] into acc, eight clients at a
