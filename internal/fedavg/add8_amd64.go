@@ -23,6 +23,29 @@ func Kernel() string {
 }
 
 //go:noescape
+func roundAVX512(dst *float32, src *float64, n int) (nonFinite bool)
+
+// round writes float32(src[j]) into dst[j] (len(dst) = len(src)) and
+// returns the first j with a non-finite dst[j], or -1: 16 coordinates per
+// instruction with AVX-512, the portable loop elsewhere and for the last
+// len%16 (the same correctly rounded conversion either way).
+func round(dst []float32, src []float64) int {
+	v := 0
+	if hasAVX512 {
+		v = len(src) &^ 15
+		if v > 0 && roundAVX512(&dst[0], &src[0], v) {
+			bad := roundGo(dst[:v], src[:v]) // find it
+			roundGo(dst[v:], src[v:])
+			return bad
+		}
+	}
+	if bad := roundGo(dst[v:], src[v:]); bad >= 0 {
+		return v + bad
+	}
+	return -1
+}
+
+//go:noescape
 func add8AVX2(acc *float64, u *[8]*float32, w *[8]float32, n int)
 
 //go:noescape

@@ -63,8 +63,7 @@ type engine struct {
 	acc [][]float64 // FedAvg accumulator tiles
 	col [][]float32 // one coordinate across clients
 	// per-tile results, merged in tile order (deterministic)
-	sumsq []float64
-	bad   []int // first non-finite coordinate in the tile, or -1
+	bad []int // first non-finite coordinate in the tile, or -1
 
 	dist []float64 // Multi-Krum pairwise squared distances, n×n
 }
@@ -116,9 +115,9 @@ func (e *engine) prepare(dst []float32, updates [][]float32, dim int) (workers, 
 		e.col[i] = e.col[i][:len(updates)]
 	}
 	if cap(e.bad) < tiles {
-		e.sumsq, e.bad = make([]float64, tiles), make([]int, tiles)
+		e.bad = make([]int, tiles)
 	}
-	e.sumsq, e.bad = e.sumsq[:tiles], e.bad[:tiles]
+	e.bad = e.bad[:tiles]
 	e.dst, e.updates = dst, updates
 	return workers, tiles
 }
@@ -218,25 +217,27 @@ func checkWeights(weights []float64, n int) error {
 // finish merges the per-worker results of an operation that wrote dst:
 // it reports the first non-finite coordinate, then applies clipping.
 func (e *engine) finish(dst []float32, updates [][]float32) error {
-	norm2 := 0.0
-	for t, b := range e.bad {
+	for _, b := range e.bad {
 		if b >= 0 {
 			return locateNonFinite(updates, b)
 		}
-		norm2 += e.sumsq[t]
 	}
-	e.clip(dst, norm2)
+	e.clip(dst)
 	return nil
 }
 
-// clip rescales dst to L2 norm cfg.ClipNorm if its norm (from its squared
-// norm norm2) is larger.
-func (e *engine) clip(dst []float32, norm2 float64) {
+// clip rescales dst to L2 norm cfg.ClipNorm if its norm is larger. The
+// norm is summed from dst after the tiles, in an order that depends only
+// on len(dst) (tiles depend on the worker count), so a clipped result is
+// bit-identical for every worker count too; the tiles' rounding loops
+// carry no float64 dependency chain for it (one pass over dst, 4·dim
+// bytes, is far cheaper).
+func (e *engine) clip(dst []float32) {
 	limit := e.cfg.ClipNorm
 	if limit <= 0 {
 		return
 	}
-	norm := math.Sqrt(norm2)
+	norm := math.Sqrt(sumSquares(dst))
 	if norm <= limit {
 		return
 	}
@@ -244,6 +245,24 @@ func (e *engine) clip(dst []float32, norm2 float64) {
 	for i, v := range dst {
 		dst[i] = float32(float64(v) * scale)
 	}
+}
+
+// sumSquares is Σ v² in float64, in four interleaved partial sums (a
+// fixed order for a given length).
+func sumSquares(v []float32) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		a, b, c, d := float64(v[i]), float64(v[i+1]), float64(v[i+2]), float64(v[i+3])
+		s0 += a * a
+		s1 += b * b
+		s2 += c * c
+		s3 += d * d
+	}
+	for ; i < len(v); i++ {
+		s0 += float64(v[i]) * float64(v[i])
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // locateNonFinite names the client holding a non-finite value at

@@ -76,21 +76,28 @@ func TestFedAvgMatchesFloat64Reference(t *testing.T) {
 }
 
 func TestFedAvgIsIdenticalForEveryWorkerCount(t *testing.T) {
-	ups, w := randomUpdates(37, 3001, 9)
-	want := make([]float32, 3001)
-	if err := newAgg(t, Config{Workers: 1}).FedAvg(want, ups, w); err != nil {
-		t.Fatal(err)
-	}
-	for _, workers := range []int{2, 3, 4, 7, 37} {
-		got := make([]float32, 3001)
-		if err := newAgg(t, Config{Workers: workers}).FedAvg(got, ups, w); err != nil {
-			t.Fatal(err)
-		}
-		for j := range got {
-			if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
-				t.Fatalf("workers=%d: coordinate %d = %v, one worker gives %v", workers, j, got[j], want[j])
+	for _, clip := range []float64{0, 0.01} { // 0.01 is below the mean's norm: it clips
+		t.Run(fmt.Sprintf("clip=%v", clip), func(t *testing.T) {
+			ups, w := randomUpdates(37, 3001, 9)
+			want := make([]float32, 3001)
+			if err := newAgg(t, Config{Workers: 1, ClipNorm: clip}).FedAvg(want, ups, w); err != nil {
+				t.Fatal(err)
 			}
-		}
+			if n := math.Sqrt(sumSquares(want)); clip > 0 && math.Abs(n-clip) > 1e-6 {
+				t.Fatalf("norm %v after clipping to %v", n, clip)
+			}
+			for _, workers := range []int{2, 3, 4, 7, 37} {
+				got := make([]float32, 3001)
+				if err := newAgg(t, Config{Workers: workers, ClipNorm: clip}).FedAvg(got, ups, w); err != nil {
+					t.Fatal(err)
+				}
+				for j := range got {
+					if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+						t.Fatalf("workers=%d: coordinate %d = %v, one worker gives %v", workers, j, got[j], want[j])
+					}
+				}
+			}
+		})
 	}
 }
 

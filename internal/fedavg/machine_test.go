@@ -44,12 +44,28 @@ func TestFitMachine(t *testing.T) {
 		// gain -2 at 2 MiB, +2 at 4 MiB: crossover at 3 MiB.
 		{"crossover interpolated", [][]float64{{10, 14, 15}, {20, 22, 23}, {40, 38, 37}, {80, 60, 59}}, Machine{BytesPerWorker: 3 << 19, MaxWorkers: 2}},
 		{"three workers add speed", [][]float64{{10, 9, 9}, {20, 15, 14}, {40, 30, 26}, {80, 50, 40}}, Machine{BytesPerWorker: 1 << 19, MaxWorkers: 3}},
+		// two workers lose even at 8 MiB, three win there: auto must give
+		// three at 8 MiB (8 MiB / 3 per worker), not two.
+		{"only more than two workers pay", [][]float64{{10, 12, 13}, {20, 22, 23}, {40, 41, 42}, {80, 81, 60}}, Machine{BytesPerWorker: (8 << 20) / 3, MaxWorkers: 3}},
 		{"a win that does not last is no crossover", [][]float64{{10, 9, 9}, {20, 21, 22}, {40, 41, 42}, {80, 60, 61}}, Machine{BytesPerWorker: (4<<20 + (4<<20)/21) / 2, MaxWorkers: 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := fitMachine(sizes, []int{1, 2, 3}, tc.ns); got != tc.want {
+			got := fitMachine(sizes, []int{1, 2, 3}, tc.ns)
+			if got != tc.want {
 				t.Fatalf("fitMachine = %+v, want %+v", got, tc.want)
+			}
+			// auto at the largest size gives the fastest count probed there
+			// (at most GOMAXPROCS)
+			last, best := tc.ns[len(tc.ns)-1], 0
+			for j := range last {
+				if last[j] < 0.95*last[best] {
+					best = j
+				}
+			}
+			want := min(best+1, runtime.GOMAXPROCS(0))
+			if w := got.Workers(4, int(sizes[len(sizes)-1]/16), Auto); w != want {
+				t.Errorf("auto at %d bytes = %d workers, want %d (the probe's fastest: %d)", sizes[len(sizes)-1], w, want, best+1)
 			}
 		})
 	}

@@ -265,6 +265,12 @@ func fitMachine(sizes []int64, counts []int, ns [][]float64) Machine {
 	if ceiling == 1 {
 		return Machine{BytesPerWorker: sizes[len(sizes)-1], MaxWorkers: 1}
 	}
+	if last[1] >= last[0] {
+		// Only more than two workers pay, even at the largest size (e.g.
+		// two workers on one core's hyper-threads): give the ceiling
+		// there, not the two workers a crossover of one and two would.
+		return Machine{BytesPerWorker: max(sizes[len(sizes)-1]/int64(ceiling), probeDim*4), MaxWorkers: ceiling}
+	}
 	return Machine{BytesPerWorker: max(crossover(sizes, ns)/2, probeDim*4), MaxWorkers: ceiling}
 }
 

@@ -82,7 +82,7 @@ func trimmedTile(e *engine, w, tile int) {
 func orderTile(e *engine, w, tile int, stat func([]float32) float64) {
 	lo, hi := e.span(tile)
 	col := e.col[w]
-	bad, sumsq := -1, 0.0
+	bad := -1
 	for j := lo; j < hi; j++ {
 		if !gather(col, e.updates, j) {
 			if bad < 0 {
@@ -93,9 +93,8 @@ func orderTile(e *engine, w, tile int, stat func([]float32) float64) {
 		slices.Sort(col)
 		f := float32(stat(col))
 		e.dst[j] = f
-		sumsq += float64(f) * float64(f)
 	}
-	e.bad[tile], e.sumsq[tile] = bad, sumsq
+	e.bad[tile] = bad
 }
 
 // MultiKrum selects the m updates with the lowest Krum scores and writes
