@@ -40,6 +40,7 @@ func Markdown(w io.Writer, r Run) {
 	writeMarkdownTable(w, cols, rows)
 	schedule(w, run.Summary)
 	overhead(w, run.Summary)
+	retries(w, run.Summary)
 	writeFloor(w, r)
 	e := run.Environment
 	fmt.Fprintf(w, "\n## Environment\n\n%s %s/%s, %s, %d cores, %d MiB, sagebench %s (%s)\n",

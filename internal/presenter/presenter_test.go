@@ -89,3 +89,26 @@ func TestInvalidRunSaysSoBeforeItsAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestRetriesAreShown: a run whose client retried prints what the policy
+// did (the load it added, the goodput it bought); a run without retries
+// prints no line.
+func TestRetriesAreShown(t *testing.T) {
+	res := result.New("ok", result.Def{Name: "x", Unit: result.Ms, Direction: result.Lower}.Measure(1, 1, ""))
+	for _, tc := range []struct {
+		name  string
+		retry *record.RetrySummary
+		want  string
+	}{
+		{"retried", &record.RetrySummary{Requests: 20, Attempts: 30, Amplification: 1.5, Retried: 10, Goodput: 4, GoodputWithoutRetries: 2},
+			"retries: 30 attempts for 20 requests (amplification 1.50×, 10 retried, 0 transport replays); goodput 4.00 req/s, 2.00 without retries"},
+		{"sent once", nil, ""},
+	} {
+		run := &record.Run{Workload: "Q8", RunID: "r", Valid: true, Complete: true, Result: &res, Summary: record.Summary{Retry: tc.retry}}
+		var b bytes.Buffer
+		EndTable(&b, Run{Record: run})
+		if got := strings.Contains(b.String(), "retries:"); got != (tc.want != "") || !strings.Contains(b.String(), tc.want) {
+			t.Errorf("%s:\n%s\nwant a line with %q", tc.name, b.String(), tc.want)
+		}
+	}
+}

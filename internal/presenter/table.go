@@ -69,6 +69,7 @@ func (r Run) verdictLines(w io.Writer) {
 		fmt.Fprintln(w, Verdict(run))
 	}
 	overhead(w, s)
+	retries(w, s)
 	if f := run.MeasurementFloor; f != nil {
 		fmt.Fprintf(w, "measurement floor: TTFT p99 error %.3f ms, E2E p99 error %.3f ms, rate %+.2f %% (goal %s)\n",
 			f.TTFT.P99, f.E2E.P99, f.RateErrorPct, metNot(f.GoalMet))
@@ -91,6 +92,18 @@ func overhead(w io.Writer, s record.Summary) {
 		fmt.Fprintf(w, "harness overhead (client − server time, %d requests): TTFT p50 %.3f / p99 %.3f ms, E2E p50 %.3f / p99 %.3f ms\n",
 			o.E2E.Count, o.TTFT.P50, o.TTFT.P99, o.E2E.P50, o.E2E.P99)
 	}
+}
+
+// retries writes what the client's retry policy did, when a request was
+// sent more than once: the load it added and what it bought.
+func retries(w io.Writer, s record.Summary) {
+	r := s.Retry
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(w, "retries: %d attempts for %d requests (amplification %.2f×, %d retried, %d transport replays); goodput %.2f req/s, %.2f without retries; user-seen latency p50 %.1f / p99 %.1f ms\n",
+		r.Attempts, r.Requests, r.Amplification, r.Retried, r.TransportReplays, r.Goodput, r.GoodputWithoutRetries,
+		r.UserLatency.P50, r.UserLatency.P99)
 }
 
 // phaseRows is the table of one row per phase and type, then the totals.
