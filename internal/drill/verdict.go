@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
@@ -198,12 +199,11 @@ func worstFailed(ws []series.Window, x EventRecovery) bool {
 }
 
 // FailedAtRank reports whether the q-quantile of n requests of which
-// failed failed is +∞ when a failure counts +∞: its nearest rank ⌈q·n⌉
-// falls among the failures, sorted last. (A local helper: the one
-// quantile definition belongs to internal/stats.)
+// failed failed is +∞ when a failure counts +∞: its nearest rank
+// (quantile.Rank) falls among the failures, sorted last.
 func FailedAtRank(n, failed int, q float64) bool {
 	if n <= 0 || failed <= 0 {
 		return false
 	}
-	return int(math.Ceil(q*float64(n)-1e-9)) > n-failed
+	return quantile.Rank(n, q) > n-failed
 }

@@ -3,6 +3,8 @@ package reqset
 import (
 	"math"
 
+	"github.com/aclements/go-moremath/stats"
+
 	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
@@ -65,11 +67,15 @@ func (t Tail) Metric(d result.Def, why string) result.Metric {
 // Wilson is the Wilson score interval of a proportion k of n at 95 %
 // confidence (z = 1.96): unlike the normal approximation it stays inside
 // [0, 1] and is honest at 0 and n successes. n = 0 gives [0, 1].
-func Wilson(k, n int) (lo, hi float64) {
+func Wilson(k, n int) (lo, hi float64) { return WilsonAt(k, n, 0.95) }
+
+// WilsonAt is the Wilson score interval of k of n at confidence conf
+// (e.g. 0.975, so that two of them make a 95 % statement).
+func WilsonAt(k, n int, conf float64) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
 	}
-	const z = 1.959964
+	z := stats.NormalDist{Mu: 0, Sigma: 1}.InvCDF(1 - (1-conf)/2)
 	p, fn := float64(k)/float64(n), float64(n)
 	den := 1 + z*z/fn
 	mid := (p + z*z/(2*fn)) / den

@@ -93,4 +93,8 @@ func TestWilson(t *testing.T) {
 			t.Errorf("Wilson(%d, %d) = [%.4f, %.4f], want [%.4f, %.4f]", tc.k, tc.n, lo, hi, tc.lo, tc.hi)
 		}
 	}
+	// At 97.5 % (z = 2.2414; two of them make a 95 % statement): 50 of 100.
+	if lo, hi := reqset.WilsonAt(50, 100, 0.975); math.Abs(lo-0.3906) > 1e-3 || math.Abs(hi-0.6094) > 1e-3 {
+		t.Errorf("WilsonAt(50, 100, 0.975) = [%.4f, %.4f], want [0.3906, 0.6094]", lo, hi)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -156,24 +155,12 @@ func throughputRatio(recs []record.Request, from, kill, after, end int64, how st
 	}
 	share := func(k, n int) float64 { return float64(k) / float64(n) }
 	ratio := share(postOK, postN) / share(preOK, preN)
-	pl, ph := wilson(preOK, preN)
-	ql, qh := wilson(postOK, postN)
+	pl, ph := reqset.WilsonAt(preOK, preN, 0.975)
+	ql, qh := reqset.WilsonAt(postOK, postN, 0.975)
 	rate := func(n int, lo, hi int64) float64 { return float64(n) / (float64(hi-lo) / 1e9) }
 	return defThroughputRatio.Measure(ratio, preN+postN, "").WithInterval(ql/ph, qh/pl).WithReason(
 		fmt.Sprintf("delivered ÷ offered %s to the end of the load (%d of %d, offered %s) ÷ before the kill (%d of %d, offered %s); interval ≥ 95 %% (two Wilson 97.5 %%)", how,
 			postOK, postN, result.FormatValue(rate(postN, after, end), result.ReqPerS), preOK, preN, result.FormatValue(rate(preN, from, kill), result.ReqPerS)))
-}
-
-// wilson is the Wilson score interval of k of n at 97.5 % (z = 2.2414),
-// so that two of them make a 95 % statement. (A local helper: the
-// interval functions belong to internal/reqset and internal/stats.)
-func wilson(k, n int) (lo, hi float64) {
-	const z = 2.241403
-	p, fn := float64(k)/float64(n), float64(n)
-	den := 1 + z*z/fn
-	mid := (p + z*z/(2*fn)) / den
-	half := z * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn)) / den
-	return max(mid-half, 0), min(mid+half, 1)
 }
 
 // delivered counts the ok requests intended in [from, to) and all of
