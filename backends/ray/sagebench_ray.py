@@ -41,6 +41,7 @@ MARK_RECORD = "SAGEBENCH_RECORD "
 MARK_META = "SAGEBENCH_META "
 MARK_DONE = "SAGEBENCH_DONE "
 OPS = ("embed", "retrieve", "generate")
+MAX_RETRIEVED = 256  # document ids a retrieve record keeps (top_k is at most this in practice)
 STAGE_TYPE = {"embed": "embedding", "retrieve": "retrieve", "generate": "llm"}
 USER_AGENT = "sagebench-ray-driver/%d" % PLAN_VERSION
 LEAD_NS = 5_000_000  # the zero is this far after readiness: time to print the META line
@@ -172,6 +173,9 @@ class Stage:
                 fail(c, CallFailed("malformed", c["status"], "retrieve: response has no data array"))
             else:
                 txn["hits"] = [d.get("text", "") if isinstance(d, dict) else "" for d in out["data"]]
+                # the documents' ids, for recall@k (sagebench's Q1 checks them against exact search)
+                c["retrieved_ids"] = [d["id"] if isinstance(d, dict) and type(d.get("id")) is int else -1
+                                      for d in out["data"][:MAX_RETRIEVED]]
         return c
 
     def generate(self, txn):
@@ -275,6 +279,8 @@ def stage_record(plan, clock, txn, hop):
     if c["ok"]:
         fill_call(rec, clock, hop["enqueued"], c, True)
         rec["ok"] = True
+        if "retrieved_ids" in c:
+            rec["retrieved_ids"] = c["retrieved_ids"]
         return rec
     rec.update(sent_ns=clock.off(hop["started"]), lag_ms=ms(hop["started"] - hop["enqueued"]),
                service_ms=ms(hop["ended"] - hop["started"]), error_class=c["error_class"],

@@ -286,6 +286,8 @@ class DriveTest(unittest.TestCase):
             self.assertEqual((st[name]["retries"], st[name]["queue_ms"], st[name]["engine"]), (1, 1.5, "e1"), name)
         self.assertEqual((st["embed"]["server_ttft_ms"], st["embed"]["server_e2e_ms"]), (0.7, 0.9))
         self.assertNotIn("server_e2e_ms", st["retrieve"])
+        self.assertEqual(st["retrieve"]["retrieved_ids"], [0, 1])  # top_k 2: the documents' ids, for recall@k
+        self.assertNotIn("retrieved_ids", st["embed"])
         self.assertEqual((st["generate"]["server_ttft_ms"], st["generate"]["server_e2e_ms"]), (2.0, 5.0))
         self.assertEqual(st["generate"]["first_answer_token_ns"], st["generate"]["first_token_ns"])
         tr = [r for r in recs if r["kind"] == "txn"][0]

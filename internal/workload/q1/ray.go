@@ -88,8 +88,69 @@ func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, e
 	if ctx.Err() == nil && (job.Status != ray.StatusSucceeded || !out.Done) {
 		return workload.Outcome{}, rayFailure(job, out)
 	}
-	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes,
-		Result: q.result(phase, count, nil, sched.Rate())}, nil
+	res := q.result(phase, count, nil, sched.Rate())
+	replaceMetrics(&res, q.rayRecall(env.Target.IsEmbedded(), ix, qs.queries, out))
+	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes, Result: res}, nil
+}
+
+// rayRecall is recall@k of what the driver's retrieve stage returned
+// (its records' retrieved_ids) against exact search on the local corpus,
+// each question embedded locally as the embedded stack embeds it; not
+// measurable on another target, whose index is not the local corpus.
+func (q *q1Ray) rayRecall(embedded bool, ix *corpus.Corpus, queries []corpus.Query, out ray.Output) []result.Metric {
+	ids := retrievedIDs(out)
+	why := ""
+	switch {
+	case !embedded:
+		why = "the target's index is not the local corpus (an external target)"
+	case len(ids) == 0:
+		why = "no transaction retrieved documents"
+	}
+	if why != "" {
+		return []result.Metric{defRecall.NotMeasurable(why), defSourceDoc.NotMeasurable(why)}
+	}
+	var vecs [][]float32
+	var hitIDs [][]int
+	var source []int
+	for i, qu := range queries {
+		got, ok := ids[txnID(i)]
+		if !ok {
+			continue
+		}
+		vecs = append(vecs, corpus.Vector(qu.Text, ix.Config().Dim))
+		hitIDs = append(hitIDs, got[:min(len(got), q.cfg.TopK)]) // hits beyond the k best do not count
+		source = append(source, qu.DocID)
+	}
+	return recallOf(ix, q.cfg.TopK, vecs, hitIDs, source)
+}
+
+// retrievedIDs are the document ids of each transaction's successful
+// retrieve stage, by transaction id.
+func retrievedIDs(out ray.Output) map[string][]int {
+	ids := map[string][]int{}
+	for _, raw := range out.Records {
+		var r struct {
+			TxnID        string `json:"txn_id"`
+			Type         string `json:"type"` // the retrieve stage records type "retrieve", as its op
+			OK           bool   `json:"ok"`
+			RetrievedIDs []int  `json:"retrieved_ids"`
+		}
+		if json.Unmarshal(raw, &r) == nil && r.Type == rag.OpRetrieve && r.OK && r.RetrievedIDs != nil {
+			ids[r.TxnID] = r.RetrievedIDs
+		}
+	}
+	return ids
+}
+
+// replaceMetrics puts each of ms in place of res's metric of its name.
+func replaceMetrics(res *result.Result, ms []result.Metric) {
+	for _, m := range ms {
+		for i := range res.Metrics {
+			if res.Metrics[i].Name == m.Name {
+				res.Metrics[i] = m
+			}
+		}
+	}
 }
 
 func notStarted(err error) error { return &workload.NotStartedError{Err: err} }
@@ -244,7 +305,7 @@ func rayNotes(c *ray.Client, v ray.Version, job ray.Job, out ray.Output) []strin
 		notes = append(notes, fmt.Sprintf("ray: driver runtime %s, Ray %s; cluster resources: %s", m.Runtime, m.RayVersion, strings.Join(parts, ", ")),
 			warmupNote(m))
 	}
-	notes = append(notes, "ray: offsets use the driver's clock, re-based on its schedule zero; recall@k is not measured on this backend")
+	notes = append(notes, "ray: offsets use the driver's clock, re-based on its schedule zero; recall@k from the document ids its retrieve stage reported")
 	return notes
 }
 

@@ -3,6 +3,7 @@ package q1_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,25 @@ func TestRayClusterQ1(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dirs[0], "run.json"))
 	if !strings.Contains(string(b), "driver runtime ray") || !strings.Contains(string(b), "warm-up before the schedule's zero") {
 		t.Errorf("run.json does not say the driver ran on Ray with its actors ready before the schedule:\n%s", b)
+	}
+	// recall@k from the ids the driver's retrieve stage reported, judged on
+	// the local corpus (sage measures 0.99 on this index).
+	var run struct {
+		Result struct {
+			Metrics []struct {
+				Name  string  `json:"name"`
+				State string  `json:"state"`
+				Value float64 `json:"value"`
+			} `json:"metrics"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range run.Result.Metrics {
+		if m.Name == "recall_at_k" && (m.State != "measured" || m.Value < 0.8) {
+			t.Errorf("recall@k on Ray: %s %v; want measured, ≥ 0.8 on the embedded index", m.State, m.Value)
+		}
 	}
 	t.Logf("%s", stdout.String())
 }

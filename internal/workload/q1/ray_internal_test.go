@@ -101,3 +101,62 @@ func TestRayPlanKeepsStageSettings(t *testing.T) {
 		t.Fatalf("plan %+v", p)
 	}
 }
+
+// TestRayRecall: recall@k on the Ray backend comes from the document ids
+// the driver's retrieve stage reported, judged against exact search on
+// the local corpus: exact answers score 1, the k worst documents 0 (the
+// metric can fail), a failed retrieve does not count, and an external
+// target's index is not judged at all.
+func TestRayRecall(t *testing.T) {
+	ix, err := corpus.New(corpus.Config{Size: 200, Dim: 16, Seed: 7}, func(s string) []float32 { return corpus.Vector(s, 16) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := ix.Queries(20, 6, 3)
+	const k = 5
+	exact, worst := func(i int) []int {
+		hits, _ := ix.Exact(corpus.Vector(qs[i].Text, 16), k)
+		ids := make([]int, len(hits))
+		for j, h := range hits {
+			ids[j] = h.ID
+		}
+		return ids
+	}, func(i int) []int {
+		hits, _ := ix.Exact(corpus.Vector(qs[i].Text, 16), ix.Len())
+		ids := make([]int, 0, k)
+		for _, h := range hits[len(hits)-k:] {
+			ids = append(ids, h.ID)
+		}
+		return ids
+	}
+	out := func(ids func(int) []int, failLast bool) ray.Output {
+		var o ray.Output
+		for i := range qs {
+			ok := !(failLast && i == len(qs)-1)
+			b, _ := json.Marshal(map[string]any{"txn_id": txnID(i), "kind": "stage", "type": "retrieve", "ok": ok, "retrieved_ids": ids(i)})
+			o.Records = append(o.Records, b)
+		}
+		return o
+	}
+	q := &q1Ray{q1: &q1{cfg: &Config{TopK: k}}}
+	tests := []struct {
+		name     string
+		embedded bool
+		out      ray.Output
+		state    string
+		value    float64
+		n        int
+	}{
+		{"exact search's answers", true, out(exact, true), "measured", 1, len(qs) - 1},
+		{"the k worst documents", true, out(worst, false), "measured", 0, len(qs)},
+		{"an external target", false, out(exact, false), "not_measurable", 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := q.rayRecall(tc.embedded, ix, qs, tc.out)[0]
+			if string(m.State) != tc.state || (m.Measured() && (m.Value != tc.value || m.N != tc.n)) {
+				t.Errorf("recall %+v; want %s %v of %d", m, tc.state, tc.value, tc.n)
+			}
+		})
+	}
+}

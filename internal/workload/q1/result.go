@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/sagebench/sagebench/internal/corpus"
 	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/reqset"
@@ -228,25 +229,32 @@ func (s *q1Stats) recall() []result.Metric {
 	if why != "" {
 		return []result.Metric{defRecall.NotMeasurable(why), defSourceDoc.NotMeasurable(why)}
 	}
+	return recallOf(s.ix, s.k, s.vecs, s.hitIDs, s.sourceDoc)
+}
+
+// recallOf is recall@k of the documents retrieved for each question
+// (hitIDs[i], its query vector vecs[i]) against exact search on ix, and
+// the share of questions whose source document was among them.
+func recallOf(ix *corpus.Corpus, k int, vecs [][]float32, hitIDs [][]int, sourceDoc []int) []result.Metric {
 	var hits, relevant, found float64
-	for i, v := range s.vecs {
-		exact, err := s.ix.Exact(v, s.k)
+	for i, v := range vecs {
+		exact, err := ix.Exact(v, k)
 		if err != nil {
 			return []result.Metric{defRecall.NotMeasurable(err.Error()), defSourceDoc.NotMeasurable(err.Error())}
 		}
 		relevant += float64(len(exact)) // k, or the corpus size when smaller
 		for _, h := range exact {
-			if slices.Contains(s.hitIDs[i], h.ID) {
+			if slices.Contains(hitIDs[i], h.ID) {
 				hits++
 			}
 		}
-		if slices.Contains(s.hitIDs[i], s.sourceDoc[i]) {
+		if slices.Contains(hitIDs[i], sourceDoc[i]) {
 			found++
 		}
 	}
-	n := len(s.vecs)
+	n := len(vecs)
 	return []result.Metric{
-		defRecall.Measure(hits/relevant, n, "no document was relevant").WithReason(fmt.Sprintf("recall@%d against exact search on the same corpus", s.k)),
+		defRecall.Measure(hits/relevant, n, "no document was relevant").WithReason(fmt.Sprintf("recall@%d against exact search on the same corpus", k)),
 		defSourceDoc.Measure(found/float64(n), n, ""),
 	}
 }
