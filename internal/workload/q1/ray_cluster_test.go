@@ -80,10 +80,15 @@ func TestRayClusterQ1(t *testing.T) {
 	if err := json.Unmarshal(b, &run); err != nil {
 		t.Fatal(err)
 	}
+	recall := -1.0
 	for _, m := range run.Result.Metrics {
-		if m.Name == "recall_at_k" && (m.State != "measured" || m.Value < 0.8) {
-			t.Errorf("recall@k on Ray: %s %v; want measured, ≥ 0.8 on the embedded index", m.State, m.Value)
+		if m.Name == "recall_at_k" && m.State == "measured" {
+			recall = m.Value
 		}
 	}
+	if recall < 0.8 {
+		t.Errorf("recall@k on Ray %v (-1: not measured); want ≥ 0.8 on the embedded index", recall)
+	}
+	t.Logf("recall@k on Ray: %v", recall)
 	t.Logf("%s", stdout.String())
 }
