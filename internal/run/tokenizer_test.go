@@ -13,7 +13,7 @@ import (
 )
 
 // TestRepetitionsShareTheTokenizer: every repetition's embedded stack
-// loads the run's tokenizer through the runner's cache — the tokenizer
+// loads the run's tokenizer through the resolved Ref — the tokenizer
 // the prompts are synthesized with — instead of parsing it again.
 func TestRepetitionsShareTheTokenizer(t *testing.T) {
 	var mu sync.Mutex
@@ -36,12 +36,17 @@ func TestRepetitionsShareTheTokenizer(t *testing.T) {
 	}
 	shared := runconfig.DefaultShared()
 	shared.OutputDir, shared.Repeat, shared.Tokenizer = t.TempDir(), 2, tokenizer.O200K
-	r := runconfig.Resolved{Spec: workload.Spec{ID: "Q1"}, Workload: failingWorkload{}, Shared: shared}
+	ref := tokenizer.NewRef(tokenizer.O200K)
+	r := runconfig.Resolved{Spec: workload.Spec{ID: "Q1"}, Workload: failingWorkload{}, Shared: shared, Tokenizer: ref}
 	rn := &Runner{Out: io.Discard, Start: start}
 	if _, err := rn.Run(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
-	want := rn.prompts(tokenizer.O200K).Tokenizer()
+	s, err := rn.synth(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := s.Tokenizer()
 	mu.Lock()
 	defer mu.Unlock()
 	if len(loaded) != 2 || loaded[0] != want || loaded[1] != want {
@@ -64,12 +69,12 @@ func TestRunnerUsesTheResolvedTokenizer(t *testing.T) {
 	shared := runconfig.DefaultShared()
 	shared.OutputDir, shared.Tokenizer = t.TempDir(), tokenizer.O200K
 	r := runconfig.Resolved{Spec: workload.Spec{ID: "Q1"}, Workload: failingWorkload{}, Shared: shared,
-		Tokenizer: func() (tokenizer.Tokenizer, error) { return mine, nil }}
+		Tokenizer: tokenizer.RefOf(tokenizer.O200K, mine)}
 	rn := &Runner{Out: io.Discard, Start: target.EmbeddedStack(nil)}
 	if _, err := rn.Run(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
-	if got := rn.prompts(tokenizer.O200K).Tokenizer(); got != tokenizer.Tokenizer(mine) {
+	if got := rn.prompts(r).Tokenizer(); got != tokenizer.Tokenizer(mine) {
 		t.Errorf("prompts are synthesized with %T, want the resolved configuration's tokenizer", got)
 	}
 }

@@ -89,7 +89,7 @@ func PrepareShard(plan workload.LoadPlan, tok tokenizer.Tokenizer) (*Shard, erro
 		return nil, fmt.Errorf("phase %s: decoding its shapes: %w", plan.Phase, err)
 	}
 	if spec.Shapes.LLM.Model != "" { // compiled once here, not per request (a dataset is read once)
-		spec.Shapes.LLM.MeasureIn(func() (tokenizer.Tokenizer, error) { return tok, nil })
+		spec.Shapes.LLM.setTokenizer(tokenizer.RefOf(tok.Name(), tok))
 		if err := spec.Shapes.LLM.Validate("llm"); err != nil {
 			return nil, fmt.Errorf("phase %s: its llm shape: %w", plan.Phase, err)
 		}

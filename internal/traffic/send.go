@@ -191,7 +191,7 @@ func userPrompt(synth *shape.Synth, it *Item) string {
 
 // measured is a dataset turn's input length in the run's tokenizer: as
 // read, unless the dataset was measured in another one (a shape that
-// was not given the run's tokenizer, MeasureIn).
+// was not given the run's tokenizer, UseTokenizer).
 func measured(d *shape.Drawer, synth *shape.Synth, t dataset.Turn) int {
 	if tok := synth.Tokenizer(); !d.MeasuredIn(tok) {
 		return tok.Count(t.Text)

@@ -13,7 +13,6 @@ import (
 	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
-	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Workload is one Q, configured. The runner calls Config to decode YAML
@@ -73,10 +72,6 @@ type Overrides struct {
 	TotalRequests *int           // --total-requests
 	Duration      *time.Duration // --duration
 	LLMRatio      *float64       // --llm-ratio
-	// Tokenizer loads the run's tokenizer (`tokenizer:`), in which a
-	// prompt dataset is measured (traffic.LLMShape.MeasureIn); nil: the
-	// default. Not a flag: Unused never names it.
-	Tokenizer func() (tokenizer.Tokenizer, error)
 }
 
 // Unused returns those of the named flags ("rate", "total-requests",
