@@ -227,7 +227,7 @@ func (n *node) start(ctx context.Context, req request) error {
 	n.mu.Unlock()
 	n.wg.Go(func() {
 		defer cancel()
-		n.runShard(pctx, req, s.subject, prepared, &workload.Env{Target: tgt, Prompts: synth, Tokenizer: plan.Tokenizer})
+		n.runShard(pctx, req, s.subject, prepared, &workload.Env{Target: tgt, Prompts: synth, Tokenizer: tokenizer.RefOf(plan.Tokenizer, synth.Tokenizer())})
 		n.mu.Lock()
 		delete(n.shards, req.Key)
 		if n.finished == nil {

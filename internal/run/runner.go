@@ -171,7 +171,7 @@ func NewRunID(spec workload.Spec, backend string, rep int) string {
 // runOnce does repetition rep: target up, traffic, records, target down.
 func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
 	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload),
-		Tokenizer: r.Tokenizer.Spec(), LoadTokenizer: r.Tokenizer.Loader(), ChatTemplate: r.Shared.ChatTemplate}
+		Tokenizer: r.Tokenizer, ChatTemplate: r.Shared.ChatTemplate}
 	if _, err := rn.synth(r.Tokenizer); err != nil {
 		return Result{}, err
 	}
@@ -298,7 +298,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	var sent atomic.Int64
 	env := &workload.Env{Target: t, RunID: run.RunID, Dataflow: rn.Dataflow, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, FineGap: fineGap(r.Shared.Pacer), Log: rn.log(), Record: snk.Record, Load: fleet,
-		Prompts: rn.prompts(r), Tokenizer: r.Tokenizer.Spec(),
+		Prompts: rn.prompts(r), Tokenizer: r.Tokenizer,
 		Sent: func() {
 			sent.Add(1)
 			if rn.InjectDelay > 0 {

@@ -17,21 +17,12 @@ import (
 // the prompts are synthesized with — instead of parsing it again.
 func TestRepetitionsShareTheTokenizer(t *testing.T) {
 	var mu sync.Mutex
-	var loaded []tokenizer.Tokenizer
+	var given []*tokenizer.Ref
 	embedded := target.EmbeddedStack(nil)
 	start := func(ctx context.Context, spec target.StackSpec) (string, func(context.Context) error, error) {
-		if spec.LoadTokenizer == nil {
-			t.Error("the stack was started without the runner's tokenizer loader")
-			return embedded(ctx, spec)
-		}
-		load := spec.LoadTokenizer
-		spec.LoadTokenizer = func(s string) (tokenizer.Tokenizer, error) {
-			tok, err := load(s)
-			mu.Lock()
-			defer mu.Unlock()
-			loaded = append(loaded, tok)
-			return tok, err
-		}
+		mu.Lock()
+		given = append(given, spec.Tokenizer)
+		mu.Unlock()
 		return embedded(ctx, spec)
 	}
 	shared := runconfig.DefaultShared()
@@ -46,11 +37,14 @@ func TestRepetitionsShareTheTokenizer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := s.Tokenizer()
 	mu.Lock()
 	defer mu.Unlock()
-	if len(loaded) != 2 || loaded[0] != want || loaded[1] != want {
-		t.Fatalf("the stacks loaded %v, want the runner's %v once per repetition", loaded, want)
+	if len(given) != 2 || given[0] != ref || given[1] != ref {
+		t.Fatalf("the stacks were given %v, want the resolved %p once per repetition", given, ref)
+	}
+	loaded, err := ref.Loader()(tokenizer.O200K)
+	if err != nil || loaded != s.Tokenizer() {
+		t.Errorf("the stack's loader returns %v (%v), want the prompts' tokenizer", loaded, err)
 	}
 }
 

@@ -31,13 +31,13 @@ func EmbeddedStack(logger *slog.Logger) Starter {
 		cfg.Listen = "127.0.0.1:0"
 		cfg.Seed = spec.Seed
 		if cfg.Tokenizer == "" {
-			cfg.Tokenizer = spec.Tokenizer
+			cfg.Tokenizer = spec.Tokenizer.Spec()
 		}
 		if cfg.ChatTemplate == "" {
 			cfg.ChatTemplate = spec.ChatTemplate
 		}
 		s, err := stack.Launch(ctx, cfg, stack.Options{Logger: logger, Getenv: withoutAdminToken(cfg.Admin.TokenEnv),
-			LoadTokenizer: spec.LoadTokenizer})
+			LoadTokenizer: spec.Tokenizer.Loader()})
 		if err != nil {
 			return "", nil, fmt.Errorf("embedded stack: %w", err)
 		}

@@ -26,7 +26,7 @@ func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
 		return workload.LoadPlan{}, fmt.Errorf("phase %s: encoding its shapes: %w", p.Name, err)
 	}
 	plan := workload.LoadPlan{Phase: p.Name, Base: env.Start, Span: p.Schedule.Span(), Drain: env.Drain, FineGap: env.FineGap, Spec: spec, MaxInFlight: p.MaxInFlight,
-		Tokenizer: env.Tokenizer, TokenizerSHA256: tokenizer.Fingerprint(env.Synth().Tokenizer()), Requests: make([]workload.PlannedRequest, len(p.Items))}
+		Tokenizer: env.Tokenizer.Spec(), TokenizerSHA256: tokenizer.Fingerprint(env.Synth().Tokenizer()), Requests: make([]workload.PlannedRequest, len(p.Items))}
 	for i, it := range p.Items {
 		item, err := json.Marshal(it)
 		if err != nil {

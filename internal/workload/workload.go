@@ -11,6 +11,7 @@ import (
 	"github.com/sagebench/sagebench/internal/reqset"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/shape"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
 )
@@ -184,9 +185,9 @@ type Env struct {
 	// Prompts synthesizes prompts in the run's tokenizer (nil: the
 	// default tokenizer's, shape.DefaultSynth).
 	Prompts *shape.Synth
-	// Tokenizer is the spec Prompts was built from ("" the default): what
-	// the nodes of Load build their own from.
-	Tokenizer string
+	// Tokenizer is the run's tokenizer, which Prompts was built from (nil:
+	// the default): its spec is what the nodes of Load build their own from.
+	Tokenizer *tokenizer.Ref
 }
 
 // DataflowStarter starts an engine for graph g whose operators reach the
