@@ -171,9 +171,14 @@ func NewRunID(spec workload.Spec, backend string, rep int) string {
 // runOnce does repetition rep: target up, traffic, records, target down.
 func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
 	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload),
-		Tokenizer: r.Tokenizer, ChatTemplate: r.Shared.ChatTemplate}
+		Tokenizer: r.Tokenizer, EmbeddingTokenizer: r.EmbeddingTokenizer, ChatTemplate: r.Shared.ChatTemplate}
 	if _, err := rn.synth(r.Tokenizer); err != nil {
 		return Result{}, err
+	}
+	if r.EmbeddingTokenizer != nil {
+		if _, err := r.EmbeddingTokenizer.Get(); err != nil {
+			return Result{}, fmt.Errorf("embedding_tokenizer: %w", err)
+		}
 	}
 	if sd, ok := r.Workload.(workload.StackDefaults); ok {
 		opts.StackYAML = sd.StackYAML()
@@ -298,7 +303,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	var sent atomic.Int64
 	env := &workload.Env{Target: t, RunID: run.RunID, Dataflow: rn.Dataflow, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, FineGap: fineGap(r.Shared.Pacer), Log: rn.log(), Record: snk.Record, Load: fleet,
-		Prompts: rn.prompts(r), Tokenizer: r.Tokenizer,
+		Prompts: rn.prompts(r), Tokenizer: r.Tokenizer, EmbeddingTokenizer: r.EmbeddingTokenizer,
 		Sent: func() {
 			sent.Add(1)
 			if rn.InjectDelay > 0 {

@@ -43,6 +43,9 @@ type Resolved struct {
 	// run's tokenizer travels — the Q's prompt datasets are measured in it,
 	// the runner synthesizes prompts and the embedded stack counts with it.
 	Tokenizer *tokenizer.Ref
+	// EmbeddingTokenizer is Shared.EmbeddingTokenizer resolved (nil when
+	// unset): embedding requests' inputs are counted in it.
+	EmbeddingTokenizer *tokenizer.Ref
 }
 
 // Resolve is ResolveIn with a Ref of its own for shared.Tokenizer.
@@ -86,6 +89,9 @@ func ResolveIn(spec workload.Spec, shared Shared, f *File, o workload.Overrides,
 		return r, nil, err
 	}
 	r = Resolved{Spec: spec, Workload: wl, Shared: shared, Tokenizer: tok}
+	if shared.EmbeddingTokenizer != "" {
+		r.EmbeddingTokenizer = tokenizer.NewRef(shared.EmbeddingTokenizer)
+	}
 	if err := r.freeze(); err != nil {
 		return r, nil, err
 	}

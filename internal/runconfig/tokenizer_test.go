@@ -3,6 +3,7 @@ package runconfig
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sagebench/sagebench/internal/tokenizer"
@@ -59,5 +60,42 @@ func measuredIn(t *testing.T, q workload.Spec, spec, path, q0, a string) {
 	}
 	if classes == 0 {
 		t.Fatal("the plan has no token shapes")
+	}
+}
+
+// TestEmbeddingTokenizerResolved: `embedding_tokenizer:` is resolved into
+// the Ref the run counts embedding inputs with, is part of the effective
+// config (run.json), and an unknown one is refused naming the key.
+func TestEmbeddingTokenizerResolved(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml, spec, err string
+	}{
+		{"set", "embedding_tokenizer: o200k_base\n", tokenizer.O200K, ""},
+		{"unset", "", "", ""},
+		{"unknown", "embedding_tokenizer: no-such-tokenizer\n", "", "embedding_tokenizer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := DefaultShared()
+			s.Quick = true
+			f, err := ParseConfig("c.yaml", []byte(tc.yaml), &s, env(nil))
+			if err == nil {
+				var r Resolved
+				r, _, err = Resolve(q2.Spec(), s, f, workload.Overrides{})
+				if err == nil {
+					if got := r.EmbeddingTokenizer.Spec(); got != tc.spec {
+						t.Errorf("EmbeddingTokenizer %q, want %q", got, tc.spec)
+					}
+					if recorded := strings.Contains(string(r.RunConfig), `"embedding_tokenizer":"`+tc.spec+`"`); recorded != (tc.spec != "") {
+						t.Errorf("run config %s: embedding_tokenizer recorded %v", r.RunConfig, recorded)
+					}
+					if tc.spec == "" && r.EmbeddingTokenizer != nil {
+						t.Error("an embedding tokenizer without one configured")
+					}
+				}
+			}
+			if (err != nil) != (tc.err != "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("error %v, want one naming %q", err, tc.err)
+			}
+		})
 	}
 }

@@ -170,6 +170,10 @@ type StackSpec struct {
 	// counts prompt tokens with unless its YAML names one; loaded once per
 	// command, not per start.
 	Tokenizer *tokenizer.Ref
+	// EmbeddingTokenizer, when set, is the run's embedding tokenizer,
+	// which the stack's embedders count inputs with unless its YAML names
+	// one.
+	EmbeddingTokenizer *tokenizer.Ref
 	// ChatTemplate is the run's chat template file (Shared.ChatTemplate),
 	// which the stack renders prompts with unless its YAML names one.
 	ChatTemplate string

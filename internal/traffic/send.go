@@ -59,6 +59,7 @@ func (s Shapes) Send(ctx context.Context, env *workload.Env, rec record.Request,
 		for k := range in {
 			in[k] = Words(it.Text+uint64(k), s.Embedding.Words)
 		}
+		rec.InputTokens = embedTokens(env, in)
 		res = env.Target.Client().Embed(ctx, openai.EmbedRequest{Model: s.Embedding.Model, Input: in, Header: hdr})
 	}
 	env.Fill(&rec, intended, &res)
@@ -197,4 +198,22 @@ func measured(d *shape.Drawer, synth *shape.Synth, t dataset.Turn) int {
 		return tok.Count(t.Text)
 	}
 	return t.Input
+}
+
+// embedTokens is the inputs' length in the run's embedding tokenizer (0,
+// not counted, without one): each input counted alone, as an embedding
+// server counts them (special tokens aside).
+func embedTokens(env *workload.Env, in []string) int {
+	if env.EmbeddingTokenizer == nil {
+		return 0
+	}
+	tok, err := env.EmbeddingTokenizer.Get() // loaded before the run began
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, s := range in {
+		n += tok.Count(s)
+	}
+	return n
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/sagebench/sagebench/internal/reqset"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/shape"
-	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Workload is one Q, configured. The runner calls Config to decode YAML
@@ -188,6 +188,9 @@ type Env struct {
 	// Tokenizer is the run's tokenizer, which Prompts was built from (nil:
 	// the default): its spec is what the nodes of Load build their own from.
 	Tokenizer *tokenizer.Ref
+	// EmbeddingTokenizer, when set, counts embedding requests' inputs
+	// (their records' input_tokens); nil: they are not counted.
+	EmbeddingTokenizer *tokenizer.Ref
 }
 
 // DataflowStarter starts an engine for graph g whose operators reach the
