@@ -207,15 +207,13 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	if err := record.WriteJSONAtomic(filepath.Join(dir, "run.json"), run); err != nil {
 		return Result{}, err
 	}
-	tokNote := ""
-	if models := workload.Models(r.Workload); !t.IsEmbedded() && len(models) > 0 && models[0] != "" {
-		tokNote = tokenizeCheck(ctx, t, rn.prompts(r), models[0])
+	var tokNotes []string
+	if !t.IsEmbedded() {
+		tokNotes = tokenizeChecks(ctx, t, rn.prompts(r), workload.Models(r.Workload))
 	}
 	stopScrape := scrape(ctx, t, dir)
 	outcome, col, err := rn.drive(ctx, r, t, &run, dir)
-	if tokNote != "" {
-		outcome.Notes = append(outcome.Notes, tokNote)
-	}
+	outcome.Notes = append(outcome.Notes, tokNotes...)
 	metricNotes, targetMetrics := stopScrape()
 	if ns := (*NotStartedError)(nil); errors.As(err, &ns) {
 		return Result{}, removeRunDir(dir, err)
