@@ -29,7 +29,8 @@ import (
 // templated prompt_tokens; with the same template, every request's
 // input_tokens equals it — with and without a shared system prompt. The
 // same requests without the template are short of the server's count by
-// the template's tokens: the check can fail.
+// the template's tokens: the check can fail. Every turn of a session too:
+// the whole conversation so far, rendered, is the turn's input_tokens.
 func TestPromptTokensTemplatedOnEmbeddedStack(t *testing.T) {
 	dir := filepath.Join("..", "chattemplate", "testdata")
 	tokFile, cfgFile := filepath.Join(dir, "llama3.tokenizer.json"), filepath.Join(dir, "llama3.tokenizer_config.json")
@@ -81,6 +82,21 @@ func TestPromptTokensTemplatedOnEmbeddedStack(t *testing.T) {
 	}
 	if len(recs) != 30 || prefixed == 0 {
 		t.Fatalf("%d records, %d prefixed", len(recs), prefixed)
+	}
+	sess := llm
+	sess.Sessions = &shape.Sessions{Turns: shape.FixedDist(3), OutputTokens: shape.FixedDist(6)}
+	if err := sess.Validate("test.llm"); err != nil {
+		t.Fatal(err)
+	}
+	turns := 0
+	for _, r := range runWith(t, tgt, plain.WithTemplate(tpl), sess, 4) {
+		if !r.OK || r.PromptTok != r.InputTokens {
+			t.Errorf("session %s: ok %v, input_tokens %d, server's prompt_tokens %d (%s)", r.ID, r.OK, r.InputTokens, r.PromptTok, r.Error)
+		}
+		turns = max(turns, r.Turn)
+	}
+	if turns != 3 {
+		t.Errorf("sessions of %d turns, want 3", turns)
 	}
 	for _, r := range runWith(t, tgt, plain, llm, 5) {
 		if r.PromptTok <= r.InputTokens {
