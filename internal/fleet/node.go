@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -304,6 +306,43 @@ func (n *node) closeTarget() {
 // once per spec: an embedded vocabulary, or a tokenizer.json at the same
 // path as on the coordinator and with the same SHA-256.
 func (n *node) prompts(plan workload.LoadPlan) (*shape.Synth, error) {
+	if plan.ChatTemplate == nil {
+		return n.synth(plan)
+	}
+	key := templateKey(plan)
+	n.mu.Lock()
+	s := n.synths[key]
+	n.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	plain, err := n.synth(plan)
+	if err != nil {
+		return nil, err
+	}
+	tpl, err := plan.ChatTemplate.Parse()
+	if err != nil {
+		return nil, err
+	}
+	s = plain.WithTemplate(tpl)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.synths == nil {
+		n.synths = map[string]*shape.Synth{}
+	}
+	n.synths[key] = s
+	return s, nil
+}
+
+// templateKey keys the synthesizer of plan's tokenizer and template.
+func templateKey(plan workload.LoadPlan) string {
+	sum := sha256.Sum256([]byte(plan.ChatTemplate.Jinja + "\x00" + plan.ChatTemplate.BOS + "\x00" + plan.ChatTemplate.EOS))
+	return plan.Tokenizer + "\x00" + plan.TokenizerSHA256 + "\x00" + hex.EncodeToString(sum[:])
+}
+
+// synth is the prompt synthesizer of plan's tokenizer (no template),
+// built once.
+func (n *node) synth(plan workload.LoadPlan) (*shape.Synth, error) {
 	if plan.Tokenizer == "" {
 		return shape.DefaultSynth(), nil
 	}

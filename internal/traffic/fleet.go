@@ -27,6 +27,9 @@ func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
 	}
 	plan := workload.LoadPlan{Phase: p.Name, Base: env.Start, Span: p.Schedule.Span(), Drain: env.Drain, FineGap: env.FineGap, Spec: spec, MaxInFlight: p.MaxInFlight,
 		Tokenizer: env.Tokenizer.Spec(), TokenizerSHA256: tokenizer.Fingerprint(env.Synth().Tokenizer()), Requests: make([]workload.PlannedRequest, len(p.Items))}
+	if tpl := env.Synth().Template(); tpl != nil {
+		plan.ChatTemplate = tpl.Source()
+	}
 	for i, it := range p.Items {
 		item, err := json.Marshal(it)
 		if err != nil {
