@@ -83,7 +83,9 @@ type node struct {
 	shards map[string]*shard
 	tgt    *target.Target
 	synths map[string]*shape.Synth // by tokenizer spec and SHA-256
-	wg     sync.WaitGroup
+	// embedToks are the embedding tokenizers loaded, by spec and SHA-256.
+	embedToks map[string]tokenizer.Tokenizer
+	wg        sync.WaitGroup
 	// finished are the phases this node ran: a replayed plan or start of
 	// one is refused.
 	finished map[string]bool
@@ -217,6 +219,10 @@ func (n *node) start(ctx context.Context, req request) error {
 	if err != nil {
 		return err
 	}
+	embed, err := n.embedTokenizer(plan)
+	if err != nil {
+		return err
+	}
 	n.mu.Lock()
 	prepared := s.prepared
 	n.mu.Unlock()
@@ -229,7 +235,8 @@ func (n *node) start(ctx context.Context, req request) error {
 	n.mu.Unlock()
 	n.wg.Go(func() {
 		defer cancel()
-		n.runShard(pctx, req, s.subject, prepared, &workload.Env{Target: tgt, Prompts: synth, Tokenizer: tokenizer.RefOf(plan.Tokenizer, synth.Tokenizer())})
+		n.runShard(pctx, req, s.subject, prepared, &workload.Env{Target: tgt, Prompts: synth, Tokenizer: tokenizer.RefOf(plan.Tokenizer, synth.Tokenizer()),
+			EmbeddingTokenizer: embed})
 		n.mu.Lock()
 		delete(n.shards, req.Key)
 		if n.finished == nil {
@@ -426,4 +433,27 @@ func (n *node) runShard(ctx context.Context, req request, subject string, sh *tr
 	if err := publishSync(fctx, n.js, m); err != nil {
 		n.cfg.Logf("phase %s: publishing done: %v", sh.Phase(), err)
 	}
+}
+
+// embedTokenizer is plan's embedding tokenizer (nil: none), verified
+// against the coordinator's SHA-256 and loaded once per node.
+func (n *node) embedTokenizer(plan workload.LoadPlan) (*tokenizer.Ref, error) {
+	if plan.EmbeddingTokenizer == "" {
+		return nil, nil
+	}
+	key := plan.EmbeddingTokenizer + "\x00" + plan.EmbeddingTokenizerSHA256
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if tok, ok := n.embedToks[key]; ok {
+		return tokenizer.RefOf(plan.EmbeddingTokenizer, tok), nil
+	}
+	tok, err := tokenizer.LoadVerified(plan.EmbeddingTokenizer, plan.EmbeddingTokenizerSHA256)
+	if err != nil {
+		return nil, fmt.Errorf("embedding_tokenizer on this worker: %w (copy the run's file to the same path on every worker)", err)
+	}
+	if n.embedToks == nil {
+		n.embedToks = map[string]tokenizer.Tokenizer{}
+	}
+	n.embedToks[key] = tok
+	return tokenizer.RefOf(plan.EmbeddingTokenizer, tok), nil
 }

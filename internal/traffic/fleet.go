@@ -30,6 +30,13 @@ func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
 	if tpl := env.Synth().Template(); tpl != nil {
 		plan.ChatTemplate = tpl.Source()
 	}
+	if env.EmbeddingTokenizer != nil {
+		tok, err := env.EmbeddingTokenizer.Get()
+		if err != nil {
+			return workload.LoadPlan{}, fmt.Errorf("phase %s: embedding_tokenizer: %w", p.Name, err)
+		}
+		plan.EmbeddingTokenizer, plan.EmbeddingTokenizerSHA256 = env.EmbeddingTokenizer.Spec(), tokenizer.Fingerprint(tok)
+	}
 	for i, it := range p.Items {
 		item, err := json.Marshal(it)
 		if err != nil {

@@ -46,6 +46,11 @@ type LoadPlan struct {
 	// file at the same path instead of sending other lengths.
 	Tokenizer       string `json:"tokenizer,omitempty"`
 	TokenizerSHA256 string `json:"tokenizer_sha256,omitempty"`
+	// EmbeddingTokenizer and its SHA-256 are the run's embedding
+	// tokenizer (Env.EmbeddingTokenizer; "" none), in which the nodes
+	// count embedding inputs.
+	EmbeddingTokenizer       string `json:"embedding_tokenizer,omitempty"`
+	EmbeddingTokenizerSHA256 string `json:"embedding_tokenizer_sha256,omitempty"`
 	// ChatTemplate is the run's chat template (Env.Prompts'), which the
 	// nodes fit and count prompts with; nil: none.
 	ChatTemplate *chattemplate.Source `json:"chat_template,omitempty"`
