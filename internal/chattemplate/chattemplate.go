@@ -29,6 +29,7 @@ type Template struct {
 	tpl      *exec.Template
 	bos, eos string
 	now      func() time.Time
+	src      string
 }
 
 // Options are what a template sees besides the messages.
@@ -66,7 +67,29 @@ func Parse(name, source string, o Options) (t *Template, err error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Template{name: name, tpl: tpl, bos: o.BOS, eos: o.EOS, now: o.Now}, nil
+	return &Template{name: name, tpl: tpl, bos: o.BOS, eos: o.EOS, now: o.Now, src: source}, nil
+}
+
+// Source is a template in a form that travels (the plan a load node of
+// --nodes renders with): its name, Jinja source and special tokens.
+type Source struct {
+	Name  string `json:"name"`
+	Jinja string `json:"jinja"`
+	BOS   string `json:"bos_token,omitempty"`
+	EOS   string `json:"eos_token,omitempty"`
+}
+
+// Source returns what Parse needs to make t again.
+func (t *Template) Source() *Source {
+	return &Source{Name: t.name, Jinja: t.src, BOS: t.bos, EOS: t.eos}
+}
+
+// Parse compiles s (its source bounded as a file's is).
+func (s *Source) Parse() (*Template, error) {
+	if len(s.Jinja) > maxConfigBytes {
+		return nil, fmt.Errorf("chat template %s: larger than %d bytes", s.Name, maxConfigBytes)
+	}
+	return Parse(s.Name, s.Jinja, Options{BOS: s.BOS, EOS: s.EOS})
 }
 
 // Name is the file (or label) the template came from.

@@ -111,7 +111,7 @@ func (o *runOptions) measureFloor(ctx context.Context, r runconfig.Resolved) (re
 	ov := o.ov
 	d := o.cal.seconds
 	ov.Duration, ov.TotalRequests = &d, nil
-	short, _, err := runconfig.Resolve(r.Spec, r.Shared, o.file, ov)
+	short, _, err := runconfig.ResolveIn(r.Spec, r.Shared, o.file, ov, r.Tokenizer)
 	if err != nil {
 		return record.Floor{}, usageErrorf("%s calibration: %v", r.Spec.ID, err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/stack"
 	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -193,7 +194,7 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 	}
 	addSecretEnv(cmd.Context(), shared.Target.APIKeyEnv, adminEnv, "RAY_AUTH_TOKEN", "RAY_PROXY_AUTHORIZATION", "NATS_TOKEN", "NATS_PASSWORD")
 	ov := o.overrides(cmd.Flags())
-	ov.Tokenizer = runconfig.TokenizerLoader(shared.Tokenizer) // one parse for every Q of the command
+	tok := tokenizer.NewRef(shared.Tokenizer) // one parse for every Q of the command
 	o.file, o.ov = file, ov
 	var out []runconfig.Resolved
 	var skipped []string
@@ -202,7 +203,7 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 			skipped = append(skipped, spec.ID)
 			continue
 		}
-		r, ignored, err := runconfig.Resolve(spec, shared, file, ov)
+		r, ignored, err := runconfig.ResolveIn(spec, shared, file, ov, tok)
 		if errors.Is(err, runconfig.ErrNotImplemented) {
 			return nil, usageErrorf("%s: %v (implemented: %s)", spec.ID, err, strings.Join(catalog.Implemented(), ", "))
 		}

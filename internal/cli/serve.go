@@ -146,7 +146,7 @@ func newServeEngineCmd() *cobra.Command {
 	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to listen on (port 0 picks a free port)")
 	f.StringVar(&o.id, "id", "", "engine id (default: the profile name)")
 	f.Int64Var(&o.seed, "seed", 1, "seed of the engine's jitter and text")
-	f.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer the engine counts prompts with: cl100k_base (default), o200k_base or a tokenizer.json path")
+	f.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer the engine counts prompts (an embedder: its inputs) with: cl100k_base (default; an embedder: words), o200k_base or a tokenizer.json path")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log at debug level to stderr")
 	return cmd
 }
@@ -172,6 +172,9 @@ func (o serveEngineOptions) stackConfig() (stack.Config, error) {
 	}
 	cfg := stack.Config{Listen: o.listen, Policy: protocol.PolicyFIFO, Seed: o.seed, Tokenizer: o.tokenizer,
 		Engines: []stack.EngineConfig{{ID: id, Kind: kind, Profile: o.profile, Seed: o.seed}}}
+	if kind == "embedding" {
+		cfg.Tokenizer, cfg.EmbeddingTokenizer = "", o.tokenizer
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageErrorf("serve engine: %v", err)
 	}

@@ -100,9 +100,6 @@ func (l *Load) Override(o workload.Overrides) {
 	if o.LLMRatio != nil {
 		l.LLMRatio = *o.LLMRatio
 	}
-	if o.Tokenizer != nil {
-		l.LLM.MeasureIn(o.Tokenizer)
-	}
 }
 
 // Validate reports the first problem, naming the key under prefix.

@@ -352,7 +352,7 @@ func TestFleetNodesUseTheRunsTokenizer(t *testing.T) {
 	}
 	ph := tinyPhase(t, "tk", 8)
 	var got []int
-	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c, Prompts: synth, Tokenizer: tokenizer.O200K,
+	env := &workload.Env{Start: time.Now(), Log: io.Discard, Sent: func() {}, Load: c, Prompts: synth, Tokenizer: tokenizer.RefOf(tokenizer.O200K, synth.Tokenizer()),
 		Record: func(r record.Request) { mu.Lock(); got = append(got, r.InputTokens); mu.Unlock() }}
 	for i := range ph.Items {
 		ph.Items[i].In, ph.Items[i].Out = 300, 4

@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,7 +83,9 @@ type node struct {
 	shards map[string]*shard
 	tgt    *target.Target
 	synths map[string]*shape.Synth // by tokenizer spec and SHA-256
-	wg     sync.WaitGroup
+	// embedToks are the embedding tokenizers loaded, by spec and SHA-256.
+	embedToks map[string]tokenizer.Tokenizer
+	wg        sync.WaitGroup
 	// finished are the phases this node ran: a replayed plan or start of
 	// one is refused.
 	finished map[string]bool
@@ -215,6 +219,10 @@ func (n *node) start(ctx context.Context, req request) error {
 	if err != nil {
 		return err
 	}
+	embed, err := n.embedTokenizer(plan)
+	if err != nil {
+		return err
+	}
 	n.mu.Lock()
 	prepared := s.prepared
 	n.mu.Unlock()
@@ -227,7 +235,8 @@ func (n *node) start(ctx context.Context, req request) error {
 	n.mu.Unlock()
 	n.wg.Go(func() {
 		defer cancel()
-		n.runShard(pctx, req, s.subject, prepared, &workload.Env{Target: tgt, Prompts: synth, Tokenizer: plan.Tokenizer})
+		n.runShard(pctx, req, s.subject, prepared, &workload.Env{Target: tgt, Prompts: synth, Tokenizer: tokenizer.RefOf(plan.Tokenizer, synth.Tokenizer()),
+			EmbeddingTokenizer: embed})
 		n.mu.Lock()
 		delete(n.shards, req.Key)
 		if n.finished == nil {
@@ -304,6 +313,43 @@ func (n *node) closeTarget() {
 // once per spec: an embedded vocabulary, or a tokenizer.json at the same
 // path as on the coordinator and with the same SHA-256.
 func (n *node) prompts(plan workload.LoadPlan) (*shape.Synth, error) {
+	if plan.ChatTemplate == nil {
+		return n.synth(plan)
+	}
+	key := templateKey(plan)
+	n.mu.Lock()
+	s := n.synths[key]
+	n.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	plain, err := n.synth(plan)
+	if err != nil {
+		return nil, err
+	}
+	tpl, err := plan.ChatTemplate.Parse()
+	if err != nil {
+		return nil, err
+	}
+	s = plain.WithTemplate(tpl)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.synths == nil {
+		n.synths = map[string]*shape.Synth{}
+	}
+	n.synths[key] = s
+	return s, nil
+}
+
+// templateKey keys the synthesizer of plan's tokenizer and template.
+func templateKey(plan workload.LoadPlan) string {
+	sum := sha256.Sum256([]byte(plan.ChatTemplate.Jinja + "\x00" + plan.ChatTemplate.BOS + "\x00" + plan.ChatTemplate.EOS))
+	return plan.Tokenizer + "\x00" + plan.TokenizerSHA256 + "\x00" + hex.EncodeToString(sum[:])
+}
+
+// synth is the prompt synthesizer of plan's tokenizer (no template),
+// built once.
+func (n *node) synth(plan workload.LoadPlan) (*shape.Synth, error) {
 	if plan.Tokenizer == "" {
 		return shape.DefaultSynth(), nil
 	}
@@ -387,4 +433,27 @@ func (n *node) runShard(ctx context.Context, req request, subject string, sh *tr
 	if err := publishSync(fctx, n.js, m); err != nil {
 		n.cfg.Logf("phase %s: publishing done: %v", sh.Phase(), err)
 	}
+}
+
+// embedTokenizer is plan's embedding tokenizer (nil: none), verified
+// against the coordinator's SHA-256 and loaded once per node.
+func (n *node) embedTokenizer(plan workload.LoadPlan) (*tokenizer.Ref, error) {
+	if plan.EmbeddingTokenizer == "" {
+		return nil, nil
+	}
+	key := plan.EmbeddingTokenizer + "\x00" + plan.EmbeddingTokenizerSHA256
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if tok, ok := n.embedToks[key]; ok {
+		return tokenizer.RefOf(plan.EmbeddingTokenizer, tok), nil
+	}
+	tok, err := tokenizer.LoadVerified(plan.EmbeddingTokenizer, plan.EmbeddingTokenizerSHA256)
+	if err != nil {
+		return nil, fmt.Errorf("embedding_tokenizer on this worker: %w (copy the run's file to the same path on every worker)", err)
+	}
+	if n.embedToks == nil {
+		n.embedToks = map[string]tokenizer.Tokenizer{}
+	}
+	n.embedToks[key] = tok
+	return tokenizer.RefOf(plan.EmbeddingTokenizer, tok), nil
 }

@@ -236,7 +236,10 @@ type Request struct {
 	// InputTokens and OutputTokens are the intended lengths in tokens of
 	// the run's tokenizer (prompt_tokens and completion_tokens are what
 	// the server reported in usage): the prompt as synthesized (shared
-	// prefix and conversation included) and max_tokens.
+	// prefix and conversation included; rendered with the chat template
+	// when the run has one) and max_tokens. An embedding request's
+	// InputTokens is its inputs' count in the run's embedding tokenizer
+	// (0 without one).
 	InputTokens  int `json:"input_tokens,omitempty"`
 	OutputTokens int `json:"output_tokens,omitempty"`
 	// PrefixGroup is the shared system prompt the request started with

@@ -53,51 +53,25 @@ type Runner struct {
 	// the floor's own tests use it, to show a slower harness raises the
 	// floor by as much.
 	InjectDelay time.Duration
-	// toks are the tokenizers loaded so far and synths the prompt
-	// synthesizers built on them, by spec (a tokenizer.json takes a second
-	// to parse: once per command); the embedded stack counts with them too.
-	tokMu  sync.Mutex
-	toks   map[string]tokenizer.Tokenizer
-	synths map[string]*shape.Synth
+	// synths are the prompt synthesizers built so far, by the resolved
+	// tokenizer they count in (one Ref per command: the Qs of a command
+	// share it, and every repetition builds on it).
+	synthMu sync.Mutex
+	synths  map[*tokenizer.Ref]*shape.Synth
 }
 
-// tokenizer returns the tokenizer spec names, loaded once: with load when
-// it is given (the resolved config's loader, which may have loaded it
-// already), with tokenizer.Load otherwise. It is the embedded stack's
-// loader too, so a repetition does not parse a tokenizer.json again.
-func (rn *Runner) tokenizer(spec string, load func() (tokenizer.Tokenizer, error)) (tokenizer.Tokenizer, error) {
-	rn.tokMu.Lock() // the embedded stack may load from its own goroutines
-	defer rn.tokMu.Unlock()
-	if tok, ok := rn.toks[spec]; ok {
-		return tok, nil
-	}
-	if load == nil {
-		load = func() (tokenizer.Tokenizer, error) { return tokenizer.Load(spec) }
-	}
-	tok, err := load()
-	if err != nil {
-		return nil, err
-	}
-	if rn.toks == nil {
-		rn.toks = map[string]tokenizer.Tokenizer{}
-	}
-	rn.toks[spec] = tok
-	return tok, nil
-}
-
-// synth returns the prompt synthesizer of the tokenizer spec names (load
-// as for tokenizer), built once.
-func (rn *Runner) synth(spec string, load func() (tokenizer.Tokenizer, error)) (*shape.Synth, error) {
-	if spec == "" {
+// synth returns the prompt synthesizer of ref (r.Tokenizer), built once.
+func (rn *Runner) synth(ref *tokenizer.Ref) (*shape.Synth, error) {
+	if ref.Spec() == "" {
 		return shape.DefaultSynth(), nil
 	}
-	tok, err := rn.tokenizer(spec, load)
+	tok, err := ref.Get()
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
-	rn.tokMu.Lock()
-	defer rn.tokMu.Unlock()
-	if s, ok := rn.synths[spec]; ok {
+	rn.synthMu.Lock()
+	defer rn.synthMu.Unlock()
+	if s, ok := rn.synths[ref]; ok {
 		return s, nil
 	}
 	s, err := shape.NewSynth(tok)
@@ -105,16 +79,17 @@ func (rn *Runner) synth(spec string, load func() (tokenizer.Tokenizer, error)) (
 		return nil, err
 	}
 	if rn.synths == nil {
-		rn.synths = map[string]*shape.Synth{}
+		rn.synths = map[*tokenizer.Ref]*shape.Synth{}
 	}
-	rn.synths[spec] = s
+	rn.synths[ref] = s
 	return s, nil
 }
 
-// prompts is synth for a spec already loaded by runOnce.
-func (rn *Runner) prompts(spec string) *shape.Synth {
-	s, _ := rn.synth(spec, nil)
-	return s
+// prompts is r's prompt synthesizer (synth, already built by runOnce)
+// fitted to its chat template.
+func (rn *Runner) prompts(r runconfig.Resolved) *shape.Synth {
+	s, _ := rn.synth(r.Tokenizer)
+	return rn.templated(s, r.Shared.ChatTemplate)
 }
 
 // templated is s fitted to the chat template of file (s when none, or
@@ -157,6 +132,9 @@ type Result struct {
 // Run performs every repetition of r. It stops at the first error or
 // interruption; the results of the repetitions done so far are returned.
 func (rn *Runner) Run(ctx context.Context, r runconfig.Resolved) ([]Result, error) {
+	if r.Tokenizer == nil { // a Resolved not from runconfig.Resolve
+		r.Tokenizer = tokenizer.NewRef(r.Shared.Tokenizer)
+	}
 	var out []Result
 	for rep := range r.Shared.Repeat {
 		res, err := rn.runOnce(ctx, r, rep)
@@ -193,10 +171,14 @@ func NewRunID(spec workload.Spec, backend string, rep int) string {
 // runOnce does repetition rep: target up, traffic, records, target down.
 func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
 	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload),
-		Tokenizer: r.Shared.Tokenizer, LoadTokenizer: func(spec string) (tokenizer.Tokenizer, error) { return rn.tokenizer(spec, nil) },
-		ChatTemplate: r.Shared.ChatTemplate}
-	if _, err := rn.synth(r.Shared.Tokenizer, r.Tokenizer); err != nil {
+		Tokenizer: r.Tokenizer, EmbeddingTokenizer: r.EmbeddingTokenizer, ChatTemplate: r.Shared.ChatTemplate}
+	if _, err := rn.synth(r.Tokenizer); err != nil {
 		return Result{}, err
+	}
+	if r.EmbeddingTokenizer != nil {
+		if _, err := r.EmbeddingTokenizer.Get(); err != nil {
+			return Result{}, fmt.Errorf("embedding_tokenizer: %w", err)
+		}
 	}
 	if sd, ok := r.Workload.(workload.StackDefaults); ok {
 		opts.StackYAML = sd.StackYAML()
@@ -225,15 +207,13 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	if err := record.WriteJSONAtomic(filepath.Join(dir, "run.json"), run); err != nil {
 		return Result{}, err
 	}
-	tokNote := ""
-	if models := workload.Models(r.Workload); !t.IsEmbedded() && len(models) > 0 && models[0] != "" {
-		tokNote = tokenizeCheck(ctx, t, rn.templated(rn.prompts(r.Shared.Tokenizer), r.Shared.ChatTemplate), models[0])
+	var tokNotes []string
+	if !t.IsEmbedded() {
+		tokNotes = tokenizeChecks(ctx, t, rn.prompts(r), workload.Models(r.Workload))
 	}
 	stopScrape := scrape(ctx, t, dir)
 	outcome, col, err := rn.drive(ctx, r, t, &run, dir)
-	if tokNote != "" {
-		outcome.Notes = append(outcome.Notes, tokNote)
-	}
+	outcome.Notes = append(outcome.Notes, tokNotes...)
 	metricNotes, targetMetrics := stopScrape()
 	if ns := (*NotStartedError)(nil); errors.As(err, &ns) {
 		return Result{}, removeRunDir(dir, err)
@@ -321,7 +301,7 @@ func (rn *Runner) drive(ctx context.Context, r runconfig.Resolved, t *target.Tar
 	var sent atomic.Int64
 	env := &workload.Env{Target: t, RunID: run.RunID, Dataflow: rn.Dataflow, Seed: run.Seed, Repetition: run.Repetition, Parallelism: r.Shared.Parallelism,
 		Start: run.StartedAt, Drain: r.Shared.Drain, FineGap: fineGap(r.Shared.Pacer), Log: rn.log(), Record: snk.Record, Load: fleet,
-		Prompts: rn.templated(rn.prompts(r.Shared.Tokenizer), r.Shared.ChatTemplate), Tokenizer: r.Shared.Tokenizer,
+		Prompts: rn.prompts(r), Tokenizer: r.Tokenizer, EmbeddingTokenizer: r.EmbeddingTokenizer,
 		Sent: func() {
 			sent.Add(1)
 			if rn.InjectDelay > 0 {

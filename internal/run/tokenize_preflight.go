@@ -21,6 +21,27 @@ const tokenizeTimeout = 10 * time.Second
 // each alone and after a system prompt of 64 tokens.
 var tokenizeSamples = []int{16, 128, 512, 2048}
 
+// tokenizeChecks is tokenizeCheck for each model the run asks for (each
+// class's, once): a note per model that answers, naming it, so that a
+// mismatch is reported for the class whose model counts differently.
+// All models together are bounded by tokenizeTimeout.
+func tokenizeChecks(ctx context.Context, t *target.Target, synth *shape.Synth, models []string) []string {
+	ctx, cancel := context.WithTimeout(ctx, tokenizeTimeout)
+	defer cancel()
+	var notes []string
+	seen := map[string]bool{}
+	for _, m := range models {
+		if m == "" || seen[m] {
+			continue
+		}
+		seen[m] = true
+		if note := tokenizeCheck(ctx, t, synth, m); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	return notes
+}
+
 // tokenizeCheck asks a URL target that offers vLLM's POST /tokenize
 // (also SGLang's) to count sample chat prompts of the run's synthesizer
 // and compares with sagebench's count of them — the templated count when
@@ -55,10 +76,10 @@ func tokenizeCheck(ctx context.Context, t *target.Target, synth *shape.Synth, mo
 		}
 	}
 	if differ == 0 {
-		return fmt.Sprintf("POST /tokenize: the server counts every one of %d sample prompts as sagebench does (%d tokens in all)", n, ours)
+		return fmt.Sprintf("POST /tokenize (model %s): the server counts every one of %d sample prompts as sagebench does (%d tokens in all)", model, n, ours)
 	}
-	return fmt.Sprintf("POST /tokenize: the server's prompt counts differ from sagebench's on %d of %d sample prompts (%d tokens against %d, %+.1f per prompt): input_tokens is not the server's prompt_tokens; give the model's tokenizer.json and chat_template (its tokenizer_config.json)",
-		differ, n, theirs, ours, float64(theirs-ours)/float64(n))
+	return fmt.Sprintf("POST /tokenize (model %s): the server's prompt counts differ from sagebench's on %d of %d sample prompts (%d tokens against %d, %+.1f per prompt): input_tokens is not the server's prompt_tokens; give the model's tokenizer.json and chat_template (its tokenizer_config.json)",
+		model, differ, n, theirs, ours, float64(theirs-ours)/float64(n))
 }
 
 // ourCount is a prompt's input_tokens: templated when the run has a template.

@@ -13,39 +13,38 @@ import (
 )
 
 // TestRepetitionsShareTheTokenizer: every repetition's embedded stack
-// loads the run's tokenizer through the runner's cache — the tokenizer
+// loads the run's tokenizer through the resolved Ref — the tokenizer
 // the prompts are synthesized with — instead of parsing it again.
 func TestRepetitionsShareTheTokenizer(t *testing.T) {
 	var mu sync.Mutex
-	var loaded []tokenizer.Tokenizer
+	var given []*tokenizer.Ref
 	embedded := target.EmbeddedStack(nil)
 	start := func(ctx context.Context, spec target.StackSpec) (string, func(context.Context) error, error) {
-		if spec.LoadTokenizer == nil {
-			t.Error("the stack was started without the runner's tokenizer loader")
-			return embedded(ctx, spec)
-		}
-		load := spec.LoadTokenizer
-		spec.LoadTokenizer = func(s string) (tokenizer.Tokenizer, error) {
-			tok, err := load(s)
-			mu.Lock()
-			defer mu.Unlock()
-			loaded = append(loaded, tok)
-			return tok, err
-		}
+		mu.Lock()
+		given = append(given, spec.Tokenizer)
+		mu.Unlock()
 		return embedded(ctx, spec)
 	}
 	shared := runconfig.DefaultShared()
 	shared.OutputDir, shared.Repeat, shared.Tokenizer = t.TempDir(), 2, tokenizer.O200K
-	r := runconfig.Resolved{Spec: workload.Spec{ID: "Q1"}, Workload: failingWorkload{}, Shared: shared}
+	ref := tokenizer.NewRef(tokenizer.O200K)
+	r := runconfig.Resolved{Spec: workload.Spec{ID: "Q1"}, Workload: failingWorkload{}, Shared: shared, Tokenizer: ref}
 	rn := &Runner{Out: io.Discard, Start: start}
 	if _, err := rn.Run(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
-	want := rn.prompts(tokenizer.O200K).Tokenizer()
+	s, err := rn.synth(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(loaded) != 2 || loaded[0] != want || loaded[1] != want {
-		t.Fatalf("the stacks loaded %v, want the runner's %v once per repetition", loaded, want)
+	if len(given) != 2 || given[0] != ref || given[1] != ref {
+		t.Fatalf("the stacks were given %v, want the resolved %p once per repetition", given, ref)
+	}
+	loaded, err := ref.Loader()(tokenizer.O200K)
+	if err != nil || loaded != s.Tokenizer() {
+		t.Errorf("the stack's loader returns %v (%v), want the prompts' tokenizer", loaded, err)
 	}
 }
 
@@ -64,12 +63,12 @@ func TestRunnerUsesTheResolvedTokenizer(t *testing.T) {
 	shared := runconfig.DefaultShared()
 	shared.OutputDir, shared.Tokenizer = t.TempDir(), tokenizer.O200K
 	r := runconfig.Resolved{Spec: workload.Spec{ID: "Q1"}, Workload: failingWorkload{}, Shared: shared,
-		Tokenizer: func() (tokenizer.Tokenizer, error) { return mine, nil }}
+		Tokenizer: tokenizer.RefOf(tokenizer.O200K, mine)}
 	rn := &Runner{Out: io.Discard, Start: target.EmbeddedStack(nil)}
 	if _, err := rn.Run(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
-	if got := rn.prompts(tokenizer.O200K).Tokenizer(); got != tokenizer.Tokenizer(mine) {
+	if got := rn.prompts(r).Tokenizer(); got != tokenizer.Tokenizer(mine) {
 		t.Errorf("prompts are synthesized with %T, want the resolved configuration's tokenizer", got)
 	}
 }

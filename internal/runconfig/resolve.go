@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/goccy/go-yaml"
 
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/tokenizer"
+	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -39,23 +39,31 @@ type Resolved struct {
 	// keys): the sage and ray runs of one workload, seed and config share
 	// it, so aggregates can put them side by side.
 	WorkloadHash string
-	// Tokenizer loads Shared.Tokenizer once (the loader a prompt dataset
-	// was measured with): the runner synthesizes prompts with the same.
-	Tokenizer func() (tokenizer.Tokenizer, error)
+	// Tokenizer is Shared.Tokenizer resolved: the one value in which the
+	// run's tokenizer travels — the Q's prompt datasets are measured in it,
+	// the runner synthesizes prompts and the embedded stack counts with it.
+	Tokenizer *tokenizer.Ref
+	// EmbeddingTokenizer is Shared.EmbeddingTokenizer resolved (nil when
+	// unset): embedding requests' inputs are counted in it.
+	EmbeddingTokenizer *tokenizer.Ref
 }
 
-// TokenizerLoader loads spec once, on its first call: a command that
-// resolves several Qs hands one to all of them (Overrides.Tokenizer), so
-// a tokenizer.json is parsed once.
-func TokenizerLoader(spec string) func() (tokenizer.Tokenizer, error) {
-	return sync.OnceValues(func() (tokenizer.Tokenizer, error) { return tokenizer.Load(spec) })
-}
-
-// Resolve builds the workload of spec at shared's scale, decodes its
-// section of f (may be nil) strictly, applies the flag overrides, validates
-// everything and freezes the effective configuration. ignored lists the
-// override flags that do not apply to this Q.
+// Resolve is ResolveIn with a Ref of its own for shared.Tokenizer.
 func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (r Resolved, ignored []string, err error) {
+	return ResolveIn(spec, shared, f, o, tokenizer.NewRef(shared.Tokenizer))
+}
+
+// ResolveIn builds the workload of spec at shared's scale, decodes its
+// section of f (may be nil) strictly, gives its LLM shapes the run's
+// tokenizer tok (shared.Tokenizer's Ref: a command that resolves several
+// Qs hands one to all of them, so a tokenizer.json is parsed once),
+// applies the flag overrides, validates everything and freezes the
+// effective configuration. ignored lists the override flags that do not
+// apply to this Q.
+func ResolveIn(spec workload.Spec, shared Shared, f *File, o workload.Overrides, tok *tokenizer.Ref) (r Resolved, ignored []string, err error) {
+	if tok.Spec() != shared.Tokenizer {
+		return r, nil, fmt.Errorf("tokenizer %q: resolved as %q", shared.Tokenizer, tok.Spec())
+	}
 	if !spec.Implemented() {
 		return r, nil, ErrNotImplemented
 	}
@@ -69,9 +77,7 @@ func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (
 	if err := f.Decode(spec, wl.Config()); err != nil {
 		return r, nil, err
 	}
-	if o.Tokenizer == nil { // loaded only by a shape that reads a prompt dataset
-		o.Tokenizer = TokenizerLoader(shared.Tokenizer)
-	}
+	traffic.UseTokenizer(wl.Config(), tok) // loaded only by a shape that reads a prompt dataset
 	ignored = wl.Config().Override(o)
 	if err := wl.Config().Validate(); err != nil {
 		return r, nil, err
@@ -82,7 +88,10 @@ func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (
 	if wl, err = onBackend(spec, shared, wl); err != nil {
 		return r, nil, err
 	}
-	r = Resolved{Spec: spec, Workload: wl, Shared: shared, Tokenizer: o.Tokenizer}
+	r = Resolved{Spec: spec, Workload: wl, Shared: shared, Tokenizer: tok}
+	if shared.EmbeddingTokenizer != "" {
+		r.EmbeddingTokenizer = tokenizer.NewRef(shared.EmbeddingTokenizer)
+	}
 	if err := r.freeze(); err != nil {
 		return r, nil, err
 	}

@@ -67,6 +67,11 @@ type Shared struct {
 	// with its chat template, they are input_tokens long in Tokenizer —
 	// the server's prompt_tokens.
 	ChatTemplate string `yaml:"chat_template,omitempty" json:"chat_template,omitempty"`
+	// EmbeddingTokenizer, when set, counts embedding requests' inputs:
+	// the embedding model's tokenizer (a spec as Tokenizer's — a BERT
+	// WordPiece tokenizer.json, say). Their records' input_tokens are its
+	// count, and the embedded stack's embedders count with it too.
+	EmbeddingTokenizer string `yaml:"embedding_tokenizer,omitempty" json:"embedding_tokenizer,omitempty"`
 }
 
 // DefaultShared returns the defaults of the shared flag contract.
@@ -105,6 +110,9 @@ func (s Shared) Validate() error {
 	}
 	if err := tokenizer.Validate(s.Tokenizer); err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
+	}
+	if err := tokenizer.Validate(s.EmbeddingTokenizer); err != nil {
+		return fmt.Errorf("embedding_tokenizer: %w", err)
 	}
 	if s.ChatTemplate != "" {
 		if _, err := chattemplate.Load(s.ChatTemplate); err != nil {

@@ -87,6 +87,11 @@ func (s *Stack) buildSim(ec EngineConfig, seed int64) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.embedTokenizer != nil {
+		if opts.Tokenizer, err = s.embedTokenizer(); err != nil {
+			return nil, fmt.Errorf("embedding_tokenizer: %w", err)
+		}
+	}
 	e := sim.NewEmbedder(ec.ID, p, opts)
 	return &built{cfg: ec, drill: e, dim: p.Dim, eng: gateway.Member{Embedder: e, Speed: p.BatchTime(p.MaxBatch * 16),
 		Profile: ec.Profile, Close: func() error { e.Close(); return nil }}}, nil

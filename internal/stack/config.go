@@ -38,6 +38,10 @@ type Config struct {
 	// default), o200k_base or a Hugging Face tokenizer.json path — the
 	// same as the harness's, so usage.prompt_tokens is what it intended.
 	Tokenizer string `yaml:"tokenizer,omitempty"`
+	// EmbeddingTokenizer counts the simulated embedders' inputs in
+	// tokens (a spec as Tokenizer's: the embedding model's, a BERT
+	// WordPiece tokenizer.json say); empty: whitespace-separated words.
+	EmbeddingTokenizer string `yaml:"embedding_tokenizer,omitempty"`
 	// ChatTemplate, when set, is a tokenizer_config.json (or Jinja file)
 	// whose chat template the simulated LLMs render the messages with
 	// before counting them, as a real server does.
@@ -188,6 +192,9 @@ func (c Config) Validate() error {
 	}
 	if err := tokenizer.Validate(c.Tokenizer); err != nil {
 		fail("tokenizer", "%v", err)
+	}
+	if err := tokenizer.Validate(c.EmbeddingTokenizer); err != nil {
+		fail("embedding_tokenizer", "%v", err)
 	}
 	if c.ChatTemplate != "" {
 		if _, err := chattemplate.Load(c.ChatTemplate); err != nil {

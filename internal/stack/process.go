@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/stack/engine"
 )
 
 // child is an engine running as `sagebench serve engine` in its own process.
@@ -30,12 +32,21 @@ const ListenLine = "sagebench serve: listening on "
 // startChild runs the engine binary listening on listen (host:port; port 0
 // picks a free one) and waits (bounded by ctx and 30s) for its listening line.
 func startChild(ctx context.Context, opts Options, ec EngineConfig, seed int64, listen string) (*child, error) {
+	return startProcess(ctx, opts, "engine process "+ec.ID, childArgs(opts, ec, seed, listen), nil)
+}
+
+// childArgs are the arguments of startChild's `sagebench serve engine`.
+func childArgs(opts Options, ec EngineConfig, seed int64, listen string) []string {
 	args := []string{"serve", "engine", "--profile", ec.Profile, "--kind", ec.Kind,
 		"--listen", listen, "--seed", strconv.FormatInt(seed, 10), "--id", ec.ID}
-	if opts.tokenizer != "" { // the engine counts prompts as the gateway does
-		args = append(args, "--tokenizer", opts.tokenizer)
+	tok := opts.tokenizer // the engine counts prompts (an embedder: inputs) as the harness does
+	if ec.Kind == string(engine.KindEmbedding) {
+		tok = opts.embedTokenizer
 	}
-	return startProcess(ctx, opts, "engine process "+ec.ID, args, nil)
+	if tok != "" {
+		args = append(args, "--tokenizer", tok)
+	}
+	return args
 }
 
 // startProcess runs the sagebench binary with args (one of its serve

@@ -91,7 +91,7 @@ func StartSplit(ctx context.Context, cfg Config, opts Options) (*Split, error) {
 		return nil, &ConfigError{Err: err}
 	}
 	opts = opts.withDefaults()
-	opts.tokenizer = cfg.Tokenizer // the engine processes count with it too
+	opts.tokenizer, opts.embedTokenizer = cfg.Tokenizer, cfg.EmbeddingTokenizer // the engine processes count with them too
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:8080"
 	}

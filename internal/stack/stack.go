@@ -41,8 +41,9 @@ type Options struct {
 	// LLMs (nil: tokenizer.Load). A harness that loaded it already passes
 	// its own, so a repetition does not parse a tokenizer.json again.
 	LoadTokenizer func(spec string) (tokenizer.Tokenizer, error)
-	// tokenizer is the config's, passed on to process engines.
-	tokenizer string
+	// tokenizer and embedTokenizer are the config's, passed on to process
+	// engines (LLMs and embedders).
+	tokenizer, embedTokenizer string
 }
 
 // loadTokenizer is LoadTokenizer, else tokenizer.Load.
@@ -74,6 +75,9 @@ type Stack struct {
 	// tokenizer loads cfg.Tokenizer once, for the simulated LLMs that
 	// count prompts with it (remote and process engines count their own).
 	tokenizer func() (tokenizer.Tokenizer, error)
+	// embedTokenizer loads cfg.EmbeddingTokenizer once, for the simulated
+	// embedders (nil when the config names none: they count words).
+	embedTokenizer func() (tokenizer.Tokenizer, error)
 }
 
 // Start builds the engines and index of cfg, binds cfg.Listen and serves.
@@ -83,7 +87,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
 		return nil, &ConfigError{Err: err}
 	}
 	opts = opts.withDefaults()
-	opts.tokenizer = cfg.Tokenizer // process engines count with it too
+	opts.tokenizer, opts.embedTokenizer = cfg.Tokenizer, cfg.EmbeddingTokenizer // process engines count with them too
 	cat, err := opts.catalog()
 	if err != nil {
 		return nil, err
@@ -101,6 +105,9 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Stack, error) {
 	}
 	s := &Stack{cfg: cfg, opts: opts, catalog: cat, engines: map[string]*built{}, served: make(chan error, 1),
 		tokenizer: sync.OnceValues(func() (tokenizer.Tokenizer, error) { return opts.loadTokenizer(cfg.Tokenizer) })}
+	if cfg.EmbeddingTokenizer != "" {
+		s.embedTokenizer = sync.OnceValues(func() (tokenizer.Tokenizer, error) { return opts.loadTokenizer(cfg.EmbeddingTokenizer) })
+	}
 	if err := s.startGateway(ctx, token, addr.hosts); err != nil {
 		s.closeEngines()
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/sagebench/sagebench/internal/stack"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // EmbeddedStack returns the Starter of the in-process reference stack:
@@ -31,13 +32,16 @@ func EmbeddedStack(logger *slog.Logger) Starter {
 		cfg.Listen = "127.0.0.1:0"
 		cfg.Seed = spec.Seed
 		if cfg.Tokenizer == "" {
-			cfg.Tokenizer = spec.Tokenizer
+			cfg.Tokenizer = spec.Tokenizer.Spec()
+		}
+		if cfg.EmbeddingTokenizer == "" {
+			cfg.EmbeddingTokenizer = spec.EmbeddingTokenizer.Spec()
 		}
 		if cfg.ChatTemplate == "" {
 			cfg.ChatTemplate = spec.ChatTemplate
 		}
 		s, err := stack.Launch(ctx, cfg, stack.Options{Logger: logger, Getenv: withoutAdminToken(cfg.Admin.TokenEnv),
-			LoadTokenizer: spec.LoadTokenizer})
+			LoadTokenizer: spec.loader()})
 		if err != nil {
 			return "", nil, fmt.Errorf("embedded stack: %w", err)
 		}
@@ -56,5 +60,17 @@ func withoutAdminToken(tokenEnv string) func(string) string {
 			return ""
 		}
 		return os.Getenv(name)
+	}
+}
+
+// loader loads a tokenizer spec for the stack: the run's tokenizers as
+// already loaded, any other anew.
+func (spec StackSpec) loader() func(string) (tokenizer.Tokenizer, error) {
+	run := spec.Tokenizer.Loader()
+	return func(s string) (tokenizer.Tokenizer, error) {
+		if spec.EmbeddingTokenizer != nil && s == spec.EmbeddingTokenizer.Spec() {
+			return spec.EmbeddingTokenizer.Get()
+		}
+		return run(s)
 	}
 }

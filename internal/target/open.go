@@ -40,10 +40,11 @@ type Options struct {
 	// one the target does not list makes Open fail with an
 	// *UnknownModelError before any traffic.
 	Models []string
-	// Tokenizer is the run's tokenizer spec, handed to the embedded stack,
-	// and LoadTokenizer the harness's loader of it (StackSpec's).
-	Tokenizer     string
-	LoadTokenizer func(spec string) (tokenizer.Tokenizer, error)
+	// Tokenizer is the run's tokenizer, handed to the embedded stack.
+	Tokenizer *tokenizer.Ref
+	// EmbeddingTokenizer, when set, is the run's embedding tokenizer,
+	// handed to the embedded stack.
+	EmbeddingTokenizer *tokenizer.Ref
 	// ChatTemplate is the run's chat template file, handed to the
 	// embedded stack.
 	ChatTemplate string
@@ -70,7 +71,7 @@ func Open(ctx context.Context, cfg Config, opts Options) (*Target, error) {
 			return nil, errors.New("the embedded reference stack is not in this build; use --target http://host:port")
 		}
 		base, stop, err := start(ctx, StackSpec{Path: cfg.StackConfig, YAML: opts.StackYAML, Seed: opts.Seed, Attach: t.attach,
-			Tokenizer: opts.Tokenizer, LoadTokenizer: opts.LoadTokenizer, ChatTemplate: opts.ChatTemplate})
+			Tokenizer: opts.Tokenizer, EmbeddingTokenizer: opts.EmbeddingTokenizer, ChatTemplate: opts.ChatTemplate})
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded reference stack: %w", err)
 		}

@@ -166,15 +166,17 @@ type StackSpec struct {
 	Path string // a `sagebench serve` stack YAML (Config.StackConfig); wins over YAML
 	YAML []byte // the workload's default stack YAML; empty: the stack's defaults
 	Seed int64  // seeds the simulated engines
-	// Tokenizer is the run's tokenizer spec, which the stack counts prompt
-	// tokens with unless its YAML names one.
-	Tokenizer string
+	// Tokenizer is the run's tokenizer (nil: the default), which the stack
+	// counts prompt tokens with unless its YAML names one; loaded once per
+	// command, not per start.
+	Tokenizer *tokenizer.Ref
+	// EmbeddingTokenizer, when set, is the run's embedding tokenizer,
+	// which the stack's embedders count inputs with unless its YAML names
+	// one.
+	EmbeddingTokenizer *tokenizer.Ref
 	// ChatTemplate is the run's chat template file (Shared.ChatTemplate),
 	// which the stack renders prompts with unless its YAML names one.
 	ChatTemplate string
-	// LoadTokenizer, when set, loads a tokenizer spec from the harness's
-	// cache (a tokenizer.json is parsed once per command, not per start).
-	LoadTokenizer func(spec string) (tokenizer.Tokenizer, error)
 	// Attach, when set, receives the started stack's drill handle.
 	Attach func(Faults)
 }

@@ -26,7 +26,17 @@ func (p Phase) Plan(env *workload.Env, seq0 int) (workload.LoadPlan, error) {
 		return workload.LoadPlan{}, fmt.Errorf("phase %s: encoding its shapes: %w", p.Name, err)
 	}
 	plan := workload.LoadPlan{Phase: p.Name, Base: env.Start, Span: p.Schedule.Span(), Drain: env.Drain, FineGap: env.FineGap, Spec: spec, MaxInFlight: p.MaxInFlight,
-		Tokenizer: env.Tokenizer, TokenizerSHA256: tokenizer.Fingerprint(env.Synth().Tokenizer()), Requests: make([]workload.PlannedRequest, len(p.Items))}
+		Tokenizer: env.Tokenizer.Spec(), TokenizerSHA256: tokenizer.Fingerprint(env.Synth().Tokenizer()), Requests: make([]workload.PlannedRequest, len(p.Items))}
+	if tpl := env.Synth().Template(); tpl != nil {
+		plan.ChatTemplate = tpl.Source()
+	}
+	if env.EmbeddingTokenizer != nil {
+		tok, err := env.EmbeddingTokenizer.Get()
+		if err != nil {
+			return workload.LoadPlan{}, fmt.Errorf("phase %s: embedding_tokenizer: %w", p.Name, err)
+		}
+		plan.EmbeddingTokenizer, plan.EmbeddingTokenizerSHA256 = env.EmbeddingTokenizer.Spec(), tokenizer.Fingerprint(tok)
+	}
 	for i, it := range p.Items {
 		item, err := json.Marshal(it)
 		if err != nil {
@@ -89,7 +99,7 @@ func PrepareShard(plan workload.LoadPlan, tok tokenizer.Tokenizer) (*Shard, erro
 		return nil, fmt.Errorf("phase %s: decoding its shapes: %w", plan.Phase, err)
 	}
 	if spec.Shapes.LLM.Model != "" { // compiled once here, not per request (a dataset is read once)
-		spec.Shapes.LLM.MeasureIn(func() (tokenizer.Tokenizer, error) { return tok, nil })
+		spec.Shapes.LLM.setTokenizer(tokenizer.RefOf(tok.Name(), tok))
 		if err := spec.Shapes.LLM.Validate("llm"); err != nil {
 			return nil, fmt.Errorf("phase %s: its llm shape: %w", plan.Phase, err)
 		}

@@ -18,7 +18,7 @@ import (
 )
 
 // TestDatasetMeasuredInTheRunsTokenizer: a ShareGPT source given the
-// run's tokenizer (MeasureIn, as every Q's Override does) is measured in
+// run's tokenizer (UseTokenizer, as config resolution does) is measured in
 // it — the prompt's and the reference answer's lengths are that
 // tokenizer's in the drawn items and in the records — and the sender does
 // not count again; without it the answer's length stays the default
@@ -59,7 +59,7 @@ func TestDatasetMeasuredInTheRunsTokenizer(t *testing.T) {
 			llm := traffic.LLMShape{Model: "m", Shape: shape.Shape{InputTokens: shape.FixedDist(1), OutputTokens: shape.FixedDist(1),
 				Source: &shape.Source{File: path, Format: "sharegpt"}}}
 			if tc.measure {
-				llm.MeasureIn(func() (tokenizer.Tokenizer, error) { return o200k, nil })
+				traffic.UseTokenizer(&llm, tokenizer.RefOf(tokenizer.O200K, o200k))
 			}
 			if err := llm.Validate("test.llm"); err != nil {
 				t.Fatal(err)

@@ -71,9 +71,9 @@ type LLMShape struct {
 	Stream      bool `yaml:"stream" json:"stream"`
 	// drawer is the compiled shape (Validate); nil until then.
 	drawer *shape.Drawer
-	// tokenizer loads the tokenizer a prompt dataset is measured in
-	// (MeasureIn); nil: the default.
-	tokenizer func() (tokenizer.Tokenizer, error)
+	// tokenizer is the one a prompt dataset is measured in (UseTokenizer);
+	// nil: the default.
+	tokenizer *tokenizer.Ref
 }
 
 // EmbedShape is the shape of a Q's embedding requests.

@@ -59,6 +59,7 @@ func (s Shapes) Send(ctx context.Context, env *workload.Env, rec record.Request,
 		for k := range in {
 			in[k] = Words(it.Text+uint64(k), s.Embedding.Words)
 		}
+		rec.InputTokens = embedTokens(env, in)
 		res = env.Target.Client().Embed(ctx, openai.EmbedRequest{Model: s.Embedding.Model, Input: in, Header: hdr})
 	}
 	env.Fill(&rec, intended, &res)
@@ -84,8 +85,12 @@ func (s Shapes) chat(env *workload.Env, rec *record.Request, it *Item, hdr http.
 		rec.PrefixGroup = it.Group
 	}
 	msgs = append(msgs, openai.Message{Role: "user", Content: user})
-	if synth.Template() != nil && it.Entry == 0 && len(it.Blocks) == 0 {
+	switch {
+	case synth.Template() == nil:
+	case it.Entry == 0 && len(it.Blocks) == 0:
 		in = fitTemplated(env, synth, msgs, in, it.Text)
+	default: // a dataset's text or a trace's blocks: as they are, counted templated
+		in = countTemplated(env, synth, msgs, in)
 	}
 	rec.Model, rec.InputTokens, rec.OutputTokens = s.LLM.Model, in, it.Out
 	return s.chatRequest(env, msgs, it.Out, hdr)
@@ -108,6 +113,26 @@ func fitTemplated(env *workload.Env, synth *shape.Synth, msgs []openai.Message, 
 	}
 	msgs[len(msgs)-1].Content = cm[len(cm)-1].Content
 	return got
+}
+
+// countTemplated is the count of msgs rendered with the run's chat
+// template (the server's prompt_tokens): a prompt whose text is given —
+// a dataset's, or a trace's hash blocks, whose content must stay the
+// blocks' — is not refitted, only counted as the server will. in when
+// the template fails to render.
+func countTemplated(env *workload.Env, synth *shape.Synth, msgs []openai.Message, in int) int {
+	cm := make([]chattemplate.Message, len(msgs))
+	for i, m := range msgs {
+		cm[i] = chattemplate.Message{Role: m.Role, Content: m.Content}
+	}
+	text, err := synth.Template().Render(cm, true)
+	if err != nil {
+		if env.Log != nil {
+			fmt.Fprintf(env.Log, "chat template: %v\n", err)
+		}
+		return in
+	}
+	return synth.Tokenizer().Count(text)
 }
 
 // chatRequest is a chat completion of msgs generating out tokens, with
@@ -191,10 +216,28 @@ func userPrompt(synth *shape.Synth, it *Item) string {
 
 // measured is a dataset turn's input length in the run's tokenizer: as
 // read, unless the dataset was measured in another one (a shape that
-// was not given the run's tokenizer, MeasureIn).
+// was not given the run's tokenizer, UseTokenizer).
 func measured(d *shape.Drawer, synth *shape.Synth, t dataset.Turn) int {
 	if tok := synth.Tokenizer(); !d.MeasuredIn(tok) {
 		return tok.Count(t.Text)
 	}
 	return t.Input
+}
+
+// embedTokens is the inputs' length in the run's embedding tokenizer (0,
+// not counted, without one): each input counted alone, as an embedding
+// server counts them (special tokens aside).
+func embedTokens(env *workload.Env, in []string) int {
+	if env.EmbeddingTokenizer == nil {
+		return 0
+	}
+	tok, err := env.EmbeddingTokenizer.Get() // loaded before the run began
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, s := range in {
+		n += tok.Count(s)
+	}
+	return n
 }

@@ -48,10 +48,11 @@ func (s Shapes) session(ctx context.Context, env *workload.Env, base record.Requ
 				return
 			}
 		}
-		text := synth.Prompt(it.Text^uint64(turn)*0x51ed27, in)
+		seed := it.Text ^ uint64(turn)*0x51ed27
+		text, given := synth.Prompt(seed, in), false
 		if c := d.Conversation(it.Entry); c != nil && turn <= len(c.Turns) { // the dataset's own turn
 			t := c.Turns[turn-1]
-			text, in = t.Text, measured(d, synth, t)
+			text, in, given = t.Text, measured(d, synth, t), true
 			if t.Output > 0 {
 				out = t.Output
 			}
@@ -62,6 +63,13 @@ func (s Shapes) session(ctx context.Context, env *workload.Env, base record.Requ
 		rec.ID = base.ID + "-t" + strconv.Itoa(turn)
 		rec.Session, rec.Turn, rec.Type, rec.Tenant, rec.Priority = base.ID, turn, it.Type, it.Tenant, it.Priority
 		rec.Model, rec.InputTokens, rec.OutputTokens, rec.PrefixGroup = s.LLM.Model, histTokens+in, out, it.Group
+		switch { // with a chat template: the whole conversation rendered, as the server counts it
+		case synth.Template() == nil:
+		case given:
+			rec.InputTokens = countTemplated(env, synth, msgs, rec.InputTokens)
+		default:
+			rec.InputTokens = fitTemplated(env, synth, msgs, rec.InputTokens, seed)
+		}
 		req := s.chatRequest(env, msgs, out, hdr)
 		req.KeepText = true
 		res := env.Target.Client().Chat(ctx, req)
@@ -72,7 +80,7 @@ func (s Shapes) session(ctx context.Context, env *workload.Env, base record.Requ
 		}
 		answer := openai.Message{Role: "assistant", Content: res.Text}
 		history = append(msgs, answer)
-		histTokens += in + tok.Count(res.Text)
+		histTokens = rec.InputTokens + tok.Count(res.Text)
 		intended = res.End
 	}
 }

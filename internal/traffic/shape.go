@@ -49,20 +49,12 @@ func (s *LLMShape) Validate(key string) error {
 	return nil
 }
 
-// MeasureIn has a prompt dataset (a source) measured in the tokenizer
-// load returns — the run's, so that its lengths are the ones the target
-// counts — instead of the default; load is called only for a shape with
-// a source. Call it before Validate (Q configs do in Override).
-func (s *LLMShape) MeasureIn(load func() (tokenizer.Tokenizer, error)) {
-	s.tokenizer, s.drawer = load, nil
-}
-
-// compile is shape.Shape.CompileIn with MeasureIn's tokenizer.
+// compile is shape.Shape.CompileIn in the shape's tokenizer (UseTokenizer).
 func (s *LLMShape) compile(key string, input, output int) (*shape.Drawer, error) {
 	var tok tokenizer.Tokenizer
 	if s.Source != nil && s.tokenizer != nil {
 		var err error
-		if tok, err = s.tokenizer(); err != nil {
+		if tok, err = s.tokenizer.Get(); err != nil {
 			return nil, fmt.Errorf("%s.source: measuring it in the run's tokenizer: %w", key, err)
 		}
 	}

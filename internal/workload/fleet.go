@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/record"
 )
 
@@ -43,10 +44,18 @@ type LoadPlan struct {
 	// synthesize prompts in it. TokenizerSHA256 is the SHA-256 of a
 	// tokenizer.json on this machine, so that a node refuses a different
 	// file at the same path instead of sending other lengths.
-	Tokenizer       string           `json:"tokenizer,omitempty"`
-	TokenizerSHA256 string           `json:"tokenizer_sha256,omitempty"`
-	Spec            json.RawMessage  `json:"spec"`
-	Requests        []PlannedRequest `json:"requests"`
+	Tokenizer       string `json:"tokenizer,omitempty"`
+	TokenizerSHA256 string `json:"tokenizer_sha256,omitempty"`
+	// EmbeddingTokenizer and its SHA-256 are the run's embedding
+	// tokenizer (Env.EmbeddingTokenizer; "" none), in which the nodes
+	// count embedding inputs.
+	EmbeddingTokenizer       string `json:"embedding_tokenizer,omitempty"`
+	EmbeddingTokenizerSHA256 string `json:"embedding_tokenizer_sha256,omitempty"`
+	// ChatTemplate is the run's chat template (Env.Prompts'), which the
+	// nodes fit and count prompts with; nil: none.
+	ChatTemplate *chattemplate.Source `json:"chat_template,omitempty"`
+	Spec         json.RawMessage      `json:"spec"`
+	Requests     []PlannedRequest     `json:"requests"`
 }
 
 // PlannedRequest is one request of a LoadPlan.

@@ -73,10 +73,6 @@ type Overrides struct {
 	TotalRequests *int           // --total-requests
 	Duration      *time.Duration // --duration
 	LLMRatio      *float64       // --llm-ratio
-	// Tokenizer loads the run's tokenizer (`tokenizer:`), in which a
-	// prompt dataset is measured (traffic.LLMShape.MeasureIn); nil: the
-	// default. Not a flag: Unused never names it.
-	Tokenizer func() (tokenizer.Tokenizer, error)
 }
 
 // Unused returns those of the named flags ("rate", "total-requests",
@@ -189,9 +185,12 @@ type Env struct {
 	// Prompts synthesizes prompts in the run's tokenizer (nil: the
 	// default tokenizer's, shape.DefaultSynth).
 	Prompts *shape.Synth
-	// Tokenizer is the spec Prompts was built from ("" the default): what
-	// the nodes of Load build their own from.
-	Tokenizer string
+	// Tokenizer is the run's tokenizer, which Prompts was built from (nil:
+	// the default): its spec is what the nodes of Load build their own from.
+	Tokenizer *tokenizer.Ref
+	// EmbeddingTokenizer, when set, counts embedding requests' inputs
+	// (their records' input_tokens); nil: they are not counted.
+	EmbeddingTokenizer *tokenizer.Ref
 }
 
 // DataflowStarter starts an engine for graph g whose operators reach the

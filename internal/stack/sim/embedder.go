@@ -20,6 +20,7 @@ type Embedder struct {
 	id    string
 	p     profile.Embedder
 	clock Clock
+	count func(string) int // an input's tokens (Options.Tokenizer, else CountTokens)
 
 	mailbox
 
@@ -70,7 +71,10 @@ func NewEmbedder(id string, p profile.Embedder, opts Options) *Embedder {
 		panic(fmt.Sprintf("sim.NewEmbedder(%q): profile %q has impossible values", id, p.Name))
 	}
 	e := &Embedder{
-		id: id, p: p, clock: opts.clock(),
+		id: id, p: p, clock: opts.clock(), count: CountTokens,
+	}
+	if opts.Tokenizer != nil {
+		e.count = opts.Tokenizer.Count
 	}
 	e.mailbox.init()
 	e.st = embedState{slow: 1, rng: rand.New(rand.NewPCG(uint64(opts.Seed), 0xe3b))}
@@ -173,7 +177,7 @@ func (e *Embedder) submit(ctx context.Context, inputs []string) (*embedJob, engi
 	job := &embedJob{tokens: make([]int, len(inputs)), remaining: len(inputs), done: make(chan struct{}), arrived: e.clock.Now()}
 	var usage engine.Usage
 	for i, in := range inputs {
-		job.tokens[i] = max(CountTokens(in), 1)
+		job.tokens[i] = max(e.count(in), 1)
 		usage.PromptTokens += job.tokens[i]
 	}
 	if n := e.queued.Add(int64(len(inputs))); n > int64(e.p.MaxQueue) {

@@ -17,7 +17,8 @@ type Options struct {
 	Clock Clock
 	// Tokenizer counts an LLM's prompts, each message's content in turn
 	// (no chat template), and its prefix cache hashes their token IDs;
-	// nil: CountTokens of the rendered prompt.
+	// an embedder's inputs, each in turn (no special tokens); nil:
+	// CountTokens of the rendered prompt or input.
 	Tokenizer tokenizer.Tokenizer
 	// ChatTemplate, with Tokenizer, renders the messages as the model's
 	// server does before they are counted: prompt_tokens then includes

@@ -380,3 +380,34 @@ func TestQ1HarnessRetrievalWithoutRetrieveEndpoint(t *testing.T) {
 		t.Errorf("%d embeddings calls: the corpus must be embedded through the target", n)
 	}
 }
+
+// TestQ1PromptTokensTemplated: with the model's tokenizer and chat
+// template, a transaction's input_tokens is its RAG prompt rendered with
+// the template — what the reference stack, rendering the same template,
+// reports as prompt_tokens — on the transaction and its generate stage.
+func TestQ1PromptTokensTemplated(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "chattemplate", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "tokenizer: " + filepath.Join(dir, "llama3.tokenizer.json") + "\nchat_template: " + filepath.Join(dir, "llama3.tokenizer_config.json") + "\n" + q1Tiny
+	res := runQ1(t, body, "--parallelism", "8")
+	if res.code != cli.ExitOK || res.dir == "" {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	txns, stages := byTxn(t, res.reqs)
+	if len(txns) != 20 {
+		t.Fatalf("%d transaction records, want 20", len(txns))
+	}
+	for id, tx := range txns {
+		st := stages[id]
+		if len(st) != 3 {
+			t.Fatalf("%s: %d stage records", id, len(st))
+		}
+		for _, r := range []record.Request{tx, st[2]} {
+			if !r.OK || r.InputTokens < 20 || r.InputTokens != r.PromptTok {
+				t.Errorf("%s: ok %v, input_tokens %d, the server's templated prompt_tokens %d (%s)", r.ID, r.OK, r.InputTokens, r.PromptTok, r.Error)
+			}
+		}
+	}
+}

@@ -4,10 +4,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/dataflow"
+	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/rag"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/shape"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -82,18 +85,37 @@ func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time
 
 // lengths are the intended input and output tokens of the transaction's
 // generate request, in the run's tokenizer: its prompt (rag.Prompt: the
-// passages retrieval returned and the question) counted message by
-// message, as the reference stack counts usage's prompt_tokens, and the
-// stage's max_tokens. Zero input when retrieval returned nothing (the
-// transaction failed before its prompt was built).
+// passages retrieval returned and the question) rendered with the run's
+// chat template, else counted message by message — as the server counts
+// usage's prompt_tokens — and the stage's max_tokens. Zero input when
+// retrieval returned nothing (the transaction failed before its prompt
+// was built).
 func (r *q1Run) lengths(t *rag.Txn) (in, out int) {
 	if len(t.Hits) > 0 {
-		tok := r.env.Synth().Tokenizer()
-		for _, m := range rag.Prompt(t) {
-			in += tok.Count(m.Content)
-		}
+		in = promptTokens(r.env.Synth(), rag.Prompt(t))
 	}
 	return in, r.maxTokens()
+}
+
+// promptTokens is msgs' count in synth's tokenizer: rendered with its
+// chat template when it has one (the message contents' sum when the
+// template fails to render them).
+func promptTokens(synth *shape.Synth, msgs []openai.Message) int {
+	tok := synth.Tokenizer()
+	if tpl := synth.Template(); tpl != nil {
+		cm := make([]chattemplate.Message, len(msgs))
+		for i, m := range msgs {
+			cm[i] = chattemplate.Message{Role: m.Role, Content: m.Content}
+		}
+		if text, err := tpl.Render(cm, true); err == nil {
+			return tok.Count(text)
+		}
+	}
+	n := 0
+	for _, m := range msgs {
+		n += tok.Count(m.Content)
+	}
+	return n
 }
 
 // maxTokens is the generate stage's max_tokens: its param, else q1.llm's.

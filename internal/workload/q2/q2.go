@@ -203,8 +203,5 @@ func (c *Config) Override(o workload.Overrides) []string {
 	if o.LLMRatio != nil {
 		c.LLMRatio = *o.LLMRatio
 	}
-	if o.Tokenizer != nil {
-		c.LLM.MeasureIn(o.Tokenizer)
-	}
 	return nil
 }

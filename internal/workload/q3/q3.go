@@ -153,9 +153,6 @@ func (c *Config) Override(o workload.Overrides) []string {
 	if o.Duration != nil {
 		c.Contended = *o.Duration
 	}
-	if o.Tokenizer != nil {
-		c.LLM.MeasureIn(o.Tokenizer)
-	}
 	return o.Unused("total-requests", "llm-ratio")
 }
 

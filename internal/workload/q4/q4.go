@@ -193,9 +193,6 @@ func (c *Config) Override(o workload.Overrides) []string {
 	if o.Duration != nil {
 		c.Probe = *o.Duration
 	}
-	if o.Tokenizer != nil {
-		c.LLM.MeasureIn(o.Tokenizer)
-	}
 	return o.Unused("total-requests", "llm-ratio")
 }
 

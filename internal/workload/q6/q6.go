@@ -144,9 +144,6 @@ func (c *Config) Validate() error {
 // --duration; --llm-ratio does not apply (every request is a chat).
 func (c *Config) Override(o workload.Overrides) []string {
 	o.ApplySchedule(&c.Schedule)
-	if o.Tokenizer != nil {
-		c.LLM.MeasureIn(o.Tokenizer)
-	}
 	return o.Unused("llm-ratio")
 }
 
