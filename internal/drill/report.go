@@ -238,6 +238,9 @@ func (r *Run) Aborted(primary result.Def, err error) workload.Outcome {
 		res.Tables = append(res.Tables, *t)
 	}
 	o.Result = res
+	if b, ferr := r.file(); ferr == nil { // the probe's windows: the verdict can be recomputed
+		o.Files = []record.File{{Name: FileDrill, Data: b}}
+	}
 	return o
 }
 
