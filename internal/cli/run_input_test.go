@@ -138,8 +138,8 @@ func TestRunDryRunAllListsCatalog(t *testing.T) {
 		t.Errorf("every Q of the catalog is built, yet the plan says one is not:\n%s", stdout)
 	}
 	// every file a run writes: the drills' events and windows too
-	for q, files := range map[string]string{"q2": "{run.json,requests.jsonl,summary.md,bench.txt,metrics.jsonl}",
-		"q5": "{run.json,requests.jsonl,summary.md,bench.txt,metrics.jsonl,events.jsonl,windows.jsonl}"} {
+	for q, files := range map[string]string{"q2": "{run.json,requests.jsonl,summary.md,bench.txt,metrics.jsonl,queue.json}",
+		"q5": "{run.json,requests.jsonl,summary.md,bench.txt,metrics.jsonl,events.jsonl,windows.jsonl,drill.json}"} {
 		if !strings.Contains(stdout, filepath.Join("results", q)+"/<run-id>/"+files) {
 			t.Errorf("the records line of %s lacks %s:\n%s", q, files, stdout)
 		}

@@ -119,6 +119,7 @@ type Capacity struct {
 	Engines  map[string]EngineShare
 	Duration time.Duration
 	Sent     int
+	probe    *ProbeRecord // what the probe observed (drill.json); nil: not probed
 }
 
 // EngineShare is one engine's part of the capacity.
@@ -150,30 +151,19 @@ func (l *Load) probe(ctx context.Context, env *workload.Env) (Capacity, summary.
 	start := time.Now()
 	p := l.Probe.WithDefaults()
 	levels, plateau := pr.levels(ctx, p)
-	c := Capacity{Levels: levels, Saturated: plateau}
 	var hold Level
 	if plateau && len(levels) > 0 {
 		hold = pr.hold(ctx, p, min(2*levels[len(levels)-1].Clients, max(p.Max, levels[len(levels)-1].Clients)))
 	}
 	close(pr.stop)
 	pr.wg.Wait()
-	c.Duration, c.Sent = time.Since(start), int(pr.seq.Load())
-	ph := summary.Phase{Name: "capacity", Start: start.Sub(env.Start), End: time.Since(env.Start), Scheduled: c.Sent, ClosedLoop: true}
-	// Every request has ended: read each level as work done.
-	typ, share := l.bottleneck(), l.bottleneckShare()
-	for i := range c.Levels {
-		c.Levels[i].Throughput = mixRate(pr.recs, c.Levels[i], typ, share)
+	pb := ProbeRecord{Plateau: plateau, DurationNS: int64(time.Since(start)), Sent: int(pr.seq.Load()), Hold: hold.window()}
+	for _, lv := range levels {
+		pb.Levels = append(pb.Levels, lv.window())
 	}
-	if c.Saturated && hold.toNS > hold.fromNS {
-		c.Rate = mixRate(pr.recs, hold, typ, share)
-		c.Low, c.High = batchMeans(pr.recs, hold, typ, share, 8)
-		c.Hold, c.HoldFrom, c.HoldClients, c.HoldOK = time.Duration(hold.toNS-hold.fromNS), time.Duration(hold.fromNS), hold.Clients, okIn(pr.recs, hold, typ)
-		_, c.Engines = fluid(pr.recs, []Level{hold})
-	} else if best := bestLevel(c.Levels, p.Gain); best >= 0 {
-		c.Saturated = false
-		c.Rate = c.Levels[best].Throughput
-		_, c.Engines = fluid(pr.recs, c.Levels[best:best+1])
-	}
+	ph := summary.Phase{Name: "capacity", Start: start.Sub(env.Start), End: time.Since(env.Start), Scheduled: pb.Sent, ClosedLoop: true}
+	c := l.capacityOf(pr.recs, pb)
+	c.probe = &pb
 	if !(c.Rate > 0) {
 		return c, ph, fmt.Errorf("%w (%d sent); check that the target serves the drill's models", ErrNoCapacity, c.Sent)
 	}

@@ -238,6 +238,9 @@ func (r *Run) Aborted(primary result.Def, err error) workload.Outcome {
 		res.Tables = append(res.Tables, *t)
 	}
 	o.Result = res
+	if b, ferr := r.file(); ferr == nil { // the probe's windows: the verdict can be recomputed
+		o.Files = []record.File{{Name: FileDrill, Data: b}}
+	}
 	return o
 }
 
@@ -373,12 +376,16 @@ func (r *Run) Files() ([]record.File, error) {
 			return nil, err
 		}
 	}
-	return []record.File{{Name: FileNames[0], Data: ev.Bytes()}, {Name: FileNames[1], Data: wb.Bytes()}}, nil
+	dr, err := r.file()
+	if err != nil {
+		return nil, err
+	}
+	return []record.File{{Name: FileNames[0], Data: ev.Bytes()}, {Name: FileNames[1], Data: wb.Bytes()}, {Name: FileDrill, Data: dr}}, nil
 }
 
 // FileNames are the record files a drill writes besides every run's
 // (Files; a drill's workload.Spec lists them).
-var FileNames = []string{"events.jsonl", "windows.jsonl"}
+var FileNames = []string{"events.jsonl", "windows.jsonl", FileDrill}
 
 // DriftMetric is a drift slope as a metric: its slope per minute with
 // its 95 % confidence interval, not measurable below 3 points.

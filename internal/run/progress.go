@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,8 +80,19 @@ func progressLine(el time.Duration, sent int64, l summary.Live, rate float64, la
 		}
 		phase = "  " + label + " " + l.Phase
 	}
-	return fmt.Sprintf("%6.1fs%s  sent %d  done %d  errors %d  now %.1f req/s  p99 E2E %.0f ms",
-		el.Seconds(), phase, sent, l.Done, l.Errors, rate, l.E2EP99Ms)
+	return fmt.Sprintf("%6.1fs%s  sent %d  done %d  errors %d  now %.1f req/s  p99 E2E %s",
+		el.Seconds(), phase, sent, l.Done, l.Errors, rate, p99Text(l.E2EP99Ms))
+}
+
+// p99Text is the progress line's p99: failures count +∞ (summary.Live).
+func p99Text(ms float64) string {
+	switch {
+	case math.IsNaN(ms):
+		return "–"
+	case math.IsInf(ms, 1):
+		return "+∞ (failures at its rank)"
+	}
+	return fmt.Sprintf("%.0f ms", ms)
 }
 
 func (rn *Runner) printLine(line string) {

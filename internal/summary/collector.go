@@ -224,17 +224,19 @@ func labelKey(labels map[string]string) string {
 // Live is a snapshot for a progress line.
 type Live struct {
 	Done, Errors int
-	E2EP99Ms     float64
+	// E2EP99Ms is the p99 E2E so far, a failed request counting +∞:
+	// +Inf when failures reach its rank, NaN before any request ended.
+	E2EP99Ms float64
 	// Phase is the phase of the request that ended last ("" when none
 	// has, or the workload names no phases): what the run is doing now.
 	Phase string
 }
 
-// Live returns the counts so far and the p99 E2E of the successes.
+// Live returns the counts so far and the p99 E2E, failures as +∞.
 func (c *Collector) Live() Live {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Live{Done: c.all.count, Errors: c.all.errors, E2EP99Ms: c.all.e2e.quantile(99), Phase: c.lastPhase}
+	return Live{Done: c.all.count, Errors: c.all.errors, E2EP99Ms: c.all.e2e.quantileWithFailed(0.99, c.all.errors), Phase: c.lastPhase}
 }
 
 // Phase is one sub-run of a workload (a policy, the contended part …) as

@@ -68,6 +68,22 @@ func (d *dist) quantile(q float64) float64 {
 	return min(float64(d.h.ValueAtQuantile(q))/1000, d.max)
 }
 
+// quantileWithFailed is the nearest-rank q-quantile (q in (0, 1]) of d's
+// values and failed more that count +∞: +Inf when the rank ⌈q·n⌉ falls on
+// them, NaN when there is no value at all.
+func (d *dist) quantileWithFailed(q float64, failed int) float64 {
+	ok := int(d.count())
+	n := ok + max(failed, 0)
+	if n == 0 {
+		return math.NaN()
+	}
+	rank := max(int(math.Ceil(q*float64(n)-1e-9)), 1)
+	if rank > ok {
+		return math.Inf(1)
+	}
+	return d.quantile(100 * float64(rank) / float64(ok))
+}
+
 // latency summarises d in milliseconds.
 func (d *dist) latency() record.Latency {
 	n := d.count()

@@ -1,6 +1,9 @@
 package summary
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
 )
@@ -19,20 +22,60 @@ var (
 
 // Metrics returns s's run-level metrics (over every request of the run,
 // whatever its phase): goodput, throughput, SLO attainment, success
-// rate, the E2E p50/p95/p99 of the requests that completed and the
-// schedule lag p99 — each not measurable when the run has no request to
-// measure it on.
+// rate, the E2E p50/p95/p99 and the schedule lag p99 — each not
+// measurable when the run has no request to measure it on.
+//
+// The E2E quantiles follow the one failure rule: a failed request counts
+// as +∞ (see e2eQuantile).
 func Metrics(s record.Summary) []result.Metric {
-	const noneSent, noneDone = "no request was sent", "no request completed"
-	n, done, lag := s.Requests, int(s.E2E.Count), int(s.ScheduleLag.Count)
+	const noneSent = "no request was sent"
+	n, lag := s.Requests, int(s.ScheduleLag.Count)
 	return []result.Metric{
 		DefGoodput.Measure(s.Goodput, n, noneSent),
 		DefThroughput.Measure(s.Throughput, n, noneSent),
 		DefSLOAttainment.Measure(s.SLOAttainment, n, noneSent),
 		DefSuccessRate.Measure(s.SuccessRate, n, noneSent),
-		DefE2EP50.Measure(s.E2E.P50, done, noneDone),
-		DefE2EP95.Measure(s.E2E.P95, done, noneDone),
-		DefE2EP99.Measure(s.E2E.P99, done, noneDone),
+		e2eQuantile(DefE2EP50, 0.50, s.E2E.P50, s),
+		e2eQuantile(DefE2EP95, 0.95, s.E2E.P95, s),
+		e2eQuantile(DefE2EP99, 0.99, s.E2E.P99, s),
 		DefLagP99.Measure(s.ScheduleLag.P99, lag, noneSent),
 	}
+}
+
+// e2eQuantile is the q-quantile of E2E over every request of s, a failed
+// one counting as +∞, read off the successes' summary (ok: their own
+// q-quantile). Failures sort last, so the nearest-rank quantile is the
+// successes' order statistic of rank r = ⌈q·n⌉ (n: every request): ok
+// itself when the successes' own rank ⌈q·done⌉ is r; else bracketed by
+// ok and the first summary figure whose rank reaches r (their max at
+// worst); +∞ — a bound [ok, ∞) — when r falls on the failures; never
+// when every request failed. The successes' figure is never given as
+// the quantile when it is not.
+func e2eQuantile(d result.Def, q, ok float64, s record.Summary) result.Metric {
+	n, done := s.Requests, int(s.E2E.Count)
+	failed := n - done
+	rank := func(q float64, n int) int { return int(math.Ceil(q*float64(n) - 1e-9)) }
+	r := rank(q, n)
+	switch {
+	case n <= 0:
+		return d.NotMeasurable("no request was sent")
+	case done == 0:
+		return d.Never(fmt.Sprintf("every request of %d failed: with a failure counting +∞ the quantile is +∞", n))
+	case failed <= 0 || rank(q, done) == r:
+		m := d.Measure(ok, n, "no request completed")
+		if failed > 0 && m.Measured() {
+			m = m.WithReason(fmt.Sprintf("%d of %d requests failed, counted +∞ (they do not reach this quantile's rank)", failed, n))
+		}
+		return m
+	case r > done:
+		return d.Within(ok, math.Inf(1), n, fmt.Sprintf("%d of %d requests failed, more than the quantile allows: with a failure counting +∞ it is +∞; %s is the successes' own", failed, n, result.FormatValue(ok, d.Unit)))
+	}
+	hi := s.E2E.Max
+	for _, c := range []struct{ q, v float64 }{{0.5, s.E2E.P50}, {0.9, s.E2E.P90}, {0.95, s.E2E.P95}, {0.99, s.E2E.P99}, {0.999, s.E2E.P999}} {
+		if c.q > q && rank(c.q, done) >= r {
+			hi = c.v
+			break
+		}
+	}
+	return d.Within(ok, max(ok, hi), n, fmt.Sprintf("%d of %d requests failed, counted +∞: between the successes' own %s and the next figure their summary holds", failed, n, result.FormatValue(ok, d.Unit)))
 }

@@ -113,6 +113,7 @@ func Run(t *testing.T, q, body string, d time.Duration, args ...string) Result {
 	}
 	if res.Run.Complete {
 		workloadtest.CheckAnswer(t, res.Dir, res.Run, res.Stdout)
+		workloadtest.CheckRecompute(t, res.Dir)
 	}
 	res.Events = readLines(t, filepath.Join(res.Dir, "events.jsonl"))
 	res.Windows = readLines(t, filepath.Join(res.Dir, "windows.jsonl"))

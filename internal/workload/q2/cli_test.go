@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/workload/workloadtest"
 )
 
@@ -32,7 +33,25 @@ func TestQ2QuickOnEmbeddedStack(t *testing.T) {
 			t.Errorf("no unified row for %s", policy)
 		}
 	}
+	checkAnswerNamesN(t, res0.Answer, res0)
 	if !strings.Contains(res.Bench, "queue-p99-ms") || !strings.Contains(res.Stdout, "LLM queue busy") {
 		t.Errorf("queue wait not measured:\n%s", res.Bench)
+	}
+}
+
+// checkAnswerNamesN: every quantile the answer states — each policy's
+// critical p99 TTFT — carries its sample size ("(n = 6)"), whatever its
+// state (a p99 of a few requests is a bound, "≥ the max of n").
+func checkAnswerNamesN(t *testing.T, answer string, res *result.Result) {
+	t.Helper()
+	for _, policy := range []string{"fifo", "priority", "slo_aware", "fair_share"} {
+		m, ok := res.Metric(policy + ".critical_ttft_p99_ms")
+		if !ok || m.N <= 0 {
+			t.Errorf("%s.critical_ttft_p99_ms: %+v; want a quantile of n > 0 requests", policy, m)
+			continue
+		}
+		if want := result.ShortN(m); !strings.Contains(answer, policy) || !strings.Contains(answer, want) {
+			t.Errorf("the answer does not give %s's critical p99 TTFT with its n (%q):\n%s", policy, want, answer)
+		}
 	}
 }

@@ -30,6 +30,23 @@ func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, 
 	if !env.Target.IsEmbedded() {
 		out.Notes = append(out.Notes, "q2.stack sizes the embedded pool only: against this target, whether the offered rate fills its queue — what lets policies differ — is its own capacity's doing (see llm_queue_busy)")
 	}
+	q.fill(&out, ran, rs, qs)
+	if f, err := qs.file(); err == nil {
+		out.Files = append(out.Files, f)
+	}
+	return out
+}
+
+// figures is the result of the sub-runs ran, their records rs and the
+// queue gauge's samples qs.
+func (q *q2) figures(ran []ranPhase, rs []record.Request, qs *queueSampler) result.Result {
+	var out workload.Outcome
+	q.fill(&out, ran, rs, qs)
+	return out.Result
+}
+
+// fill writes into out the bench lines, rows and result of the sub-runs.
+func (q *q2) fill(out *workload.Outcome, ran []ranPhase, rs []record.Request, qs *queueSampler) {
 	out.Bench = []record.BenchLine{}
 	byPhase := splitByPhase(rs)
 	for _, p := range ran {
@@ -44,7 +61,6 @@ func (q *q2) outcome(out workload.Outcome, ran []ranPhase, rs []record.Request, 
 	out.Result = q.result(pols)
 	out.Result.Metrics = append(out.Result.Metrics, q.boundMetrics()...)
 	out.Result.Tables = append(out.Result.Tables, policyTable(pols), depthTable(ran, byPhase, qs))
-	return out
 }
 
 // splitByPhase groups rs by phase. A run's records are large and its

@@ -21,6 +21,7 @@ func Spec() workload.Spec {
 		New:         func(quick bool) workload.Workload { return &q2{cfg: Default(quick)} },
 		Primary:     defBestCritTTFT,
 		Figure:      workload.Figure{Recipe: workload.FigurePolicies, Table: TablePolicies},
+		Files:       []string{fileQueue},
 	}
 }
 

@@ -73,7 +73,8 @@ type queueSampler struct {
 	mu      sync.Mutex
 	name    string // the metric found ("" until one is)
 	samples []depthSample
-	err     error // the last scrape's failure
+	err     error  // the last scrape's failure
+	errLine string // read back (queue.json): the failure's line as recorded
 }
 
 // newQueueSampler prepares a sampler of t's /metrics; nil when the
@@ -174,12 +175,20 @@ func (s *queueSampler) why() string {
 	switch {
 	case s == nil:
 		return base + " and has no /metrics URL"
-	case s.name == "" && s.err != nil:
-		return base + " and its /metrics, where " + strings.Join(s.names, ", ") + " were looked for, could not be read: " + s.clean(firstLine(s.err))
+	case s.name == "" && s.failure() != "":
+		return base + " and its /metrics, where " + strings.Join(s.names, ", ") + " were looked for, could not be read: " + s.failure()
 	case s.name == "":
 		return base + " and its /metrics has none of " + strings.Join(s.names, ", ") + " (set q2.queue_metric.name)"
 	}
 	return base + " and no sample of " + s.name + " fell in the sub-runs"
+}
+
+// failure is the last scrape's failure as one redacted line ("": none).
+func (s *queueSampler) failure() string {
+	if s.err == nil {
+		return s.errLine
+	}
+	return s.clean(firstLine(s.err))
 }
 
 func firstLine(err error) string {

@@ -1,6 +1,8 @@
 package q3_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +46,41 @@ func TestQ3QuickOnEmbeddedStack(t *testing.T) {
 	}
 	if !strings.Contains(res.Unified, `"config":"policy=fair_share"`) || !strings.Contains(res.Stdout, "Tenants") {
 		t.Errorf("no per-policy unified row or tenant table")
+	}
+	checkRecomputeSeesTampering(t, res.Dirs[0])
+}
+
+// checkRecomputeSeesTampering: the recompute check (run by
+// workloadtest.Run on every complete run) can fail — with a victim
+// request of the contended phase dropped from requests.jsonl, the
+// result recomputed from the directory is no longer run.json's.
+func checkRecomputeSeesTampering(t *testing.T, dir string) {
+	t.Helper()
+	tampered := t.TempDir()
+	for _, name := range []string{"run.json", "requests.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "requests.jsonl" {
+			lines := strings.SplitAfter(string(b), "\n")
+			for i, l := range lines {
+				if strings.Contains(l, `"phase":"fair_share.contended"`) && strings.Contains(l, `"tenant":"victim"`) {
+					lines = append(lines[:i], lines[i+1:]...)
+					break
+				}
+			}
+			b = []byte(strings.Join(lines, ""))
+		}
+		if err := os.WriteFile(filepath.Join(tampered, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recorded, got, ok := workloadtest.Recompute(t, tampered)
+	if !ok {
+		t.Fatal("Q3 does not recompute")
+	}
+	if workloadtest.ResultDiff(recorded, got) == "" {
+		t.Error("a victim request dropped from requests.jsonl left the recomputed result identical: the check cannot fail")
 	}
 }

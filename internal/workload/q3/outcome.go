@@ -3,6 +3,8 @@ package q3
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/protocol"
@@ -222,3 +224,18 @@ func tenantRow(pol, kind, tn string, sel []record.Request, secs float64, sh shar
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// Recompute computes the result from the run's records alone: the
+// policies that ran are those whose contended phase it records
+// (<policy>.contended; Run counts a policy once both its phases ran), in
+// their order.
+func (q *q3) Recompute(rec workload.Records) (result.Result, error) {
+	var ran []string
+	for _, p := range rec.Phases {
+		pol, kind, ok := strings.Cut(p.Name, ".")
+		if ok && kind == phaseContended && !slices.Contains(ran, pol) {
+			ran = append(ran, pol)
+		}
+	}
+	return q.outcome(workload.Outcome{Phases: rec.Phases}, ran, rec.Requests).Result, nil
+}

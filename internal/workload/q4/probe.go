@@ -74,7 +74,7 @@ func (s *searcher) probe(engines int, rate float64) (Probe, bool) {
 		if trial > 1 {
 			phase = fmt.Sprintf("%s#%d", name, trial)
 		}
-		rs, ok := s.trial(phase, rate, d)
+		rs, ok := s.send(phase, rate, d)
 		if !ok {
 			return Probe{}, false
 		}

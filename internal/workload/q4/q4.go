@@ -38,6 +38,7 @@ func Spec() workload.Spec {
 		New:         func(quick bool) workload.Workload { return &q4{cfg: Default(quick)} },
 		Primary:     defEfficiency,
 		Figure:      workload.Figure{Recipe: workload.FigureFrontier, Table: TableFrontier},
+		Files:       []string{fileScales},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/load"
 	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/traffic"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -71,6 +72,10 @@ type searcher struct {
 	lowest  float64 // that rate
 	passed  bool    // a rate has passed (service is from a passing rate)
 	slots   int     // active LLM slots the target lists (0: unknown)
+	// send runs one trial (s.trial; recomputing, it reads the trial's
+	// records back).
+	send  func(phase string, rate float64, d time.Duration) ([]record.Request, bool)
+	sizes []scaleRecord // each scale searched (scales.jsonl)
 }
 
 // Run resizes the pool and searches the frontier at each scale.
@@ -79,6 +84,7 @@ func (q *q4) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	out.Notes = append(out.Notes, q.rule(),
 		fmt.Sprintf("parallelism %d does not apply to Q4: its probes are open loop (the offered rate is what the search varies; concurrency is the target's)", env.Parallelism))
 	s := &searcher{q: q, env: env, ctx: ctx, out: &out}
+	s.send = s.trial
 	var fs []Frontier
 	for i, n := range q.cfg.Scales {
 		if ctx.Err() != nil {
@@ -88,20 +94,28 @@ func (q *q4) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 		if err != nil && !errors.Is(err, target.ErrEnginesUnsupported) {
 			return out, fmt.Errorf("q4: resizing to %d engines: %w", n, err)
 		}
-		sr := q.search(i, fs, size)
-		if i == 0 {
-			sr.Hint = s.hint
-		}
-		f := sr.Run(func(r float64) (Probe, bool) { return s.probe(size, r) })
-		f.Engines = size
-		fs = append(fs, f)
+		fs = append(fs, s.frontier(i, fs, scaleRecord{Engines: size, Slots: s.slots}))
 		if err != nil { // cannot resize: the target's current size is all
 			out.Notes = append(out.Notes, fmt.Sprintf("the target cannot be resized (%v) and q4.scale_command is not set: measured once at its current size, reported as n = 1; efficiency needs a second scale", err))
 			break
 		}
 	}
 	q.outcome(&out, fs)
+	out.Files = append(out.Files, s.file())
 	return out, nil
+}
+
+// frontier searches scale i (sc: its size and slots) after those done.
+func (s *searcher) frontier(i int, done []Frontier, sc scaleRecord) Frontier {
+	s.sizes = append(s.sizes, sc)
+	s.slots = sc.Slots
+	sr := s.q.search(i, done, sc.Engines)
+	if i == 0 {
+		sr.Hint = s.hint
+	}
+	f := sr.Run(func(r float64) (Probe, bool) { return s.probe(sc.Engines, r) })
+	f.Engines = sc.Engines
+	return f
 }
 
 // search is the search of scale i: the first from start_rate (with the

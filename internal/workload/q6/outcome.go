@@ -291,3 +291,10 @@ func Inversions(rs []record.Request, tau time.Duration) (pairs int, inverted flo
 	}
 	return pairs, inverted, candidates
 }
+
+// Recompute computes the result from the run's records alone: each
+// phase of run.json is a policy's replay; the bursts are those of the
+// configured schedule from the phase's recorded start.
+func (q *q6) Recompute(rec workload.Records) (result.Result, error) {
+	return q.outcome(workload.Outcome{Phases: rec.Phases}, rec.Requests).Result, nil
+}

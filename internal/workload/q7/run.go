@@ -41,7 +41,23 @@ var defs = []result.Def{defFailed, defExcess, defBackground, drill.DefLost, dril
 
 // Run drives the load through the reconfiguration schedule.
 func (q *q7) Run(ctx context.Context, env *workload.Env) (workload.Outcome, error) {
-	r, err := drill.Drive(ctx, env, "reconfig", q.cfg.Load, q.cfg.Drill)
+	r, err := drill.Drive(ctx, env, phaseName, q.cfg.Load, q.cfg.Drill)
+	return q.outcome(r, err)
+}
+
+// phaseName is the drill's load phase.
+const phaseName = "reconfig"
+
+// Recompute computes the result from the run's records alone
+// (drill.FromRecords: the requests, events.jsonl, drill.json).
+func (q *q7) Recompute(rec workload.Records) (result.Result, error) {
+	r, err := drill.FromRecords(rec, phaseName, q.cfg.Load, q.cfg.Drill)
+	o, err := q.outcome(r, err)
+	return o.Result, err
+}
+
+// outcome measures the drill r that Drive (or FromRecords) returned with err.
+func (q *q7) outcome(r *drill.Run, err error) (workload.Outcome, error) {
 	if np := (*drill.NoPlateauError)(nil); errors.As(err, &np) {
 		return r.Aborted(defFailed, np), nil
 	}

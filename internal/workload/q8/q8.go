@@ -30,7 +30,7 @@ func Spec() workload.Spec {
 		New:         func(quick bool) workload.Workload { return &q8{cfg: Default(quick)} },
 		Primary:     drill.DefLost,
 		Figure:      workload.Figure{Recipe: workload.FigureTimeline},
-		Files:       drill.FileNames,
+		Files:       append(slices.Clone(drill.FileNames), fileProcess),
 	}
 }
 

@@ -1,7 +1,10 @@
 package q8
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
+	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/target"
@@ -37,8 +41,36 @@ func (q *q8) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	dc.Events = q.cfg.Events()
 	samples := &sampler{t0: env.Start}
 	stop := samples.start(env.Target, q.cfg.Engines)
-	r, err := drill.Drive(ctx, env, "soak", q.cfg.Load, dc)
+	r, err := drill.Drive(ctx, env, phaseName, q.cfg.Load, dc)
 	stop()
+	o, err := q.outcome(r, err, samples)
+	if err == nil {
+		o.Files = append(o.Files, samples.file())
+	}
+	return o, err
+}
+
+// phaseName is the drill's load phase.
+const phaseName = "soak"
+
+// Recompute computes the result from the run's records alone
+// (drill.FromRecords: the requests, events.jsonl, drill.json; the
+// process samples of process.jsonl).
+func (q *q8) Recompute(rec workload.Records) (result.Result, error) {
+	dc := q.cfg.Drill
+	dc.Events = q.cfg.Events()
+	samples, err := readSamples(rec.Files[fileProcess])
+	if err != nil {
+		return result.Result{}, err
+	}
+	r, err := drill.FromRecords(rec, phaseName, q.cfg.Load, dc)
+	o, err := q.outcome(r, err, samples)
+	return o.Result, err
+}
+
+// outcome measures the drill r that Drive (or FromRecords) returned with
+// err, beside the process samples.
+func (q *q8) outcome(r *drill.Run, err error, samples *sampler) (workload.Outcome, error) {
 	if np := (*drill.NoPlateauError)(nil); errors.As(err, &np) {
 		return r.Aborted(drill.DefLost, np), nil
 	}
@@ -130,6 +162,7 @@ type sampler struct {
 	from          time.Duration // drifts fit the samples from this offset on
 	mu            sync.Mutex
 	n             int
+	at            []time.Duration
 	mins, rss, fd []float64
 }
 
@@ -178,7 +211,45 @@ func (s *sampler) add(at time.Duration, rss, fds float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
+	s.at = append(s.at, at)
 	s.mins, s.rss, s.fd = append(s.mins, at.Minutes()), append(s.rss, rss), append(s.fd, fds)
+}
+
+// fileProcess is Q8's record of the process samples, one line each.
+const fileProcess = "process.jsonl"
+
+// processSample is a line of process.jsonl: the summed RSS and open
+// files of the target's processes at at_ns since the run's start.
+type processSample struct {
+	AtNS    int64   `json:"at_ns"`
+	RSSMiB  float64 `json:"rss_mib"`
+	OpenFDs float64 `json:"open_fds"`
+}
+
+// file is process.jsonl.
+func (s *sampler) file() record.File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for i, at := range s.at {
+		_ = enc.Encode(processSample{AtNS: int64(at), RSSMiB: s.rss[i], OpenFDs: s.fd[i]}) // finite: add's sources are
+	}
+	return record.File{Name: fileProcess, Data: b.Bytes()}
+}
+
+// readSamples reads process.jsonl back (none when it is empty).
+func readSamples(b []byte) (*sampler, error) {
+	s := &sampler{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for line := 1; sc.Scan(); line++ {
+		var p processSample
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", fileProcess, line, err)
+		}
+		s.add(time.Duration(p.AtNS), p.RSSMiB, p.OpenFDs)
+	}
+	return s, sc.Err()
 }
 
 // drifts fits the samples taken from s.from on (start-up growth of

@@ -61,6 +61,7 @@ func Run(t *testing.T, limit time.Duration, id, config string, args ...string) R
 		res.Runs = append(res.Runs, r)
 		if r.Complete {
 			CheckAnswer(t, d, r, res.Stdout)
+			CheckRecompute(t, d)
 		}
 	}
 	if len(res.Dirs) > 0 {
