@@ -24,9 +24,9 @@ const (
 	DefaultFineGap = time.Millisecond
 	// DefaultSlack is Driver.Slack's default: close arrivals are at most
 	// this late when the process is otherwise idle (plus the kernel's
-	// wake-up), against up to a millisecond on the runtime timer alone,
-	// for about 15–25 % more wake-ups than the runtime timer alone at
-	// 5,000–10,000 arrivals/s (docs/load.md).
+	// wake-up), against up to a millisecond on the runtime timer alone;
+	// the kernel timer fires only for an arrival that late (docs/load.md,
+	// issue 39).
 	DefaultSlack = 700 * time.Microsecond
 	// defaultRearmStep is how far below intended + Slack the pending
 	// kernel timer may be before the pacer moves it (see pacer.backstop).
