@@ -331,14 +331,18 @@ func (n *node) prompts(plan workload.LoadPlan) (*shape.Synth, error) {
 	if err != nil {
 		return nil, err
 	}
-	s = plain.WithTemplate(tpl)
+	return n.remember(key, plain.WithTemplate(tpl)), nil
+}
+
+// remember caches s under key and returns it.
+func (n *node) remember(key string, s *shape.Synth) *shape.Synth {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.synths == nil {
 		n.synths = map[string]*shape.Synth{}
 	}
 	n.synths[key] = s
-	return s, nil
+	return s
 }
 
 // templateKey keys the synthesizer of plan's tokenizer and template.
@@ -364,13 +368,7 @@ func (n *node) synth(plan workload.LoadPlan) (*shape.Synth, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.synths == nil {
-		n.synths = map[string]*shape.Synth{}
-	}
-	n.synths[key] = s
-	return s, nil
+	return n.remember(key, s), nil
 }
 
 // loadSynth loads the tokenizer spec names, refusing a file whose SHA-256
