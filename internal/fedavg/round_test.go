@@ -26,7 +26,8 @@ func TestRoundMatchesConversion(t *testing.T) {
 			name string
 			at   int // -1: leave as is
 			v    float64
-		}{{"finite", -1, 0}, {"NaN first", 0, math.NaN()}, {"Inf last", n - 1, math.Inf(-1)}, {"NaN middle", n / 2, math.NaN()}} {
+		}{{"finite", -1, 0}, {"NaN first", 0, math.NaN()}, {"Inf last", n - 1, math.Inf(-1)}, {"NaN middle", n / 2, math.NaN()},
+			{"float32 overflow middle", n / 2, 1e39}, {"rounds up to overflow last", n - 1, -float64(math.MaxFloat32) * (1 + 0x1p-24)}} {
 			s := append([]float64(nil), src...)
 			for j := range s {
 				if f := float32(s[j]); f-f != 0 {

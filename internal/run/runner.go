@@ -209,7 +209,7 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	}
 	var tokNotes []string
 	if !t.IsEmbedded() {
-		tokNotes = tokenizeChecks(ctx, t, rn.prompts(r), workload.Models(r.Workload))
+		tokNotes = tokenizeChecks(ctx, t, rn.prompts(r), workload.ChatModels(r.Workload))
 	}
 	stopScrape := scrape(ctx, t, dir)
 	outcome, col, err := rn.drive(ctx, r, t, &run, dir)

@@ -67,6 +67,23 @@ func Models(w Workload) []string {
 	return nil
 }
 
+// ChatModelLister is implemented by a Config whose traffic asks for
+// embedding models besides chat models: ChatModels lists the chat models
+// alone, those a chat prompt's token count concerns (the /tokenize
+// preflight).
+type ChatModelLister interface {
+	ChatModels() []string
+}
+
+// ChatModels returns the chat models w's configuration asks for: its
+// ChatModels, or all its Models when it does not tell them apart.
+func ChatModels(w Workload) []string {
+	if cl, ok := w.Config().(ChatModelLister); ok {
+		return cl.ChatModels()
+	}
+	return Models(w)
+}
+
 // Overrides are the workload flags of `sagebench run`; nil means not set.
 type Overrides struct {
 	Rate          *float64       // --rate: arrival rate, req/s

@@ -52,7 +52,7 @@ func (e *emitter) emit(out dataflow.Record) error {
 	} else {
 		out.Hops = append(out.Hops, dataflow.Hop{Stage: r.next, Enqueued: now})
 		m = nats.NewMsg(r.o.n.stageSubject(r.idx + 1))
-		m.Header.Set(hdrMsgID, out.ID)
+		m.Header.Set(hdrMsgID, msgID(r.o.key, out.ID))
 		m.Data = dataflow.AppendRecord(make([]byte, 0, 96+len(out.Payload)), out)
 	}
 	e.n++

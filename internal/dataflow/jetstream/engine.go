@@ -160,7 +160,7 @@ func (e *Engine) createStreams(ctx context.Context) error {
 		_, err := e.js.CreateStream(ctx, natsjs.StreamConfig{
 			Name: e.n.stageStream(i), Subjects: []string{e.n.stageSubject(i)},
 			Retention: natsjs.WorkQueuePolicy, MaxMsgs: int64(s.QueueCapacity), Discard: natsjs.DiscardNew,
-			Storage: e.storage(), Replicas: e.cfg.Replicas,
+			Storage: e.storage(), Replicas: e.cfg.Replicas, Duplicates: e.dedupWindow(),
 		})
 		if err != nil {
 			return fmt.Errorf("stage %q: creating stream %s: %w", s.Name, e.n.stageStream(i), err)
@@ -200,6 +200,22 @@ func (e *Engine) createStreams(ctx context.Context) error {
 	return nil
 }
 
+// sealedDedupWindow is how long a sealed run's stage streams remember a
+// message's Nats-Msg-Id: a genuine message captured and published again
+// within it is dropped by the stream (the server's default is 2 min). One
+// replayed later is served again — load on the target — and its outputs
+// are dropped at the sink as duplicates (docs/distributed.md).
+const sealedDedupWindow = time.Hour
+
+// dedupWindow is the stage streams' duplicate window: the server's
+// default (0) on an unsealed run.
+func (e *Engine) dedupWindow() time.Duration {
+	if len(e.cfg.Key) == 0 {
+		return 0
+	}
+	return sealedDedupWindow
+}
+
 // deleteStreams removes every stream of this run.
 func (e *Engine) deleteStreams(ctx context.Context) error {
 	var errs []error
@@ -236,7 +252,7 @@ func (e *Engine) Submit(ctx context.Context, r dataflow.Record) error {
 	r.Delivery, r.Err = 1, nil
 	r.Hops = []dataflow.Hop{{Stage: e.graph.Stages[0].Name, Enqueued: e.cfg.Now()}}
 	m := nats.NewMsg(e.n.stageSubject(0))
-	m.Header.Set(hdrMsgID, r.ID)
+	m.Header.Set(hdrMsgID, msgID(e.cfg.Key, r.ID))
 	m.Header.Set(hdrCredit, strconv.FormatUint(unit, 10))
 	m.Data = dataflow.AppendRecord(make([]byte, 0, 96+len(r.Payload)), r)
 	seal(m, e.cfg.Key, coordinatorNode)

@@ -126,6 +126,19 @@ func sealed(subject string, h nats.Header) string {
 	return strings.Join([]string{subject, h.Get(hdrKind), h.Get(hdrKey), h.Get(hdrMsgID), h.Get(hdrCredit)}, "\x00")
 }
 
+// msgID is the Nats-Msg-Id of record id's message on a stage stream: the
+// id itself on an unsealed run; on a sealed one a MAC of it under the run
+// key, which whoever lacks the key cannot compute — the stream drops a
+// publish whose Msg-Id it has seen before checking any MAC, so a
+// predictable id would let a forger publish first and have the genuine
+// message dropped as its duplicate.
+func msgID(key []byte, id string) string {
+	if len(key) == 0 {
+		return id
+	}
+	return MAC(key, "", "msg-id", []byte(id))[:32]
+}
+
 // seal names node as m's sender and sets its MAC under key; a nil key
 // (a run in one process, without a join token) leaves m unsealed. Call it
 // after the last header is set.

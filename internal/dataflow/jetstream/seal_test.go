@@ -13,11 +13,12 @@ import (
 )
 
 // TestSealedGraphRejectsForgeries: on a run sealed with its key, a rogue
-// client of the same server publishes into the graph while it runs — an
-// unsealed record into the second stage, an unsealed result, a result
+// client of the same server publishes into the graph — before the run, a
+// record under the Msg-Id the first genuine record would have if ids were
+// predictable; while it runs, an unsealed record into the second stage, an unsealed result, a result
 // sealed with another run's key and a genuinely sealed result whose credit
 // was altered in flight. None of them reaches Results or the drain's
-// credit; all four are counted as rejected (the stage's through the
+// credit; all five are counted as rejected (the stage's through the
 // sealed notice its runner publishes), and the genuine records all come
 // back.
 func TestSealedGraphRejectsForgeries(t *testing.T) {
@@ -50,6 +51,10 @@ func TestSealedGraphRejectsForgeries(t *testing.T) {
 	if err := eng.Deploy(ctx, g); err != nil {
 		t.Fatal(err)
 	}
+	// The rogue claims record "0"'s Msg-Id before the coordinator submits
+	// it: the stream would drop the genuine message as its duplicate if
+	// the id were the record's own.
+	preempt(ctx, t, srv.URL(), names{run: run})
 	served := make(chan error, 1)
 	go func() { served <- eng.Serve(ctx) }()
 	for i := range 3 {
@@ -60,7 +65,7 @@ func TestSealedGraphRejectsForgeries(t *testing.T) {
 	eng.CloseInput()
 
 	forge(ctx, t, srv.URL(), names{run: run}, key)
-	for eng.Stats().Rejected < 4 && ctx.Err() == nil {
+	for eng.Stats().Rejected < 5 && ctx.Err() == nil {
 		time.Sleep(10 * time.Millisecond)
 	}
 	close(release)
@@ -72,8 +77,30 @@ func TestSealedGraphRejectsForgeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(ids)
-	if st := eng.Stats(); !slices.Equal(ids, []string{"0", "1", "2"}) || st.Rejected != 4 || st.Delivered != 3 {
-		t.Errorf("results %v, delivered %d, rejected %d; want the 3 genuine records and 4 rejected", ids, st.Delivered, st.Rejected)
+	if st := eng.Stats(); !slices.Equal(ids, []string{"0", "1", "2"}) || st.Rejected != 5 || st.Delivered != 3 {
+		t.Errorf("results %v, delivered %d, rejected %d; want the 3 genuine records and 5 rejected", ids, st.Delivered, st.Rejected)
+	}
+}
+
+// preempt publishes, unsealed, a record under the Msg-Id a genuine
+// record "0" would have if ids were predictable.
+func preempt(ctx context.Context, t *testing.T, url string, n names) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := natsjs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg(n.stageSubject(0))
+	m.Header.Set(hdrMsgID, "0")
+	m.Header.Set(hdrCredit, strconv.FormatUint(unit, 10))
+	m.Data = dataflow.AppendRecord(nil, dataflow.Record{ID: "0", Payload: []byte("forged"), Hops: []dataflow.Hop{{Stage: "gate"}}})
+	if _, err := js.PublishMsg(ctx, m); err != nil {
+		t.Fatalf("publishing the preemptive forgery: %v", err)
 	}
 }
 

@@ -248,7 +248,7 @@ func (r *stageRunner) forward(ctx context.Context, rec dataflow.Record, credit u
 		m = r.o.n.resultMsg(r.o.n.resultsSubject(), kindDead, "o/"+rec.ID, rec, credit)
 	} else {
 		m = nats.NewMsg(r.o.n.stageSubject(r.idx + 1))
-		m.Header.Set(hdrMsgID, rec.ID)
+		m.Header.Set(hdrMsgID, msgID(r.o.key, rec.ID))
 		m.Header.Set(hdrCredit, strconv.FormatUint(credit, 10))
 		m.Data = dataflow.AppendRecord(nil, rec)
 	}

@@ -242,6 +242,16 @@ func (w *Worker) checkSealed(rep joinReply) error {
 	return nil
 }
 
+// graphKey is the key the run's graph messages are sealed with: the run
+// key when the coordinator seals them, nil (unsealed, unchecked) when it
+// does not.
+func (w *Worker) graphKey(rep joinReply) []byte {
+	if !rep.Sealed {
+		return nil
+	}
+	return RunKey(w.cfg.JoinToken, rep.Run)
+}
+
 // serveRun serves one run until its coordinator ends it or stops
 // answering, or ctx is cancelled (then it drains).
 func (w *Worker) serveRun(ctx context.Context, rep joinReply, clock *ClockOffset) error {
@@ -269,7 +279,7 @@ func (w *Worker) serveRun(ctx context.Context, rep joinReply, clock *ClockOffset
 	go w.watch(ctx, n, stopFetch, stopHard, hard)
 	w.cfg.Logf("worker %s: joined run %s (graph %q, %d stages)", w.cfg.Name, rep.Run, rep.Graph.Name, len(rep.Graph.Stages))
 	o := &runOpts{js: w.js, n: n, maxDeliver: rep.MaxDeliver, prefetch: max(rep.Prefetch, 1), ackWait: rep.AckWait, now: w.cfg.Now,
-		observer: w.cfg.Observer, stats: &w.stats, logf: w.cfg.Logf, key: RunKey(w.cfg.JoinToken, rep.Run), node: w.cfg.Name}
+		observer: w.cfg.Observer, stats: &w.stats, logf: w.cfg.Logf, key: w.graphKey(rep), node: w.cfg.Name}
 	svc := w.startService(fetch, hard, n, clock)
 	err = runStages(fetch, hard, o, rep.Graph, ops)
 	if len(rep.Graph.Stages) == 0 { // a service run: it lasts until the coordinator ends it

@@ -240,18 +240,21 @@ func (c *Config) ragDefaults() rag.Defaults {
 	return rag.Defaults{EmbedModel: c.Embedding.Model, TopK: c.TopK, LLMModel: c.LLM.Model, MaxTokens: c.LLM.MaxTokens}
 }
 
-// Override applies --rate, --total-requests and --duration; --llm-ratio
-// does not apply (every transaction generates).
 // Models lists the models the graph's embed and generate stages ask for
 // (a stage's model param, else embedding.model / llm.model).
-func (c *Config) Models() []string {
+func (c *Config) Models() []string { return c.models(true) }
+
+// ChatModels lists the generate stages' models alone.
+func (c *Config) ChatModels() []string { return c.models(false) }
+
+func (c *Config) models(embed bool) []string {
 	var out []string
 	for _, st := range c.Graph.Stages {
 		def := ""
-		switch st.Operator {
-		case rag.OpEmbed:
+		switch {
+		case st.Operator == rag.OpEmbed && embed:
 			def = c.Embedding.Model
-		case rag.OpGenerate:
+		case st.Operator == rag.OpGenerate:
 			def = c.LLM.Model
 		default:
 			continue
@@ -263,6 +266,8 @@ func (c *Config) Models() []string {
 	return out
 }
 
+// Override applies --rate, --total-requests and --duration; --llm-ratio
+// does not apply (every transaction generates).
 func (c *Config) Override(o workload.Overrides) []string {
 	o.ApplySchedule(&c.Schedule)
 	return o.Unused("llm-ratio")

@@ -184,8 +184,6 @@ func (c *Config) validateShapes() error {
 	return nil
 }
 
-// Override applies --rate, --total-requests, --duration and --llm-ratio.
-// --duration without --total-requests lets the duration end the schedule.
 // Models lists the models the mix sends to: the LLM's when llm_ratio > 0,
 // the embedding model's when llm_ratio < 1.
 func (c *Config) Models() []string {
@@ -199,6 +197,16 @@ func (c *Config) Models() []string {
 	return out
 }
 
+// ChatModels lists the chat model when the mix has chat requests.
+func (c *Config) ChatModels() []string {
+	if c.LLMRatio > 0 {
+		return []string{c.LLM.Model}
+	}
+	return nil
+}
+
+// Override applies --rate, --total-requests, --duration and --llm-ratio.
+// --duration without --total-requests lets the duration end the schedule.
 func (c *Config) Override(o workload.Overrides) []string {
 	o.ApplySchedule(&c.Schedule)
 	if o.LLMRatio != nil {
