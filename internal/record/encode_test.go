@@ -55,11 +55,28 @@ func normal(r Request) Request {
 	return r
 }
 
-func validStrings(r Request) bool {
-	v := reflect.ValueOf(r)
-	for i := range v.NumField() {
-		if f := v.Field(i); f.Kind() == reflect.String && !utf8.ValidString(f.String()) {
-			return false
+// validStrings reports whether every string in r, nested ones (a try's
+// error class) included, is valid UTF-8: JSON turns invalid bytes into
+// U+FFFD, so only such a record decodes back to itself.
+func validStrings(r Request) bool { return validIn(reflect.ValueOf(r)) }
+
+func validIn(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String:
+		return utf8.ValidString(v.String())
+	case reflect.Pointer:
+		return v.IsNil() || validIn(v.Elem())
+	case reflect.Slice:
+		for i := range v.Len() {
+			if !validIn(v.Index(i)) {
+				return false
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if !validIn(v.Field(i)) {
+				return false
+			}
 		}
 	}
 	return true
