@@ -22,6 +22,19 @@ type Message struct {
 	Content string `json:"content"`
 }
 
+// Messages converts messages of a type with Message's fields (an
+// openai.Message) into Messages.
+func Messages[M ~struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}](ms []M) []Message {
+	out := make([]Message, len(ms))
+	for i, m := range ms {
+		out[i] = Message(m)
+	}
+	return out
+}
+
 // Template is a parsed chat template with the special tokens it may
 // print (bos_token, eos_token). It is safe for concurrent use.
 type Template struct {

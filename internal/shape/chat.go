@@ -20,6 +20,25 @@ func (s *Synth) WithTemplate(t *chattemplate.Template) *Synth {
 // count is of the messages' text alone).
 func (s *Synth) Template() *chattemplate.Template { return s.tpl }
 
+// CountChat is msgs' length as a server counts prompt_tokens: rendered
+// with the template (add_generation_prompt) and counted, or without a
+// template the contents' counts summed. An error when the template
+// fails to render them.
+func (s *Synth) CountChat(msgs []chattemplate.Message) (int, error) {
+	if s.tpl == nil {
+		n := 0
+		for _, m := range msgs {
+			n += s.tok.Count(m.Content)
+		}
+		return n, nil
+	}
+	text, err := s.tpl.Render(msgs, true)
+	if err != nil {
+		return 0, err
+	}
+	return s.tok.Count(text), nil
+}
+
 // maxFitRounds bounds FitChat's corrections; a round moves the user
 // message's length by the miss, which is exact unless a word merges
 // with a template token at the boundary.

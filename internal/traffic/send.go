@@ -100,10 +100,7 @@ func (s Shapes) chat(env *workload.Env, rec *record.Request, it *Item, hdr http.
 // with the run's chat template is in tokens (the server's prompt_tokens)
 // and returns that count: in, unless the template alone is longer.
 func fitTemplated(env *workload.Env, synth *shape.Synth, msgs []openai.Message, in int, seed uint64) int {
-	cm := make([]chattemplate.Message, len(msgs))
-	for i, m := range msgs {
-		cm[i] = chattemplate.Message{Role: m.Role, Content: m.Content}
-	}
+	cm := chattemplate.Messages(msgs)
 	got, _, err := synth.FitChat(cm, in, seed)
 	if err != nil {
 		if env.Log != nil {
@@ -121,18 +118,14 @@ func fitTemplated(env *workload.Env, synth *shape.Synth, msgs []openai.Message, 
 // blocks' — is not refitted, only counted as the server will. in when
 // the template fails to render.
 func countTemplated(env *workload.Env, synth *shape.Synth, msgs []openai.Message, in int) int {
-	cm := make([]chattemplate.Message, len(msgs))
-	for i, m := range msgs {
-		cm[i] = chattemplate.Message{Role: m.Role, Content: m.Content}
-	}
-	text, err := synth.Template().Render(cm, true)
+	n, err := synth.CountChat(chattemplate.Messages(msgs))
 	if err != nil {
 		if env.Log != nil {
 			fmt.Fprintf(env.Log, "chat template: %v\n", err)
 		}
 		return in
 	}
-	return synth.Tokenizer().Count(text)
+	return n
 }
 
 // chatRequest is a chat completion of msgs generating out tokens, with

@@ -86,15 +86,7 @@ func TestSealedGraphRejectsForgeries(t *testing.T) {
 // record "0" would have if ids were predictable.
 func preempt(ctx context.Context, t *testing.T, url string, n names) {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := natsjs.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := rogue(t, url)
 	m := nats.NewMsg(n.stageSubject(0))
 	m.Header.Set(hdrMsgID, "0")
 	m.Header.Set(hdrCredit, strconv.FormatUint(unit, 10))
@@ -107,15 +99,7 @@ func preempt(ctx context.Context, t *testing.T, url string, n names) {
 // forge publishes the rogue's four messages into run n's graph.
 func forge(ctx context.Context, t *testing.T, url string, n names, key []byte) {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := natsjs.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := rogue(t, url)
 	stage := nats.NewMsg(n.stageSubject(1))
 	stage.Header.Set(hdrMsgID, "forged-stage")
 	stage.Header.Set(hdrCredit, strconv.FormatUint(unit, 10))
@@ -131,4 +115,19 @@ func forge(ctx context.Context, t *testing.T, url string, n names, key []byte) {
 			t.Fatalf("publishing the forgery on %s: %v", m.Subject, err)
 		}
 	}
+}
+
+// rogue is a client of the run's server that holds no run key.
+func rogue(t *testing.T, url string) natsjs.JetStream {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := natsjs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
 }

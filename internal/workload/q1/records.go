@@ -101,20 +101,11 @@ func (r *q1Run) lengths(t *rag.Txn) (in, out int) {
 // chat template when it has one (the message contents' sum when the
 // template fails to render them).
 func promptTokens(synth *shape.Synth, msgs []openai.Message) int {
-	tok := synth.Tokenizer()
-	if tpl := synth.Template(); tpl != nil {
-		cm := make([]chattemplate.Message, len(msgs))
-		for i, m := range msgs {
-			cm[i] = chattemplate.Message{Role: m.Role, Content: m.Content}
-		}
-		if text, err := tpl.Render(cm, true); err == nil {
-			return tok.Count(text)
-		}
+	cm := chattemplate.Messages(msgs)
+	if n, err := synth.CountChat(cm); err == nil {
+		return n
 	}
-	n := 0
-	for _, m := range msgs {
-		n += tok.Count(m.Content)
-	}
+	n, _ := synth.WithTemplate(nil).CountChat(cm) // never fails without a template
 	return n
 }
 
