@@ -175,7 +175,8 @@ func (q *q1) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	}
 	notes = append(notes, counts...)
 	integrity := (*workload.IntegrityError)(nil) // forged graph messages were dropped: written, invalid
-	if serr != nil && !errors.As(serr, &integrity) || serr != nil && integrity != nil && serr.Error() != integrity.Error() {
+	errors.As(serr, &integrity)
+	if serr != nil && (integrity == nil || serr.Error() != integrity.Error()) { // anything besides the integrity failure
 		notes = append(notes, fmt.Sprintf("stopping the distributed runtime: %v", serr))
 	}
 	notes = append(notes, r.stats.saturation(r.rate)...)
