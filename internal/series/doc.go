@@ -7,7 +7,11 @@
 // *intended* send falls in it — the load offered in that interval — with
 // their outcome: count, ok, explicit errors, SLO met, and the p50/p99 of
 // TTFT and E2E (both from the intended send, so a request that waited out
-// a fault shows in the window it was due in). Throughput and goodput are
+// a fault shows in the window it was due in). The quantiles follow the
+// one failure rule: a failed request counts as +∞, so a window whose
+// failures reach a quantile's rank has that quantile +∞ (a window where
+// everything failed is +∞, never empty); the successes' own quantiles
+// are beside them under names ending in OK. Throughput and goodput are
 // the window's ok and SLO-meeting requests per second of Width.
 //
 // Recovery from a fault (Recover) has three states: never violated (every
@@ -18,5 +22,7 @@
 // is on; the time is counted from that end), or never recovered by the
 // end. Times lie on the window grid, exact to ± Step. Drift is the
 // least-squares slope of a windowed metric over time with its 95 %
-// confidence interval.
+// confidence interval, over the windows where the metric is finite.
+// In records (windows.jsonl) a quantile is an Ms: a number, "+Inf" or
+// null.
 package series

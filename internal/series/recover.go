@@ -55,7 +55,11 @@ func (f Fault) end() int64 { return max(f.EndNS, f.StartNS) }
 //
 // Both times lie on the window grid: they are exact to ± Step
 // (ResolutionMs). A compliant window is one whose metric is within the
-// bound and that has no failed request (or has no request at all).
+// bound and that has no failed request (or has no request at all). The
+// worst (WorstMs) is the metric's largest value from the fault until
+// its recovery, or until its horizon when it did not recover: +Inf when
+// a window's failures reached the metric's rank (a failed request counts
+// +∞).
 func Recover(ws []Window, cfg Config, f Fault, rule Rule) Recovery {
 	return recoverIn(ws, ws, cfg, f, rule)
 }
@@ -121,8 +125,8 @@ func recoverIn(ws, clean []Window, cfg Config, f Fault, rule Rule) Recovery {
 		}
 		r.Windows++
 		v := m(w)
-		if !math.IsNaN(v) && (math.IsNaN(r.WorstMs) || v > r.WorstMs) {
-			r.WorstMs = v
+		if mine := f.HorizonNS <= f.StartNS || entered < f.HorizonNS; mine && !math.IsNaN(v) && (math.IsNaN(r.WorstMs) || v > r.WorstMs) {
+			r.WorstMs = v // +Inf when failures reached the metric's rank
 		}
 		if !compliant(w, v, rule.BoundMs) {
 			runStart = -1

@@ -31,7 +31,7 @@ type Recovery struct {
 	// AfterMs: RecoveryAfter, event → the end of the first window of the
 	// compliant run; Recover, the fault's end → the start of that window.
 	AfterMs   float64 `json:"after_ms"`
-	WorstMs   float64 `json:"worst_ms"` // the metric's worst value between the event and recovery (or the end)
+	WorstMs   float64 `json:"worst_ms"` // the metric's worst value between the event and recovery (or the end; Recover: the horizon); +Inf: failures at its rank
 	Windows   int     `json:"windows"`  // windows looked at
 	BoundMs   float64 `json:"bound_ms"` // the bound the metric had to meet
 	HoldMs    float64 `json:"hold_ms"`  // how long it had to stay within it
@@ -108,7 +108,8 @@ type Drift struct {
 }
 
 // DriftOf fits metric name against window start time over the windows
-// that have a value, using every step-th window (non-overlapping windows
+// that have a finite value (a window whose failures reach the metric's
+// rank, +∞, is no point of a trend), using every step-th window (non-overlapping windows
 // when step = width/Step), and returns the slope with a 95 % confidence
 // interval (normal approximation; NaN with fewer than 3 points).
 func DriftOf(ws []Window, name string, every int) Drift {
@@ -119,7 +120,7 @@ func DriftOf(ws []Window, name string, every int) Drift {
 	}
 	var xs, ys []float64
 	for i := 0; i < len(ws); i += max(every, 1) {
-		if v := m(ws[i]); !math.IsNaN(v) {
+		if v := m(ws[i]); !math.IsNaN(v) && !math.IsInf(v, 0) { // +Inf: failures at the rank, not a steady point
 			xs, ys = append(xs, float64(ws[i].StartNS)/float64(time.Minute)), append(ys, v)
 		}
 	}

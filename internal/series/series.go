@@ -3,9 +3,11 @@ package series
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 )
@@ -40,6 +42,17 @@ func (c Config) Validate(prefix string) error {
 }
 
 // Window is one window of the series. Latencies are in ms.
+//
+// The plain quantiles (TTFTP50 … E2EP99) follow the one failure rule: a
+// failed request counts as +∞ (it never answered, so it is slower than
+// any that did), by the one quantile definition (package quantile:
+// nearest rank). A quantile is +Inf when failures reach its rank — a
+// window where everything failed has every quantile +Inf — and NaN only
+// when the window holds no request to measure (for TTFT: none that
+// streams, see ttftSample). The successes' own quantiles, failures left
+// out, are beside them under names that say so (…OK).
+//
+// A Window is not a record: windows.jsonl writes its quantiles as Ms.
 type Window struct {
 	StartNS    int64   `json:"start_ns"` // offset from the run's start
 	EndNS      int64   `json:"end_ns"`
@@ -50,10 +63,15 @@ type Window struct {
 	Throughput float64 `json:"throughput"` // ok per second
 	Goodput    float64 `json:"goodput"`    // SLO met per second
 	ErrorRate  float64 `json:"error_rate"` // errors ÷ count
-	TTFTP50    float64 `json:"ttft_p50_ms"`
-	TTFTP99    float64 `json:"ttft_p99_ms"`
-	E2EP50     float64 `json:"e2e_p50_ms"`
-	E2EP99     float64 `json:"e2e_p99_ms"`
+	TTFTP50    float64 `json:"-"`
+	TTFTP99    float64 `json:"-"`
+	E2EP50     float64 `json:"-"`
+	E2EP99     float64 `json:"-"`
+	// The successes only (NaN: none succeeded).
+	TTFTP50OK float64 `json:"-"`
+	TTFTP99OK float64 `json:"-"`
+	E2EP50OK  float64 `json:"-"`
+	E2EP99OK  float64 `json:"-"`
 }
 
 // maxWindows bounds a series (a 10-hour soak at a 250 ms step is 144,000).
@@ -105,21 +123,26 @@ func compare(a, b int64) int {
 }
 
 func fill(w *Window, reqs []record.Request, width time.Duration) {
-	var ttft, e2e []float64
+	var ttft, e2e []float64 // every request's, failures +Inf
+	var ttftOK, e2eOK []float64
 	for i := range reqs {
 		r := &reqs[i]
 		w.Count++
 		if !r.OK {
 			w.Errors++
+			e2e = append(e2e, math.Inf(1))
+			if streams(r) {
+				ttft = append(ttft, math.Inf(1))
+			}
 			continue
 		}
 		w.OK++
 		if r.SLOMet {
 			w.SLOMet++
 		}
-		e2e = append(e2e, r.E2EMs)
+		e2e, e2eOK = append(e2e, r.E2EMs), append(e2eOK, r.E2EMs)
 		if r.FirstToken > 0 {
-			ttft = append(ttft, r.TTFTMs)
+			ttft, ttftOK = append(ttft, r.TTFTMs), append(ttftOK, r.TTFTMs)
 		}
 	}
 	sec := width.Seconds()
@@ -127,8 +150,22 @@ func fill(w *Window, reqs []record.Request, width time.Duration) {
 	if w.Count > 0 {
 		w.ErrorRate = float64(w.Errors) / float64(w.Count)
 	}
-	w.TTFTP50, w.TTFTP99 = Percentile(ttft, 50), Percentile(ttft, 99)
-	w.E2EP50, w.E2EP99 = Percentile(e2e, 50), Percentile(e2e, 99)
+	slices.Sort(ttft)
+	slices.Sort(e2e)
+	slices.Sort(ttftOK)
+	slices.Sort(e2eOK)
+	w.TTFTP50, w.TTFTP99 = quantile.OfSorted(ttft, 0.50), quantile.OfSorted(ttft, 0.99)
+	w.E2EP50, w.E2EP99 = quantile.OfSorted(e2e, 0.50), quantile.OfSorted(e2e, 0.99)
+	w.TTFTP50OK, w.TTFTP99OK = quantile.OfSorted(ttftOK, 0.50), quantile.OfSorted(ttftOK, 0.99)
+	w.E2EP50OK, w.E2EP99OK = quantile.OfSorted(e2eOK, 0.50), quantile.OfSorted(e2eOK, 0.99)
+}
+
+// streams reports whether request r waits for a first token, so that
+// failing it counts +∞ in the window's TTFT: every type but an embedding
+// or a retrieval, which never stream one (their successes have no TTFT
+// either).
+func streams(r *record.Request) bool {
+	return r.Type != protocol.TypeEmbedding && r.Type != "retrieve"
 }
 
 // Percentile is the p-th percentile of xs by the one quantile
