@@ -212,10 +212,11 @@ func TestAxisRefusesAnotherUnit(t *testing.T) {
 // nothing is added.
 func TestFailedWindowsAreDrawn(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
+	inf := math.Inf(1)
 	ws := []Window{
 		{StartS: 0, EndS: 1, Throughput: 10, TTFTP99: f(80)},
-		{StartS: 1, EndS: 2, Throughput: 2, TTFTP99: f(95), P99Failed: true},
-		{StartS: 2, EndS: 3, Throughput: 0, P99Failed: true}, // everything failed
+		{StartS: 1, EndS: 2, Throughput: 2, TTFTP99: f(inf)},
+		{StartS: 2, EndS: 3, Throughput: 0, TTFTP99: f(inf)}, // everything failed
 		{StartS: 3, EndS: 4, Throughput: 10, TTFTP99: f(120)},
 	}
 	pick := func(w Window) *float64 { return w.TTFTP99 }
@@ -228,7 +229,14 @@ func TestFailedWindowsAreDrawn(t *testing.T) {
 	if xmin != 1 || xmax != 2 || ymin != 120 || ymax != 120 {
 		t.Errorf("marks over x [%v, %v], y [%v, %v]; want x [1, 2] at the panel's top 120", xmin, xmax, ymin, ymax)
 	}
-	ws[1].P99Failed, ws[2].P99Failed = false, false
+	p = chart.NewPanel("p", "", "ms")
+	if _, err := segments(p, 0, "p99", ws, pick); err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max != 120 {
+		t.Errorf("the line reached %v: a +∞ window is a marker, not a point of the line", p.Y.Max)
+	}
+	ws[1].TTFTP99, ws[2].TTFTP99 = f(95), nil
 	if leg := failedWindows(chart.NewPanel("p", "", "ms"), ws, pick, 100); leg != nil {
 		t.Errorf("no failed window drew %+v", leg)
 	}

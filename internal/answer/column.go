@@ -21,17 +21,14 @@ type Column struct {
 	EndS float64
 }
 
-// Window is one window of a drill's series: p99s are nil without
-// samples.
+// Window is one window of a drill's series. Its p99s count a failed
+// request as +∞ (series.Window): +Inf when failures reach the rank (the
+// figure draws a failed marker there), nil without samples.
 type Window struct {
 	StartS, EndS float64
 	Throughput   float64
 	TTFTP99      *float64
 	E2EP99       *float64
-	// P99Failed: failed requests reach the p99's rank, so with a failure
-	// counting +∞ the window's p99 is +∞ (TTFTP99 and E2EP99 are then the
-	// successes' only, or nil).
-	P99Failed bool
 }
 
 // Event is one drill event: what was done, when (nil: not performed),

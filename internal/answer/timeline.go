@@ -106,7 +106,7 @@ func failedWindows(p *plot.Plot, ws []Window, pick func(Window) *float64, bound 
 	}
 	var pts plotter.XYs
 	for _, w := range ws {
-		if w.P99Failed {
+		if v := pick(w); v != nil && math.IsInf(*v, 1) {
 			pts = append(pts, plotter.XY{X: w.StartS, Y: top})
 		}
 	}
@@ -172,7 +172,7 @@ func segments(p *plot.Plot, i int, name string, ws []Window, pick func(Window) *
 	}
 	for _, w := range ws {
 		v := pick(w)
-		if v == nil || math.IsNaN(*v) {
+		if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) { // +∞: failedWindows marks it
 			if err := flush(); err != nil {
 				return nil, err
 			}

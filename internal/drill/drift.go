@@ -12,7 +12,8 @@ import (
 // SteadyDrift is the least-squares slope of metric (per minute) over the
 // steady windows — every every-th window (disjoint ones when every =
 // width ÷ step) that overlaps no fault's disturbed span (see disturbed)
-// and has no failed request at its p99's rank — with a 95 % interval
+// and has no failed request at its p99's rank (whatever the metric; a
+// window whose metric is +∞ never counts) — with a 95 % interval
 // robust to the windows' autocorrelation: the Newey–West (Bartlett
 // kernel) standard error with lag ⌈1.3 √n⌉ and the fixed-b critical
 // value for it (Kiefer–Vogelsang; at least Student's t, n − 2 df). Fewer than 3 windows: a
@@ -28,7 +29,7 @@ func SteadyDrift(ws []series.Window, metric string, every int, xs []EventRecover
 	for i := 0; i < len(ws); i += max(every, 1) {
 		w := ws[i]
 		v := m(w)
-		if math.IsNaN(v) || FailedAtRank(w.Count, w.Errors, 0.99) || overlaps(w, spans) {
+		if math.IsNaN(v) || math.IsInf(v, 1) || FailedAtRank(w.Count, w.Errors, 0.99) || overlaps(w, spans) {
 			continue
 		}
 		ts, ys = append(ts, float64(w.StartNS)/float64(time.Minute)), append(ys, v)

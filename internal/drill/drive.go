@@ -130,7 +130,6 @@ func (r *Run) measure() error {
 		}
 		x.LoadEndNS = int64(r.Phase.End)
 		x.censor(ws, f.HorizonNS)
-		x.WorstFailed = worstFailed(ws, x)
 		r.Recovery = append(r.Recovery, x)
 	}
 	r.Lost = Account(r.Sent, r.Records)

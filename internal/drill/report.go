@@ -69,9 +69,6 @@ type EventRecovery struct {
 	LoadEndNS       int64   `json:"load_end_ns,omitempty"`
 	Censored        bool    `json:"censored,omitempty"`
 	CensoredAfterMs float64 `json:"censored_after_ms,omitempty"`
-	// WorstFailed: a window from the fault to its recovery (or horizon)
-	// had failed requests at its p99's rank: the worst is +∞.
-	WorstFailed bool `json:"worst_failed,omitempty"`
 }
 
 // Measured reports whether the fault was violated and recovered within
@@ -91,12 +88,13 @@ func (x EventRecovery) RuleHeld() string {
 // Metrics are the fault's recovery (RecoveryMetric, from the fault's
 // end), the time to its first violation (a bound (> the horizon) when
 // there was none) and its worst windowed value (+∞, state never, when a
-// window after it had failed requests at its quantile's rank).
+// window after it had failed requests at its quantile's rank: the
+// window's quantile counts a failed request as +∞).
 func (x EventRecovery) Metrics() []result.Metric {
 	worst := DefWorst.NotMeasurable("no window after the event had a value")
 	switch {
-	case x.WorstFailed:
-		worst = DefWorst.Never("+∞: a window after the fault had failed requests at its p99's rank (a failed request counts +∞)")
+	case math.IsInf(x.WorstMs, 1):
+		worst = DefWorst.Never(fmt.Sprintf("+∞: a window after the fault had failed requests at its %s's rank (a failed request counts +∞)", x.MetricKey))
 	case !math.IsNaN(x.WorstMs):
 		worst = DefWorst.Measure(x.WorstMs, max(x.Windows, 1), "")
 	}
@@ -327,27 +325,38 @@ func (r *Run) Outcome(res result.Result, notes ...string) (workload.Outcome, err
 	return o, err
 }
 
-// windowRow is one line of windows.jsonl: the window (percentiles null
-// when it has no samples) and the events that happened in its first step.
+// windowRow is one line of windows.jsonl: the window and the events that
+// happened in its first step. Its quantiles count a failed request as
+// +∞ (series.Window): each is a number of ms, "+Inf" when failures reach
+// its rank, or null when the window has nothing to measure
+// (series.Ms); the successes' own are the …_ok_ms beside them.
 type windowRow struct {
-	StartNS    int64    `json:"start_ns"`
-	EndNS      int64    `json:"end_ns"`
-	Count      int      `json:"count"`
-	OK         int      `json:"ok"`
-	Errors     int      `json:"errors"`
-	SLOMet     int      `json:"slo_met"`
-	Throughput float64  `json:"throughput"`
-	Goodput    float64  `json:"goodput"`
-	ErrorRate  float64  `json:"error_rate"`
-	TTFTP50    *float64 `json:"ttft_p50_ms"`
-	TTFTP99    *float64 `json:"ttft_p99_ms"`
-	E2EP50     *float64 `json:"e2e_p50_ms"`
-	E2EP99     *float64 `json:"e2e_p99_ms"`
-	// P99Failed: the p99's rank (⌈0.99 n⌉) falls on failed requests, so
-	// with a failure counting +∞ the window's p99 is +∞ — the ttft_p99_ms
-	// and e2e_p99_ms beside it are the successes' only.
-	P99Failed bool     `json:"p99_failed,omitempty"`
-	Events    []string `json:"events,omitempty"` // "kill llm-fast-0"
+	StartNS    int64     `json:"start_ns"`
+	EndNS      int64     `json:"end_ns"`
+	Count      int       `json:"count"`
+	OK         int       `json:"ok"`
+	Errors     int       `json:"errors"`
+	SLOMet     int       `json:"slo_met"`
+	Throughput float64   `json:"throughput"`
+	Goodput    float64   `json:"goodput"`
+	ErrorRate  float64   `json:"error_rate"`
+	TTFTP50    series.Ms `json:"ttft_p50_ms"`
+	TTFTP99    series.Ms `json:"ttft_p99_ms"`
+	E2EP50     series.Ms `json:"e2e_p50_ms"`
+	E2EP99     series.Ms `json:"e2e_p99_ms"`
+	TTFTP50OK  series.Ms `json:"ttft_p50_ok_ms"`
+	TTFTP99OK  series.Ms `json:"ttft_p99_ok_ms"`
+	E2EP50OK   series.Ms `json:"e2e_p50_ok_ms"`
+	E2EP99OK   series.Ms `json:"e2e_p99_ok_ms"`
+	Events     []string  `json:"events,omitempty"` // "kill llm-fast-0"
+}
+
+// rowOf is window w as a line of windows.jsonl (without its events).
+func rowOf(w series.Window) windowRow {
+	return windowRow{StartNS: w.StartNS, EndNS: w.EndNS, Count: w.Count, OK: w.OK, Errors: w.Errors, SLOMet: w.SLOMet,
+		Throughput: w.Throughput, Goodput: w.Goodput, ErrorRate: w.ErrorRate,
+		TTFTP50: series.Ms(w.TTFTP50), TTFTP99: series.Ms(w.TTFTP99), E2EP50: series.Ms(w.E2EP50), E2EP99: series.Ms(w.E2EP99),
+		TTFTP50OK: series.Ms(w.TTFTP50OK), TTFTP99OK: series.Ms(w.TTFTP99OK), E2EP50OK: series.Ms(w.E2EP50OK), E2EP99OK: series.Ms(w.E2EP99OK)}
 }
 
 // Files are events.jsonl and windows.jsonl.
@@ -363,10 +372,7 @@ func (r *Run) Files() ([]record.File, error) {
 	enc = json.NewEncoder(&wb)
 	step := int64(r.cfg.Series.WithDefaults().Step)
 	for _, w := range r.Windows {
-		row := windowRow{StartNS: w.StartNS, EndNS: w.EndNS, Count: w.Count, OK: w.OK, Errors: w.Errors, SLOMet: w.SLOMet,
-			Throughput: w.Throughput, Goodput: w.Goodput, ErrorRate: w.ErrorRate,
-			TTFTP50: record.F(w.TTFTP50), TTFTP99: record.F(w.TTFTP99), E2EP50: record.F(w.E2EP50), E2EP99: record.F(w.E2EP99),
-			P99Failed: FailedAtRank(w.Count, w.Errors, 0.99)}
+		row := rowOf(w)
 		for _, e := range r.Events {
 			if e.ActualNS > 0 && e.ActualNS >= w.StartNS && e.ActualNS < w.StartNS+step {
 				row.Events = append(row.Events, e.Action+" "+e.Target)

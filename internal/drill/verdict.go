@@ -178,26 +178,6 @@ func SlowestRecovery(d result.Def, xs []EventRecovery) result.Metric {
 	return d.Measure(lo, len(xs), "").WithResolution(step).WithReason(why)
 }
 
-// worstFailed reports whether a window from fault x to its recovery (or
-// its horizon, or the end) had failed requests at its p99's rank:
-// counting a failed request as +∞ (the one failure rule), that window's
-// p99 — and the fault's worst — is +∞.
-func worstFailed(ws []series.Window, x EventRecovery) bool {
-	until := int64(math.MaxInt64)
-	switch {
-	case x.Verdict() == Recovered:
-		until = x.RecoveredNS
-	case x.HorizonNS > 0:
-		until = x.HorizonNS
-	}
-	for _, w := range ws {
-		if w.EndNS > x.EventNS && w.StartNS < until && FailedAtRank(w.Count, w.Errors, 0.99) {
-			return true
-		}
-	}
-	return false
-}
-
 // FailedAtRank reports whether the q-quantile of n requests of which
 // failed failed is +∞ when a failure counts +∞: its nearest rank
 // (quantile.Rank) falls among the failures, sorted last.

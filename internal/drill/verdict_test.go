@@ -1,6 +1,9 @@
 package drill
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -168,6 +171,10 @@ func TestAllFailedWindowIsWorstInfinite(t *testing.T) {
 	if !x.Violated || w.State != result.Never || !strings.HasPrefix(w.Reason, "+∞") {
 		t.Errorf("violated %v, worst %+v; want +∞", x.Violated, w)
 	}
+	if !math.IsInf(x.WorstMs, 1) {
+		t.Errorf("worst %v; want +Inf under the plain name", x.WorstMs)
+	}
+	checkWindowsFile(t, r)
 	if !FailedAtRank(100, 2, 0.99) || FailedAtRank(100, 1, 0.99) || !FailedAtRank(3, 3, 0.99) || FailedAtRank(5, 0, 0.99) {
 		t.Error("FailedAtRank: the nearest rank ⌈0.99 n⌉ falls on the failures")
 	}
@@ -232,5 +239,41 @@ func TestSlowestRecovery(t *testing.T) {
 	}
 	if m := SlowestRecovery(DefRecovery, []EventRecovery{none, never}); m.State != result.Never {
 		t.Errorf("never recovered: %+v; want never", m)
+	}
+}
+
+// checkWindowsFile: windows.jsonl writes a window whose p99 rank falls on
+// failures as "+Inf" under the plain name, the successes' figure (or
+// null) under …_ok_ms, and reads back to the same windows.
+func checkWindowsFile(t *testing.T, r *Run) {
+	t.Helper()
+	files, err := r.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(files[1].Data), []byte("\n"))
+	if len(lines) != len(r.Windows) {
+		t.Fatalf("%d lines for %d windows", len(lines), len(r.Windows))
+	}
+	inf := 0
+	for i, line := range lines {
+		var row windowRow
+		if err := json.Unmarshal(line, &row); err != nil {
+			t.Fatalf("line %d %s: %v", i, line, err)
+		}
+		w := r.Windows[i]
+		row.Events = nil
+		if fmt.Sprint(rowOf(w)) != fmt.Sprint(row) { // fmt: NaN (null) equals NaN
+			t.Errorf("line %d reads back as %+v; want %+v", i, row, rowOf(w))
+		}
+		if FailedAtRank(w.Count, w.Errors, 0.99) {
+			inf++
+			if !bytes.Contains(line, []byte(`"ttft_p99_ms":"+Inf"`)) || !bytes.Contains(line, []byte(`"e2e_p99_ms":"+Inf"`)) {
+				t.Errorf("line %d, failures at the p99's rank: %s", i, line)
+			}
+		}
+	}
+	if inf == 0 {
+		t.Error("no window with failures at its p99's rank: the check checked nothing")
 	}
 }

@@ -2,6 +2,7 @@ package presenter
 
 import (
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/summary"
 )
 
@@ -41,17 +42,25 @@ func BenchLines(r Run, own []record.BenchLine) []record.BenchLine {
 	return lines
 }
 
+// benchValues are g's values. The latency quantiles count a failed
+// request as +∞ (summary.Quantile): a quantile that is not an exact
+// number — +∞ when failures reach its rank, or a bracket — is left out
+// of the line (the format has no +∞, and the successes' figure is not
+// the quantile); error-ratio says why.
 func benchValues(g record.Group, rate float64) []record.BenchValue {
-	v := []record.BenchValue{
-		{Value: g.E2E.Mean * 1e6, Unit: "ns/op"},
-		{Value: g.E2E.P50, Unit: "p50-ms"},
-		{Value: g.E2E.P99, Unit: "p99-ms"},
-		{Value: rate, Unit: "req/s"},
-		{Value: g.Goodput, Unit: "goodput-req/s"},
-		{Value: g.SLOAttainment, Unit: "slo-attainment"},
+	v := []record.BenchValue{{Value: g.E2E.Mean * 1e6, Unit: "ns/op"}}
+	exact := func(m result.Metric, unit string) {
+		if x, ok := tailValue(m); ok {
+			v = append(v, record.BenchValue{Value: x, Unit: unit})
+		}
 	}
+	exact(tail(0.5, g.E2E, g.Count), "p50-ms")
+	exact(tail(0.99, g.E2E, g.Count), "p99-ms")
+	v = append(v, record.BenchValue{Value: rate, Unit: "req/s"},
+		record.BenchValue{Value: g.Goodput, Unit: "goodput-req/s"},
+		record.BenchValue{Value: g.SLOAttainment, Unit: "slo-attainment"})
 	if g.TTFT.Count > 0 {
-		v = append(v, record.BenchValue{Value: g.TTFT.P99, Unit: "ttft-p99-ms"})
+		exact(groupTTFT(0.99, g), "ttft-p99-ms")
 	}
 	if g.Errors > 0 {
 		v = append(v, record.BenchValue{Value: float64(g.Errors) / float64(g.Count), Unit: "error-ratio"})

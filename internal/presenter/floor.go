@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/summary"
 )
 
@@ -18,14 +19,23 @@ func writeFloor(w io.Writer, r Run) {
 		return
 	}
 	fmt.Fprintf(w, "\n## Measurement floor\n\n%s; load average %.1f.\n\n", f.Source, f.LoadAvg1)
-	fmt.Fprintf(w, "| harness error (measured − true) | n | median ms | median %% | p99 ms | max ms |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| harness error (measured − true) | n | failed | median ms | median %% | p99 ms | max ms |\n|---|---|---|---|---|---|---|\n")
 	for _, row := range []struct {
-		name string
-		s    record.ErrorStats
-	}{{"TTFT", f.TTFT}, {"ITL", f.ITL}, {"E2E", f.E2E}, {"exact server's own lateness (TTFT)", f.ServerLate}} {
-		if row.s.Count > 0 {
-			fmt.Fprintf(w, "| %s | %d | %.3f | %.2f | %.3f | %.3f |\n", row.name, row.s.Count, row.s.Median, row.s.MedianPct, row.s.P99, row.s.Max)
+		name   string
+		s      record.ErrorStats
+		failed int // counted +∞ in the quantiles: a request that failed has no error to show
+	}{{"TTFT", f.TTFT, f.Failed}, {"ITL", f.ITL, 0}, {"E2E", f.E2E, f.Failed}, {"exact server's own lateness (TTFT)", f.ServerLate, 0}} {
+		if row.s.Count > 0 || row.failed > 0 {
+			med, exact := floorTail(row.s.Median, row.s.Max, 0.5, row.s.Count, row.failed)
+			pct := fmt.Sprintf("%.2f", row.s.MedianPct)
+			if !exact {
+				pct = "-" // the successes' median is not the median
+			}
+			fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %.3f |\n", row.name, row.s.Count, row.failed, med, pct, floorP99(row.s, row.failed), row.s.Max)
 		}
+	}
+	if f.Failed > 0 {
+		fmt.Fprintf(w, "\nA request that failed against the exact server counts +∞ in the TTFT and E2E quantiles (%d failed).\n", f.Failed)
 	}
 	fmt.Fprintf(w, "\nDelivered rate %.2f of %.2f req/s (%+.2f %%). Goal (%s): %s.\n", f.DeliveredRate, f.TargetRate, f.RateErrorPct, f.Goal, metNot(f.GoalMet))
 	for _, n := range f.Notes {
@@ -51,10 +61,13 @@ func withinFloor(r Run, f *record.Floor) []string {
 			continue
 		}
 		for _, m := range []struct {
-			name        string
-			a, b, floor float64
-		}{{"p99 TTFT", base.TTFT.P99, g.TTFT.P99, f.TTFT.P99}, {"p99 E2E", base.E2E.P99, g.E2E.P99, f.E2E.P99}} {
-			if d := math.Abs(m.b - m.a); m.a > 0 && m.b > 0 && d <= math.Abs(m.floor) {
+			name  string
+			a, b  result.Metric // failures +∞: only exact figures compare
+			floor float64
+		}{{"p99 TTFT", groupTTFT(0.99, base), groupTTFT(0.99, g), f.TTFT.P99}, {"p99 E2E", tail(0.99, base.E2E, base.Count), tail(0.99, g.E2E, g.Count), f.E2E.P99}} {
+			a, aok := tailValue(m.a)
+			b, bok := tailValue(m.b)
+			if d := math.Abs(b - a); aok && bok && a > 0 && b > 0 && d <= math.Abs(m.floor) {
 				out = append(out, fmt.Sprintf("%s %s: %s differs from %s by %.3f ms, within the floor (%.3f ms)",
 					typ, m.name, phase, base.Labels[summary.LabelPhase], d, m.floor))
 			}

@@ -71,8 +71,9 @@ func (r Run) verdictLines(w io.Writer) {
 	overhead(w, s)
 	retries(w, s)
 	if f := run.MeasurementFloor; f != nil {
-		fmt.Fprintf(w, "measurement floor: TTFT p99 error %.3f ms, E2E p99 error %.3f ms, rate %+.2f %% (goal %s)\n",
-			f.TTFT.P99, f.E2E.P99, f.RateErrorPct, metNot(f.GoalMet))
+		fmt.Fprintf(w, "measurement floor: TTFT p99 error %s ms, E2E p99 error %s ms, rate %+.2f %% (goal %s)\n",
+			floorP99(f.TTFT, f.Failed), floorP99(f.E2E, f.Failed),
+			f.RateErrorPct, metNot(f.GoalMet))
 	}
 	if e := run.Environment; !run.Valid && e.Cores > 0 && e.LoadAvg1 > float64(e.Cores) {
 		fmt.Fprintf(w, "hint: the load average was %.1f on %d cores when the run started; other processes may have delayed the driver\n",
@@ -118,22 +119,14 @@ func (r Run) phaseRows() ([]string, [][]string) {
 			phase = "-"
 		}
 		rows = append(rows, []string{phase, g.Labels[summary.LabelType], fmt.Sprint(g.Count), fmt.Sprint(g.Errors),
-			latency(g.E2E.P50, g.E2E.Count), latency(g.E2E.P99, g.E2E.Count), latency(g.TTFT.P99, g.TTFT.Count),
+			tailCell(tail(0.5, g.E2E, g.Count)), tailCell(tail(0.99, g.E2E, g.Count)), tailCell(groupTTFT(0.99, g)),
 			fmt.Sprintf("%.2f", g.Goodput), fmt.Sprintf("%.1f%%", 100*g.SLOAttainment), phaseValid(run, phase)})
 	}
 	s := run.Summary
 	rows = append(rows, []string{"all", "all", fmt.Sprint(s.Requests), fmt.Sprint(s.Failed),
-		latency(s.E2E.P50, s.E2E.Count), latency(s.E2E.P99, s.E2E.Count), "-",
+		tailCell(tail(0.5, s.E2E, s.Requests)), tailCell(tail(0.99, s.E2E, s.Requests)), "-",
 		fmt.Sprintf("%.2f", s.Goodput), fmt.Sprintf("%.1f%%", 100*s.SLOAttainment), yesNo(run.Valid)})
 	return cols, rows
-}
-
-// latency is a latency summary's figure, or "-" when it has no samples.
-func latency(v float64, n int64) string {
-	if n == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", v)
 }
 
 // WriteTable renders t as aligned text or Markdown.

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/sagebench/sagebench/internal/answer"
+	"github.com/sagebench/sagebench/internal/series"
 )
 
 // Files a drill writes into the run directory.
@@ -59,29 +61,45 @@ func (r *Run) loadEvents(path string) {
 	})
 }
 
-// windowLine is a line of windows.jsonl (percentiles null without
-// samples).
+// windowLine is what the report reads of a line of windows.jsonl. Its
+// p99s count a failed request as +∞: a number of ms, "+Inf" when
+// failures reach the rank, null without samples (series.Ms). A file
+// written before the plain names counted failures held the successes'
+// figure there and said p99_failed when failures reached the rank: such
+// a window reads as +∞ too.
 type windowLine struct {
-	StartNS    int64    `json:"start_ns"`
-	EndNS      int64    `json:"end_ns"`
-	Throughput float64  `json:"throughput"`
-	TTFTP99    *float64 `json:"ttft_p99_ms"`
-	E2EP99     *float64 `json:"e2e_p99_ms"`
-	P99Failed  bool     `json:"p99_failed"`
+	StartNS    int64     `json:"start_ns"`
+	EndNS      int64     `json:"end_ns"`
+	Throughput float64   `json:"throughput"`
+	TTFTP99    series.Ms `json:"ttft_p99_ms"`
+	E2EP99     series.Ms `json:"e2e_p99_ms"`
+	P99Failed  bool      `json:"p99_failed"` // older files only
 }
 
 func (r *Run) loadWindows(path string) {
 	r.readLines(path, WindowsFile, func(line []byte) bool {
-		var w windowLine
+		w := windowLine{TTFTP99: series.Ms(math.NaN()), E2EP99: series.Ms(math.NaN())}
 		if json.Unmarshal(line, &w) != nil || w.EndNS < w.StartNS {
 			return false
 		}
+		if w.P99Failed {
+			w.TTFTP99, w.E2EP99 = series.Ms(math.Inf(1)), series.Ms(math.Inf(1))
+		}
 		if len(r.Windows) < maxWindows {
 			r.Windows = append(r.Windows, answer.Window{StartS: float64(w.StartNS) / 1e9, EndS: float64(w.EndNS) / 1e9,
-				Throughput: w.Throughput, TTFTP99: w.TTFTP99, E2EP99: w.E2EP99, P99Failed: w.P99Failed})
+				Throughput: w.Throughput, TTFTP99: msPtr(w.TTFTP99), E2EP99: msPtr(w.E2EP99)})
 		}
 		return true
 	})
+}
+
+// msPtr is m as the answer's figures take it: nil without samples.
+func msPtr(m series.Ms) *float64 {
+	if math.IsNaN(float64(m)) {
+		return nil
+	}
+	v := float64(m)
+	return &v
 }
 
 // readLines calls each on every line of path (absent: nothing); a line

@@ -26,7 +26,7 @@ var (
 // measurable when the run has no request to measure it on.
 //
 // The E2E quantiles follow the one failure rule: a failed request counts
-// as +∞ (see e2eQuantile).
+// as +∞ (see Quantile).
 func Metrics(s record.Summary) []result.Metric {
 	const noneSent = "no request was sent"
 	n, lag := s.Requests, int(s.ScheduleLag.Count)
@@ -35,24 +35,25 @@ func Metrics(s record.Summary) []result.Metric {
 		DefThroughput.Measure(s.Throughput, n, noneSent),
 		DefSLOAttainment.Measure(s.SLOAttainment, n, noneSent),
 		DefSuccessRate.Measure(s.SuccessRate, n, noneSent),
-		e2eQuantile(DefE2EP50, 0.50, s.E2E.P50, s),
-		e2eQuantile(DefE2EP95, 0.95, s.E2E.P95, s),
-		e2eQuantile(DefE2EP99, 0.99, s.E2E.P99, s),
+		Quantile(DefE2EP50, 0.50, s.E2E, s.Requests),
+		Quantile(DefE2EP95, 0.95, s.E2E, s.Requests),
+		Quantile(DefE2EP99, 0.99, s.E2E, s.Requests),
 		DefLagP99.Measure(s.ScheduleLag.P99, lag, noneSent),
 	}
 }
 
-// e2eQuantile is the q-quantile of E2E over every request of s, a failed
-// one counting as +∞, read off the successes' summary (ok: their own
-// q-quantile). Failures sort last, so the nearest-rank quantile is the
-// successes' order statistic of rank r = ⌈q·n⌉ (n: every request): ok
-// itself when the successes' own rank ⌈q·done⌉ is r; else bracketed by
-// ok and the first summary figure whose rank reaches r (their max at
-// worst); +∞ — a bound [ok, ∞) — when r falls on the failures; never
-// when every request failed. The successes' figure is never given as
-// the quantile when it is not.
-func e2eQuantile(d result.Def, q, ok float64, s record.Summary) result.Metric {
-	n, done := s.Requests, int(s.E2E.Count)
+// Quantile is the q-quantile (0.5, 0.9, 0.95, 0.99 or 0.999) of a
+// latency over n requests of which lat summarises the successes, a
+// failed one (n − lat.Count) counting as +∞, read off the successes'
+// summary (ok: their own q-quantile). Failures sort last, so the
+// nearest-rank quantile is the successes' order statistic of rank
+// r = ⌈q·n⌉: ok itself when the successes' own rank ⌈q·done⌉ is r; else
+// bracketed by ok and the first summary figure whose rank reaches r
+// (their max at worst); +∞ — a bound [ok, ∞) — when r falls on the
+// failures; never when every request failed. The successes' figure is
+// never given as the quantile when it is not.
+func Quantile(d result.Def, q float64, lat record.Latency, n int) result.Metric {
+	done, ok := int(lat.Count), figure(lat, q)
 	failed := n - done
 	rank := func(q float64, n int) int { return int(math.Ceil(q*float64(n) - 1e-9)) }
 	r := rank(q, n)
@@ -70,12 +71,27 @@ func e2eQuantile(d result.Def, q, ok float64, s record.Summary) result.Metric {
 	case r > done:
 		return d.Within(ok, math.Inf(1), n, fmt.Sprintf("%d of %d requests failed, more than the quantile allows: with a failure counting +∞ it is +∞; %s is the successes' own", failed, n, result.FormatValue(ok, d.Unit)))
 	}
-	hi := s.E2E.Max
-	for _, c := range []struct{ q, v float64 }{{0.5, s.E2E.P50}, {0.9, s.E2E.P90}, {0.95, s.E2E.P95}, {0.99, s.E2E.P99}, {0.999, s.E2E.P999}} {
+	hi := lat.Max
+	for _, c := range figures(lat) {
 		if c.q > q && rank(c.q, done) >= r {
 			hi = c.v
 			break
 		}
 	}
 	return d.Within(ok, max(ok, hi), n, fmt.Sprintf("%d of %d requests failed, counted +∞: between the successes' own %s and the next figure their summary holds", failed, n, result.FormatValue(ok, d.Unit)))
+}
+
+// figures are the quantiles a latency summary holds.
+func figures(lat record.Latency) []struct{ q, v float64 } {
+	return []struct{ q, v float64 }{{0.5, lat.P50}, {0.9, lat.P90}, {0.95, lat.P95}, {0.99, lat.P99}, {0.999, lat.P999}}
+}
+
+// figure is lat's own q-quantile (NaN: lat holds no such figure).
+func figure(lat record.Latency, q float64) float64 {
+	for _, c := range figures(lat) {
+		if math.Abs(c.q-q) < 1e-9 {
+			return c.v
+		}
+	}
+	return math.NaN()
 }

@@ -153,17 +153,42 @@ func TestQ6Config(t *testing.T) {
 	}
 }
 
-// TestWindowAllFailedIsInfinite: a window whose requests all failed has
-// a p99 of +∞ (violated), never null or the answered requests' figure;
-// one failure in 200 leaves the p99 finite.
+// TestWindowAllFailedIsInfinite: a burst whose window's requests all
+// failed has a worst p99 of +∞ (violated), never null or the answered
+// requests' figure; one failure in 200 leaves the p99 finite, one in 50
+// reaches its rank (50).
 func TestWindowAllFailedIsInfinite(t *testing.T) {
-	if p := windowP99(series.Window{Count: 5, Errors: 5, TTFTP99: math.NaN()}); !math.IsInf(p, 1) {
-		t.Errorf("all failed: p99 %v, want +∞", p)
+	reqs := func(n, failed int) []record.Request {
+		var out []record.Request
+		for i := range n {
+			r := record.Request{IntendedNS: int64(i) * int64(time.Second) / int64(n), Type: "llm"}
+			if i >= failed {
+				r.OK, r.FirstToken, r.TTFTMs = true, r.IntendedNS+1, 120
+			}
+			out = append(out, r)
+		}
+		return out
 	}
-	if p := windowP99(series.Window{Count: 200, Errors: 1, OK: 199, TTFTP99: 120}); p != 120 {
-		t.Errorf("1 of 200 failed: p99 %v, want 120", p)
-	}
-	if p := windowP99(series.Window{Count: 50, Errors: 1, OK: 49, TTFTP99: 120}); !math.IsInf(p, 1) {
-		t.Errorf("1 of 50 failed: the p99's rank (50) is the failure: %v, want +∞", p)
+	q := &q6{cfg: Default(true)}
+	for _, tc := range []struct {
+		name      string
+		n, failed int
+		worst     float64
+	}{
+		{"all failed", 5, 5, math.Inf(1)},
+		{"1 of 200 failed", 200, 1, 120},
+		{"1 of 50 failed", 50, 1, math.Inf(1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, err := series.Compute(reqs(tc.n, tc.failed), series.Config{Width: time.Second, Step: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := burstRecovery{WorstMs: math.NaN()}
+			q.judgeRecovery(&r, ws, 1000)
+			if r.WorstMs != tc.worst || r.State == notViolated {
+				t.Errorf("worst %v, state %s; want %v, violated", r.WorstMs, r.State, tc.worst)
+			}
+		})
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
@@ -66,7 +65,8 @@ func (q *q6) recoveries(p summary.Phase, prs []record.Request, bound float64) ([
 func (q *q6) judgeRecovery(r *burstRecovery, ws []series.Window, bound float64) {
 	last := -1
 	for i, w := range ws {
-		if p99 := windowP99(w); !math.IsNaN(p99) && (math.IsNaN(r.WorstMs) || p99 > r.WorstMs) {
+		// the window's p99 counts a failed request as +∞ (series.Window)
+		if p99 := w.TTFTP99; !math.IsNaN(p99) && (math.IsNaN(r.WorstMs) || p99 > r.WorstMs) {
 			r.WorstMs = p99
 		}
 		if w.Errors > 0 || w.Count > 0 && !(w.TTFTP99 <= bound) {
@@ -81,16 +81,6 @@ func (q *q6) judgeRecovery(r *burstRecovery, ws []series.Window, bound float64) 
 	default:
 		r.State, r.AfterMs = recovered, max(record.Millis(time.Duration(ws[last+1].StartNS)-r.End), 0)
 	}
-}
-
-// windowP99 is a window's TTFT p99 under the one failure rule: a failed
-// request counts as +∞, so the p99 is +∞ when the failures reach its
-// nearest rank (the series' own figure is over the answered requests).
-func windowP99(w series.Window) float64 {
-	if w.Errors > 0 && quantile.Rank(w.Count, 0.99) > w.Count-w.Errors {
-		return math.Inf(1)
-	}
-	return w.TTFTP99
 }
 
 // drainEnds is, per burst, when the requests waiting for a first token

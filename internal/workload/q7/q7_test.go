@@ -1,11 +1,13 @@
 package q7
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/drill"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
 )
 
@@ -45,5 +47,12 @@ func TestExcess(t *testing.T) {
 	steady, ex := q.excess(r)
 	if steady.Value != 100 || len(ex) != 1 || ex[0][0].Value != 400 || ex[0][1].Value != 4 {
 		t.Fatalf("steady %v excess %+v", steady, ex)
+	}
+	// failures at the p99's rank near the event: the window's p99 is +∞,
+	// so is the peak and its ratio — never the successes' figure
+	r.Windows[3].TTFTP99, r.Windows[3].TTFTP99OK = math.Inf(1), 400
+	steady, ex = q.excess(r)
+	if steady.Value != 100 || ex[0][0].State != result.Never || ex[0][1].State != result.Never {
+		t.Fatalf("a +∞ window near the event: steady %v excess %+v; want the peak and ratio never", steady, ex)
 	}
 }

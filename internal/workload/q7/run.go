@@ -74,8 +74,12 @@ func (q *q7) outcome(r *drill.Run, err error) (workload.Outcome, error) {
 	for i := range events {
 		if x, ok := ex[events[i].Seq]; ok {
 			events[i].Metrics = append(events[i].Metrics, x...)
-			if x[1].Measured() && (!worst.Measured() || x[1].Value > worst.Value) {
-				worst = defExcess.Measure(x[1].Value, 1, "").WithReason(fmt.Sprintf("after event %d (%s)", events[i].Seq, events[i].Action))
+			switch after := fmt.Sprintf("after event %d (%s)", events[i].Seq, events[i].Action); {
+			case worst.State == result.Never:
+			case x[1].State == result.Never:
+				worst = defExcess.Never(after + ": " + x[1].Reason)
+			case x[1].Measured() && (!worst.Measured() || x[1].Value > worst.Value):
+				worst = defExcess.Measure(x[1].Value, 1, "").WithReason(after)
 			}
 		}
 	}
@@ -122,7 +126,9 @@ func failureTable(att []drill.Attribution) result.Table {
 
 // excess compares the windows within one width of each event with the
 // steady windows (those farther from every event): the steady metric,
-// and per event its peak and peak ÷ steady.
+// and per event its peak and peak ÷ steady. A window's metric counts a
+// failed request as +∞ (series.Window): a peak on such a window is +∞,
+// state never, and so is its ratio; a steady median on one is never.
 func (q *q7) excess(r *drill.Run) (result.Metric, map[int][]result.Metric) {
 	m, _ := series.MetricByName(q.cfg.Drill.Recovery.Metric)
 	width := int64(q.cfg.Drill.Series.WithDefaults().Width)
@@ -141,24 +147,39 @@ func (q *q7) excess(r *drill.Run) (result.Metric, map[int][]result.Metric) {
 	if len(steady) > 0 {
 		slices.Sort(steady)
 		base = defSteady.Measure(steady[len(steady)/2], len(steady), "").WithReason("median windowed value away from every event")
+		if math.IsInf(steady[len(steady)/2], 1) {
+			base = defSteady.Never(fmt.Sprintf("failed requests reached the %s's rank in half or more of the %d windows away from every event: the median is +∞", q.cfg.Drill.Recovery.Metric, len(steady)))
+		}
 	}
 	out := map[int][]result.Metric{}
 	for _, e := range r.Events {
-		if e.ActualNS == 0 {
-			continue
+		if e.ActualNS != 0 {
+			out[e.Seq] = q.peak(r.Windows, func(w series.Window) bool { return near(w, e.ActualNS) }, m, base)
 		}
-		peak, n := 0.0, 0
-		for _, w := range r.Windows {
-			if v := m(w); near(w, e.ActualNS) && !math.IsNaN(v) {
-				peak, n = max(peak, v), n+1
-			}
-		}
-		p := defPeak.Measure(peak, n, "no window near the event had a value")
-		ratio := defRatio.NotMeasurable("the steady value or the peak is missing")
-		if p.Measured() && base.Measured() && base.Value > 0 {
-			ratio = defRatio.Measure(peak/base.Value, n, "")
-		}
-		out[e.Seq] = []result.Metric{p, ratio}
 	}
 	return base, out
+}
+
+// peak is the largest metric m of the windows near an event and its
+// ratio to the steady base.
+func (q *q7) peak(ws []series.Window, near func(series.Window) bool, m series.Metric, base result.Metric) []result.Metric {
+	peak, n := 0.0, 0
+	for _, w := range ws {
+		if v := m(w); near(w) && !math.IsNaN(v) {
+			peak, n = max(peak, v), n+1
+		}
+	}
+	p := defPeak.Measure(peak, n, "no window near the event had a value")
+	ratio := defRatio.NotMeasurable("the steady value or the peak is missing")
+	switch {
+	case math.IsInf(peak, 1):
+		why := fmt.Sprintf("+∞: a window within one width of the event had failed requests at its %s's rank (a failed request counts +∞)", q.cfg.Drill.Recovery.Metric)
+		p = defPeak.Never(why)
+		if base.Measured() {
+			ratio = defRatio.Never(why)
+		}
+	case p.Measured() && base.Measured() && base.Value > 0:
+		ratio = defRatio.Measure(peak/base.Value, n, "")
+	}
+	return []result.Metric{p, ratio}
 }

@@ -1,0 +1,83 @@
+package presenter
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sagebench/sagebench/internal/protocol"
+	"github.com/sagebench/sagebench/internal/quantile"
+	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/summary"
+)
+
+// The tables' latency quantiles follow the one failure rule: a failed
+// request counts as +∞ (summary.Quantile), so a plain "p99" is never the
+// successes' figure when failures moved it.
+
+var defTail = result.Def{Name: "latency", Unit: result.Ms, Direction: result.Lower}
+
+// tail is the q-quantile of a latency over n requests of which lat
+// summarises the successes, failures +∞ (summary.Quantile).
+func tail(q float64, lat record.Latency, n int) result.Metric {
+	return summary.Quantile(defTail, q, lat, n)
+}
+
+// tailCell is t for a table of ms: "12.3"; "12.3–15.0" when failures
+// moved the rank between two figures the summary holds; "+∞" when they
+// reach it (or every request failed); "-" when nothing was sent.
+func tailCell(t result.Metric) string {
+	switch t.State {
+	case result.Measured:
+		return fmt.Sprintf("%.1f", t.Value)
+	case result.Never:
+		return "+∞"
+	case result.Bound:
+		if math.IsInf(t.Interval[1], 1) {
+			return "+∞"
+		}
+		return fmt.Sprintf("%.1f–%.1f", t.Interval[0], t.Interval[1])
+	}
+	return "-"
+}
+
+// tailValue is t's value when it is measured exactly (ok false: a
+// bound, +∞ or nothing).
+func tailValue(t result.Metric) (float64, bool) {
+	return t.Value, t.State == result.Measured
+}
+
+// groupTTFT is the p-quantile TTFT of group g, failures +∞: every failed
+// request of a type that streams waits for a first token forever; an
+// embedding has none to wait for.
+func groupTTFT(q float64, g record.Group) result.Metric {
+	n := int(g.TTFT.Count)
+	if g.Labels[summary.LabelType] != protocol.TypeEmbedding {
+		n += g.Errors
+	}
+	return tail(q, g.TTFT, n)
+}
+
+// floorTail is a harness-error quantile of the floor (v, the successes'
+// figure; mx their largest) counting the failed requests +∞: the figure
+// when they leave its rank where it was (exact), "v–mx" when they move
+// it among the successes, "+∞" when they reach it.
+func floorTail(v, mx float64, q float64, count, failed int) (text string, exact bool) {
+	n := count + failed
+	r := quantile.Rank(n, q)
+	switch {
+	case n == 0:
+		return "-", false
+	case failed == 0 || r == quantile.Rank(count, q):
+		return fmt.Sprintf("%.3f", v), true
+	case r > count:
+		return "+∞", false
+	}
+	return fmt.Sprintf("%.3f–%.3f", v, mx), false
+}
+
+// floorP99 is floorTail's text of a p99.
+func floorP99(s record.ErrorStats, failed int) string {
+	t, _ := floorTail(s.P99, s.Max, 0.99, s.Count, failed)
+	return t
+}
