@@ -23,8 +23,7 @@ func Row(run *record.Run, sh Shape) record.Unified {
 	u := record.Unified{
 		Backend: run.Backend, Workload: run.Workload, RunID: run.RunID, Seed: run.Seed,
 		Nodes: sh.Nodes, Parallelism: sh.Parallelism,
-		Throughput: record.Sampled(s.Throughput, s.Requests), LatencyP50: record.Sampled(s.E2E.P50, int(s.E2E.Count)),
-		LatencyP95: record.Sampled(s.E2E.P95, int(s.E2E.Count)), LatencyP99: record.Sampled(s.E2E.P99, int(s.E2E.Count)),
+		Throughput:  record.Sampled(s.Throughput, s.Requests),
 		SuccessRate: record.Sampled(s.SuccessRate, s.Requests), DurationSeconds: record.F(s.DurationSeconds),
 		Timestamp:  run.StartedAt.UTC().Format(time.RFC3339),
 		ConfigHash: run.ConfigHash, BackendHash: BackendHash(run),
@@ -36,12 +35,32 @@ func Row(run *record.Run, sh Shape) record.Unified {
 			"schema_version": record.SchemaVersion,
 		},
 	}
+	SetLatency(&u, summary.Metrics(s))
+	if s.Requests > int(s.E2E.Count) && s.E2E.Count > 0 {
+		u.Metadata[summary.MetaLatencyOK] = map[string]any{"p50": record.F(s.E2E.P50), "p95": record.F(s.E2E.P95), "p99": record.F(s.E2E.P99),
+			"n": s.E2E.Count, "note": "successes only: the failed requests left out"}
+	}
 	if run.Result != nil {
 		SetPrimary(&u, run.Result.Primary)
 		u.Metadata["answer"] = run.Result.Answer
 		u.Metadata["targets_missed"] = run.Result.Missed()
 	}
 	return u
+}
+
+// SetLatency fills u's latency columns from the run-level E2E quantiles
+// ms (a failed request counting +∞, summary.Quantile): the value when
+// measured, else null, with each column's state — and the reason of a
+// state other than measured — in the metadata (summary.LatencyCells).
+func SetLatency(u *record.Unified, ms []result.Metric) {
+	cells, meta := summary.LatencyCells(ms)
+	u.LatencyP50, u.LatencyP95, u.LatencyP99 = cells[0], cells[1], cells[2]
+	if u.Metadata == nil {
+		u.Metadata = map[string]any{}
+	}
+	for k, v := range meta {
+		u.Metadata[k] = v
+	}
 }
 
 // SetPrimary puts m into u's primary columns.
@@ -87,12 +106,18 @@ func AggregateRow(a Aggregate, last *record.Run, sh Shape, id string) record.Uni
 		return nil
 	}
 	u.Throughput, u.SuccessRate = mean(summary.DefThroughput.Name), mean(summary.DefSuccessRate.Name)
-	u.LatencyP50, u.LatencyP95, u.LatencyP99 = mean(summary.DefE2EP50.Name), mean(summary.DefE2EP95.Name), mean(summary.DefE2EP99.Name)
 	u.DurationSeconds = nil
 	u.Metadata = map[string]any{"name": a.Name, "entry": last.Entry, "aggregate": true, "repetitions": a.Repetitions,
 		"valid_repetitions": a.Valid, "valid": a.Valid == a.Repetitions, "complete": true, "invalid_reasons": []string{},
 		"run_ids": a.RunIDs, "duplicates": a.Duplicates, "primary": a.Primary, "metrics": a.Metrics, "latency_unit": "ms",
 		"workload_hash": a.WorkloadHash, "schema_version": record.SchemaVersion}
+	var lat []result.Metric // the estimates of the E2E quantiles, each counting failures +∞
+	for _, c := range summary.LatencyColumns {
+		if e, ok := a.Metric(c.Def.Name); ok {
+			lat = append(lat, e.Metric())
+		}
+	}
+	SetLatency(&u, lat)
 	if e, ok := a.Metric(a.Primary); ok {
 		SetPrimary(&u, e.Metric())
 	} else {

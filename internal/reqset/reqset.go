@@ -79,6 +79,10 @@ type Stats struct {
 	E2EP99, TTFTP50, TTFTP99   float64
 	QueueP50, QueueP99         float64
 	SuccessRate, SLOAttainment float64
+	// TailP50, TailP95, TailP99 are the E2E quantiles over every request,
+	// a failed one counting +∞ (nearest rank): +Inf when failures reach
+	// the rank, NaN with no request. The E2EPxx above are the successes'.
+	TailP50, TailP95, TailP99 float64
 }
 
 // Measure folds rs into Stats. TTFT counts successful requests with a
@@ -113,6 +117,19 @@ func Measure(rs []record.Request) Stats {
 	s.TTFTP50, s.TTFTP99 = quantile.OfSorted(ttft, 0.5), quantile.OfSorted(ttft, 0.99)
 	s.QueueP50, s.QueueP99 = quantile.OfSorted(queue, 0.5), quantile.OfSorted(queue, 0.99)
 	s.QueueN = len(queue)
+	// failures sort last: rank r of every request is the successes' r-th,
+	// or a failure past them
+	tail := func(q float64) float64 {
+		switch r := quantile.Rank(s.N, q); {
+		case s.N == 0:
+			return math.NaN()
+		case r > len(e2e):
+			return math.Inf(1)
+		default:
+			return e2e[r-1]
+		}
+	}
+	s.TailP50, s.TailP95, s.TailP99 = tail(0.5), tail(0.95), tail(0.99)
 	if s.N > 0 {
 		s.SuccessRate, s.SLOAttainment = float64(s.OK)/float64(s.N), float64(s.Met)/float64(s.N)
 	}

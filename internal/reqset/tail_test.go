@@ -98,3 +98,29 @@ func TestWilson(t *testing.T) {
 		t.Errorf("WilsonAt(50, 100, 0.975) = [%.4f, %.4f], want [0.3906, 0.6094]", lo, hi)
 	}
 }
+
+// TestStatsTail: Measure's TailPxx are TailOf's nearest-rank E2E
+// quantiles over every request (failures +∞), the E2EPxx the successes'.
+func TestStatsTail(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		n, failed int
+	}{{"none failed", 200, 0}, {"one of 200", 200, 1}, {"two of 100 reach the p99", 100, 2}, {"all failed", 10, 10}, {"empty", 0, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := reqs(tc.n, tc.failed)
+			s := reqset.Measure(rs)
+			for _, c := range []struct {
+				q   float64
+				got float64
+			}{{0.5, s.TailP50}, {0.95, s.TailP95}, {0.99, s.TailP99}} {
+				want := reqset.TailOf(rs, c.q, reqset.E2E).Value
+				if c.got != want && !(math.IsNaN(c.got) && math.IsNaN(want)) {
+					t.Errorf("p%v %v; want %v", c.q*100, c.got, want)
+				}
+			}
+		})
+	}
+	if s := reqset.Measure(reqs(100, 2)); !math.IsInf(s.TailP99, 1) || s.E2EP99 != 100 {
+		t.Errorf("two of 100 failed: tail p99 %v, successes' %v; want +Inf and 100", s.TailP99, s.E2EP99)
+	}
+}

@@ -2,7 +2,9 @@ package workload
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/dataflow"
@@ -273,14 +275,51 @@ type Row struct {
 }
 
 // PolicyRow is the row of one policy's requests, summarised in st over
-// seconds: ok requests per second, E2E quantiles, success rate, and
-// primary named "<policy>.<its name>".
+// seconds: ok requests per second, E2E quantiles (a failed request
+// counting +∞, SetLatency), success rate, and primary named
+// "<policy>.<its name>".
 func PolicyRow(policy string, st reqset.Stats, seconds float64, primary result.Metric) Row {
 	primary.Name = policy + "." + primary.Name
-	return Row{Config: "policy=" + policy, Throughput: record.F(float64(st.OK) / max(seconds, 1e-9)),
-		LatencyP50: record.Sampled(st.E2EP50, st.OK), LatencyP95: record.Sampled(st.E2EP95, st.OK), LatencyP99: record.Sampled(st.E2EP99, st.OK),
+	r := Row{Config: "policy=" + policy, Throughput: record.F(float64(st.OK) / max(seconds, 1e-9)),
 		SuccessRate: record.Sampled(st.SuccessRate, st.N), DurationSeconds: record.F(seconds), Primary: &primary,
 		Metadata: map[string]any{"policy": policy}}
+	r.SetLatency(tailMetric(summary.DefE2EP50, st.TailP50, st.E2EP50, st), tailMetric(summary.DefE2EP95, st.TailP95, st.E2EP95, st),
+		tailMetric(summary.DefE2EP99, st.TailP99, st.E2EP99, st))
+	if st.OK < st.N && st.OK > 0 {
+		r.Metadata[summary.MetaLatencyOK] = map[string]any{"p50": record.F(st.E2EP50), "p95": record.F(st.E2EP95), "p99": record.F(st.E2EP99),
+			"n": st.OK, "note": "successes only: the failed requests left out"}
+	}
+	return r
+}
+
+// SetLatency puts the E2E quantile metrics ms (summary.DefE2EP50, …P95,
+// …P99; failures +∞) into r's latency columns, with every column's state
+// in its metadata (summary.LatencyCells): a row's columns are its own,
+// never the run's.
+func (r *Row) SetLatency(ms ...result.Metric) {
+	cells, meta := summary.LatencyCells(ms)
+	r.LatencyP50, r.LatencyP95, r.LatencyP99 = cells[0], cells[1], cells[2]
+	if r.Metadata == nil {
+		r.Metadata = map[string]any{}
+	}
+	for k, v := range meta {
+		r.Metadata[k] = v
+	}
+}
+
+// tailMetric is an E2E quantile over st's requests, failures +∞ (tail;
+// ok the successes' own): measured when finite, never when every request
+// failed, a bound [ok, ∞) when failures reach its rank.
+func tailMetric(d result.Def, tail, ok float64, st reqset.Stats) result.Metric {
+	switch {
+	case st.N == 0:
+		return d.NotMeasurable("no request")
+	case st.OK == 0:
+		return d.Never(fmt.Sprintf("every request of %d failed: with a failure counting +∞ the quantile is +∞", st.N))
+	case math.IsInf(tail, 1):
+		return d.Within(ok, math.Inf(1), st.N, fmt.Sprintf("%d of %d requests failed, more than the quantile allows: with a failure counting +∞ it is +∞", st.N-st.OK, st.N))
+	}
+	return d.Measure(tail, st.N, "")
 }
 
 // Targeted is implemented by a Config that holds its Q's metrics to

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -143,12 +144,21 @@ func (q *q4) benchAndRow(out *workload.Outcome, s scale) {
 	row := workload.Row{Config: s.key, DurationSeconds: record.F(f.Best.Seconds), Primary: &s.rate,
 		Metadata: map[string]any{"engines": f.Engines, "probes": len(f.Probes), "trials": f.Trials, "driver_bound": f.DriverBound,
 			"bracketed": f.Bracketed, "precise": f.Precise, "quantile": q.cfg.SLO.Quantile}}
+	// the row's latency is the passing probe's SLO quantile when it is
+	// the p99 (failures +∞); its other columns are not measured
+	p99 := summary.DefE2EP99.NotMeasurable("the SLO quantile is p" + quantileName(q.cfg.SLO.Quantile) + ", not the p99")
 	if f.MaxRate > 0 {
 		row.Throughput, row.SuccessRate = record.F(f.Best.Goodput), record.F(f.Best.Success)
-		if q.cfg.SLO.Quantile == 0.99 && !math.IsInf(f.Best.E2EQ, 0) {
-			row.LatencyP99 = record.F(f.Best.E2EQ)
+		if q.cfg.SLO.Quantile == 0.99 {
+			p99 = summary.DefE2EP99.Measure(f.Best.E2EQ, f.Best.Requests, "no request")
+			if math.IsInf(f.Best.E2EQ, 1) {
+				p99 = summary.DefE2EP99.Never("failed requests reached the p99's rank (a failure counts +∞)")
+			}
 		}
+	} else if q.cfg.SLO.Quantile == 0.99 {
+		p99 = summary.DefE2EP99.NotMeasurable("no rate met the SLO")
 	}
+	row.SetLatency(p99)
 	out.Rows = append(out.Rows, row)
 }
 
