@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/summary"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -164,6 +165,11 @@ func readRunBench(s *Set, dir string, run *record.Run) error {
 
 // summaryResult turns run.json's summary into one benchmark result:
 // mean e2e latency as ns/op, p99-ms, req/s, goodput and slo-attainment.
+// p99-ms is the E2E p99 counting a failed request +∞
+// (summary.Quantile): left out when failures moved or reached its rank,
+// since the successes' figure is then not the p99 (the result has no
+// p99-ms, as benchstat reads a value that is not there; not an input
+// problem, which compare would refuse).
 func summaryResult(s *Set, run *record.Run, file string) *benchfmt.Result {
 	sum := run.Summary
 	r := &benchfmt.Result{Name: benchfmt.Name(RunName(run)), Iters: sum.Requests}
@@ -176,7 +182,9 @@ func summaryResult(s *Set, run *record.Run, file string) *benchfmt.Result {
 		r.Values = append(r.Values, value(v, unit))
 	}
 	add(sum.E2E.Mean*1e6, "ns/op")
-	add(sum.E2E.P99, "p99-ms")
+	if p99 := summary.Quantile(summary.DefE2EP99, 0.99, sum.E2E, sum.Requests); p99.Measured() {
+		add(p99.Value, "p99-ms")
+	}
 	add(sum.Throughput, "req/s")
 	add(sum.Goodput, "goodput")
 	add(sum.SLOAttainment, "slo-attainment")

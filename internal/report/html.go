@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
+	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
+	"github.com/sagebench/sagebench/internal/summary"
 )
 
 // page is what the HTML template sees.
@@ -235,19 +238,49 @@ func summaryRows(r *Run) [][2]string {
 	rec := r.Record
 	s := rec.Summary
 	v := func(x float64, unit string) string { return result.FormatValue(x, unit) }
-	return [][2]string{
+	rows := [][2]string{
 		{"requests (ok / failed)", fmt.Sprintf("%s (%s / %s)", v(float64(s.Requests), result.Count), v(float64(s.Succeeded), result.Count), v(float64(s.Failed), result.Count))},
 		{"duration", v(s.DurationSeconds, result.Seconds)},
 		{"target / delivered rate", v(s.TargetRate, result.ReqPerS) + " / " + v(s.DeliveredRate, result.ReqPerS)},
 		{"throughput / goodput", v(s.Throughput, result.ReqPerS) + " / " + v(s.Goodput, result.ReqPerS)},
 		{"SLO attainment / success rate", v(s.SLOAttainment, result.Fraction) + " / " + v(s.SuccessRate, result.Fraction)},
-		{"E2E p50 / p99 / max", v(s.E2E.P50, result.Ms) + " / " + v(s.E2E.P99, result.Ms) + " / " + v(s.E2E.Max, result.Ms)},
+		{"E2E p50 / p99 / max (a failed request counts +∞)", e2eText(s)},
+	}
+	if s.Requests > int(s.E2E.Count) && s.E2E.Count > 0 {
+		rows = append(rows, [2]string{"E2E p50 / p99 / max, successes only", v(s.E2E.P50, result.Ms) + " / " + v(s.E2E.P99, result.Ms) + " / " + v(s.E2E.Max, result.Ms)})
+	}
+	return append(rows, [][2]string{
 		{"schedule lag p99", v(s.ScheduleLag.P99, result.Ms)},
 		{"backend / seed / repetition", fmt.Sprintf("%s / %d / %d", rec.Backend, rec.Seed, rec.Repetition)},
 		{"load mode / target", rec.LoadMode + " / " + rec.Target},
 		{"config hash", rec.ConfigHash},
 		{"started / load average", rec.StartedAt.UTC().Format("2006-01-02 15:04:05Z") + " / " + result.Number(rec.Environment.LoadAvg1) + " on " + fmt.Sprint(rec.Environment.Cores) + " cores"},
+	}...)
+}
+
+// e2eText is the run's E2E p50 / p99 / max over every request, a failed
+// one counting +∞ (summary.Quantile): "+∞" where failures reach the
+// rank, a bracket where they move it among the successes, never the
+// successes' figure in their stead.
+func e2eText(s record.Summary) string {
+	q := func(p float64) string {
+		m := summary.Quantile(result.Def{Name: "e2e", Unit: result.Ms, Direction: result.Lower}, p, s.E2E, s.Requests)
+		switch {
+		case m.State == result.Never, m.State == result.Bound && math.IsInf(m.Interval[1], 1):
+			return "+∞"
+		case m.State == result.NotMeasurable:
+			return "–"
+		}
+		return result.Short(m)
 	}
+	mx := "+∞"
+	switch {
+	case s.Requests == 0:
+		mx = "–"
+	case s.Requests == int(s.E2E.Count):
+		mx = result.FormatValue(s.E2E.Max, result.Ms)
+	}
+	return q(0.5) + " / " + q(0.99) + " / " + mx
 }
 
 // rawRows are the scraped target metrics, by key.

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 )
@@ -83,6 +84,10 @@ type Stats struct {
 	// a failed one counting +∞ (nearest rank): +Inf when failures reach
 	// the rank, NaN with no request. The E2EPxx above are the successes'.
 	TailP50, TailP95, TailP99 float64
+	// TTFTTailP99 is the TTFT p99 over the requests with a first token
+	// and the failed ones of a type that streams (not embeddings), a
+	// failure counting +∞; TTFTP99 is the successes'.
+	TTFTTailP99 float64
 }
 
 // Measure folds rs into Stats. TTFT counts successful requests with a
@@ -90,12 +95,16 @@ type Stats struct {
 func Measure(rs []record.Request) Stats {
 	s := Stats{N: len(rs)}
 	var e2e, ttft, queue []float64
+	failedStreams := 0
 	for i := range rs {
 		r := &rs[i]
 		if r.SLOMet {
 			s.Met++
 		}
 		if !r.OK {
+			if r.Type != protocol.TypeEmbedding {
+				failedStreams++
+			}
 			continue
 		}
 		s.OK++
@@ -117,23 +126,27 @@ func Measure(rs []record.Request) Stats {
 	s.TTFTP50, s.TTFTP99 = quantile.OfSorted(ttft, 0.5), quantile.OfSorted(ttft, 0.99)
 	s.QueueP50, s.QueueP99 = quantile.OfSorted(queue, 0.5), quantile.OfSorted(queue, 0.99)
 	s.QueueN = len(queue)
-	// failures sort last: rank r of every request is the successes' r-th,
-	// or a failure past them
-	tail := func(q float64) float64 {
-		switch r := quantile.Rank(s.N, q); {
-		case s.N == 0:
-			return math.NaN()
-		case r > len(e2e):
-			return math.Inf(1)
-		default:
-			return e2e[r-1]
-		}
-	}
-	s.TailP50, s.TailP95, s.TailP99 = tail(0.5), tail(0.95), tail(0.99)
+	s.TailP50, s.TailP95, s.TailP99 = tailOf(e2e, s.N-s.OK, 0.5), tailOf(e2e, s.N-s.OK, 0.95), tailOf(e2e, s.N-s.OK, 0.99)
+	s.TTFTTailP99 = tailOf(ttft, failedStreams, 0.99)
 	if s.N > 0 {
 		s.SuccessRate, s.SLOAttainment = float64(s.OK)/float64(s.N), float64(s.Met)/float64(s.N)
 	}
 	return s
+}
+
+// tailOf is the nearest-rank q-quantile of the ascending ok and failed
+// more values counting +∞: failures sort last, so rank r is ok's r-th or
+// a failure past them (NaN: no value).
+func tailOf(ok []float64, failed int, q float64) float64 {
+	n := len(ok) + failed
+	switch r := quantile.Rank(n, q); {
+	case n == 0:
+		return math.NaN()
+	case r > len(ok):
+		return math.Inf(1)
+	default:
+		return ok[r-1]
+	}
 }
 
 // Goodput is Met per second of d (0 when d ≤ 0).

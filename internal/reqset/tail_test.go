@@ -124,3 +124,32 @@ func TestStatsTail(t *testing.T) {
 		t.Errorf("two of 100 failed: tail p99 %v, successes' %v; want +Inf and 100", s.TailP99, s.E2EP99)
 	}
 }
+
+// TestBenchLineCountsFailures: bench.txt's p99-ms and ttft-p99-ms count a
+// failed request +∞: the number when failures leave the rank, left out
+// (never the successes' figure) when they reach it.
+func TestBenchLineCountsFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		n, failed int
+		p99       float64 // 0: left out
+	}{
+		{"none failed", 200, 0, 198},
+		{"one of 200 stays below the rank", 200, 1, 199},
+		{"two of 100 reach it", 100, 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, ok := reqset.BenchLine("x", reqs(tc.n, tc.failed), 10)
+			if !ok {
+				t.Fatal("no line")
+			}
+			got := map[string]float64{}
+			for _, v := range l.Values {
+				got[v.Unit] = v.Value
+			}
+			if got["p99-ms"] != tc.p99 || got["ttft-p99-ms"] != tc.p99 {
+				t.Errorf("p99-ms %v, ttft-p99-ms %v; want %v (0: left out)", got["p99-ms"], got["ttft-p99-ms"], tc.p99)
+			}
+		})
+	}
+}
