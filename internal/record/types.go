@@ -109,8 +109,14 @@ type Summary struct {
 	SLOAttainment   float64 `json:"slo_attainment"` // fraction in [0,1]
 	SuccessRate     float64 `json:"success_rate"`   // fraction in [0,1]
 	ScheduleLag     Latency `json:"schedule_lag"`
-	E2E             Latency `json:"e2e"`
-	Groups          []Group `json:"groups"`
+	// E2E is the successes' latency summary (HDR): failed requests are
+	// not in it. E2ECountingFailures beside it are the E2E p50, p95 and
+	// p99 over every request, a failed one counting +∞ (measured, a
+	// bound, or never; summary.Quantile) — the figures a plain "E2E p99"
+	// means everywhere. Absent in records written before.
+	E2E                 Latency         `json:"e2e"`
+	E2ECountingFailures []result.Metric `json:"e2e_counting_failures,omitempty"`
+	Groups              []Group         `json:"groups"`
 	// TargetMetrics are the target's own /metrics series the run scraped,
 	// condensed (mean, p95, max of each series; finite values only).
 	TargetMetrics map[string]float64 `json:"target_metrics,omitempty"`

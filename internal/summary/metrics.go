@@ -30,16 +30,21 @@ var (
 func Metrics(s record.Summary) []result.Metric {
 	const noneSent = "no request was sent"
 	n, lag := s.Requests, int(s.ScheduleLag.Count)
-	return []result.Metric{
+	ms := []result.Metric{
 		DefGoodput.Measure(s.Goodput, n, noneSent),
 		DefThroughput.Measure(s.Throughput, n, noneSent),
 		DefSLOAttainment.Measure(s.SLOAttainment, n, noneSent),
 		DefSuccessRate.Measure(s.SuccessRate, n, noneSent),
-		Quantile(DefE2EP50, 0.50, s.E2E, s.Requests),
-		Quantile(DefE2EP95, 0.95, s.E2E, s.Requests),
-		Quantile(DefE2EP99, 0.99, s.E2E, s.Requests),
-		DefLagP99.Measure(s.ScheduleLag.P99, lag, noneSent),
 	}
+	return append(append(ms, E2ECountingFailures(s)...), DefLagP99.Measure(s.ScheduleLag.P99, lag, noneSent))
+}
+
+// E2ECountingFailures are the E2E p50, p95 and p99 of s over every
+// request, a failed one counting +∞ (Quantile): summary.e2e_counting_failures
+// in run.json, beside the successes' e2e.
+func E2ECountingFailures(s record.Summary) []result.Metric {
+	return []result.Metric{Quantile(DefE2EP50, 0.50, s.E2E, s.Requests), Quantile(DefE2EP95, 0.95, s.E2E, s.Requests),
+		Quantile(DefE2EP99, 0.99, s.E2E, s.Requests)}
 }
 
 // Quantile is the q-quantile (0.5, 0.9, 0.95, 0.99 or 0.999) of a

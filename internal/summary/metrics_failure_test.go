@@ -1,8 +1,10 @@
 package summary
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
@@ -51,5 +53,39 @@ func TestE2EQuantileCountsFailuresInfinite(t *testing.T) {
 				t.Errorf("interval %v; want [%v, %v]", m.Interval, c.lo, c.hi)
 			}
 		})
+	}
+}
+
+// TestSummaryCountsFailuresBeside: run.json's summary carries the E2E
+// quantiles counting failures +∞ beside the successes' e2e — here the
+// p99 falls on the 2 failures of 100 (a bound open above), the p50 not
+// — and they survive JSON.
+func TestSummaryCountsFailuresBeside(t *testing.T) {
+	c := NewCollector()
+	for i := range 98 {
+		c.Add(req("p", "llm", i, 10*time.Millisecond, float64(i+1), 0.1, true))
+	}
+	for range 2 {
+		c.Add(record.Request{Kind: "request", Type: "llm", Phase: "p", IntendedNS: 1, SentNS: 2, OK: false, ErrorClass: "timeout"})
+	}
+	s, _ := c.Summarize([]Phase{{Name: "p", End: time.Second, Scheduled: 100, ScheduleSpan: time.Second}}, Validity{})
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back record.Summary
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]result.Metric{}
+	for _, m := range back.E2ECountingFailures {
+		got[m.Name] = m
+	}
+	p99, p50 := got[DefE2EP99.Name], got[DefE2EP50.Name]
+	if p99.State != result.Bound || !math.IsInf(p99.Interval[1], 1) || back.E2E.P99 > 99 {
+		t.Errorf("p99 %s (successes' %v); want a bound open above", result.Format(p99), back.E2E.P99)
+	}
+	if p50.State != result.Bound && p50.State != result.Measured || len(back.E2ECountingFailures) != 3 {
+		t.Errorf("p50 %s, %d quantiles; want a figure and 3", result.Format(p50), len(back.E2ECountingFailures))
 	}
 }

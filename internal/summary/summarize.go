@@ -67,6 +67,7 @@ func (c *Collector) Summarize(phases []Phase, v Validity) (record.Summary, []str
 		Throughput:      perSecond(c.all.count-c.all.errors, total),
 		Goodput:         perSecond(c.all.met, total),
 	}
+	s.E2ECountingFailures = E2ECountingFailures(s)
 	s.TargetRate, s.DeliveredRate = c.rates(phases)
 	s.Groups = c.groupSummaries(dur, total)
 	s.Retry = c.retry.summary(c.all, total)
