@@ -35,7 +35,7 @@ func Markdown(w io.Writer, r Run) {
 		fmt.Fprintf(w, "\n## Metrics\n\n")
 		WriteTable(w, MetricTable(res.Metrics), true)
 	}
-	fmt.Fprintf(w, "\n## Requests per phase (latencies in ms; E2E and TTFT from the intended send)\n\n")
+	fmt.Fprintf(w, "\n## Requests per phase (latencies in ms; E2E and TTFT from the intended send; a failed request counts +∞)\n\n")
 	cols, rows := r.phaseRows()
 	writeMarkdownTable(w, cols, rows)
 	schedule(w, run.Summary)
