@@ -102,7 +102,7 @@ func retries(w io.Writer, s record.Summary) {
 	if r == nil {
 		return
 	}
-	fmt.Fprintf(w, "retries: %d attempts for %d requests (amplification %.2f×, %d retried, %d transport replays); goodput %.2f req/s, %.2f without retries; user-seen latency p50 %.1f / p99 %.1f ms\n",
+	fmt.Fprintf(w, "retries: %d attempts for %d requests (amplification %.2f×, %d retried, %d transport replays); goodput %.2f req/s, %.2f without retries; user-seen latency, successes only, p50 %.1f / p99 %.1f ms\n",
 		r.Attempts, r.Requests, r.Amplification, r.Retried, r.TransportReplays, r.Goodput, r.GoodputWithoutRetries,
 		r.UserLatency.P50, r.UserLatency.P99)
 }
