@@ -104,14 +104,27 @@ func failedWindows(p *plot.Plot, ws []Window, pick func(Window) *float64, bound 
 			top = math.Max(top, *v)
 		}
 	}
-	var pts plotter.XYs
+	var xs []float64
 	for _, w := range ws {
 		if v := pick(w); v != nil && math.IsInf(*v, 1) {
-			pts = append(pts, plotter.XY{X: w.StartS, Y: top})
+			xs = append(xs, w.StartS)
 		}
 	}
-	if len(pts) == 0 || top <= 0 {
+	return FailedMarks(p, xs, top, "p99")
+}
+
+// FailedMarks marks at height top of p each x where a quantile (named
+// q, "p99") is +∞ — failed requests reached its rank, a failure counting
+// +∞ — so that a failure is drawn, not left as a gap or as the
+// successes' figure; it returns the legend entry (none when nothing is
+// marked).
+func FailedMarks(p *plot.Plot, xs []float64, top float64, q string) []chart.LegendEntry {
+	if len(xs) == 0 || top <= 0 {
 		return nil
+	}
+	pts := make(plotter.XYs, len(xs))
+	for i, x := range xs {
+		pts[i] = plotter.XY{X: x, Y: top}
 	}
 	s, err := plotter.NewScatter(pts)
 	if err != nil {
@@ -119,7 +132,7 @@ func failedWindows(p *plot.Plot, ws []Window, pick func(Window) *float64, bound 
 	}
 	s.GlyphStyle = draw.GlyphStyle{Shape: draw.TriangleGlyph{}, Color: eventInk, Radius: vg.Points(3)}
 	p.Add(s)
-	return []chart.LegendEntry{{Label: "p99 +∞ (failures at its rank)", Thumbs: []plot.Thumbnailer{s}}}
+	return []chart.LegendEntry{{Label: q + " +∞ (failures at its rank)", Thumbs: []plot.Thumbnailer{s}}}
 }
 
 // eventNote lists the numbered events for a caption: "Events: 1 kill

@@ -370,32 +370,57 @@ func latencyPanel(r *Run, _ string) (*plot.Plot, []chart.LegendEntry, error) {
 		return nil, nil, nil
 	}
 	width, n := bins(r.Samples)
-	per := make([][]float64, n)
-	for _, s := range r.Samples {
-		if s.OK {
-			i := min(max(int(s.EndS/width), 0), n-1)
-			per[i] = append(per[i], s.E2EMs)
-		}
-	}
-	p50, p99 := make([]float64, n), make([]float64, n)
-	for i, v := range per {
-		sort.Float64s(v)
-		p50[i], p99[i] = quantileOf(v, 0.5), quantileOf(v, 0.99)
-	}
+	p50, p99 := binnedE2E(r.Samples, width, n)
 	return timePanel(r, "end-to-end latency (ms)", func(p *plot.Plot) ([]chart.LegendEntry, error) {
 		var leg []chart.LegendEntry
+		top := 0.0
 		for i, q := range []struct {
 			name string
 			v    []float64
 		}{{"p99", p99}, {"p50", p50}} {
-			e, err := chart.Line(p, i, q.name, binXYs(q.v, width, 1), false)
+			xys := binXYs(q.v, width, 1) // a +∞ bin is no point of the line
+			for _, xy := range xys {
+				top = math.Max(top, xy.Y)
+			}
+			e, err := chart.Line(p, i, q.name, xys, false)
 			if err != nil {
 				return nil, err
 			}
 			leg = append(leg, e...)
 		}
-		return leg, nil
+		var failed []float64
+		for i, v := range p99 {
+			if math.IsInf(v, 1) {
+				failed = append(failed, (float64(i)+0.5)*width)
+			}
+		}
+		return append(leg, answer.FailedMarks(p, failed, math.Max(top, 1), "p99")...), nil
 	})
+}
+
+// binnedE2E are the E2E p50 and p99 of the samples per bin of width s
+// (n bins, by when each ended — a failure with no end by when it was
+// due), a failed request counting +∞: a bin's quantile is +Inf when
+// failures reach its rank, NaN when the bin is empty.
+func binnedE2E(samples []Sample, width float64, n int) (p50, p99 []float64) {
+	per := make([][]float64, n)
+	for _, s := range samples {
+		at, v := s.EndS, s.E2EMs
+		if !s.OK {
+			v = math.Inf(1)
+			if at <= 0 {
+				at = s.DueS
+			}
+		}
+		i := min(max(int(at/width), 0), n-1)
+		per[i] = append(per[i], v)
+	}
+	p50, p99 = make([]float64, n), make([]float64, n)
+	for i, v := range per {
+		sort.Float64s(v)
+		p50[i], p99[i] = quantileOf(v, 0.5), quantileOf(v, 0.99)
+	}
+	return p50, p99
 }
 
 // phaseMarks shades and names the run's phases when there are several,
@@ -442,7 +467,7 @@ func phaseSpans(samples []Sample) []chart.PhaseSpan {
 func binXYs(v []float64, width, scale float64) plotter.XYs {
 	out := make(plotter.XYs, 0, len(v))
 	for i, x := range v {
-		if math.IsNaN(x) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
 			continue
 		}
 		out = append(out, plotter.XY{X: (float64(i) + 0.5) * width, Y: x * scale})

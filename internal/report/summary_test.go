@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"testing"
 
 	"github.com/sagebench/sagebench/internal/record"
@@ -36,5 +37,27 @@ func TestSummaryRowsCountFailures(t *testing.T) {
 				t.Errorf("successes only %q; want %q", o, tc.ok)
 			}
 		})
+	}
+}
+
+// TestBinnedE2ECountsFailures: the latency-over-time figure's p99 of a
+// bin counts a failed request +∞ (drawn as a failed mark, not as the
+// successes' figure); one failure of 200 leaves it finite.
+func TestBinnedE2ECountsFailures(t *testing.T) {
+	var samples []Sample
+	for i := range 200 {
+		samples = append(samples, Sample{E2EMs: float64(i + 1), EndS: 0.5, OK: true})           // bin 0: all answered
+		samples = append(samples, Sample{E2EMs: float64(i + 1), EndS: 1.5, OK: i != 7})         // bin 1: one failed
+		samples = append(samples, Sample{E2EMs: float64(i + 1), EndS: 2.5, OK: i%50 != 0})      // bin 2: four failed
+		samples = append(samples, Sample{E2EMs: float64(i + 1), DueS: 3.5, EndS: 0, OK: false}) // bin 3: lost, by when due
+	}
+	p50, p99 := binnedE2E(samples, 1, 4)
+	for i, want := range []float64{198, 199, math.Inf(1), math.Inf(1)} {
+		if p99[i] != want {
+			t.Errorf("bin %d p99 %v; want %v", i, p99[i], want)
+		}
+	}
+	if !math.IsInf(p50[3], 1) || math.IsInf(p50[2], 0) {
+		t.Errorf("p50s %v: the lost bin's is +∞, the others finite", p50)
 	}
 }
