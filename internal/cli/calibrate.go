@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sagebench/sagebench/internal/calibrate"
+	"github.com/sagebench/sagebench/internal/presenter"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/runconfig"
 )
@@ -121,14 +123,9 @@ func (o *runOptions) measureFloor(ctx context.Context, r runconfig.Resolved) (re
 func printFloor(w io.Writer, f record.Floor) {
 	fmt.Fprintf(w, "%s measurement floor — %s; load average %.1f\n", f.Workload, f.Source, f.LoadAvg1)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "error (measured − true)\tn\tmedian ms\tmedian %\tp99 ms\tmax ms\t")
-	for _, row := range []struct {
-		name string
-		s    record.ErrorStats
-	}{{"TTFT", f.TTFT}, {"ITL", f.ITL}, {"E2E", f.E2E}, {"server lateness", f.ServerLate}} {
-		if row.s.Count > 0 {
-			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.2f\t%.3f\t%.3f\t\n", row.name, row.s.Count, row.s.Median, row.s.MedianPct, row.s.P99, row.s.Max)
-		}
+	fmt.Fprintln(tw, "error (measured − true)\tn\tfailed\tmedian ms\tmedian %\tp99 ms\tmax ms\t")
+	for _, row := range presenter.FloorRows(&f, "server lateness") { // a failed request counts +∞
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "delivered %.2f of %.2f req/s (%+.2f %%); %d ok, %d failed\n", f.DeliveredRate, f.TargetRate, f.RateErrorPct, f.Requests, f.Failed)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
@@ -20,19 +21,8 @@ func writeFloor(w io.Writer, r Run) {
 	}
 	fmt.Fprintf(w, "\n## Measurement floor\n\n%s; load average %.1f.\n\n", f.Source, f.LoadAvg1)
 	fmt.Fprintf(w, "| harness error (measured − true) | n | failed | median ms | median %% | p99 ms | max ms |\n|---|---|---|---|---|---|---|\n")
-	for _, row := range []struct {
-		name   string
-		s      record.ErrorStats
-		failed int // counted +∞ in the quantiles: a request that failed has no error to show
-	}{{"TTFT", f.TTFT, f.Failed}, {"ITL", f.ITL, 0}, {"E2E", f.E2E, f.Failed}, {"exact server's own lateness (TTFT)", f.ServerLate, 0}} {
-		if row.s.Count > 0 || row.failed > 0 {
-			med, exact := floorTail(row.s.Median, row.s.Max, 0.5, row.s.Count, row.failed)
-			pct := fmt.Sprintf("%.2f", row.s.MedianPct)
-			if !exact {
-				pct = "-" // the successes' median is not the median
-			}
-			fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %.3f |\n", row.name, row.s.Count, row.failed, med, pct, floorP99(row.s, row.failed), row.s.Max)
-		}
+	for _, row := range FloorRows(f, "exact server's own lateness (TTFT)") {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
 	if f.Failed > 0 {
 		fmt.Fprintf(w, "\nA request that failed against the exact server counts +∞ in the TTFT and E2E quantiles (%d failed).\n", f.Failed)
@@ -44,6 +34,33 @@ func writeFloor(w io.Writer, r Run) {
 	for _, n := range withinFloor(r, f) {
 		fmt.Fprintf(w, "- %s\n", n)
 	}
+}
+
+// FloorRows are the rows of the floor's error table: name, n, failed,
+// median ms, median %, p99 ms, max ms, for TTFT, ITL, E2E and the
+// server's own lateness (named late). The TTFT and E2E quantiles count
+// a request that failed against the exact server as +∞ (it has no error
+// to show; floorTail): "+∞" when the failures reach the rank, a bracket
+// when they move it, and the median % only when the median is exact.
+func FloorRows(f *record.Floor, late string) [][]string {
+	var out [][]string
+	for _, row := range []struct {
+		name   string
+		s      record.ErrorStats
+		failed int
+	}{{"TTFT", f.TTFT, f.Failed}, {"ITL", f.ITL, 0}, {"E2E", f.E2E, f.Failed}, {late, f.ServerLate, 0}} {
+		if row.s.Count == 0 && row.failed == 0 {
+			continue
+		}
+		med, exact := floorTail(row.s.Median, row.s.Max, 0.5, row.s.Count, row.failed)
+		pct := fmt.Sprintf("%.2f", row.s.MedianPct)
+		if !exact {
+			pct = "-" // the successes' median is not the median
+		}
+		out = append(out, []string{row.name, fmt.Sprint(row.s.Count), fmt.Sprint(row.failed), med, pct,
+			floorP99(row.s, row.failed), fmt.Sprintf("%.3f", row.s.Max)})
+	}
+	return out
 }
 
 // withinFloor names the p99 differences between a phase and the first

@@ -100,3 +100,27 @@ func TestFloorCountsFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorRowsCountFailures: the floor table's TTFT and E2E rows count
+// the failed requests +∞ (p99 "+∞" when they reach its rank, the median
+// % left out when the median moved), the ITL and lateness rows do not.
+func TestFloorRowsCountFailures(t *testing.T) {
+	es := record.ErrorStats{Count: 98, Median: 0.1, MedianPct: 0.5, P99: 0.2, Max: 0.9}
+	f := &record.Floor{TTFT: es, ITL: es, E2E: es, Failed: 2}
+	rows := FloorRows(f, "late")
+	if len(rows) != 3 {
+		t.Fatalf("rows %q; want TTFT, ITL, E2E (no lateness measured)", rows)
+	}
+	for _, tc := range []struct {
+		row  []string
+		want []string
+	}{
+		{rows[0], []string{"TTFT", "98", "2", "0.100–0.900", "-", "+∞", "0.900"}},
+		{rows[1], []string{"ITL", "98", "0", "0.100", "0.50", "0.200", "0.900"}},
+		{rows[2], []string{"E2E", "98", "2", "0.100–0.900", "-", "+∞", "0.900"}},
+	} {
+		if strings.Join(tc.row, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("row %q; want %q", tc.row, tc.want)
+		}
+	}
+}
