@@ -39,3 +39,31 @@ func TestLoadWindowsFailureRule(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLoadWindows: whatever windows.jsonl holds, the report reads only
+// windows that end after they start, whose p99s are nil, +∞ or a
+// non-negative number — never NaN or negative — and counts the rest as
+// problems.
+func FuzzLoadWindows(f *testing.F) {
+	f.Add([]byte(`{"start_ns":0,"end_ns":1,"throughput":5,"ttft_p99_ms":80,"e2e_p99_ms":"+Inf"}` + "\n"))
+	f.Add([]byte(`{"start_ns":0,"end_ns":1,"ttft_p99_ms":null,"p99_failed":true}` + "\n" + `{"ttft_p99_ms":-1}`))
+	f.Add([]byte(`{"start_ns":5,"end_ns":1}` + "\n" + `{"e2e_p99_ms":"NaN"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(t.TempDir(), WindowsFile)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := &Run{}
+		r.loadWindows(path)
+		for _, w := range r.Windows {
+			if w.EndS < w.StartS {
+				t.Fatalf("window %+v ends before it starts", w)
+			}
+			for _, p := range []*float64{w.TTFTP99, w.E2EP99} {
+				if p != nil && (math.IsNaN(*p) || *p < 0) {
+					t.Fatalf("window %+v: p99 %v", w, *p)
+				}
+			}
+		}
+	})
+}
