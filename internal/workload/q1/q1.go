@@ -27,6 +27,7 @@ func Spec() workload.Spec {
 		New:         func(quick bool) workload.Workload { return &q1{cfg: Default(quick)} },
 		Primary:     defGoodput,
 		Figure:      workload.Figure{Recipe: workload.FigureStages, Table: TableStages},
+		Files:       []string{filePipeline},
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/sagebench/sagebench/internal/ray/raytest"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/target/targettest"
+	"github.com/sagebench/sagebench/internal/workload/workloadtest"
 )
 
 // localDriver is a fake cluster's Exec that runs the shipped driver with
@@ -93,6 +94,9 @@ func runQ1RayCtx(t *testing.T, ctx context.Context, addr, targetURL string, args
 		t.Fatal(err)
 	}
 	res.reqs = readJSONL(t, filepath.Join(dirs[0], "requests.jsonl"))
+	if res.run.Complete {
+		workloadtest.CheckRecompute(t, dirs[0])
+	}
 	return res
 }
 
