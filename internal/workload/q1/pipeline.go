@@ -99,11 +99,22 @@ func readPipeline(b []byte) (pipelineRecord, error) {
 	if err := dec.Decode(&pr); err != nil {
 		return pr, fmt.Errorf("%s: %w", filePipeline, err)
 	}
-	if pr.K < 1 || pr.Dropped < 0 {
-		return pr, fmt.Errorf("%s: k %d, dropped %d: want k ≥ 1 and dropped ≥ 0", filePipeline, pr.K, pr.Dropped)
+	if pr.K < 1 || pr.K > maxTopK || pr.Dropped < 0 {
+		return pr, fmt.Errorf("%s: k %d, dropped %d: want k in [1, %d] and dropped ≥ 0", filePipeline, pr.K, pr.Dropped, maxTopK)
+	}
+	for i, r := range pr.Rows {
+		switch {
+		case r.Seq < 0 || i > 0 && r.Seq <= pr.Rows[i-1].Seq:
+			return pr, fmt.Errorf("%s: row %d: seq %d; rows are one per transaction, in order", filePipeline, i, r.Seq)
+		case len(r.Retrieved) > pr.K || len(r.Exact) > pr.K:
+			return pr, fmt.Errorf("%s: row of %s: %d retrieved and %d exact ids; at most k = %d each", filePipeline, txnID(r.Seq), len(r.Retrieved), len(r.Exact), pr.K)
+		}
 	}
 	return pr, nil
 }
+
+// maxTopK is q1.top_k's bound (Config.Validate).
+const maxTopK = 1000
 
 // cutNote says over how many rows the figures are, when some were
 // dropped ("" when none).
