@@ -30,6 +30,9 @@ func (q *q1) Recompute(rec workload.Records) (result.Result, error) {
 	if err != nil {
 		return result.Result{}, err
 	}
+	if pr.K != q.cfg.TopK {
+		return result.Result{}, fmt.Errorf("%s: k %d, but run_config's q1.top_k is %d", filePipeline, pr.K, q.cfg.TopK)
+	}
 	if len(rec.Phases) != 1 {
 		return result.Result{}, fmt.Errorf("run.json has %d phases; a Q1 run has one", len(rec.Phases))
 	}
