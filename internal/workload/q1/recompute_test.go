@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/sagebench/sagebench/internal/catalog"
+	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -53,31 +55,45 @@ func TestQ1RecomputesFromTheFiles(t *testing.T) {
 		tamper  func(t *testing.T, dir string)
 		wantErr string // "" = the result differs
 		metric  string // …and this metric differs
+		cell    string // …or this cell of the stage table
 	}{
 		{"a row dropped", func(t *testing.T, dir string) {
 			editPipeline(t, dir, func(p map[string]any) { rows := p["rows"].([]any); p["rows"] = rows[:len(rows)-1] })
-		}, "", "runtime_overhead_p50_ms"},
+		}, "", "runtime_overhead_p50_ms", ""},
 		{"a ground-truth id changed", func(t *testing.T, dir string) {
 			editPipeline(t, dir, func(p map[string]any) { p["rows"].([]any)[0].(map[string]any)["exact"].([]any)[0] = -1.0 })
-		}, "", "recall_at_k"},
+		}, "", "recall_at_k", ""},
 		{"a queue time changed", func(t *testing.T, dir string) {
 			editPipeline(t, dir, func(p map[string]any) {
 				for _, r := range p["rows"].([]any) {
 					r.(map[string]any)["queue_ms"].([]any)[1] = 1e4
 				}
 			})
-		}, "", "runtime_overhead_queue_p50_ms"},
+		}, "", "runtime_overhead_queue_p50_ms", ""},
+		{"a stage line's time changed", func(t *testing.T, dir string) {
+			editLine(t, filepath.Join(dir, "requests.jsonl"), `"id":"txn-000003/embed"`, func(l string) string {
+				return regexp.MustCompile(`"e2e_ms":[0-9.e+-]+`).ReplaceAllString(l, `"e2e_ms":99999`)
+			})
+		}, "", "", "stage_embed_p99_ms"},
+		{"a transaction's lag changed", func(t *testing.T, dir string) {
+			editLine(t, filepath.Join(dir, "requests.jsonl"), `"id":"txn-000003",`, func(l string) string {
+				return regexp.MustCompile(`"lag_ms":[0-9.e+-]+`).ReplaceAllString(l, `"lag_ms":99999`)
+			})
+		}, "", "source_lag_p99_ms", ""},
+		{"k is not top_k", func(t *testing.T, dir string) {
+			editPipeline(t, dir, func(p map[string]any) { p["k"] = 6 })
+		}, "k 6, but run_config's q1.top_k is 5", "", ""},
 		{"a stage line dropped", func(t *testing.T, dir string) {
 			editLines(t, filepath.Join(dir, "requests.jsonl"), `"id":"txn-000003/retrieve"`)
-		}, "requests.jsonl has no record of its stage retrieve", ""},
+		}, "requests.jsonl has no record of its stage retrieve", "", ""},
 		{"pipeline.json missing", func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, "pipeline.json")); err != nil {
 				t.Fatal(err)
 			}
-		}, "pipeline.json is missing", ""},
+		}, "pipeline.json is missing", "", ""},
 		{"pipeline.json with an unknown field", func(t *testing.T, dir string) {
 			editPipeline(t, dir, func(p map[string]any) { p["extra"] = 1 })
-		}, `unknown field "extra"`, ""},
+		}, `unknown field "extra"`, "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,10 +112,17 @@ func TestQ1RecomputesFromTheFiles(t *testing.T) {
 			if workload.ResultDiff(recorded, got) == "" {
 				t.Fatal("the recomputed result is identical: the check cannot fail")
 			}
-			r, _ := recorded.Metric(tc.metric)
-			g, _ := got.Metric(tc.metric)
-			if rb, gb := mustJSON(t, r), mustJSON(t, g); rb == gb {
-				t.Errorf("%s recomputed as recorded (%s); want it changed", tc.metric, gb)
+			if tc.metric != "" {
+				r, _ := recorded.Metric(tc.metric)
+				g, _ := got.Metric(tc.metric)
+				if rb, gb := mustJSON(t, r), mustJSON(t, g); rb == gb {
+					t.Errorf("%s recomputed as recorded (%s); want it changed", tc.metric, gb)
+				}
+			}
+			if tc.cell != "" {
+				if r, g := mustJSON(t, cellOf(t, recorded, tc.cell)), mustJSON(t, cellOf(t, got, tc.cell)); r == g {
+					t.Errorf("the stage table's %s recomputed as recorded (%s); want it changed", tc.cell, g)
+				}
 			}
 		})
 	}
@@ -156,6 +179,27 @@ func editPipeline(t *testing.T, dir string, edit func(map[string]any)) {
 	}
 }
 
+// editLine rewrites the one line of path that contains match.
+func editLine(t *testing.T, path, match string, edit func(string) string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, n := strings.SplitAfter(string(b), "\n"), 0
+	for i, l := range lines {
+		if strings.Contains(l, match) {
+			lines[i], n = edit(l), n+1
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d lines of %s have %s; want 1", n, path, match)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // editLines drops the lines of path that contain drop (at least one).
 func editLines(t *testing.T, path, drop string) {
 	t.Helper()
@@ -184,4 +228,20 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// cellOf is the metric named name in res's tables.
+func cellOf(t *testing.T, res result.Result, name string) result.Metric {
+	t.Helper()
+	for _, tb := range res.Tables {
+		for _, row := range tb.Rows {
+			for _, c := range row {
+				if c.Metric != nil && c.Metric.Name == name {
+					return *c.Metric
+				}
+			}
+		}
+	}
+	t.Fatalf("no cell %s in the tables", name)
+	return result.Metric{}
 }
