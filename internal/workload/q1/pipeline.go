@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/sagebench/sagebench/internal/dataflow"
 	"github.com/sagebench/sagebench/internal/record"
@@ -140,11 +141,11 @@ func (pr pipelineRecord) recall() []result.Metric {
 	for _, r := range pr.Rows {
 		relevant += float64(len(r.Exact)) // k, or the corpus size when smaller
 		for _, id := range r.Exact {
-			if containsInt(r.Retrieved, id) {
+			if slices.Contains(r.Retrieved, id) {
 				hits++
 			}
 		}
-		if containsInt(r.Retrieved, r.SourceDoc) {
+		if slices.Contains(r.Retrieved, r.SourceDoc) {
 			found++
 		}
 	}
@@ -158,15 +159,6 @@ func (pr pipelineRecord) recall() []result.Metric {
 		src = src.WithReason(c)
 	}
 	return []result.Metric{defRecall.Measure(hits/relevant, n, "no document was relevant").WithReason(reason), src}
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // joinRequests fills each row's requests.jsonl values: its transaction's

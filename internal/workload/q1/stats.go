@@ -27,10 +27,11 @@ type q1Collect struct {
 	measure  bool   // recall@k: the target's index is the local corpus
 	mismatch string // a returned document that is not the local corpus's
 	vecs     map[int][]float32
+	seen     map[int]bool // the transactions with a row
 }
 
 func newQ1Collect(g dataflow.Graph, embedded bool, ix *corpus.Corpus, k int) *q1Collect {
-	return &q1Collect{graph: g, ix: ix, k: k, measure: embedded && ix != nil, vecs: map[int][]float32{}}
+	return &q1Collect{graph: g, ix: ix, k: k, measure: embedded && ix != nil, vecs: map[int][]float32{}, seen: map[int]bool{}}
 }
 
 // add keeps transaction seq's row; a result whose hops are not one per
@@ -39,9 +40,10 @@ func (c *q1Collect) add(seq int, res dataflow.Record, t *rag.Txn, intended, acce
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := len(c.graph.Stages)
-	if len(res.Hops) != n || n == 0 {
-		return
+	if len(res.Hops) != n || n == 0 || c.seen[seq] {
+		return // a second result of seq is not recorded either (finish)
 	}
+	c.seen[seq] = true
 	row := txnRow{Seq: seq, QueueMs: make([]float64, n), stageMs: make([]float64, n), SourceDoc: t.QueryDoc}
 	for j, h := range res.Hops {
 		row.stageMs[j] = record.Millis(h.Ended.Sub(h.Enqueued))
