@@ -19,7 +19,7 @@ import (
 const filePipeline = "pipeline.json"
 
 // maxPipelineBytes bounds pipeline.json (its reader takes 64 MiB; a
-// row is ~200 bytes at top_k 5, so ~160,000 rows fit): a run with more
+// row is ~180 bytes at top_k 5, so ~180,000 rows fit): a run with more
 // successful transactions keeps the first, by transaction, and its
 // stage breakdown, overhead and recall@k say over how many.
 const maxPipelineBytes = 32 << 20
