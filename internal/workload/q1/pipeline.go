@@ -56,9 +56,9 @@ type txnRow struct {
 }
 
 // sealRows is pipeline.json of rows (in transaction order): as many as
-// fit in limit bytes (maxPipelineBytes), each with its exact ids when recall is
-// measurable (why == ""); an exact search that fails makes it not
-// measurable.
+// fit in limit bytes (maxPipelineBytes), each with its exact ids when
+// recall is measurable (why == ""); an exact search that fails makes it
+// not measurable.
 func sealRows(k int, rows []txnRow, why string, exact func(txnRow) ([]int, error), limit int) pipelineRecord {
 	pr := pipelineRecord{K: k, RecallNotMeasurable: why}
 	size := 0
@@ -99,6 +99,9 @@ func readPipeline(b []byte) (pipelineRecord, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&pr); err != nil {
 		return pr, fmt.Errorf("%s: %w", filePipeline, err)
+	}
+	if dec.More() {
+		return pr, fmt.Errorf("%s: trailing data after the document", filePipeline)
 	}
 	if pr.K < 1 || pr.K > maxTopK || pr.Dropped < 0 {
 		return pr, fmt.Errorf("%s: k %d, dropped %d: want k in [1, %d] and dropped ≥ 0", filePipeline, pr.K, pr.Dropped, maxTopK)

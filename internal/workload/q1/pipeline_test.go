@@ -23,6 +23,7 @@ func TestReadPipeline(t *testing.T) {
 		{"negative seq", `{"k":5,"rows":[{"seq":-1,"retrieved":[]}]}`, "seq -1"},
 		{"more ids than k", `{"k":1,"rows":[{"seq":0,"retrieved":[1,2]}]}`, "at most k = 1"},
 		{"not JSON", `{"k":5,"rows":[`, "pipeline.json"},
+		{"two documents", `{"k":5,"rows":[]}{"k":5,"rows":[]}`, "trailing data"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
