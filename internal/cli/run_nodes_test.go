@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sagebench/sagebench/internal/catalog"
 	"github.com/sagebench/sagebench/internal/record"
+	"github.com/sagebench/sagebench/internal/workload"
 )
 
 // TestRunQ1OnNodes: `run -e Q1 --nodes 2` starts an embedded NATS server
@@ -54,6 +56,18 @@ func TestRunQ1OnNodes(t *testing.T) {
 	}
 	if txns != 20 || run.Summary.Requests != 20 {
 		t.Errorf("%d ok transactions, summary %d; want 20 and 20", txns, run.Summary.Requests)
+	}
+	// The result, hop times from the workers included, is computed again
+	// from the run directory alone.
+	recorded, got, err := workload.RecomputeDir(dirs[0], catalog.Lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := workload.ResultDiff(recorded, got); d != "" {
+		t.Errorf("the result recomputed from the files differs from run.json's: %s", d)
+	}
+	if m, _ := got.Metric("runtime_overhead_p50_ms"); !m.Measured() {
+		t.Errorf("runtime_overhead_p50_ms recomputed %+v; want measured", m)
 	}
 }
 

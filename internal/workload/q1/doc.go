@@ -11,5 +11,8 @@
 // the sink receives them; result folds them into goodput (transactions
 // per second meeting the end-to-end SLO, the primary), the transaction
 // E2E, the per-stage breakdown with the runtime's own overhead, and
-// recall@k.
+// recall@k. What those read that requests.jsonl does not hold — per
+// transaction the runtime's queueing, operator and sink times, the ids
+// retrieval returned and exact search's — goes into pipeline.json, so
+// that Recompute computes the same result from the run directory alone.
 package q1

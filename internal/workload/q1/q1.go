@@ -27,6 +27,7 @@ func Spec() workload.Spec {
 		New:         func(quick bool) workload.Workload { return &q1{cfg: Default(quick)} },
 		Primary:     defGoodput,
 		Figure:      workload.Figure{Recipe: workload.FigureStages, Table: TableStages},
+		Files:       []string{filePipeline},
 	}
 }
 
@@ -145,8 +146,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("q1.%w", err)
 	}
 	switch {
-	case c.TopK < 1 || c.TopK > 1000:
-		return fmt.Errorf("q1.top_k %d: must be in [1, 1000]", c.TopK)
+	case c.TopK < 1 || c.TopK > maxTopK:
+		return fmt.Errorf("q1.top_k %d: must be in [1, %d]", c.TopK, maxTopK)
 	case c.QueryWords < 0 || c.QueryWords > MaxQuestionTokens:
 		return fmt.Errorf("q1.query_words %d: must be in [0, %d] (0: unset); write question_tokens instead", c.QueryWords, MaxQuestionTokens)
 	case c.Embedding.Model == "":

@@ -1,6 +1,7 @@
 package q1
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -195,7 +196,7 @@ func TestQ1RecallAtK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := newQ1Stats(dataflow.Graph{}, true, ix, tc.k)
+			c := newQ1Collect(dataflow.Graph{Stages: []dataflow.StageConfig{{Name: "s"}}}, true, ix, tc.k)
 			q := ix.Queries(1, 4, 7)[0]
 			vec := embed(q.Text)
 			exact, err := ix.Exact(vec, tc.k)
@@ -210,11 +211,54 @@ func TestQ1RecallAtK(t *testing.T) {
 			for _, h := range tc.hits(exact, all) {
 				txn.Hits = append(txn.Hits, rag.Hit{ID: h.ID, Score: h.Score, Text: ix.Doc(h.ID)})
 			}
-			s.keepForRecall(txn)
-			ms := s.recall()
+			t0 := time.Now()
+			c.add(0, dataflow.Record{Hops: []dataflow.Hop{{Stage: "s", Enqueued: t0, Started: t0, Ended: t0}}}, txn, t0, t0, t0)
+			ms := c.seal().recall()
 			if got := ms[0]; got.Name != "recall_at_k" || !got.Measured() || math.Abs(got.Value-tc.wantRecall) > 1e-9 {
 				t.Fatalf("recall_at_k = %+v, want %v", got, tc.wantRecall)
 			}
 		})
+	}
+}
+
+// TestPipelineCapped: pipeline.json keeps the rows that fit its bound,
+// the first by transaction, and the figures say over how many.
+func TestPipelineCapped(t *testing.T) {
+	var rows []txnRow
+	for i := range 10 {
+		rows = append(rows, txnRow{Seq: i, QueueMs: []float64{1, 2, 3}, SourceDoc: i, Retrieved: []int{i, i + 1}, e2e: 10, lag: 1, stageMs: []float64{3, 3, 3}})
+	}
+	exact := func(r txnRow) ([]int, error) { return []int{r.Seq}, nil }
+	all := sealRows(2, rows, "", exact, 1<<20)
+	if all.Dropped != 0 || len(all.Rows) != 10 || all.cutNote() != "" {
+		t.Fatalf("uncapped: %d rows, %d dropped, note %q", len(all.Rows), all.Dropped, all.cutNote())
+	}
+	b, _ := json.Marshal(all.Rows[0])
+	capped := sealRows(2, rows, "", exact, 4*(len(b)+1))
+	if capped.Dropped != 6 || len(capped.Rows) != 4 || capped.Rows[3].Seq != 3 {
+		t.Fatalf("capped at 4 rows' bytes: %d rows, %d dropped", len(capped.Rows), capped.Dropped)
+	}
+	g := dataflow.Graph{Stages: []dataflow.StageConfig{{Name: "a"}, {Name: "b"}, {Name: "c"}}}
+	st := statsOf(g, capped)
+	recall := capped.recall()[0]
+	if !recall.Measured() || recall.N != 4 || recall.Value != 1 || !strings.Contains(recall.Reason, "over the first 4 of 10 transactions") {
+		t.Errorf("recall %+v; want 1 over 4 rows, saying so", recall)
+	}
+	for _, m := range st.metrics() {
+		if m.Measured() && !strings.Contains(m.Reason, "over the first 4 of 10") {
+			t.Errorf("%s: %+v does not say it is over the rows kept", m.Name, m)
+		}
+	}
+	if tb, ok := st.stageTable(); !ok || !strings.Contains(tb.Note, "pipeline.json holds at most 32 MiB") {
+		t.Errorf("stage table note %q", tb.Note)
+	}
+	failing := sealRows(2, rows, "", func(r txnRow) ([]int, error) {
+		if r.Seq == 5 {
+			return nil, errTest
+		}
+		return []int{r.Seq}, nil
+	}, 1<<20)
+	if failing.RecallNotMeasurable != "test" || failing.Rows[0].Exact != nil || failing.recall()[0].Measured() {
+		t.Errorf("an exact search failing: %+v", failing)
 	}
 }

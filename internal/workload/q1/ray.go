@@ -88,40 +88,39 @@ func (q *q1Ray) Run(ctx context.Context, env *workload.Env) (workload.Outcome, e
 	if ctx.Err() == nil && (job.Status != ray.StatusSucceeded || !out.Done) {
 		return workload.Outcome{}, rayFailure(job, out)
 	}
+	pr := q.rayPipeline(env.Target.IsEmbedded(), ix, qs.queries, out)
+	f, err := pr.file()
+	if err != nil {
+		return workload.Outcome{}, fmt.Errorf("q1: %s: %w", filePipeline, err)
+	}
 	res := q.result(phase, count, nil, sched.Rate())
-	replaceMetrics(&res, q.rayRecall(env.Target.IsEmbedded(), ix, qs.queries, out))
-	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes, Result: res}, nil
+	replaceMetrics(&res, pr.recall())
+	return workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes, Result: res,
+		Files: []record.File{f}}, nil
 }
 
-// rayRecall is recall@k of what the driver's retrieve stage returned
-// (its records' retrieved_ids) against exact search on the local corpus,
-// each question embedded locally as the embedded stack embeds it; not
-// measurable on another target, whose index is not the local corpus.
-func (q *q1Ray) rayRecall(embedded bool, ix *corpus.Corpus, queries []corpus.Query, out ray.Output) []result.Metric {
+// rayPipeline is pipeline.json of a Ray run: a row per transaction
+// whose retrieve stage returned documents (the driver's records'
+// retrieved_ids, its first k), with exact search's k best on the local
+// corpus, each question embedded locally as the embedded stack embeds
+// it; recall@k is not measurable on another target, whose index is not
+// the local corpus. The Ray driver reports no runtime hops: the rows'
+// times are zero and no figure reads them.
+func (q *q1Ray) rayPipeline(embedded bool, ix *corpus.Corpus, queries []corpus.Query, out ray.Output) pipelineRecord {
 	ids := retrievedIDs(out)
-	why := ""
-	switch {
-	case !embedded:
-		why = "the target's index is not the local corpus (an external target)"
-	case len(ids) == 0:
-		why = "no transaction retrieved documents"
-	}
-	if why != "" {
-		return []result.Metric{defRecall.NotMeasurable(why), defSourceDoc.NotMeasurable(why)}
-	}
-	var vecs [][]float32
-	var hitIDs [][]int
-	var source []int
+	var rows []txnRow
 	for i, qu := range queries {
-		got, ok := ids[txnID(i)]
-		if !ok {
-			continue
+		if got, ok := ids[txnID(i)]; ok {
+			rows = append(rows, txnRow{Seq: i, SourceDoc: qu.DocID, Retrieved: got[:min(len(got), q.cfg.TopK)]})
 		}
-		vecs = append(vecs, corpus.Vector(qu.Text, ix.Config().Dim))
-		hitIDs = append(hitIDs, got[:min(len(got), q.cfg.TopK)]) // hits beyond the k best do not count
-		source = append(source, qu.DocID)
 	}
-	return recallOf(ix, q.cfg.TopK, vecs, hitIDs, source)
+	why := ""
+	if !embedded {
+		why = whyExternal
+	}
+	return sealRows(q.cfg.TopK, rows, why, func(r txnRow) ([]int, error) {
+		return exactIDs(ix, corpus.Vector(queries[r.Seq].Text, ix.Config().Dim), q.cfg.TopK)
+	}, maxPipelineBytes)
 }
 
 // retrievedIDs are the document ids of each transaction's successful

@@ -153,7 +153,7 @@ func TestRayRecall(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := q.rayRecall(tc.embedded, ix, qs, tc.out)[0]
+			m := q.rayPipeline(tc.embedded, ix, qs, tc.out).recall()[0]
 			if string(m.State) != tc.state || (m.Measured() && (m.Value != tc.value || m.N != tc.n)) {
 				t.Errorf("recall %+v; want %s %v of %d", m, tc.state, tc.value, tc.n)
 			}

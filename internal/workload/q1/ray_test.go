@@ -25,6 +25,7 @@ import (
 	"github.com/sagebench/sagebench/internal/ray/raytest"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/target/targettest"
+	"github.com/sagebench/sagebench/internal/workload/workloadtest"
 )
 
 // localDriver is a fake cluster's Exec that runs the shipped driver with
@@ -53,7 +54,8 @@ func localDriver(t *testing.T) raytest.Exec {
 type rayResult struct {
 	code           int
 	stdout, stderr string
-	dirs           int // run directories left
+	dirs           int    // run directories left
+	dir            string // the run directory, when one
 	run            record.Run
 	reqs           []record.Request
 }
@@ -67,8 +69,8 @@ func runQ1Ray(t *testing.T, f *raytest.Fake, targetURL string, args ...string) r
 	return runQ1RayCtx(t, ctx, f.URL, targetURL, args...)
 }
 
-// runQ1RayCtx is runQ1Ray against the cluster at addr; cancelling ctx is
-// Ctrl-C.
+// runQ1RayCtx is runQ1Ray against the cluster at addr (and the
+// embedded stack when targetURL is ""); cancelling ctx is Ctrl-C.
 func runQ1RayCtx(t *testing.T, ctx context.Context, addr, targetURL string, args ...string) rayResult {
 	t.Helper()
 	dir := t.TempDir()
@@ -78,13 +80,17 @@ func runQ1RayCtx(t *testing.T, ctx context.Context, addr, targetURL string, args
 	}
 	out := filepath.Join(dir, "results")
 	var stdout, stderr bytes.Buffer
-	argv := append([]string{"run", "-e", "Q1", "-c", cfg, "--output-dir", out, "--backend", "ray",
-		"--ray-address", addr, "--target", targetURL}, args...)
+	argv := []string{"run", "-e", "Q1", "-c", cfg, "--output-dir", out, "--backend", "ray", "--ray-address", addr}
+	if targetURL != "" { // "": the embedded stack
+		argv = append(argv, "--target", targetURL)
+	}
+	argv = append(argv, args...)
 	res := rayResult{code: cli.Main(ctx, argv, &stdout, &stderr), stdout: stdout.String(), stderr: stderr.String()}
 	dirs, _ := filepath.Glob(filepath.Join(out, "q1", "q1-ray-*"))
 	if res.dirs = len(dirs); len(dirs) != 1 {
 		return res
 	}
+	res.dir = dirs[0]
 	b, err := os.ReadFile(filepath.Join(dirs[0], "run.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +99,9 @@ func runQ1RayCtx(t *testing.T, ctx context.Context, addr, targetURL string, args
 		t.Fatal(err)
 	}
 	res.reqs = readJSONL(t, filepath.Join(dirs[0], "requests.jsonl"))
+	if res.run.Complete {
+		workloadtest.CheckRecompute(t, dirs[0])
+	}
 	return res
 }
 
@@ -127,6 +136,25 @@ func TestQ1OnRayThroughTheJobsAPI(t *testing.T) {
 			checkRayRun(t, res, f, tc.failed)
 			checkRayTraffic(t, f, rec)
 		})
+	}
+}
+
+// TestQ1OnRayEmbeddedRecallRecomputes: on the embedded stack the Ray
+// driver's retrieved ids give recall@k against exact search, and the
+// result — recall included — is computed again from the run directory
+// (runQ1Ray checks it), pipeline.json holding a row per transaction.
+func TestQ1OnRayEmbeddedRecallRecomputes(t *testing.T) {
+	f := raytest.New(t)
+	f.Exec = localDriver(t)
+	res := runQ1Ray(t, f, "")
+	if res.code != cli.ExitOK || !res.run.Complete {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if m, ok := res.run.Result.Metric("recall_at_k"); !ok || !m.Measured() || m.N != 20 || m.Value < 0.8 {
+		t.Errorf("recall_at_k %+v; want measured over the 20 transactions, ≥ 0.8", m)
+	}
+	if rows := pipelineRows(t, res.dir); len(rows) != 20 {
+		t.Errorf("pipeline.json has %d rows; want one per transaction, 20", len(rows))
 	}
 }
 

@@ -78,7 +78,7 @@ func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time
 	}
 	tr.SLOMet = tr.OK && met && within(tr.E2EMs, r.cfg.SLO.E2E)
 	if tr.OK {
-		r.stats.add(res, t, intended, accepted, received)
+		r.coll.add(i, res, t, intended, accepted, received)
 	}
 	return append([]record.Request{tr}, stages...)
 }

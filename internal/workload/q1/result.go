@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/sagebench/sagebench/internal/corpus"
 	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/reqset"
@@ -133,8 +132,6 @@ func (q *q1) answer(good, attain, p99 result.Metric, rate float64, st *q1Stats, 
 
 // metrics are the stage breakdown's run-wide figures and recall@k.
 func (s *q1Stats) metrics() []result.Metric {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	n := len(s.e2e)
 	const none = "no transaction succeeded"
 	o50, e50 := reqset.Quantile(s.overhead, 0.5), reqset.Quantile(s.e2e, 0.5)
@@ -148,13 +145,18 @@ func (s *q1Stats) metrics() []result.Metric {
 	for k, d := range defOverheadPart {
 		ms = append(ms, d.Measure(reqset.Quantile(s.parts[k], 0.5), n, none))
 	}
-	return append(ms, s.recall()...)
+	if c := s.pipe.cutNote(); c != "" {
+		for i := range ms {
+			if ms[i].Measured() {
+				ms[i] = ms[i].WithReason(c)
+			}
+		}
+	}
+	return append(ms, s.pipe.recall()...)
 }
 
 // biggestStage is the stage with the largest share of the mean E2E.
 func (s *q1Stats) biggestStage() (string, float64, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	total := sum(s.e2e)
 	best, share := "", 0.0
 	for j, st := range s.graph.Stages {
@@ -168,14 +170,15 @@ func (s *q1Stats) biggestStage() (string, float64, bool) {
 // stageTable is the per-stage breakdown: time in the stage (queueing +
 // service), its share of the mean E2E, queueing and workers.
 func (s *q1Stats) stageTable() (result.Table, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if len(s.e2e) == 0 {
 		return result.Table{}, false
 	}
 	t := result.Table{Key: TableStages, Title: "Stage breakdown",
 		Note:    fmt.Sprintf("over %d successful transactions; a stage's time is its queueing and service in the runtime", len(s.e2e)),
 		Columns: []string{"stage", "p50", "p99", "share of E2E", "queueing p50", "queueing p99", "workers"}}
+	if c := s.pipe.cutNote(); c != "" {
+		t.Note += "; " + c
+	}
 	total := sum(s.e2e)
 	for j, st := range s.graph.Stages {
 		n := len(s.stageMs[j])
@@ -197,8 +200,6 @@ func (s *q1Stats) stageTable() (result.Table, bool) {
 // saturation warns of stages whose median queueing exceeds their median
 // service, with the workers Little's law says they need at rate tx/s.
 func (s *q1Stats) saturation(rate float64) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var warn []string
 	for j, st := range s.graph.Stages {
 		p50, q50 := reqset.Quantile(s.stageMs[j], 0.5), reqset.Quantile(s.queueMs[j], 0.5)
@@ -211,50 +212,4 @@ func (s *q1Stats) saturation(rate float64) []string {
 			st.Name, rate, 1000*busy, int(math.Ceil(rate*busy)), par, j))
 	}
 	return warn
-}
-
-// recall computes recall@k of what retrieve returned against exact
-// search on the local corpus, and how often the question's source
-// document was among the hits; s.mu is held.
-func (s *q1Stats) recall() []result.Metric {
-	why := ""
-	switch {
-	case !s.measure:
-		why = "the target's index is not the local corpus (an external target)"
-	case s.mismatch != "":
-		why = s.mismatch + " (target.stack_config has a different index than q1.index?)"
-	case len(s.vecs) == 0:
-		why = "no transaction retrieved documents"
-	}
-	if why != "" {
-		return []result.Metric{defRecall.NotMeasurable(why), defSourceDoc.NotMeasurable(why)}
-	}
-	return recallOf(s.ix, s.k, s.vecs, s.hitIDs, s.sourceDoc)
-}
-
-// recallOf is recall@k of the documents retrieved for each question
-// (hitIDs[i], its query vector vecs[i]) against exact search on ix, and
-// the share of questions whose source document was among them.
-func recallOf(ix *corpus.Corpus, k int, vecs [][]float32, hitIDs [][]int, sourceDoc []int) []result.Metric {
-	var hits, relevant, found float64
-	for i, v := range vecs {
-		exact, err := ix.Exact(v, k)
-		if err != nil {
-			return []result.Metric{defRecall.NotMeasurable(err.Error()), defSourceDoc.NotMeasurable(err.Error())}
-		}
-		relevant += float64(len(exact)) // k, or the corpus size when smaller
-		for _, h := range exact {
-			if slices.Contains(hitIDs[i], h.ID) {
-				hits++
-			}
-		}
-		if slices.Contains(hitIDs[i], sourceDoc[i]) {
-			found++
-		}
-	}
-	n := len(vecs)
-	return []result.Metric{
-		defRecall.Measure(hits/relevant, n, "no document was relevant").WithReason(fmt.Sprintf("recall@%d against exact search on the same corpus", k)),
-		defSourceDoc.Measure(found/float64(n), n, ""),
-	}
 }

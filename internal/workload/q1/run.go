@@ -179,9 +179,15 @@ func (q *q1) Run(ctx context.Context, env *workload.Env) (workload.Outcome, erro
 	if serr != nil && (integrity == nil || serr.Error() != integrity.Error()) { // anything besides the integrity failure
 		notes = append(notes, fmt.Sprintf("stopping the distributed runtime: %v", serr))
 	}
-	notes = append(notes, r.stats.saturation(r.rate)...)
+	pr := r.coll.seal()
+	st := statsOf(r.graph, pr)
+	notes = append(notes, st.saturation(r.rate)...)
+	f, err := pr.file()
+	if err != nil {
+		return workload.Outcome{}, fmt.Errorf("q1: %s: %w", filePipeline, err)
+	}
 	out := workload.Outcome{Phases: []summary.Phase{phase}, LoadMode: load.ModeOpen, Notes: notes,
-		Result: q.result(phase, count, r.stats, r.rate)}
+		Result: q.result(phase, count, st, r.rate), Files: []record.File{f}}
 	if integrity != nil {
 		return out, integrity
 	}
@@ -236,7 +242,7 @@ type q1Run struct {
 	mu      sync.Mutex
 	txns    []q1Txn // by seq
 	lastEnd time.Time
-	stats   *q1Stats
+	coll    *q1Collect
 }
 
 // q1Txn is the source's and the sink's view of one transaction; whichever
@@ -256,7 +262,7 @@ func newQ1Run(ctx context.Context, cfg *Config, env *workload.Env, client rag.Cl
 	}
 	r := &q1Run{cfg: cfg, env: env, graph: outputControl(cfg.deployGraph(env.Parallelism), env.Target.OutputControl()), ix: ix,
 		queries: qs.queries, questionTokens: qs.tokens, txns: make([]q1Txn, n), stop: func() ([]string, error) { return nil, nil }}
-	r.stats = newQ1Stats(r.graph, env.Target.IsEmbedded(), ix, cfg.TopK)
+	r.coll = newQ1Collect(r.graph, env.Target.IsEmbedded(), ix, cfg.TopK)
 	if note := qs.note(env.Synth().Tokenizer().Name()); note != "" {
 		r.notes = append(r.notes, note)
 	}

@@ -35,7 +35,7 @@ func TestResultBeforeAccept(t *testing.T) {
 	var recs []record.Request
 	r := &q1Run{cfg: cfg, graph: cfg.deployGraph(2), queries: make([]corpus.Query, 1), questionTokens: []int{24}, txns: make([]q1Txn, 1),
 		env: &workload.Env{Start: t0, Log: io.Discard, Sent: func() {}, Record: func(rec record.Request) { recs = append(recs, rec) }}}
-	r.stats = newQ1Stats(r.graph, false, nil, cfg.TopK)
+	r.coll = newQ1Collect(r.graph, false, nil, cfg.TopK)
 	r.eng = eager{r: r}
 	r.submit(context.Background(), 0, t0)
 	if len(recs) == 0 || recs[0].Kind != "txn" {
