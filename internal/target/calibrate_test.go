@@ -1,0 +1,210 @@
+package target_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/chattemplate"
+	"github.com/sagebench/sagebench/internal/shape"
+	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/tokenizer"
+)
+
+const llama = "meta-llama/Llama-3.1-8B-Instruct"
+
+// fixtures are a tokenizer the client never loads (a small BPE trained
+// with Llama 3's special tokens) and Llama 3.1's chat template.
+func fixtures() (tok, tpl string) {
+	dir := filepath.Join("..", "chattemplate", "testdata")
+	return filepath.Join(dir, "llama3.tokenizer.json"), filepath.Join(dir, "llama3.tokenizer_config.json")
+}
+
+// openServerStack starts the reference stack counting with the fixture
+// tokenizer and template (its own config: the run's tokenizer is the
+// server's) and opens it as a target.
+func openServerStack(t *testing.T, withTemplate bool) *target.Target {
+	t.Helper()
+	tokFile, tplFile := fixtures()
+	yaml := "index: {size: 0}\ntokenizer: " + tokFile + "\nengines:\n  - {id: llm-0, kind: llm, profile: llama3.1-8b-h100}\n"
+	if withTemplate {
+		yaml += "chat_template: " + tplFile + "\n"
+	}
+	tgt, err := target.Open(t.Context(), target.Config{URL: target.Embedded}, target.Options{Start: target.EmbeddedStack(nil),
+		StackYAML: []byte(yaml), Tokenizer: tokenizer.NewRef(tokenizer.ServerSpec)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tgt.Close(context.Background()) })
+	return tgt
+}
+
+// TestCalibrateAgainstKnownTruth: calibrated against the reference stack
+// (a tokenizer and a chat template the client does not load), prompts
+// fitted to N tokens are N tokens in the stack's own tokenizer, rendered
+// with its template — checked here with the files themselves, on
+// structures, lengths and seeds the calibration never saw.
+func TestCalibrateAgainstKnownTruth(t *testing.T) {
+	tokFile, tplFile := fixtures()
+	truthTok, err := tokenizer.Load(tokFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truthTpl, err := chattemplate.Load(tplFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		template bool
+	}{{"llama3 template", true}, {"no template", false}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tgt := openServerStack(t, tc.template)
+			cal, err := tgt.Calibrate(t.Context(), []string{llama, llama, ""})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := cal.Calibration()
+			if len(c.Models) != 1 || c.Verified == 0 || c.Requests == 0 || len(c.Words) < 64 {
+				t.Fatalf("calibration %+v", c)
+			}
+			t.Logf("%d words kept (%d dropped), trims %v, overhead %v, %d verified, %d requests", len(c.Words), len(c.Dropped), c.Trims, c.Overhead, c.Verified, c.Requests)
+			if c.Trims != tc.template { // Llama 3's template trims a message
+				t.Errorf("trims %v with template %v", c.Trims, tc.template)
+			}
+			if tc.template && c.Overhead["user"] <= 0 || !tc.template && c.Overhead["user"] != 0 {
+				t.Errorf("overhead %v with template %v", c.Overhead, tc.template)
+			}
+			synth, err := shape.NewSynth(cal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, n := range []int{3, 90, 1234, 5000} {
+				for _, st := range shape.ServerStructures() {
+					msgs := []chattemplate.Message{{Role: "user"}}
+					if len(st) == 2 {
+						msgs = []chattemplate.Message{{Role: "system", Content: synth.Block(uint64(i), 50)}, {Role: "user"}}
+					}
+					n := n + 50*(len(st)-1) + c.Overhead[tokenizer.Structure(st)]
+					got, ok, err := synth.FitChat(msgs, n, uint64(i)*977)
+					if err != nil || !ok || got != n {
+						t.Fatalf("FitChat %v %d: %d %v %v", st, n, got, ok, err)
+					}
+					truth := 0
+					if tc.template {
+						text, err := truthTpl.Render(msgs, true)
+						if err != nil {
+							t.Fatal(err)
+						}
+						truth = truthTok.Count(text)
+					} else {
+						for _, m := range msgs {
+							truth += truthTok.Count(m.Content)
+						}
+					}
+					if truth != n {
+						t.Errorf("%v fitted to %d: the server's tokenizer counts %d", st, n, truth)
+					}
+				}
+			}
+			if cal.Misses() != 0 {
+				t.Errorf("%d texts counted by the fallback", cal.Misses())
+			}
+		})
+	}
+}
+
+// tokenizeServer is a URL target whose /tokenize counts whitespace
+// words, adding extra(words) for chat messages: a template whose cost
+// varies with the length cannot be offset exactly.
+func tokenizeServer(t *testing.T, extra func(words int) int) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			w.Write([]byte(`{"data":[]}`))
+			return
+		case "/tokenize":
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		var req struct {
+			Prompt   *string
+			Messages []chattemplate.Message
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		n := 0
+		if req.Prompt != nil {
+			n = len(strings.Fields(*req.Prompt))
+		} else {
+			for _, m := range req.Messages {
+				n += len(strings.Fields(m.Content))
+			}
+			n += extra(n)
+		}
+		json.NewEncoder(w).Encode(map[string]int{"count": n})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestCalibrateRefuses(t *testing.T) {
+	cases := []struct {
+		name  string
+		extra func(int) int
+		want  string
+	}{
+		{"constant overhead", func(int) int { return 7 }, ""},
+		{"overhead growing with length", func(n int) int { return 5 + n/100 }, "not a constant"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tgt, err := target.Open(t.Context(), target.Config{URL: tokenizeServer(t, tc.extra)}, target.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tgt.Close(context.Background())
+			cal, err := tgt.Calibrate(t.Context(), []string{"m"})
+			if tc.want == "" {
+				if err != nil || cal.Calibration().Overhead["user"] != 7 || cal.Calibration().Overhead["system+user"] != 7 {
+					t.Fatalf("err %v, calibration %+v", err, cal)
+				}
+				return
+			}
+			var ce *target.CalibrationError
+			if !errors.As(err, &ce) || ce.Model != "m" || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "tokenizer.json") {
+				t.Fatalf("err %v, want a CalibrationError naming model m and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCalibrateWithoutTokenize(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			w.Write([]byte(`{"data":[]}`))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close(context.Background())
+	_, err = tgt.Calibrate(t.Context(), []string{"m"})
+	var nt *target.NoTokenizeError
+	if !errors.As(err, &nt) || !strings.Contains(err.Error(), "POST /tokenize") {
+		t.Fatalf("err %v, want a NoTokenizeError", err)
+	}
+}
