@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -180,3 +181,25 @@ func (c *Calibrated) wordIDs(text string) []int {
 // Misses is how many texts Count or Encode could not count as the server
 // does (0 on every path tokenizer: server allows).
 func (c *Calibrated) Misses() int64 { return c.misses.Load() }
+
+// ErrNotCalibrated is the error of ServerRef(nil)'s Get: tokenizer:
+// server is known only after the calibration against the target.
+var ErrNotCalibrated = errors.New("tokenizer: server is calibrated against the target before the load, and was not yet")
+
+// ServerRef is the Ref of tokenizer: server: cal once calibrated, or,
+// with cal nil, a Ref whose Get fails with ErrNotCalibrated.
+func ServerRef(cal *Calibrated) *Ref {
+	if cal == nil {
+		return &Ref{spec: ServerSpec, get: func() (Tokenizer, error) { return nil, ErrNotCalibrated }}
+	}
+	return RefOf(ServerSpec, cal)
+}
+
+// RefFor is the Ref of a run's spec: ServerRef(nil) for ServerSpec,
+// else NewRef(spec).
+func RefFor(spec string) *Ref {
+	if spec == ServerSpec {
+		return ServerRef(nil)
+	}
+	return NewRef(spec)
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sagebench/sagebench/internal/tokenizer"
+)
+
+// serverStack writes a reference-stack config that counts with a
+// tokenizer the client never loads (a small BPE trained with Llama 3's
+// special tokens) and Llama 3.1's chat template, and returns its path.
+func serverStack(t *testing.T, dir string) string {
+	t.Helper()
+	fixtures, err := filepath.Abs(filepath.Join("..", "chattemplate", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "index: {size: 0}\n" +
+		"tokenizer: " + filepath.Join(fixtures, "llama3.tokenizer.json") + "\n" +
+		"chat_template: " + filepath.Join(fixtures, "llama3.tokenizer_config.json") + "\n" +
+		"engines:\n  - {id: llm-0, kind: llm, profile: llama3.1-8b-h100}\n  - {id: emb-0, kind: embedding, profile: bge-small-cpu}\n"
+	p := filepath.Join(dir, "stack.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunTokenizerServer: a quick Q2 with tokenizer: server against the
+// reference stack counting in its own tokenizer and template: the setup
+// phase calibrates against its POST /tokenize, and every chat request's
+// input_tokens — fitted with a shared system prompt or without — is the
+// server's prompt_tokens. run.json records the calibration.
+func TestRunTokenizerServer(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results")
+	cfg := writeConfig(t, dir, tinyQ2+`  llm:
+    input_tokens: {dist: uniform, min: 80, max: 900}
+    prefix: {groups: 2, tokens: 40, share: 0.5}
+tokenizer: server
+target:
+  stack_config: `+serverStack(t, dir)+"\n")
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "q2", "-c", cfg, "--output-dir", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "setup: tokenizer: server: calibrating") || !strings.Contains(stdout, "fresh prompts counted as predicted") {
+		t.Errorf("no setup phase in the progress:\n%s", stdout)
+	}
+	dirs := runDirs(t, out)
+	if len(dirs) != 1 {
+		t.Fatalf("run dirs %v", dirs)
+	}
+	chats, prefixed := 0, 0
+	for _, r := range readRequests(t, dirs[0]) {
+		if r.Type != "llm" {
+			continue
+		}
+		chats++
+		if r.PrefixGroup > 0 {
+			prefixed++
+		}
+		if r.Status != 200 || r.PromptTok != r.InputTokens {
+			t.Errorf("%s: status %d, input_tokens %d, server's prompt_tokens %d", r.ID, r.Status, r.InputTokens, r.PromptTok)
+		}
+	}
+	if chats == 0 || prefixed == 0 {
+		t.Fatalf("%d chat requests, %d prefixed", chats, prefixed)
+	}
+	t.Logf("%d chat requests (%d with a system prompt), prompt_tokens == input_tokens on each\n%s", chats, prefixed, stdout)
+	var rc struct {
+		Tokenizer   string                 `json:"tokenizer"`
+		Calibration *tokenizer.Calibration `json:"tokenizer_calibration"`
+	}
+	if err := json.Unmarshal(readRun(t, dirs[0]).RunConfig, &rc); err != nil {
+		t.Fatal(err)
+	}
+	if rc.Tokenizer != "server" || rc.Calibration == nil || rc.Calibration.Overhead["user"] == 0 || len(rc.Calibration.Words) < 64 {
+		t.Errorf("run_config tokenizer %q, calibration %+v", rc.Tokenizer, rc.Calibration)
+	}
+}
+
+// TestRunTokenizerServerRefused: tokenizer: server against a target
+// without POST /tokenize, or with a chat template of its own given, or a
+// prompt dataset, is exit 2 with one line naming what to do.
+func TestRunTokenizerServerRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			w.Write([]byte(`{"object":"list","data":[{"id":"meta-llama/Llama-3.1-8B-Instruct"},{"id":"BAAI/bge-small-en-v1.5"}]}`))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	tpl, _ := filepath.Abs(filepath.Join("..", "chattemplate", "testdata", "llama3.tokenizer_config.json"))
+	cases := []struct {
+		name, yaml, want string
+		args             []string
+	}{
+		{"no /tokenize", tinyQ2 + "tokenizer: server\n", "needs POST /tokenize", []string{"--target", srv.URL}},
+		{"a chat template too", tinyQ2 + "tokenizer: server\nchat_template: " + tpl + "\n", "chat_template: with tokenizer: server", nil},
+		{"sessions", tinyQ2 + "  llm: {sessions: {turns: 2}}\ntokenizer: server\n", "sessions: tokenizer: server", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, tc.name)
+			cfg := writeConfig(t, t.TempDir(), tc.yaml)
+			code, stdout, stderr := runCLI(t, context.Background(), append([]string{"run", "-e", "q2", "-c", cfg, "--output-dir", out}, tc.args...)...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Fatalf("exit %d, want 2 with one line containing %q\nstdout:\n%s\nstderr:\n%s", code, tc.want, stdout, stderr)
+			}
+			if m, _ := filepath.Glob(filepath.Join(out, "q2", "*")); len(m) != 0 {
+				t.Errorf("records written: %v", m)
+			}
+		})
+	}
+}
