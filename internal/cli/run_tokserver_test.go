@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sagebench/sagebench/internal/stack"
 	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
@@ -87,6 +88,42 @@ target:
 	}
 }
 
+// TestRunTokenizerServerURL: the same against the stack as a URL
+// target: the /tokenize preflight, asking fresh sample prompts, finds
+// every one counted as sagebench predicts, and says so in the notes.
+func TestRunTokenizerServerURL(t *testing.T) {
+	dir := t.TempDir()
+	scfg, err := stack.LoadConfig(serverStack(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scfg.Listen = "127.0.0.1:0"
+	s, err := stack.Start(t.Context(), scfg, stack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	out := filepath.Join(dir, "results")
+	cfg := writeConfig(t, dir, tinyQ2+"  llm: {input_tokens: {dist: uniform, min: 80, max: 900}}\ntokenizer: server\n")
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "q2", "-c", cfg, "--output-dir", out, "--target", s.URL())
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	dirs := runDirs(t, out)
+	if len(dirs) != 1 {
+		t.Fatalf("run dirs %v", dirs)
+	}
+	for _, r := range readRequests(t, dirs[0]) {
+		if r.Type == "llm" && (r.Status != 200 || r.PromptTok != r.InputTokens) {
+			t.Errorf("%s: status %d, input_tokens %d, server's prompt_tokens %d", r.ID, r.Status, r.InputTokens, r.PromptTok)
+		}
+	}
+	notes := strings.Join(readRun(t, dirs[0]).Notes, "\n")
+	if !strings.Contains(notes, "the server counts every one of 8 sample prompts as sagebench does") {
+		t.Errorf("notes:\n%s", notes)
+	}
+}
+
 // TestRunTokenizerServerRefused: tokenizer: server against a target
 // without POST /tokenize, or with a chat template of its own given, or a
 // prompt dataset, is exit 2 with one line naming what to do.
@@ -99,6 +136,27 @@ func TestRunTokenizerServerRefused(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	defer srv.Close()
+	varying := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Prompt   *string
+			Messages []struct{ Content string }
+		}
+		switch {
+		case r.URL.Path == "/v1/models":
+			w.Write([]byte(`{"object":"list","data":[{"id":"meta-llama/Llama-3.1-8B-Instruct"},{"id":"BAAI/bge-small-en-v1.5"}]}`))
+		case r.URL.Path != "/tokenize" || json.NewDecoder(r.Body).Decode(&req) != nil:
+			http.NotFound(w, r)
+		case req.Prompt != nil:
+			json.NewEncoder(w).Encode(map[string]int{"count": len(strings.Fields(*req.Prompt))})
+		default: // a template whose cost grows with the prompt
+			n := 0
+			for _, m := range req.Messages {
+				n += len(strings.Fields(m.Content))
+			}
+			json.NewEncoder(w).Encode(map[string]int{"count": n + 5 + n/100})
+		}
+	}))
+	defer varying.Close()
 	dir := t.TempDir()
 	tpl, _ := filepath.Abs(filepath.Join("..", "chattemplate", "testdata", "llama3.tokenizer_config.json"))
 	cases := []struct {
@@ -106,6 +164,7 @@ func TestRunTokenizerServerRefused(t *testing.T) {
 		args             []string
 	}{
 		{"no /tokenize", tinyQ2 + "tokenizer: server\n", "needs POST /tokenize", []string{"--target", srv.URL}},
+		{"template cost varies with the length", tinyQ2 + "tokenizer: server\n", "meta-llama/Llama-3.1-8B-Instruct: its chat template adds", []string{"--target", varying.URL}},
 		{"a chat template too", tinyQ2 + "tokenizer: server\nchat_template: " + tpl + "\n", "chat_template: with tokenizer: server", nil},
 		{"sessions", tinyQ2 + "  llm: {sessions: {turns: 2}}\ntokenizer: server\n", "sessions: tokenizer: server", nil},
 	}
