@@ -42,9 +42,15 @@ func calibrateServer(ctx context.Context, rn *run.Runner, r runconfig.Resolved, 
 	if err != nil {
 		return r, calibrationErr(r.Spec.ID, t.Redactor().String(err.Error()), err)
 	}
+	if texts := runconfig.ServerPrompts(r.Workload.Config()); len(texts) > 0 {
+		fmt.Fprintf(out, "%s: setup: tokenizer: server: counting the dataset's prompts with the target (at most %d distinct, %v)\n", r.Spec.ID, target.MaxServerTexts, target.TextsTimeout)
+		if cal, err = t.CountTexts(ctx, cal, texts); err != nil {
+			return r, calibrationErr(r.Spec.ID, t.Redactor().String(err.Error()), err)
+		}
+	}
 	c := cal.Calibration()
-	fmt.Fprintf(out, "%s: setup: tokenizer: server: %d words are one token each (%d dropped), template tokens %v%s, %d fresh prompts counted as predicted; %d requests\n",
-		r.Spec.ID, len(c.Words), len(c.Dropped), c.Overhead, map[bool]string{true: " (messages trimmed)"}[c.Trims], c.Verified, c.Requests)
+	fmt.Fprintf(out, "%s: setup: tokenizer: server: %d words are one token each (%d dropped), template tokens %v%s, %d fresh prompts counted as predicted, %d dataset prompts counted; %d calibration requests\n",
+		r.Spec.ID, len(c.Words), len(c.Dropped), c.Overhead, map[bool]string{true: " (messages trimmed)"}[c.Trims], c.Verified, c.Texts, c.Requests)
 	return r.WithCalibration(cal)
 }
 
@@ -54,7 +60,8 @@ func calibrateServer(ctx context.Context, rn *run.Runner, r runconfig.Resolved, 
 func calibrationErr(id, msg string, err error) error {
 	var nt *target.NoTokenizeError
 	var ce *target.CalibrationError
-	if errors.As(err, &nt) || errors.As(err, &ce) {
+	var tm *target.TooManyTextsError
+	if errors.As(err, &nt) || errors.As(err, &ce) || errors.As(err, &tm) {
 		return usageErrorf("%s: %s", id, msg)
 	}
 	return withCode(ExitError, fmt.Errorf("%s: %s", id, msg))

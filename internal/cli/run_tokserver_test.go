@@ -182,3 +182,64 @@ func TestRunTokenizerServerRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestRunTokenizerServerDataset: a prompt dataset's texts (real text,
+// not synthesizable: punctuation, digits, other scripts, leading and
+// trailing space) are counted by the target once each before the load,
+// and every request of one — alone or after a shared system prompt —
+// has input_tokens equal to the server's prompt_tokens.
+func TestRunTokenizerServerDataset(t *testing.T) {
+	dir := t.TempDir()
+	prompts := []string{
+		"What is the capital of France? Answer in one word.",
+		"  Summarise: the quick brown fox jumps over the lazy dog, 3 times!  ",
+		"Écris un poème sur la mer — en 4 vers.",
+		"def f(x):\n    return x**2  # square it\n",
+		"日本の首都はどこですか？",
+		"List 5 prime numbers > 100, separated by commas.",
+	}
+	var convs []map[string]any
+	for _, p := range prompts {
+		convs = append(convs, map[string]any{"conversations": []map[string]string{{"from": "human", "value": p}, {"from": "gpt", "value": "An answer of a few words."}}})
+	}
+	b, _ := json.Marshal(convs)
+	data := filepath.Join(dir, "sharegpt.json")
+	if err := os.WriteFile(data, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	cfg := writeConfig(t, dir, tinyQ2+`  llm:
+    source: {file: `+data+`, format: sharegpt}
+    prefix: {groups: 2, tokens: 40, share: 0.5}
+tokenizer: server
+target:
+  stack_config: `+serverStack(t, dir)+"\n")
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "q2", "-c", cfg, "--output-dir", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "6 dataset prompts counted") {
+		t.Errorf("progress:\n%s", stdout)
+	}
+	dirs := runDirs(t, out)
+	if len(dirs) != 1 {
+		t.Fatalf("run dirs %v", dirs)
+	}
+	chats, prefixed := 0, 0
+	for _, r := range readRequests(t, dirs[0]) {
+		if r.Type != "llm" {
+			continue
+		}
+		chats++
+		if r.PrefixGroup > 0 {
+			prefixed++
+		}
+		if r.Status != 200 || r.PromptTok != r.InputTokens {
+			t.Errorf("%s: status %d, input_tokens %d, server's prompt_tokens %d", r.ID, r.Status, r.InputTokens, r.PromptTok)
+		}
+	}
+	if chats == 0 || prefixed == 0 {
+		t.Fatalf("%d chat requests, %d prefixed", chats, prefixed)
+	}
+	t.Logf("%d dataset chats (%d with a system prompt), prompt_tokens == input_tokens on each", chats, prefixed)
+}

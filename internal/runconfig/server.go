@@ -32,10 +32,10 @@ func (s Shared) validateTokenizer() error {
 }
 
 // ServerTokenizerUnsupported names a key of the workload's config that
-// tokenizer: server cannot count exactly (nil when there is none): a
-// prompt dataset (its text is not synthesized), sessions (the server's
-// answers come back into the conversation) — and Q1, whose prompt is the
-// passages retrieval returns.
+// tokenizer: server cannot count exactly (nil when there is none):
+// sessions (the server's answers come back into the conversation) — and
+// Q1, whose prompt is the passages retrieval returns. (A prompt
+// dataset's prompts are counted by the target before the load.)
 func ServerTokenizerUnsupported(section string, cfg any) error {
 	if section == "q1" {
 		return errors.New("tokenizer: server: Q1's prompt is the retrieved passages' text, which only the server can count; give tokenizer: the model's tokenizer.json and chat_template")
@@ -46,20 +46,24 @@ func ServerTokenizerUnsupported(section string, cfg any) error {
 		case err != nil:
 		case s.Sessions != nil:
 			err = fmt.Errorf("%s.sessions: tokenizer: server cannot count a session's turns (the server's answers come back into the conversation); remove sessions or give tokenizer: the model's tokenizer.json", key)
-		case s.Source != nil && !traceFormat(s.Source.Format):
-			err = fmt.Errorf("%s.source: tokenizer: server cannot count a prompt dataset's texts (only synthesized prompts are calibrated); give tokenizer: the model's tokenizer.json", key)
+		case s.Source != nil && s.Source.Sessions:
+			err = fmt.Errorf("%s.source.sessions: tokenizer: server cannot count a session's turns (the server's answers come back into the conversation); remove sessions or give tokenizer: the model's tokenizer.json", key)
 		}
 	})
 	return err
 }
 
-// traceFormat says a source gives lengths only (the prompts synthesized).
-func traceFormat(format string) bool {
-	switch format {
-	case "mooncake", "azure", "burstgpt":
-		return true
-	}
-	return false
+// ServerPrompts are the prompts of the workload's datasets (each shape's
+// first turns; nil without a dataset): with tokenizer: server the target
+// counts each once before the load (target.CountTexts).
+func ServerPrompts(cfg any) []string {
+	var out []string
+	walkShapes(reflect.ValueOf(cfg), "", 0, func(_ string, s *traffic.LLMShape) {
+		if s.Source != nil {
+			out = append(out, s.Drawer().Prompts()...)
+		}
+	})
+	return out
 }
 
 var llmShapeType = reflect.TypeFor[traffic.LLMShape]()

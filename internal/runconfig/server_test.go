@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,7 +38,8 @@ func TestServerTokenizerResolve(t *testing.T) {
 		{"synthesized prompts", q2.Spec(), "", ""},
 		{"shared prefixes", q3.Spec(), "q3:\n  llm:\n    prefix: {groups: 2, tokens: 64, share: 0.5}\n", ""},
 		{"a trace's lengths", q2.Spec(), "q2:\n  llm:\n    source: {file: " + trace + ", format: azure}\n", ""},
-		{"a prompt dataset", q2.Spec(), "q2:\n  llm:\n    source: {file: " + data + ", format: sharegpt}\n", "q2.llm.source: tokenizer: server cannot count a prompt dataset"},
+		{"a prompt dataset", q2.Spec(), "q2:\n  llm:\n    source: {file: " + data + ", format: sharegpt}\n", ""},
+		{"a dataset's sessions", q2.Spec(), "q2:\n  llm:\n    source: {file: " + data + ", format: sharegpt, sessions: true}\n", "q2.llm.source.sessions: tokenizer: server"},
 		{"sessions", q2.Spec(), "q2:\n  llm:\n    sessions: {turns: 2}\n", "q2.llm.sessions: tokenizer: server"},
 		{"Q1", q1.Spec(), "", "Q1's prompt is the retrieved passages"},
 		{"a chat template", q2.Spec(), "chat_template: " + filepath.Join("..", "chattemplate", "testdata", "llama3.tokenizer_config.json") + "\n", "chat_template: with tokenizer: server"},
@@ -57,6 +59,9 @@ func TestServerTokenizerResolve(t *testing.T) {
 			}
 			if err != nil {
 				return
+			}
+			if got := ServerPrompts(r.Workload.Config()); tc.name == "a prompt dataset" != slices.Equal(got, []string{"hi"}) {
+				t.Errorf("dataset prompts %q", got)
 			}
 			if _, err := r.Tokenizer.Get(); err != tokenizer.ErrNotCalibrated {
 				t.Errorf("an uncalibrated server tokenizer: %v", err)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sagebench/sagebench/internal/chattemplate"
@@ -206,5 +208,34 @@ func TestCalibrateWithoutTokenize(t *testing.T) {
 	var nt *target.NoTokenizeError
 	if !errors.As(err, &nt) || !strings.Contains(err.Error(), "POST /tokenize") {
 		t.Fatalf("err %v, want a NoTokenizeError", err)
+	}
+}
+
+// TestCountTextsBounded: more distinct prompts than MaxServerTexts is
+// refused before any is sent; repeats count once.
+func TestCountTextsBounded(t *testing.T) {
+	var asked atomic.Int64
+	url := tokenizeServer(t, func(int) int { asked.Add(1); return 4 })
+	tgt, err := target.Open(t.Context(), target.Config{URL: url}, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close(context.Background())
+	cal := tokenizer.NewCalibrated(tokenizer.Calibration{Models: []string{"m"}, Words: shape.Candidates(), Bare: make([]int, len(shape.Candidates())),
+		Overhead: map[string]int{"user": 4, "system+user": 4}})
+	texts := make([]string, target.MaxServerTexts+1)
+	for i := range texts {
+		texts[i] = fmt.Sprint("prompt ", i)
+	}
+	var tm *target.TooManyTextsError
+	if _, err := tgt.CountTexts(t.Context(), cal, texts); !errors.As(err, &tm) || asked.Load() != 0 {
+		t.Fatalf("err %v after %d requests, want TooManyTextsError before any", err, asked.Load())
+	}
+	got, err := tgt.CountTexts(t.Context(), cal, []string{"a b", "a b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := got.Known("a b"); !ok || n != 2 || got.Calibration().Texts != 2 || asked.Load() != 2+2 { // each distinct text once, then each after a system prompt
+		t.Errorf("Known %d %v, %d texts, %d requests", n, ok, got.Calibration().Texts, asked.Load())
 	}
 }

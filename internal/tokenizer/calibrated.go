@@ -44,6 +44,9 @@ type Calibration struct {
 	// Verified is how many fresh sample prompts the server then counted
 	// exactly as predicted (every one, or the calibration failed).
 	Verified int `json:"verified"`
+	// Texts is how many given prompts (a dataset's) the server counted,
+	// each once, as the content of a user message.
+	Texts int `json:"texts,omitempty"`
 	// Requests is how many /tokenize requests the calibration took.
 	Requests int `json:"requests"`
 }
@@ -61,6 +64,7 @@ func Structure(roles []string) string { return strings.Join(roles, "+") }
 type Calibrated struct {
 	cal      Calibration
 	ids      map[string]int // " word" → its index in cal.Words
+	texts    map[string]int // given texts → the server's count of each as a message's content
 	fallback Tokenizer
 	misses   atomic.Int64
 }
@@ -73,6 +77,18 @@ func NewCalibrated(cal Calibration) *Calibrated {
 		c.ids[" "+w] = i
 	}
 	return c
+}
+
+// WithTexts is c that also knows texts (prompts it cannot synthesize: a
+// dataset's), each with the server's count of it as a message's content
+// — the count of a user message of it less the template's tokens —
+// so a request of one is counted as the server counts it.
+func (c *Calibrated) WithTexts(texts map[string]int) *Calibrated {
+	cal := c.Calibration()
+	cal.Texts = len(texts)
+	out := NewCalibrated(cal)
+	out.texts = maps.Clone(texts)
+	return out
 }
 
 // Name is ServerSpec.
@@ -107,8 +123,8 @@ func (c *Calibrated) ChatOverhead(roles []string) (int, bool) {
 // message beyond Known's: with a template that trims, its first word's
 // bare count less one (0 for text that is not Known).
 func (c *Calibrated) Lead(text string) int {
-	if !c.cal.Trims || len(text) < 2 {
-		return 0
+	if _, given := c.texts[text]; given || !c.cal.Trims || len(text) < 2 {
+		return 0 // a given text's count is the server's in a message
 	}
 	end := strings.IndexByte(text[1:], ' ') + 1
 	if end == 0 {
@@ -121,9 +137,18 @@ func (c *Calibrated) Lead(text string) int {
 	return c.cal.Bare[i] - 1
 }
 
-// Known is the server's count of text when text is made of calibrated
-// words only, each after a space ("" is 0 tokens).
+// Known is the server's count of text when text is a given one
+// (WithTexts) or made of calibrated words only, each after a space (""
+// is 0 tokens).
 func (c *Calibrated) Known(text string) (int, bool) {
+	if n, ok := c.texts[text]; ok {
+		return n, true
+	}
+	return c.words(text)
+}
+
+// words is text's count when it is made of calibrated words only.
+func (c *Calibrated) words(text string) (int, bool) {
 	if text == "" {
 		return 0, true
 	}
@@ -157,7 +182,7 @@ func (c *Calibrated) Count(text string) int {
 // Encode is the calibrated words' indices; other text is a miss, encoded
 // by the default tokenizer (its IDs shifted past the words').
 func (c *Calibrated) Encode(text string) []int {
-	if _, ok := c.Known(text); ok {
+	if _, ok := c.words(text); ok {
 		return c.wordIDs(text)
 	}
 	c.misses.Add(1)
