@@ -350,6 +350,7 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 			rn.Floor = &floor
 		}
 		results, err := rn.Run(ctx, r)
+		warnMisses(r, stderr)
 		for _, res := range results {
 			if !res.Run.Valid && res.Run.Complete {
 				invalid = append(invalid, fmt.Sprintf("%s (%s)", res.Run.RunID, strings.Join(res.Run.InvalidReasons, "; ")))

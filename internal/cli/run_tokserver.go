@@ -66,3 +66,17 @@ func calibrationErr(id, msg string, err error) error {
 	}
 	return withCode(ExitError, fmt.Errorf("%s: %s", id, msg))
 }
+
+// warnMisses says on stderr when, with tokenizer: server, some text was
+// counted that the calibration does not cover (a path the mode does not
+// refuse but cannot count: its input_tokens are not the server's).
+func warnMisses(r runconfig.Resolved, stderr io.Writer) {
+	if r.Shared.Tokenizer != tokenizer.ServerSpec {
+		return
+	}
+	tok, err := r.Tokenizer.Get()
+	if cal, ok := tok.(*tokenizer.Calibrated); err == nil && ok && cal.Misses() > 0 {
+		fmt.Fprintf(stderr, "sagebench: warning: %s: tokenizer: server: %d texts were not synthesized or counted by the target and were counted in %s instead; those requests' input_tokens are not the server's\n",
+			r.Spec.ID, cal.Misses(), tokenizer.DefaultName)
+	}
+}

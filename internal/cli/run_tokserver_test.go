@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/stack"
 	"github.com/sagebench/sagebench/internal/tokenizer"
 )
@@ -51,6 +52,9 @@ target:
 	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "q2", "-c", cfg, "--output-dir", out)
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("stderr: %s", stderr)
 	}
 	if !strings.Contains(stdout, "setup: tokenizer: server: calibrating") || !strings.Contains(stdout, "fresh prompts counted as predicted") {
 		t.Errorf("no setup phase in the progress:\n%s", stdout)
@@ -218,6 +222,9 @@ target:
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("stderr: %s", stderr)
+	}
 	if !strings.Contains(stdout, "6 dataset prompts counted") {
 		t.Errorf("progress:\n%s", stdout)
 	}
@@ -242,4 +249,23 @@ target:
 		t.Fatalf("%d chat requests, %d prefixed", chats, prefixed)
 	}
 	t.Logf("%d dataset chats (%d with a system prompt), prompt_tokens == input_tokens on each", chats, prefixed)
+}
+
+// TestWarnMisses: a text the calibration does not cover, counted during
+// a tokenizer: server run, is said on stderr.
+func TestWarnMisses(t *testing.T) {
+	cal := tokenizer.NewCalibrated(tokenizer.Calibration{Words: []string{"the"}, Bare: []int{1}})
+	var r runconfig.Resolved
+	r.Shared.Tokenizer, r.Tokenizer = tokenizer.ServerSpec, tokenizer.ServerRef(cal)
+	var stderr strings.Builder
+	warnMisses(r, &stderr)
+	cal.Count(" the the")
+	if stderr.Len() != 0 {
+		t.Fatalf("a warning without a miss: %s", stderr.String())
+	}
+	cal.Count("not calibrated")
+	warnMisses(r, &stderr)
+	if !strings.Contains(stderr.String(), "1 texts were not synthesized or counted by the target") {
+		t.Errorf("stderr %q", stderr.String())
+	}
 }
