@@ -25,9 +25,15 @@ type NoTokenizeError struct {
 }
 
 func (e *NoTokenizeError) Error() string {
-	return fmt.Sprintf("tokenizer: server needs POST /tokenize (vLLM, SGLang) on the target, and %s answered %s for model %s; give tokenizer: (the model's tokenizer.json) and chat_template: instead",
+	return fmt.Sprintf("tokenizer: server needs POST /tokenize (vLLM's, counting prompts and chat messages) on the target, and %s answered %s for model %s; give tokenizer: (the model's tokenizer.json) and chat_template: instead",
 		e.Target, e.Status, e.Model)
 }
+
+// noTokenize are the statuses of a target without a usable /tokenize:
+// none (404, 405, 501), or one that does not take the request's form (a
+// /tokenize of prompts only refusing chat messages: 400, 422).
+var noTokenize = map[int]bool{http.StatusNotFound: true, http.StatusMethodNotAllowed: true, http.StatusNotImplemented: true,
+	http.StatusBadRequest: true, http.StatusUnprocessableEntity: true}
 
 // tokenizeBody is vLLM's POST /tokenize request: a prompt, or chat
 // messages rendered with the model's chat template.
@@ -64,7 +70,7 @@ func (t *Target) tokenize(ctx context.Context, body tokenizeBody) (int, error) {
 	defer resp.Body.Close()
 	ans, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenizeAnswer+1))
 	switch {
-	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented:
+	case noTokenize[resp.StatusCode]:
 		return 0, &NoTokenizeError{Target: t.desc, Model: body.Model, Status: resp.Status}
 	case resp.StatusCode != http.StatusOK:
 		return 0, fmt.Errorf("POST /tokenize: %s", resp.Status)
