@@ -269,3 +269,13 @@ func TestWarnMisses(t *testing.T) {
 		t.Errorf("stderr %q", stderr.String())
 	}
 }
+
+// TestDryRunTokenizerServer: --dry-run says the setup phase will
+// calibrate, and sends nothing to do it.
+func TestDryRunTokenizerServer(t *testing.T) {
+	cfg := writeConfig(t, t.TempDir(), tinyQ2+"tokenizer: server\n")
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "-e", "q2", "--dry-run", "-c", cfg)
+	if code != ExitOK || !strings.Contains(stdout, "tokenizer: server: a setup phase calibrates against the target's POST /tokenize before the load") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
