@@ -27,6 +27,9 @@ func calibrateServer(ctx context.Context, rn *run.Runner, r runconfig.Resolved, 
 		return r, nil
 	}
 	models := workload.ChatModels(r.Workload)
+	if len(models) == 0 {
+		return r, usageErrorf("%s: tokenizer: server: the run sends no chat request to count; remove tokenizer: server", r.Spec.ID)
+	}
 	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed, Models: workload.Models(r.Workload), Tokenizer: r.Tokenizer}
 	if sd, ok := r.Workload.(workload.StackDefaults); ok {
 		opts.StackYAML = sd.StackYAML()

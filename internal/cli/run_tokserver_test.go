@@ -169,6 +169,7 @@ func TestRunTokenizerServerRefused(t *testing.T) {
 	}{
 		{"no /tokenize", tinyQ2 + "tokenizer: server\n", "needs POST /tokenize", []string{"--target", srv.URL}},
 		{"template cost varies with the length", tinyQ2 + "tokenizer: server\n", "meta-llama/Llama-3.1-8B-Instruct: its chat template adds", []string{"--target", varying.URL}},
+		{"no chat request", tinyQ2 + "  llm_ratio: 0\ntokenizer: server\n", "the run sends no chat request to count", nil},
 		{"a chat template too", tinyQ2 + "tokenizer: server\nchat_template: " + tpl + "\n", "chat_template: with tokenizer: server", nil},
 		{"sessions", tinyQ2 + "  llm: {sessions: {turns: 2}}\ntokenizer: server\n", "sessions: tokenizer: server", nil},
 	}

@@ -56,10 +56,13 @@ type calibration struct {
 // all within CalibrationTimeout and CalibrationRequests): (a) the
 // candidate words each model counts as exactly one token in running text
 // (chunks of them counted; a chunk that miscounts is bisected and its
-// offenders dropped), (b) the tokens the chat template adds to each
+// offenders dropped) and each one's count alone without its space (what
+// a template that trims a message counts of its first word), (b) the
+// tokens the chat template adds to each
 // message structure of shape.ServerStructures — the count of the messages
 // minus their contents' tokens, which must be the same at every length
-// and for every model — and then (c) verifies fresh prompts fitted with
+// and for every model, with the space kept or with the template trimming
+// — and then (c) verifies fresh prompts fitted with
 // the result: the server must count each exactly as predicted. The
 // calibrated tokenizer is what the run synthesizes and counts with.
 func (t *Target) Calibrate(ctx context.Context, models []string) (*tokenizer.Calibrated, error) {
