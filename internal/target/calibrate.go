@@ -49,6 +49,8 @@ type calibration struct {
 	out  tokenizer.Calibration
 	// bareCount is each word's count without its leading space.
 	bareCount map[string]int
+	// asked are the models whose /tokenize counted a prompt.
+	asked map[string]bool
 }
 
 // Calibrate learns from the target's POST /tokenize how it counts the
@@ -124,6 +126,10 @@ func (c *calibration) prompt(ctx context.Context, model, text string) (int, erro
 	if err != nil {
 		return 0, c.wrap(err)
 	}
+	if c.asked == nil {
+		c.asked = map[string]bool{}
+	}
+	c.asked[model] = true
 	return n, nil
 }
 
@@ -132,6 +138,14 @@ func (c *calibration) messages(ctx context.Context, model string, msgs []chattem
 		return 0, err
 	}
 	n, err := c.t.CountMessages(ctx, model, msgs)
+	var nt *NoTokenizeError
+	if errors.As(err, &nt) && c.asked[model] { // it counted prompts: it refuses these messages
+		roles := make([]string, len(msgs))
+		for i, m := range msgs {
+			roles[i] = m.Role
+		}
+		return 0, &CalibrationError{Model: model, Reason: fmt.Sprintf("its POST /tokenize refuses %s chat messages (%s): a /tokenize of prompts only, or a chat template that takes no such messages", tokenizer.Structure(roles), nt.Status)}
+	}
 	if err != nil {
 		return 0, c.wrap(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/shape"
@@ -20,19 +21,20 @@ import (
 
 const llama = "meta-llama/Llama-3.1-8B-Instruct"
 
-// fixtures are a tokenizer the client never loads (a small BPE trained
-// with Llama 3's special tokens) and Llama 3.1's chat template.
-func fixtures() (tok, tpl string) {
+// fixtures are a tokenizer the client never loads (a small model trained
+// with the family's special tokens: chattemplate's testdata) and that
+// family's chat template.
+func fixtures(family string) (tok, tpl string) {
 	dir := filepath.Join("..", "chattemplate", "testdata")
-	return filepath.Join(dir, "llama3.tokenizer.json"), filepath.Join(dir, "llama3.tokenizer_config.json")
+	return filepath.Join(dir, family+".tokenizer.json"), filepath.Join(dir, family+".tokenizer_config.json")
 }
 
 // openServerStack starts the reference stack counting with the fixture
-// tokenizer and template (its own config: the run's tokenizer is the
-// server's) and opens it as a target.
-func openServerStack(t *testing.T, withTemplate bool) *target.Target {
+// tokenizer and template of family (its own config: the run's tokenizer
+// is the server's) and opens it as a target.
+func openServerStack(t *testing.T, family string, withTemplate bool) *target.Target {
 	t.Helper()
-	tokFile, tplFile := fixtures()
+	tokFile, tplFile := fixtures(family)
 	yaml := "index: {size: 0}\ntokenizer: " + tokFile + "\nengines:\n  - {id: llm-0, kind: llm, profile: llama3.1-8b-h100}\n"
 	if withTemplate {
 		yaml += "chat_template: " + tplFile + "\n"
@@ -50,75 +52,104 @@ func openServerStack(t *testing.T, withTemplate bool) *target.Target {
 // (a tokenizer and a chat template the client does not load), prompts
 // fitted to N tokens are N tokens in the stack's own tokenizer, rendered
 // with its template — checked here with the files themselves, on
-// structures, lengths and seeds the calibration never saw.
+// structures, lengths and seeds the calibration never saw. A family the
+// calibration cannot predict is refused with a CalibrationError, never
+// calibrated wrong.
 func TestCalibrateAgainstKnownTruth(t *testing.T) {
-	tokFile, tplFile := fixtures()
-	truthTok, err := tokenizer.Load(tokFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truthTpl, err := chattemplate.Load(tplFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cases := []struct {
-		name     string
+		family   string
 		template bool
-	}{{"llama3 template", true}, {"no template", false}}
+		trims    bool   // the template trims a message (Llama 3's)
+		refused  string // the CalibrationError's reason
+	}{
+		{"llama3", true, true, ""},
+		{"llama3", false, false, ""},
+		{"qwen2.5", true, false, ""},
+		// SentencePiece with a prefix space: no word is one token after a space
+		{"mistral", true, false, "common English words are one token"},
+		// Gemma's template raises on a system message (vLLM answers 400 too)
+		{"gemma", true, false, "refuses system+user chat messages"},
+	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			tgt := openServerStack(t, tc.template)
+		t.Run(fmt.Sprintf("%s template %v", tc.family, tc.template), func(t *testing.T) {
+			tokFile, tplFile := fixtures(tc.family)
+			truthTok, err := tokenizer.Load(tokFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			truthTpl, err := chattemplate.Load(tplFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tgt := openServerStack(t, tc.family, tc.template)
+			start := time.Now()
 			cal, err := tgt.Calibrate(t.Context(), []string{llama, llama, ""})
+			if tc.refused != "" {
+				var ce *target.CalibrationError
+				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.refused) {
+					t.Fatalf("err %v, want a CalibrationError saying %q", err, tc.refused)
+				}
+				t.Logf("refused: %v", err)
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			c := cal.Calibration()
+			t.Logf("%d words kept (%d dropped), trims %v, overhead %v, %d verified, %d requests in %v", len(c.Words), len(c.Dropped), c.Trims, c.Overhead, c.Verified, c.Requests, time.Since(start).Round(time.Millisecond))
 			if len(c.Models) != 1 || c.Verified == 0 || c.Requests == 0 || len(c.Words) < 64 {
 				t.Fatalf("calibration %+v", c)
 			}
-			t.Logf("%d words kept (%d dropped), trims %v, overhead %v, %d verified, %d requests", len(c.Words), len(c.Dropped), c.Trims, c.Overhead, c.Verified, c.Requests)
-			if c.Trims != tc.template { // Llama 3's template trims a message
-				t.Errorf("trims %v with template %v", c.Trims, tc.template)
+			if c.Trims != tc.trims {
+				t.Errorf("trims %v, want %v", c.Trims, tc.trims)
 			}
-			if tc.template && c.Overhead["user"] <= 0 || !tc.template && c.Overhead["user"] != 0 {
-				t.Errorf("overhead %v with template %v", c.Overhead, tc.template)
+			if !tc.template && c.Overhead["user"] != 0 {
+				t.Errorf("overhead %v without a template", c.Overhead)
 			}
-			synth, err := shape.NewSynth(cal)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, n := range []int{3, 90, 1234, 5000} {
-				for _, st := range shape.ServerStructures() {
-					msgs := []chattemplate.Message{{Role: "user"}}
-					if len(st) == 2 {
-						msgs = []chattemplate.Message{{Role: "system", Content: synth.Block(uint64(i), 50)}, {Role: "user"}}
+			checkTruth(t, cal, c, func(msgs []chattemplate.Message) int {
+				if !tc.template {
+					n := 0
+					for _, m := range msgs {
+						n += truthTok.Count(m.Content)
 					}
-					n := n + 50*(len(st)-1) + c.Overhead[tokenizer.Structure(st)]
-					got, ok, err := synth.FitChat(msgs, n, uint64(i)*977)
-					if err != nil || !ok || got != n {
-						t.Fatalf("FitChat %v %d: %d %v %v", st, n, got, ok, err)
-					}
-					truth := 0
-					if tc.template {
-						text, err := truthTpl.Render(msgs, true)
-						if err != nil {
-							t.Fatal(err)
-						}
-						truth = truthTok.Count(text)
-					} else {
-						for _, m := range msgs {
-							truth += truthTok.Count(m.Content)
-						}
-					}
-					if truth != n {
-						t.Errorf("%v fitted to %d: the server's tokenizer counts %d", st, n, truth)
-					}
+					return n
 				}
-			}
-			if cal.Misses() != 0 {
-				t.Errorf("%d texts counted by the fallback", cal.Misses())
-			}
+				text, err := truthTpl.Render(msgs, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return truthTok.Count(text)
+			})
 		})
+	}
+}
+
+// checkTruth fits prompts of both structures at lengths and seeds the
+// calibration never saw and compares with truth, the server's files.
+func checkTruth(t *testing.T, cal *tokenizer.Calibrated, c tokenizer.Calibration, truth func([]chattemplate.Message) int) {
+	t.Helper()
+	synth, err := shape.NewSynth(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range []int{3, 90, 1234, 5000} {
+		for _, st := range shape.ServerStructures() {
+			msgs := []chattemplate.Message{{Role: "user"}}
+			if len(st) == 2 {
+				msgs = []chattemplate.Message{{Role: "system", Content: synth.Block(uint64(i), 50)}, {Role: "user"}}
+			}
+			n := n + 50*(len(st)-1) + c.Overhead[tokenizer.Structure(st)]
+			got, ok, err := synth.FitChat(msgs, n, uint64(i)*977)
+			if err != nil || !ok || got != n {
+				t.Fatalf("FitChat %v %d: %d %v %v", st, n, got, ok, err)
+			}
+			if truth := truth(msgs); truth != n {
+				t.Errorf("%v fitted to %d: the server's tokenizer counts %d", st, n, truth)
+			}
+		}
+	}
+	if cal.Misses() != 0 {
+		t.Errorf("%d texts counted by the fallback", cal.Misses())
 	}
 }
 
