@@ -59,3 +59,21 @@ func TestCalibrated(t *testing.T) {
 		t.Error("refs")
 	}
 }
+
+// FuzzCalibratedKnown: any text is Known with a count that Encode and
+// Count agree on, or not Known (a miss); never a panic.
+func FuzzCalibratedKnown(f *testing.F) {
+	for _, s := range []string{"", " the of", "the", " the  of", " of ", " river", "\xff the"} {
+		f.Add(s)
+	}
+	c := NewCalibrated(Calibration{Words: []string{"the", "of", "river"}, Bare: []int{1, 1, 2}, Trims: true})
+	f.Fuzz(func(t *testing.T, s string) {
+		n, ok := c.Known(s)
+		if !ok {
+			return
+		}
+		if n < 0 || c.Count(s) != n || len(c.Encode(s)) != n || c.Lead(s) < 0 {
+			t.Fatalf("%q: Known %d, Count %d, Encode %v, Lead %d", s, n, c.Count(s), c.Encode(s), c.Lead(s))
+		}
+	})
+}
