@@ -41,7 +41,7 @@ func calibrateServer(ctx context.Context, rn *run.Runner, r runconfig.Resolved, 
 		return r, withCode(ExitError, err)
 	}
 	defer t.Close(context.WithoutCancel(ctx))
-	cal, err := t.Calibrate(ctx, models)
+	cal, err := t.Calibrate(ctx, models, runconfig.ServerStructures(r.Workload.Config())...)
 	if err != nil {
 		return r, calibrationErr(r.Spec.ID, t.Redactor().String(err.Error()), err)
 	}

@@ -53,6 +53,20 @@ func ServerTokenizerUnsupported(section string, cfg any) error {
 	return err
 }
 
+// ServerStructures are the message structures the workload's chat
+// requests take (roles in order): a user prompt, and after a system
+// prompt when a shape shares prefixes.
+func ServerStructures(cfg any) [][]string {
+	out := [][]string{{"user"}}
+	// (the calibration tries every structure; one the run sends must pass)
+	prefixed := false
+	walkShapes(reflect.ValueOf(cfg), "", 0, func(_ string, s *traffic.LLMShape) { prefixed = prefixed || s.Prefix != nil })
+	if prefixed {
+		out = append(out, []string{"system", "user"})
+	}
+	return out
+}
+
 // ServerPrompts are the prompts of the workload's datasets (each shape's
 // first turns; nil without a dataset): with tokenizer: server the target
 // counts each once before the load (target.CountTexts).

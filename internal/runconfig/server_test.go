@@ -63,6 +63,9 @@ func TestServerTokenizerResolve(t *testing.T) {
 			if got := ServerPrompts(r.Workload.Config()); tc.name == "a prompt dataset" != slices.Equal(got, []string{"hi"}) {
 				t.Errorf("dataset prompts %q", got)
 			}
+			if got := len(ServerStructures(r.Workload.Config())); got != 1+btoi(strings.Contains(tc.yaml, "prefix")) {
+				t.Errorf("%d message structures", got)
+			}
 			if _, err := r.Tokenizer.Get(); err != tokenizer.ErrNotCalibrated {
 				t.Errorf("an uncalibrated server tokenizer: %v", err)
 			}
@@ -105,4 +108,11 @@ func TestWithCalibration(t *testing.T) {
 	if _, err := (Resolved{Shared: DefaultShared()}).WithCalibration(cal); err == nil {
 		t.Error("a calibration taken for another tokenizer")
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -36,6 +36,9 @@ var (
 type CalibrationError struct {
 	Model  string
 	Reason string
+	// Refused, when set, is the message structure the target's
+	// /tokenize refused ("system+user").
+	Refused string
 }
 
 func (e *CalibrationError) Error() string {
@@ -51,6 +54,9 @@ type calibration struct {
 	bareCount map[string]int
 	// asked are the models whose /tokenize counted a prompt.
 	asked map[string]bool
+	// needed are the message structures the run sends: one the target
+	// refuses fails the calibration; another is left out.
+	needed map[string]bool
 }
 
 // Calibrate learns from the target's POST /tokenize how it counts the
@@ -61,16 +67,20 @@ type calibration struct {
 // offenders dropped) and each one's count alone without its space (what
 // a template that trims a message counts of its first word), (b) the
 // tokens the chat template adds to each
-// message structure of shape.ServerStructures — the count of the messages
+// message structure of shape.ServerStructures (one the target refuses
+// is left out unless needed lists it) — the count of the messages
 // minus their contents' tokens, which must be the same at every length
 // and for every model, with the space kept or with the template trimming
 // — and then (c) verifies fresh prompts fitted with
 // the result: the server must count each exactly as predicted. The
 // calibrated tokenizer is what the run synthesizes and counts with.
-func (t *Target) Calibrate(ctx context.Context, models []string) (*tokenizer.Calibrated, error) {
+func (t *Target) Calibrate(ctx context.Context, models []string, needed ...[]string) (*tokenizer.Calibrated, error) {
 	ctx, cancel := context.WithTimeout(ctx, CalibrationTimeout)
 	defer cancel()
-	c := &calibration{t: t, left: CalibrationRequests}
+	c := &calibration{t: t, left: CalibrationRequests, needed: map[string]bool{"user": true}}
+	for _, st := range needed {
+		c.needed[tokenizer.Structure(st)] = true
+	}
 	for _, m := range models {
 		if m != "" && !slices.Contains(c.out.Models, m) {
 			c.out.Models = append(c.out.Models, m)
@@ -144,7 +154,8 @@ func (c *calibration) messages(ctx context.Context, model string, msgs []chattem
 		for i, m := range msgs {
 			roles[i] = m.Role
 		}
-		return 0, &CalibrationError{Model: model, Reason: fmt.Sprintf("its POST /tokenize refuses %s chat messages (%s): a /tokenize of prompts only, or a chat template that takes no such messages", tokenizer.Structure(roles), nt.Status)}
+		return 0, &CalibrationError{Model: model, Refused: tokenizer.Structure(roles),
+			Reason: fmt.Sprintf("its POST /tokenize refuses %s chat messages (%s): a /tokenize of prompts only, or a chat template that takes no such messages", tokenizer.Structure(roles), nt.Status)}
 	}
 	if err != nil {
 		return 0, c.wrap(err)

@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -145,12 +146,18 @@ func (c *calibration) overheads(ctx context.Context, synth *shape.Synth) error {
 	leads := tokenizer.NewCalibrated(trimming)
 	one, other := c.leadWords()
 	obs := map[string][]observation{}
+structures:
 	for _, st := range shape.ServerStructures() {
 		key := tokenizer.Structure(st)
 		for _, m := range c.out.Models {
 			for i, n := range calibrationLengths {
 				msgs, content := sample(synth, st, n, uint64(i+1)*0x5eed, []string{one, other}[i%2])
 				got, err := c.messages(ctx, m, msgs)
+				var ce *CalibrationError
+				if errors.As(err, &ce) && ce.Refused == key && !c.needed[key] {
+					delete(obs, key) // the run sends none: left out
+					continue structures
+				}
 				if err != nil {
 					return err
 				}
@@ -242,6 +249,9 @@ func (c *calibration) verify(ctx context.Context) error {
 			return &CalibrationError{Model: m, Reason: fmt.Sprintf("a window of 4096 calibrated words counts %d tokens (a word merges with its neighbour)", n-base)}
 		}
 		for _, st := range shape.ServerStructures() {
+			if _, ok := c.out.Overhead[tokenizer.Structure(st)]; !ok {
+				continue
+			}
 			for i, n := range verifyLengths {
 				if err := c.verifyOne(ctx, synth, m, st, n+systemTokens*(len(st)-1), uint64(i+1)*0xc0ffee); err != nil {
 					return err

@@ -67,12 +67,20 @@ func TestCalibrateAgainstKnownTruth(t *testing.T) {
 		{"qwen2.5", true, false, ""},
 		// SentencePiece with a prefix space: no word is one token after a space
 		{"mistral", true, false, "common English words are one token"},
-		// Gemma's template raises on a system message (vLLM answers 400 too)
-		{"gemma", true, false, "refuses system+user chat messages"},
+		// Gemma's template trims a message, and its tokenizer counts a
+		// first word after the turn header neither as in running text nor
+		// as alone: refused; its template also raises on a system message
+		// (vLLM answers 400 too), which a run with system prompts needs
+		{"gemma", true, false, "not a constant"},
+		{"gemma system prompts", true, false, "refuses system+user chat messages"},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s template %v", tc.family, tc.template), func(t *testing.T) {
-			tokFile, tplFile := fixtures(tc.family)
+			family, needed := strings.TrimSuffix(tc.family, " system prompts"), [][]string(nil)
+			if family != tc.family {
+				needed = [][]string{{"system", "user"}}
+			}
+			tokFile, tplFile := fixtures(family)
 			truthTok, err := tokenizer.Load(tokFile)
 			if err != nil {
 				t.Fatal(err)
@@ -81,9 +89,9 @@ func TestCalibrateAgainstKnownTruth(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tgt := openServerStack(t, tc.family, tc.template)
+			tgt := openServerStack(t, family, tc.template)
 			start := time.Now()
-			cal, err := tgt.Calibrate(t.Context(), []string{llama, llama, ""})
+			cal, err := tgt.Calibrate(t.Context(), []string{llama, llama, ""}, needed...)
 			if tc.refused != "" {
 				var ce *target.CalibrationError
 				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.refused) {
@@ -134,6 +142,9 @@ func checkTruth(t *testing.T, cal *tokenizer.Calibrated, c tokenizer.Calibration
 	}
 	for i, n := range []int{3, 90, 1234, 5000} {
 		for _, st := range shape.ServerStructures() {
+			if _, ok := c.Overhead[tokenizer.Structure(st)]; !ok {
+				continue // not calibrated: the target refuses it
+			}
 			msgs := []chattemplate.Message{{Role: "user"}}
 			if len(st) == 2 {
 				msgs = []chattemplate.Message{{Role: "system", Content: synth.Block(uint64(i), 50)}, {Role: "user"}}
@@ -268,5 +279,47 @@ func TestCountTextsBounded(t *testing.T) {
 	}
 	if n, ok := got.Known("a b"); !ok || n != 2 || got.Calibration().Texts != 2 || asked.Load() != 2+2 { // each distinct text once, then each after a system prompt
 		t.Errorf("Known %d %v, %d texts, %d requests", n, ok, got.Calibration().Texts, asked.Load())
+	}
+}
+
+// TestCalibrateLeavesOutRefusedStructure: a /tokenize that refuses
+// system messages (a template that raises on them) leaves that structure
+// out of a calibration for a run that sends none, and refuses one that
+// does.
+func TestCalibrateLeavesOutRefusedStructure(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Prompt   *string
+			Messages []chattemplate.Message
+		}
+		switch {
+		case r.URL.Path == "/v1/models":
+			w.Write([]byte(`{"data":[]}`))
+		case r.URL.Path != "/tokenize" || json.NewDecoder(r.Body).Decode(&req) != nil:
+			http.NotFound(w, r)
+		case req.Prompt != nil:
+			json.NewEncoder(w).Encode(map[string]int{"count": len(strings.Fields(*req.Prompt))})
+		case len(req.Messages) > 1:
+			http.Error(w, `{"error":{"message":"System role not supported"}}`, http.StatusBadRequest)
+		default:
+			json.NewEncoder(w).Encode(map[string]int{"count": 3 + len(strings.Fields(req.Messages[0].Content))})
+		}
+	}))
+	defer srv.Close()
+	tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close(context.Background())
+	cal, err := tgt.Calibrate(t.Context(), []string{"m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if over := cal.Calibration().Overhead; over["user"] != 3 || len(over) != 1 {
+		t.Errorf("overhead %v, want user: 3 alone", over)
+	}
+	var ce *target.CalibrationError
+	if _, err := tgt.Calibrate(t.Context(), []string{"m"}, []string{"system", "user"}); !errors.As(err, &ce) || ce.Refused != "system+user" {
+		t.Errorf("err %v, want the system+user structure refused", err)
 	}
 }
