@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/chattemplate"
@@ -48,6 +49,7 @@ func (e *CalibrationError) Error() string {
 // calibration is one run of Calibrate: the target, a request budget.
 type calibration struct {
 	t    *Target
+	mu   sync.Mutex // guards left and asked: bare counts go out concurrently
 	left int
 	out  tokenizer.Calibration
 	// bareCount is each word's count without its leading space.
@@ -121,6 +123,8 @@ func (c *calibration) wrap(err error) error {
 
 // spend takes one request from the budget.
 func (c *calibration) spend() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.left == 0 {
 		return fmt.Errorf("tokenizer: server: the calibration needs more than %d /tokenize requests", CalibrationRequests)
 	}
@@ -136,6 +140,8 @@ func (c *calibration) prompt(ctx context.Context, model, text string) (int, erro
 	if err != nil {
 		return 0, c.wrap(err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.asked == nil {
 		c.asked = map[string]bool{}
 	}
@@ -149,7 +155,7 @@ func (c *calibration) messages(ctx context.Context, model string, msgs []chattem
 	}
 	n, err := c.t.CountMessages(ctx, model, msgs)
 	var nt *NoTokenizeError
-	if errors.As(err, &nt) && c.asked[model] { // it counted prompts: it refuses these messages
+	if errors.As(err, &nt) && c.counted(model) { // it counted prompts: it refuses these messages
 		roles := make([]string, len(msgs))
 		for i, m := range msgs {
 			roles[i] = m.Role
@@ -161,4 +167,11 @@ func (c *calibration) messages(ctx context.Context, model string, msgs []chattem
 		return 0, c.wrap(err)
 	}
 	return n, nil
+}
+
+// counted says model's /tokenize counted a prompt.
+func (c *calibration) counted(model string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.asked[model]
 }

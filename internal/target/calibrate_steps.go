@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/shape"
@@ -49,24 +50,50 @@ func (c *calibration) words(ctx context.Context) error {
 
 // bare counts each word of ws alone without its leading space (what a
 // chat template that trims a message, Llama 3's, counts of its first
-// word) and keeps those every model so far counts alike.
+// word), bareConcurrency at a time, and keeps those every model so far
+// counts alike.
 func (c *calibration) bare(ctx context.Context, model string, base int, ws []string) ([]string, error) {
+	counts := make([]int, len(ws))
+	errs := make([]error, len(ws))
+	sem := make(chan struct{}, bareConcurrency)
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			n, err := c.prompt(ctx, model, w)
+			counts[i], errs[i] = n-base, err
+		})
+	}
+	wg.Wait()
+	if err := firstErr(errs); err != nil {
+		return nil, err
+	}
 	if c.bareCount == nil {
 		c.bareCount = map[string]int{}
 	}
 	var out []string
-	for _, w := range ws {
-		n, err := c.prompt(ctx, model, w)
-		if err != nil {
-			return nil, err
-		}
-		if prev, ok := c.bareCount[w]; ok && prev != n-base {
+	for i, w := range ws {
+		if prev, ok := c.bareCount[w]; ok && prev != counts[i] {
 			continue
 		}
-		c.bareCount[w] = n - base
+		c.bareCount[w] = counts[i]
 		out = append(out, w)
 	}
 	return out, nil
+}
+
+// bareConcurrency is how many bare counts are asked at once.
+const bareConcurrency = 4
+
+// firstErr is the first non-nil error of errs.
+func firstErr(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // oneEach says the server counts ws (each after a space) as len(ws)
