@@ -77,7 +77,7 @@ func ResolveIn(spec workload.Spec, shared Shared, f *File, o workload.Overrides,
 	if err := f.Decode(spec, wl.Config()); err != nil {
 		return r, nil, err
 	}
-	if shared.Tokenizer != tokenizer.ServerSpec { // server: no dataset to measure (ServerTokenizerUnsupported)
+	if shared.Tokenizer != tokenizer.ServerSpec { // server: a dataset is measured in the default here; the target counts its prompts before the load
 		traffic.UseTokenizer(wl.Config(), tok) // loaded only by a shape that reads a prompt dataset
 	}
 	ignored = wl.Config().Override(o)
