@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/sagebench/sagebench/internal/chattemplate"
 )
@@ -71,9 +72,9 @@ func (t *Target) tokenize(ctx context.Context, body tokenizeBody) (int, error) {
 	ans, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenizeAnswer+1))
 	switch {
 	case noTokenize[resp.StatusCode]:
-		return 0, &NoTokenizeError{Target: t.desc, Model: body.Model, Status: resp.Status}
+		return 0, &NoTokenizeError{Target: t.desc, Model: body.Model, Status: statusOf(resp.StatusCode)}
 	case resp.StatusCode != http.StatusOK:
-		return 0, fmt.Errorf("POST /tokenize: %s", resp.Status)
+		return 0, fmt.Errorf("POST /tokenize: %s", statusOf(resp.StatusCode))
 	case err != nil:
 		return 0, fmt.Errorf("POST /tokenize: reading the answer: %w", err)
 	case len(ans) > maxTokenizeAnswer:
@@ -102,3 +103,7 @@ func decodeTokenize(ans []byte) (int, error) {
 	}
 	return *out.Count, nil
 }
+
+// statusOf is a status as Go names it: never the peer's own reason
+// phrase, which is unbounded text from the target.
+func statusOf(code int) string { return strconv.Itoa(code) + " " + http.StatusText(code) }
