@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/sagebench/sagebench/internal/presenter"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/runconfig"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // calibrateOptions are the exact server's answers and the length of each
@@ -113,7 +115,13 @@ func (o *runOptions) measureFloor(ctx context.Context, r runconfig.Resolved) (re
 	ov := o.ov
 	d := o.cal.seconds
 	ov.Duration, ov.TotalRequests = &d, nil
-	short, _, err := runconfig.ResolveIn(r.Spec, r.Shared, o.file, ov, r.Tokenizer)
+	shared, tok := r.Shared, r.Tokenizer
+	if _, err := tok.Get(); errors.Is(err, tokenizer.ErrNotCalibrated) {
+		// the floor is timed against its own exact server, which has no
+		// /tokenize: any count serves, the default's
+		shared.Tokenizer, tok = "", tokenizer.RefFor("")
+	}
+	short, _, err := runconfig.ResolveIn(r.Spec, shared, o.file, ov, tok)
 	if err != nil {
 		return record.Floor{}, usageErrorf("%s calibration: %v", r.Spec.ID, err)
 	}

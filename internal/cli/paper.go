@@ -133,7 +133,11 @@ func paperRun(stdout, stderr io.Writer, verbose bool) paper.RunFunc {
 		}
 		rn.Dataflow = distributed(r.Shared, log, stderr)
 		rn.Fleet = loadFleet(r.Spec, r.Shared, log, stderr)
+		if r, err = calibrateServer(ctx, rn, r, stdout); err != nil {
+			return err
+		}
 		_, err = rn.Run(ctx, r)
+		warnMisses(r, stderr)
 		return err
 	}
 }

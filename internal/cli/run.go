@@ -194,7 +194,7 @@ func (o *runOptions) resolve(cmd *cobra.Command, specs []workload.Spec) ([]runco
 	}
 	addSecretEnv(cmd.Context(), shared.Target.APIKeyEnv, adminEnv, "RAY_AUTH_TOKEN", "RAY_PROXY_AUTHORIZATION", "NATS_TOKEN", "NATS_PASSWORD")
 	ov := o.overrides(cmd.Flags())
-	tok := tokenizer.NewRef(shared.Tokenizer) // one parse for every Q of the command
+	tok := tokenizer.RefFor(shared.Tokenizer) // one parse for every Q of the command
 	o.file, o.ov = file, ov
 	var out []runconfig.Resolved
 	var skipped []string
@@ -338,6 +338,10 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 	for _, r := range resolved {
 		rn.Dataflow = distributed(r.Shared, log, stderr)
 		rn.Fleet = loadFleet(r.Spec, r.Shared, log, stderr)
+		r, err := calibrateServer(ctx, rn, r, stdout)
+		if err != nil {
+			return err
+		}
 		if o.calibrate {
 			floor, err := o.measureFloor(ctx, r)
 			if err != nil {
@@ -346,6 +350,7 @@ func (o *runOptions) execute(ctx context.Context, stdout, stderr io.Writer, reso
 			rn.Floor = &floor
 		}
 		results, err := rn.Run(ctx, r)
+		warnMisses(r, stderr)
 		for _, res := range results {
 			if !res.Run.Valid && res.Run.Complete {
 				invalid = append(invalid, fmt.Sprintf("%s (%s)", res.Run.RunID, strings.Join(res.Run.InvalidReasons, "; ")))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/runconfig"
 	"github.com/sagebench/sagebench/internal/target"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -78,6 +79,9 @@ func printPlan(w io.Writer, r runconfig.Resolved, a *targetAbilities) error {
 	fmt.Fprintf(w, "   scale: %s   backend: %s   nodes: %d   parallelism: %d   repeat: %d   seed: %d (+rep)\n",
 		scale, s.Backend, s.Nodes, s.Parallelism, s.Repeat, s.Seed)
 	fmt.Fprintf(w, "   target: %s\n", where)
+	if s.Tokenizer == tokenizer.ServerSpec {
+		fmt.Fprintf(w, "   tokenizer: server: a setup phase calibrates against the target's POST /tokenize before the load (not on a dry run; the token lengths below are drawn as configured, a dataset's in %s)\n", tokenizer.DefaultName)
+	}
 	if a != nil {
 		printPreflight(w, *a)
 	}

@@ -82,21 +82,10 @@ func tokenizeCheck(ctx context.Context, t *target.Target, synth *shape.Synth, mo
 		model, differ, n, theirs, ours, float64(theirs-ours)/float64(n))
 }
 
-// ourCount is a prompt's input_tokens: templated when the run has a template.
+// ourCount is a prompt's input_tokens: Synth.CountChat (templated when
+// the run has a template; with tokenizer: server, the calibrated count).
 func ourCount(synth *shape.Synth, msgs []chattemplate.Message) (int, error) {
-	tok := synth.Tokenizer()
-	if tpl := synth.Template(); tpl != nil {
-		text, err := tpl.Render(msgs, true)
-		if err != nil {
-			return 0, err
-		}
-		return tok.Count(text), nil
-	}
-	n := 0
-	for _, m := range msgs {
-		n += tok.Count(m.Content)
-	}
-	return n, nil
+	return synth.CountChat(msgs)
 }
 
 // maxTokenizeBody bounds the server's answer (its token IDs for a prompt

@@ -50,7 +50,7 @@ type Resolved struct {
 
 // Resolve is ResolveIn with a Ref of its own for shared.Tokenizer.
 func Resolve(spec workload.Spec, shared Shared, f *File, o workload.Overrides) (r Resolved, ignored []string, err error) {
-	return ResolveIn(spec, shared, f, o, tokenizer.NewRef(shared.Tokenizer))
+	return ResolveIn(spec, shared, f, o, tokenizer.RefFor(shared.Tokenizer))
 }
 
 // ResolveIn builds the workload of spec at shared's scale, decodes its
@@ -77,10 +77,17 @@ func ResolveIn(spec workload.Spec, shared Shared, f *File, o workload.Overrides,
 	if err := f.Decode(spec, wl.Config()); err != nil {
 		return r, nil, err
 	}
-	traffic.UseTokenizer(wl.Config(), tok) // loaded only by a shape that reads a prompt dataset
+	if shared.Tokenizer != tokenizer.ServerSpec { // server: a dataset is measured in the default here; the target counts its prompts before the load
+		traffic.UseTokenizer(wl.Config(), tok) // loaded only by a shape that reads a prompt dataset
+	}
 	ignored = wl.Config().Override(o)
 	if err := wl.Config().Validate(); err != nil {
 		return r, nil, err
+	}
+	if shared.Tokenizer == tokenizer.ServerSpec {
+		if err := ServerTokenizerUnsupported(spec.Section(), wl.Config()); err != nil {
+			return r, nil, err
+		}
 	}
 	if err := checkPlan(wl.Config(), shared.Repeat); err != nil {
 		return r, nil, err

@@ -60,7 +60,9 @@ type Shared struct {
 	Ray ray.Config `yaml:"ray,omitempty" json:"ray,omitempty"`
 	// Tokenizer counts and synthesizes request lengths: cl100k_base (the
 	// default), o200k_base, or the path of a Hugging Face tokenizer.json
-	// (byte-level BPE). The embedded stack counts with it too.
+	// (byte-level BPE). The embedded stack counts with it too. "server":
+	// the target's own count, calibrated against its POST /tokenize
+	// before the load (docs/requests.md).
 	Tokenizer string `yaml:"tokenizer,omitempty" json:"tokenizer,omitempty"`
 	// ChatTemplate, when set, is the model's tokenizer_config.json (or a
 	// Jinja file): synthesized chat prompts are fitted so that, rendered
@@ -108,8 +110,8 @@ func (s Shared) Validate() error {
 	if _, err := load.FineGapOf(s.Pacer); err != nil {
 		return err
 	}
-	if err := tokenizer.Validate(s.Tokenizer); err != nil {
-		return fmt.Errorf("tokenizer: %w", err)
+	if err := s.validateTokenizer(); err != nil {
+		return err
 	}
 	if err := tokenizer.Validate(s.EmbeddingTokenizer); err != nil {
 		return fmt.Errorf("embedding_tokenizer: %w", err)

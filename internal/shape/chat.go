@@ -20,11 +20,16 @@ func (s *Synth) WithTemplate(t *chattemplate.Template) *Synth {
 // count is of the messages' text alone).
 func (s *Synth) Template() *chattemplate.Template { return s.tpl }
 
-// CountChat is msgs' length as a server counts prompt_tokens: rendered
+// CountChat is msgs' length as a server counts prompt_tokens: with
+// tokenizer: server, the calibrated template tokens plus the contents'
+// words; else rendered
 // with the template (add_generation_prompt) and counted, or without a
 // template the contents' counts summed. An error when the template
 // fails to render them.
 func (s *Synth) CountChat(msgs []chattemplate.Message) (int, error) {
+	if s.server != nil {
+		return s.serverCount(msgs)
+	}
 	if s.tpl == nil {
 		n := 0
 		for _, m := range msgs {
@@ -49,8 +54,12 @@ const maxFitRounds = 6
 // the template (add_generation_prompt), is n tokens — or, when the
 // template's own tokens and the other messages leave no room, the
 // shortest prompt (one token of user text). It returns the rendered
-// prompt's count: n unless ok is false.
+// prompt's count: n unless ok is false. With tokenizer: server the
+// server's calibrated template tokens stand for the rendering.
 func (s *Synth) FitChat(msgs []chattemplate.Message, n int, seed uint64) (tokens int, ok bool, err error) {
+	if s.server != nil {
+		return s.serverFit(msgs, n, seed)
+	}
 	if s.tpl == nil {
 		return 0, false, fmt.Errorf("FitChat: no chat template")
 	}

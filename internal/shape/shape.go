@@ -189,6 +189,18 @@ func tokenizerID(tok tokenizer.Tokenizer) string {
 	return tok.Name() + "\x00" + tokenizer.Fingerprint(tok)
 }
 
+// Prompts are the first turns' texts of the dataset's conversations (nil
+// without a dataset): what a single-turn request of it sends.
+func (d *Drawer) Prompts() []string {
+	out := make([]string, 0, len(d.convs))
+	for _, c := range d.convs {
+		if len(c.Turns) > 0 {
+			out = append(out, c.Turns[0].Text)
+		}
+	}
+	return out
+}
+
 // Conversation returns dataset conversation entry (1-based), nil when
 // there is none.
 func (d *Drawer) Conversation(entry int) *dataset.Conversation {

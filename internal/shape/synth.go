@@ -43,6 +43,9 @@ type Synth struct {
 	text  string
 	offs  []int32 // offs[i] is where token i of text starts; offs[poolTokens] = len(text)
 	tpl   *chattemplate.Template
+	// server, for tokenizer: server, knows the target's template tokens
+	// per message structure: chat prompts are fitted to its counts.
+	server calibrated
 }
 
 // NewSynth builds the memoized text for tok. It fails when fewer than 64
@@ -50,9 +53,13 @@ type Synth struct {
 // run of them additively (a tokenizer that merges across spaces).
 func NewSynth(tok tokenizer.Tokenizer) (*Synth, error) {
 	s := &Synth{tok: tok}
-	for _, w := range candidates {
-		if tok.Count(" "+w) == 1 {
-			s.words = append(s.words, " "+w)
+	if c, ok := tok.(calibrated); ok { // the server's words: one token each in running text
+		s.words, s.server = c.Words(), c
+	} else {
+		for _, w := range candidates {
+			if tok.Count(" "+w) == 1 {
+				s.words = append(s.words, " "+w)
+			}
 		}
 	}
 	if len(s.words) < 64 {

@@ -59,7 +59,7 @@ func (s *Stack) servers(ln net.Listener, base context.Context) (main, over *http
 		Help: "Connections past limits.max_conns, answered by the overflow server (or closed when it was full too)."})
 	_ = s.opts.Registry.Register(refused)
 	s.gate = newConnGate(ln, maxConns, overflowConns, refused)
-	h := s.gw.Handler()
+	h := s.withTokenize(s.gw.Handler())
 	errLog := slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelDebug)
 	main = &http.Server{
 		Handler:           readBodies(proxy.Dropping(&s.drop, h), maxBody, bodyTimeout),

@@ -31,7 +31,7 @@ func EmbeddedStack(logger *slog.Logger) Starter {
 		}
 		cfg.Listen = "127.0.0.1:0"
 		cfg.Seed = spec.Seed
-		if cfg.Tokenizer == "" {
+		if cfg.Tokenizer == "" && spec.Tokenizer.Spec() != tokenizer.ServerSpec { // tokenizer: server counts as the stack's own does
 			cfg.Tokenizer = spec.Tokenizer.Spec()
 		}
 		if cfg.EmbeddingTokenizer == "" {

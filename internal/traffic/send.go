@@ -86,7 +86,7 @@ func (s Shapes) chat(env *workload.Env, rec *record.Request, it *Item, hdr http.
 	}
 	msgs = append(msgs, openai.Message{Role: "user", Content: user})
 	switch {
-	case synth.Template() == nil:
+	case !synth.Fits():
 	case it.Entry == 0 && len(it.Blocks) == 0:
 		in = fitTemplated(env, synth, msgs, in, it.Text)
 	default: // a dataset's text or a trace's blocks: as they are, counted templated

@@ -64,7 +64,7 @@ func (s Shapes) session(ctx context.Context, env *workload.Env, base record.Requ
 		rec.Session, rec.Turn, rec.Type, rec.Tenant, rec.Priority = base.ID, turn, it.Type, it.Tenant, it.Priority
 		rec.Model, rec.InputTokens, rec.OutputTokens, rec.PrefixGroup = s.LLM.Model, histTokens+in, out, it.Group
 		switch { // with a chat template: the whole conversation rendered, as the server counts it
-		case synth.Template() == nil:
+		case !synth.Fits():
 		case given:
 			rec.InputTokens = countTemplated(env, synth, msgs, rec.InputTokens)
 		default:
