@@ -225,3 +225,27 @@ func FuzzParseConfig(f *testing.F) {
 		_, _ = tpl.Render([]Message{{Role: "user", Content: "hi"}}, true)
 	})
 }
+
+// TestChatBOSCountedOnce: the Llama 3 fixture's tokenizer.json has Llama
+// 3's post-processor (ByteLevel + TemplateProcessing adding
+// <|begin_of_text|>), and its template writes <|begin_of_text|> too.
+// transformers' apply_chat_template(tokenize=True) tokenizes the rendered
+// prompt with add_special_tokens=False, so its IDs (the goldens) hold one
+// BOS: a chat prompt is counted with Count, not CountWithSpecialTokens,
+// which would count it twice.
+func TestChatBOSCountedOnce(t *testing.T) {
+	tpl, tok := loadPair(t, "llama3")
+	const bos = 3000 // <|begin_of_text|>
+	for i, c := range readGolden(t, "llama3") {
+		text, err := tpl.Render(c.Messages, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := tok.Count(text); n != len(c.IDs) || c.IDs[0] != bos || slices.Contains(c.IDs[1:], bos) {
+			t.Fatalf("conversation %d: Count %d, transformers %d IDs starting %v: want one BOS, counted once", i, n, len(c.IDs), c.IDs[:2])
+		}
+		if n := tokenizer.CountWithSpecialTokens(tok, text); n != len(c.IDs)+1 {
+			t.Fatalf("conversation %d: CountWithSpecialTokens %d, want the post-processor's BOS on top of %d", i, n, len(c.IDs))
+		}
+	}
+}

@@ -19,12 +19,15 @@ const maxHFBytes = 64 << 20
 // pre-tokenizers (Split, ByteLevel, Metaspace, BertPreTokenizer,
 // WhitespaceSplit, in a Sequence), its model — BPE (byte-level, or
 // SentencePiece-style with byte fallback), WordPiece or Unigram — and the
-// added tokens, which are matched in the text before anything else. The
-// post-processor (BOS/EOS) and decoder play no part: counts are of the
-// text alone.
+// added tokens, which are matched in the text before anything else.
+// Encode and Count are of the text alone (add_special_tokens=False, as a
+// chat server tokenizes a rendered prompt); EncodeWithSpecialTokens adds
+// what the post-processor adds (BERT's [CLS] and [SEP]), as an embedding
+// server counts an input. The decoder plays no part.
 type HF struct {
 	core
-	sum string // SHA-256 of the tokenizer.json (Fingerprint)
+	post postProcessor
+	sum  string // SHA-256 of the tokenizer.json (Fingerprint)
 }
 
 var _ Tokenizer = (*HF)(nil)
@@ -61,6 +64,7 @@ type hfFile struct {
 	Normalizer   *hfComponent `json:"normalizer"`
 	PreTokenizer *hfComponent `json:"pre_tokenizer"`
 	Model        hfModel      `json:"model"`
+	PostProc     *hfPost      `json:"post_processor"`
 }
 
 type hfAdded struct {
@@ -161,6 +165,9 @@ func ParseHF(name string, b []byte) (*HF, error) {
 		return nil, err
 	}
 	if t.word, err = newModel(name, &f.Model, endsByteLevel(t.pre)); err != nil {
+		return nil, err
+	}
+	if t.post, err = newPostProcessor(name, f.PostProc); err != nil {
 		return nil, err
 	}
 	t.added = newAddedTokens(f.AddedTokens)

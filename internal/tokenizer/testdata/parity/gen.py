@@ -9,6 +9,8 @@ parity tests, from Hugging Face's `tokenizers` and `transformers`.
   gen.py corpus SEED N     print N varied strings as JSON lines {"text": ...}
   gen.py encode MODEL      read JSON lines {"text": ...} on stdin, print the
                            token IDs of each (no special tokens added)
+  gen.py encode-special MODEL  the same with add_special_tokens=True (what
+                           the post-processor adds: an embedding input's count)
   gen.py chat              read JSON lines {"tokenizer","template","messages"}
                            on stdin, print apply_chat_template's IDs
 
@@ -176,10 +178,16 @@ CHAT_MODELS = {  # template: (tokenizer, special tokens, bos, eos, system allowe
 
 
 def chat_tokenizer(template):
-    from tokenizers import Tokenizer, AddedToken
+    from tokenizers import Tokenizer, AddedToken, processors
     base, specials, bos, eos, _ = CHAT_MODELS[template]
     t = Tokenizer.from_file(os.path.join(HERE, base + ".json"))
     t.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in specials])
+    if template == "llama3":
+        # Llama 3's post-processor adds <|begin_of_text|> too: the template
+        # writes it and apply_chat_template must not count it twice.
+        b = [("<|begin_of_text|>", t.token_to_id("<|begin_of_text|>"))]
+        t.post_processor = processors.Sequence([processors.ByteLevel(trim_offsets=False),
+                                                processors.TemplateProcessing(single="<|begin_of_text|> $A", pair="<|begin_of_text|> $A <|begin_of_text|> $B:1", special_tokens=b)])
     return t
 
 
@@ -274,6 +282,11 @@ def main():
         t = Tokenizer.from_file(sys.argv[2])
         for line in sys.stdin:
             print(json.dumps(t.encode(json.loads(line)["text"], add_special_tokens=False).ids))
+    elif cmd == "encode-special":
+        from tokenizers import Tokenizer
+        t = Tokenizer.from_file(sys.argv[2])
+        for line in sys.stdin:
+            print(json.dumps(t.encode(json.loads(line)["text"], add_special_tokens=True).ids))
     elif cmd == "chat":
         template = sys.argv[2]
         tok = chat_tokenizer(template)
