@@ -18,7 +18,7 @@ import (
 // templates are the chat templates of testdata/templates, each with a
 // tokenizer gen.py trained and the 100 conversations it rendered and
 // tokenized with transformers' apply_chat_template (golden.jsonl).
-var templates = []string{"llama3", "qwen2.5", "mistral", "gemma"}
+var templates = []string{"llama3", "qwen2.5", "mistral", "gemma", "gemma3"}
 
 type golden struct {
 	Messages []Message `json:"messages"`
@@ -26,8 +26,8 @@ type golden struct {
 	Text     string    `json:"text"`
 }
 
-// TestTemplatesMatchTransformers: for Llama 3.1, Qwen 2.5, Mistral v0.3
-// and Gemma templates, 100 conversations each (half with a
+// TestTemplatesMatchTransformers: for Llama 3.1, Qwen 2.5, Mistral v0.3,
+// Gemma and Gemma 3 templates, 100 conversations each (half with a
 // system prompt where the template takes one, 1–3 user turns, trailing
 // blanks that `trim` removes) render to transformers' text and tokenize
 // to its IDs: len is what a server reports as prompt_tokens.
@@ -57,16 +57,6 @@ func TestTemplatesMatchTransformers(t *testing.T) {
 			}
 			t.Logf("%s: 100 conversations (%d with a system prompt) equal transformers' apply_chat_template", name, withSystem)
 		})
-	}
-}
-
-// TestGemma3Refused: gonja cannot parse a parenthesized inline if
-// (`(first_user_prefix if loop.first else "")`, Gemma 3's template): the
-// load fails with the reason, instead of rendering something else.
-func TestGemma3Refused(t *testing.T) {
-	_, err := Load(filepath.Join("testdata", "gemma3.tokenizer_config.json"))
-	if err == nil || !strings.Contains(err.Error(), "Unbalanced parenthesis") || len(err.Error()) > 300 {
-		t.Fatalf("Load(gemma3): %v, want gonja's parse error, short", err)
 	}
 }
 
@@ -217,6 +207,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(`{"chat_template": "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", "bos_token": "<s>"}`))
 	f.Add([]byte(`{"chat_template": [{"name": "default", "template": "{{ raise_exception('no') }}"}], "eos_token": {"content": "</s>"}}`))
 	f.Add([]byte(`{"chat_template": "{% set ns = namespace(a=1) %}{% set ns.a = ns.a + 1 %}{{ ns.a }}"}`))
+	f.Add([]byte(`{"chat_template": "{% for m in messages %}{{ '<t>' + m.role + (m.content if loop.first else '') }}{% endfor %}{% set x = 1 + (2 if y else 3) %}"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tpl, err := ParseConfig("fuzz.json", b)
 		if err != nil {
