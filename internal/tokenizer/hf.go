@@ -55,7 +55,7 @@ type UnsupportedError struct {
 }
 
 func (e *UnsupportedError) Error() string {
-	return fmt.Sprintf("%s: %s is not supported; sagebench loads BPE (byte-level or with byte fallback), WordPiece and Unigram tokenizer.json files without a Precompiled normalizer — use %s or %s otherwise",
+	return fmt.Sprintf("%s: %s is not supported; sagebench loads BPE (byte-level or with byte fallback), WordPiece and Unigram tokenizer.json files — use %s or %s otherwise",
 		e.File, e.What, CL100K, O200K)
 }
 
@@ -83,14 +83,16 @@ type hfComponent struct {
 	AddPrefixSpace bool              `json:"add_prefix_space"`
 	UseRegex       *bool             `json:"use_regex"`
 	// Normalizers' options.
-	Left               bool   `json:"left"`
-	Right              bool   `json:"right"`
+	Left               bool   `json:"strip_left"` // Strip's (tokenizers serializes strip_left, strip_right)
+	Right              bool   `json:"strip_right"`
 	Prepend            string `json:"prepend"`
 	Content            string `json:"content"`
 	CleanText          *bool  `json:"clean_text"`
 	HandleChineseChars *bool  `json:"handle_chinese_chars"`
 	StripAccents       *bool  `json:"strip_accents"`
 	Lowercase          *bool  `json:"lowercase"`
+	// Precompiled's SentencePiece charsmap, base64.
+	PrecompiledCharsmap string `json:"precompiled_charsmap"`
 	// Metaspace's.
 	Replacement   string `json:"replacement"`
 	PrependScheme string `json:"prepend_scheme"`
@@ -215,6 +217,9 @@ func (t *core) Encode(text string) []int {
 		}
 		for _, f := range t.norm {
 			seg = f(seg)
+		}
+		if seg == "" { // normalized away (a Strip of blanks): no tokens, not a Metaspace's ▁
+			return
 		}
 		for _, piece := range pretokenize(t.pre, seg, first) {
 			out = append(out, t.encodeWord(piece)...)

@@ -19,6 +19,7 @@ var postCases = []struct {
 	prefix, suffix    []int
 }{
 	{"none", "wordpiece", `null`, nil, nil},
+	{"xlmr_as_converted", "precompiled", ``, []int{0}, []int{2}}, // the file's own: transformers' XLM-R converter
 	{"bert", "wordpiece", `{"type": "BertProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2]}`, []int{2}, []int{3}},
 	{"roberta", "bytebpe", `{"type": "RobertaProcessing", "sep": ["</s>", 3], "cls": ["<s>", 2], "trim_offsets": true, "add_prefix_space": true}`, []int{2}, []int{3}},
 	{"bge_template", "wordpiece", `{"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}}], "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}, {"SpecialToken": {"id": "[SEP]", "type_id": 1}}], "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]}, "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}}`, []int{2}, []int{3}},
@@ -37,7 +38,9 @@ func writePostVariant(t *testing.T, model, post string) string {
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
-	f["post_processor"] = json.RawMessage(post)
+	if post != "" { // "" keeps the file's own
+		f["post_processor"] = json.RawMessage(post)
+	}
 	if b, err = json.Marshal(f); err != nil {
 		t.Fatal(err)
 	}
