@@ -180,10 +180,16 @@ class Stage:
 
     def generate(self, txn):
         mt = self.spec["max_tokens"]
+        msgs = prompt(txn)
         body = {"model": self.spec["model"], "max_tokens": mt, "stream": True,
-                "stream_options": {"include_usage": True}, "messages": prompt(txn)}
+                "stream_options": {"include_usage": True}, "messages": msgs}
         c, _ = self.call("/v1/chat/completions", body, txn,
                          lambda conn, resp, c: read_stream(self.pool, conn, resp, c, mt))
+        if txn.get("hits"):
+            # the messages sent, for sagebench to count as the stage's
+            # input_tokens as on sage (with the run's chat template when
+            # it has one); not kept in requests.jsonl
+            c["prompt"] = msgs
         return c
 
     def run(self, txn):
@@ -281,6 +287,8 @@ def stage_record(plan, clock, txn, hop):
         rec["ok"] = True
         if "retrieved_ids" in c:
             rec["retrieved_ids"] = c["retrieved_ids"]
+        if "prompt" in c:
+            rec["prompt"] = c["prompt"]
         return rec
     rec.update(sent_ns=clock.off(hop["started"]), lag_ms=ms(hop["started"] - hop["enqueued"]),
                service_ms=ms(hop["ended"] - hop["started"]), error_class=c["error_class"],

@@ -287,6 +287,13 @@ class DriveTest(unittest.TestCase):
         self.assertEqual((st["embed"]["server_ttft_ms"], st["embed"]["server_e2e_ms"]), (0.7, 0.9))
         self.assertNotIn("server_e2e_ms", st["retrieve"])
         self.assertEqual(st["retrieve"]["retrieved_ids"], [0, 1])  # top_k 2: the documents' ids, for recall@k
+        # the generate stage carries the messages it sent (sagebench counts
+        # them as its input_tokens, with the run's chat template), no other does
+        sent = t.posts("/v1/chat/completions")[0][2]["messages"]
+        self.assertEqual(st["generate"]["prompt"], sent)
+        self.assertEqual([m["role"] for m in sent], ["system", "user"])
+        for name in ("embed", "retrieve"):
+            self.assertNotIn("prompt", st[name])
         self.assertNotIn("retrieved_ids", st["embed"])
         self.assertEqual((st["generate"]["server_ttft_ms"], st["generate"]["server_e2e_ms"]), (2.0, 5.0))
         self.assertEqual(st["generate"]["first_answer_token_ns"], st["generate"]["first_token_ns"])

@@ -66,10 +66,14 @@ func Parse(name, source string, o Options) (t *Template, err error) {
 			t, err = nil, fmt.Errorf("chat template %s: the parser failed: %v", name, r)
 		}
 	}()
-	cfg := config.New()
-	cfg.TrimBlocks, cfg.LeftStripBlocks = true, true
-	root := "chat_template"
-	tpl, err := exec.NewTemplate(root, cfg, oneFile{root, source}, environment())
+	tpl, err := compile(source)
+	if err != nil {
+		if lifted := liftInlineIfs(source); lifted != source { // Gemma 3's (a if c else b): inlineif.go
+			if t2, err2 := compile(lifted); err2 == nil {
+				tpl, err = t2, nil
+			}
+		}
+	}
 	if err != nil {
 		msg := err.Error() // gonja quotes the whole source: keep the reason
 		if i := strings.LastIndex(msg, "': "); i >= 0 {
@@ -81,6 +85,15 @@ func Parse(name, source string, o Options) (t *Template, err error) {
 		o.Now = time.Now
 	}
 	return &Template{name: name, tpl: tpl, bos: o.BOS, eos: o.EOS, now: o.Now, src: source}, nil
+}
+
+// compile parses source with transformers' settings (trim_blocks,
+// lstrip_blocks) and globals.
+func compile(source string) (*exec.Template, error) {
+	cfg := config.New()
+	cfg.TrimBlocks, cfg.LeftStripBlocks = true, true
+	root := "chat_template"
+	return exec.NewTemplate(root, cfg, oneFile{root, source}, environment())
 }
 
 // Source is a template in a form that travels (the plan a load node of

@@ -11,7 +11,7 @@ import (
 // plan), parses into a template that renders every message list as the
 // original does; an oversized source is refused.
 func TestSourceRoundTrip(t *testing.T) {
-	for _, file := range []string{"llama3.tokenizer_config.json", "qwen2.5.tokenizer_config.json", "mistral.tokenizer_config.json"} {
+	for _, file := range []string{"llama3.tokenizer_config.json", "qwen2.5.tokenizer_config.json", "mistral.tokenizer_config.json", "gemma3.tokenizer_config.json"} {
 		t.Run(file, func(t *testing.T) {
 			orig, err := Load(filepath.Join("testdata", file))
 			if err != nil {

@@ -19,12 +19,15 @@ const maxHFBytes = 64 << 20
 // pre-tokenizers (Split, ByteLevel, Metaspace, BertPreTokenizer,
 // WhitespaceSplit, in a Sequence), its model — BPE (byte-level, or
 // SentencePiece-style with byte fallback), WordPiece or Unigram — and the
-// added tokens, which are matched in the text before anything else. The
-// post-processor (BOS/EOS) and decoder play no part: counts are of the
-// text alone.
+// added tokens, which are matched in the text before anything else.
+// Encode and Count are of the text alone (add_special_tokens=False, as a
+// chat server tokenizes a rendered prompt); EncodeWithSpecialTokens adds
+// what the post-processor adds (BERT's [CLS] and [SEP]), as an embedding
+// server counts an input. The decoder plays no part.
 type HF struct {
 	core
-	sum string // SHA-256 of the tokenizer.json (Fingerprint)
+	post postProcessor
+	sum  string // SHA-256 of the tokenizer.json (Fingerprint)
 }
 
 var _ Tokenizer = (*HF)(nil)
@@ -52,7 +55,7 @@ type UnsupportedError struct {
 }
 
 func (e *UnsupportedError) Error() string {
-	return fmt.Sprintf("%s: %s is not supported; sagebench loads BPE (byte-level or with byte fallback), WordPiece and Unigram tokenizer.json files without a Precompiled normalizer — use %s or %s otherwise",
+	return fmt.Sprintf("%s: %s is not supported; sagebench loads BPE (byte-level or with byte fallback), WordPiece and Unigram tokenizer.json files — use %s or %s otherwise",
 		e.File, e.What, CL100K, O200K)
 }
 
@@ -61,6 +64,7 @@ type hfFile struct {
 	Normalizer   *hfComponent `json:"normalizer"`
 	PreTokenizer *hfComponent `json:"pre_tokenizer"`
 	Model        hfModel      `json:"model"`
+	PostProc     *hfPost      `json:"post_processor"`
 }
 
 type hfAdded struct {
@@ -79,14 +83,16 @@ type hfComponent struct {
 	AddPrefixSpace bool              `json:"add_prefix_space"`
 	UseRegex       *bool             `json:"use_regex"`
 	// Normalizers' options.
-	Left               bool   `json:"left"`
-	Right              bool   `json:"right"`
+	Left               bool   `json:"strip_left"` // Strip's (tokenizers serializes strip_left, strip_right)
+	Right              bool   `json:"strip_right"`
 	Prepend            string `json:"prepend"`
 	Content            string `json:"content"`
 	CleanText          *bool  `json:"clean_text"`
 	HandleChineseChars *bool  `json:"handle_chinese_chars"`
 	StripAccents       *bool  `json:"strip_accents"`
 	Lowercase          *bool  `json:"lowercase"`
+	// Precompiled's SentencePiece charsmap, base64.
+	PrecompiledCharsmap string `json:"precompiled_charsmap"`
 	// Metaspace's.
 	Replacement   string `json:"replacement"`
 	PrependScheme string `json:"prepend_scheme"`
@@ -163,6 +169,9 @@ func ParseHF(name string, b []byte) (*HF, error) {
 	if t.word, err = newModel(name, &f.Model, endsByteLevel(t.pre)); err != nil {
 		return nil, err
 	}
+	if t.post, err = newPostProcessor(name, f.PostProc); err != nil {
+		return nil, err
+	}
 	t.added = newAddedTokens(f.AddedTokens)
 	return t, nil
 }
@@ -208,6 +217,9 @@ func (t *core) Encode(text string) []int {
 		}
 		for _, f := range t.norm {
 			seg = f(seg)
+		}
+		if seg == "" { // normalized away (a Strip of blanks): no tokens, not a Metaspace's ▁
+			return
 		}
 		for _, piece := range pretokenize(t.pre, seg, first) {
 			out = append(out, t.encodeWord(piece)...)

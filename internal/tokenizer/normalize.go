@@ -15,8 +15,8 @@ type normalizeFunc func(string) string
 
 // normalizers builds the chain a tokenizer.json's normalizer describes:
 // NFC, NFD, NFKC, NFKD, Lowercase, Strip, StripAccents, Replace, Prepend,
-// BertNormalizer, and Sequences of them. Precompiled (a SentencePiece
-// charsmap) and Nmt are refused.
+// BertNormalizer, Precompiled (a SentencePiece charsmap), and Sequences
+// of them. Nmt is refused.
 func normalizers(file string, c *hfComponent) ([]normalizeFunc, error) {
 	if c == nil {
 		return nil, nil
@@ -58,6 +58,9 @@ func normalizers(file string, c *hfComponent) ([]normalizeFunc, error) {
 		return []normalizeFunc{f}, err
 	case "BertNormalizer":
 		return []normalizeFunc{bertNormalizer(c)}, nil
+	case "Precompiled":
+		f, err := newPrecompiled(file, c.PrecompiledCharsmap)
+		return []normalizeFunc{f}, err
 	}
 	return nil, &UnsupportedError{File: file, What: fmt.Sprintf("normalizer %q", c.Type)}
 }

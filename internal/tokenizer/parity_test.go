@@ -18,7 +18,7 @@ import (
 
 // parityModels are the tokenizer.json files testdata/parity/gen.py trains
 // with Hugging Face's tokenizers, one per family.
-var parityModels = []string{"wordpiece", "unigram", "spbpe", "spbpe_metaspace", "bytebpe"}
+var parityModels = []string{"wordpiece", "unigram", "spbpe", "spbpe_metaspace", "bytebpe", "precompiled"}
 
 // TestParityGolden: on the 10,000 strings of testdata/parity/corpus.jsonl.gz
 // (prose, code, CJK, emoji, whitespace runs, random Unicode, decomposed

@@ -2,7 +2,9 @@ package traffic_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -20,7 +22,8 @@ import (
 
 // TestEmbeddingTokensInTheEmbeddingTokenizer: with an embedding
 // tokenizer (a BERT WordPiece tokenizer.json) the reference stack's
-// embedder counts each input in it, and every embedding record's
+// embedder counts each input in it — with the [CLS] and [SEP] a BERT
+// post-processor adds, as a real embedding server does — and every embedding record's
 // input_tokens — the harness's count in the same tokenizer — equals the
 // server's usage.prompt_tokens; that count is not the word count the
 // stack makes without one. Without one, input_tokens is not recorded.
@@ -31,13 +34,17 @@ func TestEmbeddingTokensInTheEmbeddingTokenizer(t *testing.T) {
 	}
 	const stackYAML = "index: {size: 0}\nengines:\n  - {id: embed-0, kind: embedding, profile: bge-small-cpu}\n"
 	emb := traffic.EmbedShape{Model: "BAAI/bge-small-en-v1.5", Inputs: 3, Words: 40}
+	bert := tokenizer.NewRef(withPostProcessor(t, filepath.Join("..", "tokenizer", "testdata", "parity", "wordpiece.json"),
+		`{"type": "BertProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2]}`))
 	for _, tc := range []struct {
 		name    string
 		ref     *tokenizer.Ref
 		counted bool
+		special int // per input
 	}{
-		{"wordpiece", wp, true},
-		{"none", nil, false},
+		{"wordpiece", wp, true, 0},
+		{"wordpiece_bert_post_processor", bert, true, 2},
+		{"none", nil, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tgt, err := target.Open(t.Context(), target.Config{URL: target.Embedded},
@@ -69,7 +76,7 @@ func TestEmbeddingTokensInTheEmbeddingTokenizer(t *testing.T) {
 				n, w := 0, 0
 				for k := range emb.Inputs {
 					text := traffic.Words(it.Text+uint64(k), emb.Words)
-					n, w = n+tok.Count(text), w+max(sim.CountTokens(text), 1)
+					n, w = n+tok.Count(text)+tc.special, w+max(sim.CountTokens(text), 1)
 				}
 				want, simWords = append(want, n), append(simWords, w)
 			}
@@ -98,4 +105,27 @@ func TestEmbeddingTokensInTheEmbeddingTokenizer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withPostProcessor writes a copy of the tokenizer.json at path with the
+// given post_processor and returns the copy's path.
+func withPostProcessor(t *testing.T, path, post string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]json.RawMessage
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	f["post_processor"] = json.RawMessage(post)
+	if b, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

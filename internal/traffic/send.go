@@ -14,6 +14,7 @@ import (
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/shape"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
 )
 
@@ -218,8 +219,9 @@ func measured(d *shape.Drawer, synth *shape.Synth, t dataset.Turn) int {
 }
 
 // embedTokens is the inputs' length in the run's embedding tokenizer (0,
-// not counted, without one): each input counted alone, as an embedding
-// server counts them (special tokens aside).
+// not counted, without one): each input counted alone with the special
+// tokens the tokenizer's post-processor adds ([CLS], [SEP]), as an
+// embedding server counts them.
 func embedTokens(env *workload.Env, in []string) int {
 	if env.EmbeddingTokenizer == nil {
 		return 0
@@ -230,7 +232,7 @@ func embedTokens(env *workload.Env, in []string) int {
 	}
 	n := 0
 	for _, s := range in {
-		n += tok.Count(s)
+		n += tokenizer.CountWithSpecialTokens(tok, s)
 	}
 	return n
 }

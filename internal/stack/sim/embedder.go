@@ -12,6 +12,7 @@ import (
 
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/profile"
+	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
 // Embedder is a simulated embedding engine with dynamic batching (see the
@@ -20,7 +21,7 @@ type Embedder struct {
 	id    string
 	p     profile.Embedder
 	clock Clock
-	count func(string) int // an input's tokens (Options.Tokenizer, else CountTokens)
+	count func(string) int // an input's tokens (Options.Tokenizer with its post-processor's special tokens, else CountTokens)
 
 	mailbox
 
@@ -73,8 +74,8 @@ func NewEmbedder(id string, p profile.Embedder, opts Options) *Embedder {
 	e := &Embedder{
 		id: id, p: p, clock: opts.clock(), count: CountTokens,
 	}
-	if opts.Tokenizer != nil {
-		e.count = opts.Tokenizer.Count
+	if tok := opts.Tokenizer; tok != nil { // as an embedding server counts an input: add_special_tokens=True
+		e.count = func(s string) int { return tokenizer.CountWithSpecialTokens(tok, s) }
 	}
 	e.mailbox.init()
 	e.st = embedState{slow: 1, rng: rand.New(rand.NewPCG(uint64(opts.Seed), 0xe3b))}

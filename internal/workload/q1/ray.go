@@ -327,7 +327,7 @@ func warmupNote(m *ray.Meta) string {
 // SLOs, hands them to env.Record and records the arrivals the job never
 // reported as cancelled. It returns the phase they make.
 func (q *q1Ray) recordRay(env *workload.Env, sched load.Schedule, out ray.Output, questionTokens []int) summary.Phase {
-	embed := stageOf(q.cfg.Graph, rag.OpEmbed)
+	embed, gen := stageOf(q.cfg.Graph, rag.OpEmbed), stageOf(q.cfg.Graph, rag.OpGenerate)
 	var shift int64
 	if out.Meta != nil {
 		shift = max(out.Meta.StartUnixNS-env.Start.UnixNano(), 0)
@@ -340,6 +340,9 @@ func (q *q1Ray) recordRay(env *workload.Env, sched load.Schedule, out ray.Output
 			continue
 		}
 		rebase(&r, shift)
+		if r.Kind == "stage" && r.Stage == gen {
+			r.InputTokens = rayPromptTokens(env, raw)
+		}
 		byTxn[r.TxnID] = append(byTxn[r.TxnID], r)
 	}
 	phase := summary.Phase{Start: time.Duration(shift), Scheduled: sched.Len(), ScheduleSpan: sched.Span(), End: time.Duration(shift)}
@@ -357,6 +360,9 @@ func (q *q1Ray) recordRay(env *workload.Env, sched load.Schedule, out ray.Output
 			if r.Kind == "stage" && r.Stage == embed && i < len(questionTokens) {
 				r.InputTokens = questionTokens[i] // the question, as on sage
 			}
+			if r.Kind == "txn" {
+				r.InputTokens = genInputTokens(recs, gen) // the prompt's, as on sage
+			}
 			phase.End = max(phase.End, time.Duration(r.EndNS))
 			if r.Kind == "txn" && r.SentNS > 0 {
 				env.Sent()
@@ -365,6 +371,30 @@ func (q *q1Ray) recordRay(env *workload.Env, sched load.Schedule, out ray.Output
 		}
 	}
 	return phase
+}
+
+// rayPromptTokens is the length of the messages the driver's generate
+// stage sent (its record's "prompt", which requests.jsonl does not keep),
+// counted as sage counts its prompt: in the run's tokenizer, rendered
+// with its chat template when it has one; 0 without them.
+func rayPromptTokens(env *workload.Env, raw json.RawMessage) int {
+	var p struct {
+		Prompt []openai.Message `json:"prompt"`
+	}
+	if json.Unmarshal(raw, &p) != nil || len(p.Prompt) == 0 {
+		return 0
+	}
+	return promptTokens(env.Synth(), p.Prompt)
+}
+
+// genInputTokens is the input_tokens of the generate stage among recs.
+func genInputTokens(recs []record.Request, gen string) int {
+	for _, r := range recs {
+		if r.Kind == "stage" && r.Stage == gen {
+			return r.InputTokens
+		}
+	}
+	return 0
 }
 
 // rebase moves every offset of r by shift ns (0 stays "did not happen").

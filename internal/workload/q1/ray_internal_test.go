@@ -56,7 +56,15 @@ func TestRecordRay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gen, _ := json.Marshal(map[string]any{"id": "txn-000000/generate", "kind": "stage", "stage": "generate", "txn_id": "txn-000000",
+		"intended_ns": 8, "end_ns": 9, "ok": true, "prompt": []openai.Message{{Role: "system", Content: "Answer."}, {Role: "user", Content: "Context:\n[1] a b c\n\nQuestion: why"}}})
+	out.Records = append(out.Records, gen)
 	phase := q.recordRay(env, sched, out, []int{24, 30, 17})
+	want := promptTokens(env.Synth(), []openai.Message{{Role: "system", Content: "Answer."}, {Role: "user", Content: "Context:\n[1] a b c\n\nQuestion: why"}})
+	if len(got) != 4 || got[3].Stage != "generate" || want < 5 || got[3].InputTokens != want || got[0].InputTokens != want {
+		t.Fatalf("generate stage %+v, txn input_tokens %d: want the sent prompt's %d tokens on both", got[len(got)-1], got[0].InputTokens, want)
+	}
+	got = got[:3]
 	if len(got) != 3 || got[0].Kind != "txn" || got[0].IntendedNS != 1001 || got[0].EndNS != 1009 {
 		t.Fatalf("records %+v: want the txn first, offsets + 1000 ns", got)
 	}

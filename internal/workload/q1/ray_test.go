@@ -73,9 +73,15 @@ func runQ1Ray(t *testing.T, f *raytest.Fake, targetURL string, args ...string) r
 // embedded stack when targetURL is ""); cancelling ctx is Ctrl-C.
 func runQ1RayCtx(t *testing.T, ctx context.Context, addr, targetURL string, args ...string) rayResult {
 	t.Helper()
+	return runQ1RayConfig(t, ctx, q1Tiny, addr, targetURL, args...)
+}
+
+// runQ1RayConfig is runQ1RayCtx with the config file's body.
+func runQ1RayConfig(t *testing.T, ctx context.Context, body, addr, targetURL string, args ...string) rayResult {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "q1.yaml")
-	if err := os.WriteFile(cfg, []byte(q1Tiny), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results")
@@ -155,6 +161,43 @@ func TestQ1OnRayEmbeddedRecallRecomputes(t *testing.T) {
 	}
 	if rows := pipelineRows(t, res.dir); len(rows) != 20 {
 		t.Errorf("pipeline.json has %d rows; want one per transaction, 20", len(rows))
+	}
+}
+
+// TestQ1OnRayPromptTokensTemplated: on --backend ray, the generate stage's
+// and the transaction's input_tokens are the prompt the driver sent,
+// counted as on sage — in the run's tokenizer, rendered with its chat
+// template — so they equal the prompt_tokens of the embedded stack, which
+// renders the same template (Llama 3.1's on the fixture tokenizer).
+func TestQ1OnRayPromptTokensTemplated(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "chattemplate", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "tokenizer: " + filepath.Join(dir, "llama3.tokenizer.json") + "\nchat_template: " + filepath.Join(dir, "llama3.tokenizer_config.json") + "\n" + q1Tiny
+	f := raytest.New(t)
+	f.Exec = localDriver(t)
+	t.Setenv("RAY_AUTH_TOKEN", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res := runQ1RayConfig(t, ctx, body, f.URL, "embedded")
+	if res.code != cli.ExitOK || res.run.RunID == "" {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	txns, stages := byTxn(t, res.reqs)
+	if len(txns) != 20 {
+		t.Fatalf("%d transaction records, want 20", len(txns))
+	}
+	for id, tx := range txns {
+		st := stages[id]
+		if len(st) != 3 {
+			t.Fatalf("%s: %d stage records", id, len(st))
+		}
+		for _, r := range []record.Request{tx, st[2]} {
+			if !r.OK || r.InputTokens < 20 || r.InputTokens != r.PromptTok {
+				t.Errorf("%s: ok %v, input_tokens %d, the server's templated prompt_tokens %d (%s)", r.ID, r.OK, r.InputTokens, r.PromptTok, r.Error)
+			}
+		}
 	}
 }
 

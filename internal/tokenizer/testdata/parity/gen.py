@@ -6,13 +6,21 @@ parity tests, from Hugging Face's `tokenizers` and `transformers`.
                            corpus and the golden digests, and the chat-template
                            goldens in internal/chattemplate/testdata
   gen.py goldens          rewrite the golden digests from the saved *.json
+  gen.py precompiled      train the SentencePiece model (nmt_nfkc charsmap),
+                           convert it as transformers converts XLM-R's, write
+                           precompiled.json and its golden digests
   gen.py corpus SEED N     print N varied strings as JSON lines {"text": ...}
   gen.py encode MODEL      read JSON lines {"text": ...} on stdin, print the
                            token IDs of each (no special tokens added)
+  gen.py encode-special MODEL  the same with add_special_tokens=True (what
+                           the post-processor adds: an embedding input's count)
   gen.py chat              read JSON lines {"tokenizer","template","messages"}
                            on stdin, print apply_chat_template's IDs
 
-Everything is generated: no file of any model is shipped.
+Everything is generated: no file of any model is shipped. `build` and
+`precompiled` also need sentencepiece==0.2.1 and protobuf==6.33.1 in the
+virtualenv (only to train the SentencePiece model; the tests' commands
+need tokenizers, transformers and jinja2 alone).
 """
 import gzip, json, os, random, sys, unicodedata, zlib
 
@@ -166,6 +174,27 @@ def build_models():
     return out
 
 
+def build_precompiled():
+    """A SentencePiece Unigram model trained with the nmt_nfkc rule (T5's
+    and XLM-R's precompiled_charsmap), converted to a tokenizer.json by
+    transformers' XLMRobertaConverter: Precompiled + Replace normalizers,
+    Metaspace, Unigram, <s> $A </s>."""
+    import io, tempfile
+    import sentencepiece as spm
+    from transformers import XLMRobertaTokenizer
+    from transformers.convert_slow_tokenizer import convert_slow_tokenizer
+    buf = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(training_text()), model_writer=buf, vocab_size=1500,
+                                   model_type="unigram", normalization_rule_name="nmt_nfkc", character_coverage=0.9995,
+                                   num_threads=1, minloglevel=2)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "spm.model")
+        with open(path, "wb") as f:
+            f.write(buf.getvalue())
+        t = convert_slow_tokenizer(XLMRobertaTokenizer(vocab_file=path))
+    t.save(os.path.join(HERE, "precompiled.json"), pretty=False)
+
+
 CHAT_MODELS = {  # template: (tokenizer, special tokens, bos, eos, system allowed)
     "llama3": ("bytebpe", ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"], "<|begin_of_text|>", "<|eot_id|>", True),
     "qwen2.5": ("bytebpe", ["<|endoftext|>", "<|im_start|>", "<|im_end|>"], None, "<|im_end|>", True),
@@ -176,10 +205,16 @@ CHAT_MODELS = {  # template: (tokenizer, special tokens, bos, eos, system allowe
 
 
 def chat_tokenizer(template):
-    from tokenizers import Tokenizer, AddedToken
+    from tokenizers import Tokenizer, AddedToken, processors
     base, specials, bos, eos, _ = CHAT_MODELS[template]
     t = Tokenizer.from_file(os.path.join(HERE, base + ".json"))
     t.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in specials])
+    if template == "llama3":
+        # Llama 3's post-processor adds <|begin_of_text|> too: the template
+        # writes it and apply_chat_template must not count it twice.
+        b = [("<|begin_of_text|>", t.token_to_id("<|begin_of_text|>"))]
+        t.post_processor = processors.Sequence([processors.ByteLevel(trim_offsets=False),
+                                                processors.TemplateProcessing(single="<|begin_of_text|> $A", pair="<|begin_of_text|> $A <|begin_of_text|> $B:1", special_tokens=b)])
     return t
 
 
@@ -247,6 +282,8 @@ def build():
         for s in texts:
             f.write((json.dumps({"text": s}) + "\n").encode())
     goldens(models, texts)
+    build_precompiled()
+    goldens(["precompiled"], texts)
     for template, spec in CHAT_MODELS.items():
         tok = chat_tokenizer(template)
         cfg = {"chat_template": open(os.path.join(CHAT, "templates", template + ".jinja")).read().removesuffix("\n"),
@@ -265,7 +302,10 @@ def main():
     if cmd == "build":
         build()
     elif cmd == "goldens":
-        goldens(["wordpiece", "unigram", "spbpe", "spbpe_metaspace", "bytebpe"], corpus(1, 10000))
+        goldens(["wordpiece", "unigram", "spbpe", "spbpe_metaspace", "bytebpe", "precompiled"], corpus(1, 10000))
+    elif cmd == "precompiled":
+        build_precompiled()
+        goldens(["precompiled"], corpus(1, 10000))
     elif cmd == "corpus":
         for s in corpus(int(sys.argv[2]), int(sys.argv[3])):
             print(json.dumps({"text": s}))
@@ -274,6 +314,11 @@ def main():
         t = Tokenizer.from_file(sys.argv[2])
         for line in sys.stdin:
             print(json.dumps(t.encode(json.loads(line)["text"], add_special_tokens=False).ids))
+    elif cmd == "encode-special":
+        from tokenizers import Tokenizer
+        t = Tokenizer.from_file(sys.argv[2])
+        for line in sys.stdin:
+            print(json.dumps(t.encode(json.loads(line)["text"], add_special_tokens=True).ids))
     elif cmd == "chat":
         template = sys.argv[2]
         tok = chat_tokenizer(template)
