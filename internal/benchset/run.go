@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -195,10 +196,14 @@ func readRunRequests(s *Set, dir, name string) {
 	path := filepath.Join(dir, requestsFile)
 	var lat []float64
 	err := record.ReadRequestsFile(path, func(_ int, r record.Request) {
-		if r.Kind == "stage" || (r.E2EMs == 0 && !r.OK) {
-			return // a transaction's stage, or a request that never ended
+		switch {
+		case r.Kind == "stage":
+			return // a transaction's stage: its transaction counts
+		case !r.OK:
+			lat = append(lat, math.Inf(1)) // failed or never ended: +∞
+		default:
+			lat = append(lat, r.E2EMs)
 		}
-		lat = append(lat, r.E2EMs)
 	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return

@@ -25,7 +25,9 @@ type Set struct {
 	// Runs are the run directories read, with their validity.
 	Runs []Run
 	// Latency holds per-request end-to-end latencies in milliseconds, keyed
-	// by the run's benchmark name (e.g. "Q2ControlMix/backend=sage").
+	// by the run's benchmark name (e.g. "Q2ControlMix/backend=sage"); a
+	// failed request is +Inf (the one failure rule: a quantile counts it
+	// as +∞), so a reader of a mean takes the finite values.
 	Latency map[string][]float64
 	// Summaries holds the statistics an input declares per benchmark
 	// beyond its samples (pytest-benchmark's stats), keyed by name.

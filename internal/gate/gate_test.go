@@ -3,6 +3,7 @@ package gate
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,10 @@ func writeRun(t *testing.T, dir, id string, valid, complete bool, benchTxt strin
 	b, _ := json.Marshal(run)
 	var reqs strings.Builder
 	for i, ms := range e2e {
+		if math.IsNaN(ms) { // a request that failed fast
+			fmt.Fprintf(&reqs, `{"id":"r%d","kind":"request","e2e_ms":5,"ok":false,"error":"http 503"}`+"\n", i)
+			continue
+		}
 		fmt.Fprintf(&reqs, `{"id":"r%d","kind":"request","e2e_ms":%v,"ok":true}`+"\n", i, ms)
 	}
 	for name, data := range map[string]string{"run.json": string(b), "bench.txt": benchTxt, "requests.jsonl": reqs.String()} {
@@ -374,6 +379,8 @@ func TestRunRules(t *testing.T) {
 	benchTxt := lines("Q2ControlMix/backend=sage", "ns/op", series(1e6, 1000, 6))
 	fast := series(10, 0.1, 200)                              // mean 19.95 ms, p99 29.7 ms
 	tail := append(series(10, 0, 190), series(500, 0, 10)...) // mean 34.5 ms, p99 500 ms
+	// failing: 3 of 200 fail fast (5 ms); the p99's rank (198) falls on them.
+	failing := append(series(10, 0.1, 197), math.NaN(), math.NaN(), math.NaN())
 	tests := []struct {
 		name             string
 		baseValid        bool
@@ -401,6 +408,9 @@ func TestRunRules(t *testing.T) {
 		{"limit matching nothing", true, true, true, fast,
 			[]Limit{{Benchmark: "Q9Nothing", MaxP99Ms: 50}}, Inconclusive, "limit", "matches no benchmark"},
 		{"p99 trend beyond 15% and floor", true, true, true, tail, nil, Regression, "trend-p99", "29.7 ms -> 500 ms"},
+		{"fast failures are +∞ at the p99", true, true, true, failing,
+			[]Limit{{Benchmark: "Q2ControlMix/backend=sage", MaxP99Ms: 100}}, Regression, "limit-p99", "+Inf ms > limit 100 ms (requests.jsonl e2e_ms, n=200, 3 failed counted as +∞)"},
+		{"fast failures are a p99 trend", true, true, true, failing, nil, Regression, "trend-p99", "29.7 ms -> +Inf ms"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -429,6 +439,18 @@ func TestLimitWithoutEvidenceIsInconclusive(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkOutcome(t, o, Inconclusive, "limit-p99", "no evidence")
+}
+
+// TestRequestsMean: a mean is the successes' (a failed request is +Inf in
+// the evidence), saying how many failed; all failed is not evaluable.
+func TestRequestsMean(t *testing.T) {
+	inf := math.Inf(1)
+	if s := requestsMean([]float64{10, 20, inf}); !s.ok || s.value != 15 || s.detail != "requests.jsonl e2e_ms of the successes, n=3, 1 failed counted as +∞" {
+		t.Errorf("mean with a failure: %+v", s)
+	}
+	if s := requestsMean([]float64{inf, inf}); s.ok || !strings.Contains(s.why, "all 2 requests failed") {
+		t.Errorf("mean of failures: %+v", s)
+	}
 }
 
 func TestTrendWorse(t *testing.T) {

@@ -56,7 +56,7 @@ func (e evidence) mean(base bool, name string) stat {
 		return stat{}
 	}
 	if lat := s.Latency[name]; len(lat) > 0 {
-		return stat{ok: true, value: mean(lat), source: "requests", detail: fmt.Sprintf("requests.jsonl e2e_ms, n=%d", len(lat))}
+		return requestsMean(lat)
 	}
 	if sum, ok := s.Summaries[name]; ok {
 		return stat{ok: true, value: sum.MeanMs, source: "pytest", detail: fmt.Sprintf("pytest-benchmark stats.mean, rounds=%d", sum.Rounds)}
@@ -76,7 +76,7 @@ func (e evidence) p99(base bool, name string) stat {
 		return stat{}
 	}
 	if lat := s.Latency[name]; len(lat) > 0 {
-		return stat{ok: true, value: p99(lat), source: "requests", detail: fmt.Sprintf("requests.jsonl e2e_ms, n=%d", len(lat))}
+		return stat{ok: true, value: p99(lat), source: "requests", detail: "requests.jsonl e2e_ms, " + failedOf(lat)}
 	}
 	if sum, ok := s.Summaries[name]; ok {
 		if len(sum.DataMs) == 0 {
@@ -88,6 +88,37 @@ func (e evidence) p99(base bool, name string) stat {
 		return stat{ok: true, value: c.Values[len(c.Values)-1], source: "p99-ms", detail: fmt.Sprintf("p99-ms, worst of %d runs", len(c.Values))}
 	}
 	return stat{}
+}
+
+// requestsMean is the mean E2E of the successes among lat (a failed
+// request is +Inf there): a mean has no failure rule of its own, so it
+// is the successes', and the detail says how many failed; with none
+// succeeded there is no mean to judge.
+func requestsMean(lat []float64) stat {
+	ok := make([]float64, 0, len(lat))
+	for _, x := range lat {
+		if !math.IsInf(x, 1) {
+			ok = append(ok, x)
+		}
+	}
+	if len(ok) == 0 {
+		return stat{source: "requests", why: fmt.Sprintf("not evaluable: all %d requests failed, so there is no mean latency", len(lat))}
+	}
+	return stat{ok: true, value: mean(ok), source: "requests", detail: "requests.jsonl e2e_ms of the successes, " + failedOf(lat)}
+}
+
+// failedOf says n and how many of lat failed (+Inf: counted as +∞).
+func failedOf(lat []float64) string {
+	failed := 0
+	for _, x := range lat {
+		if math.IsInf(x, 1) {
+			failed++
+		}
+	}
+	if failed == 0 {
+		return fmt.Sprintf("n=%d", len(lat))
+	}
+	return fmt.Sprintf("n=%d, %d failed counted as +∞", len(lat), failed)
 }
 
 // mean sums x/n rather than dividing the sum, which overflows to +Inf for
@@ -230,6 +261,9 @@ func checkTrend(o *Outcome, e evidence, t TrendRule) {
 			case b.why != "" || c.why != "":
 				judged++
 				o.add(Inconclusive, m.rule, n, "%s", firstWhy(b, c))
+			case b.ok && c.ok && math.IsInf(b.value, 1) && math.IsInf(c.value, 1):
+				judged++
+				o.add(Inconclusive, m.rule, n, "+∞ on both sides (failed requests reach the quantile's rank): no change can be judged (baseline: %s; current: %s)", b.detail, c.detail)
 			case !b.ok && !c.ok:
 				na++
 			case !b.ok || !c.ok || b.source != c.source:
