@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"math"
@@ -101,7 +102,7 @@ func (c *Client) warmOne(ctx context.Context, got *sync.WaitGroup, release <-cha
 	defer done()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := c.newRequest(ctx, http.MethodGet, "/v1/models", nil)
+	req, err := c.newRequest(ctx, http.MethodGet, "/v1/models", bytes.NewReader(nil))
 	if err != nil {
 		return
 	}

@@ -40,7 +40,7 @@ func (c *Client) Embed(ctx context.Context, req EmbedRequest) Result {
 		Input []string `json:"input"`
 	}{req.Model, req.Input}
 	var out embedResponse
-	res := c.jsonCall(ctx, "/v1/embeddings", body, req.Header, out.decode, func() json.RawMessage { return out.Error })
+	res := c.jsonCall(ctx, "/v1/embeddings", body, req.Header, &out)
 	if res.Err != nil {
 		return res
 	}
@@ -76,12 +76,8 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
 		Input     string    `json:"input,omitempty"`
 		TopK      int       `json:"top_k,omitempty"`
 	}{req.Embedding, req.Input, req.TopK}
-	var out struct {
-		Data  []Doc           `json:"data"`
-		Error json.RawMessage `json:"error"`
-	}
-	res := c.jsonCall(ctx, "/v1/retrieve", body, req.Header, func(data []byte) error { return json.Unmarshal(data, &out) },
-		func() json.RawMessage { return out.Error })
+	var out retrieveResponse
+	res := c.jsonCall(ctx, "/v1/retrieve", body, req.Header, &out)
 	if res.Err == nil {
 		if out.Data == nil {
 			c.fail(&res, ClassMalformed, errors.New("retrieve: response has no data array"))
@@ -92,16 +88,33 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
 	return res
 }
 
-// jsonCall POSTs body as JSON and decodes the 2xx answer with decode.
-func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, decode func([]byte) error, errField func() json.RawMessage) Result {
+// answer is a 2xx JSON body decoded: decode fills it from the body's
+// bytes (which it may not keep: they are the call's), errField is its
+// "error" member.
+type answer interface {
+	decode(data []byte) error
+	errField() json.RawMessage
+}
+
+// retrieveResponse is the answer to POST /v1/retrieve.
+type retrieveResponse struct {
+	Data  []Doc           `json:"data"`
+	Error json.RawMessage `json:"error"`
+}
+
+func (r *retrieveResponse) decode(data []byte) error  { return json.Unmarshal(data, r) }
+func (r *retrieveResponse) errField() json.RawMessage { return r.Error }
+
+// jsonCall POSTs body as JSON and decodes the 2xx answer into out.
+func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, out answer) Result {
 	// Not hedged: decode fills the caller's one value.
 	return c.do(ctx, false, func(ctx context.Context, n int) Result {
-		return c.jsonOnce(ctx, path, body, withAttempt(hdr, n), decode, errField)
+		return c.jsonOnce(ctx, path, body, withAttempt(hdr, n), out)
 	})
 }
 
 // jsonOnce is one attempt of jsonCall.
-func (c *Client) jsonOnce(ctx context.Context, path string, body any, hdr http.Header, decode func([]byte) error, errField func() json.RawMessage) (res Result) { // named: done (deferred) completes it
+func (c *Client) jsonOnce(ctx context.Context, path string, body any, hdr http.Header, out answer) (res Result) { // named: done (deferred) completes it
 	b, err := json.Marshal(body)
 	if err != nil {
 		c.fail(&res, ClassMalformed, fmt.Errorf("encoding request: %w", err))
@@ -118,11 +131,11 @@ func (c *Client) jsonOnce(ctx context.Context, path string, body any, hdr http.H
 		c.readErr(cl, &res, err)
 		return res
 	}
-	if err := decode(data); err != nil {
+	if err := out.decode(data); err != nil {
 		c.fail(&res, ClassMalformed, fmt.Errorf("decoding %s response: %w (body starts %q)", path, err, c.excerpt(data, 64)))
 		return res
 	}
-	if raw := errField(); errFromTarget(raw) {
+	if raw := out.errField(); errFromTarget(raw) {
 		c.fail(&res, ClassStreamError, fmt.Errorf("target reported an error: %s", c.excerpt([]byte(raw), 200)))
 	}
 	return res
