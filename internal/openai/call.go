@@ -111,6 +111,9 @@ type call struct {
 	limit  int64         // the client's MaxBytesInFlight
 	held   int64         // bytes this call charged
 	eof    bool          // the body was read to its end: nothing left to drain
+	// req is the request body's buffer when the caller encodes into it
+	// (jsonOnce), kept for the next request as buf is.
+	req []byte
 	// buf is the buffer readAll reads into, kept for the next request
 	// when it is at most maxKeptBuf: what readAll returned is valid
 	// until the call is done.
@@ -121,7 +124,8 @@ type call struct {
 const maxKeptBuf = 64 << 10
 
 // calls recycles the per-request state of exchanges that settled: the
-// httptrace hooks (bound once), the body reader and the response buffer
+// httptrace hooks (bound once), the body reader, the request and response
+// buffers
 // (a call and its four allocations per request otherwise).
 type calls struct{ pool sync.Pool }
 
@@ -141,14 +145,17 @@ func (p *calls) put(cl *call) {
 	if !cl.st.settled() {
 		return
 	}
-	buf := cl.buf
+	buf, req := cl.buf, cl.req
 	if cap(buf) > maxKeptBuf {
 		buf = nil
+	}
+	if cap(req) > maxKeptBuf {
+		req = nil
 	}
 	st := &cl.st
 	st.sent, st.firstByte, st.conns, st.wrote, st.writes = time.Time{}, time.Time{}, 0, false, 0
 	cl.rd.Reset(nil)
 	cl.ctx, cl.cancel, cl.resp, cl.body, cl.lim = nil, nil, nil, nil, limitedBody{}
-	cl.budget, cl.limit, cl.held, cl.eof, cl.buf = nil, 0, 0, false, buf[:0]
+	cl.budget, cl.limit, cl.held, cl.eof, cl.buf, cl.req = nil, 0, 0, false, buf[:0], req[:0]
 	p.pool.Put(cl)
 }

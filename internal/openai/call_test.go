@@ -97,3 +97,60 @@ func TestUnsettledCallIsNotRecycled(t *testing.T) {
 		t.Fatal("a call whose write had not ended was recycled")
 	}
 }
+
+// embedBodyMarshal is the embeddings body as json.Marshal writes it.
+func embedBodyMarshal(t testing.TB, model string, input []string) []byte {
+	b, err := json.Marshal(struct {
+		Model string   `json:"model"`
+		Input []string `json:"input"`
+	}{model, input})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestEmbedBody(t *testing.T) {
+	cases := []struct {
+		name  string
+		model string
+		input []string
+	}{
+		{"plain", "bench-embed", []string{"the quick brown fox"}},
+		{"several", "m", []string{"a", "", "b c"}},
+		{"no inputs", "m", []string{}},
+		{"nil inputs", "m", nil},
+		{"html and quotes", `<m&"x">`, []string{`a\b"c<d>&e`}},
+		{"control characters", "m\t", []string{"\x00\x01\n\r\b\f\x1f\x7f"}},
+		{"invalid UTF-8", "m\xff", []string{"a\xc3", "\xed\xa0\x80"}},
+		{"line separators", "m", []string{"a\u2028b\u2029c"}},
+		{"multi-byte", "模型", []string{"héllo wörld 🙂"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			x := &embedExchange{req: EmbedRequest{Model: tc.model, Input: tc.input}}
+			got, err := x.appendBody([]byte("keep"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := append([]byte("keep"), embedBodyMarshal(t, tc.model, tc.input)...); string(got) != string(want) {
+				t.Errorf("appendBody = %s\nwant         %s", got, want)
+			}
+		})
+	}
+}
+
+func FuzzEmbedBody(f *testing.F) {
+	f.Add("bench-embed", "the quick brown fox", "")
+	f.Add("<m>", "a\u2028\xff&", "\x00")
+	f.Fuzz(func(t *testing.T, model, a, b string) {
+		x := &embedExchange{req: EmbedRequest{Model: model, Input: []string{a, b}}}
+		got, err := x.appendBody(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := embedBodyMarshal(t, model, []string{a, b}); string(got) != string(want) {
+			t.Errorf("appendBody = %q, json.Marshal = %q", got, want)
+		}
+	})
+}

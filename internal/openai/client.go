@@ -215,11 +215,11 @@ func (c *Client) Close() {
 
 // send performs method path with body and fills the timing and header
 // fields of res. On failure it sets res.Err and returns nil.
-func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr http.Header, stream bool, res *Result) *call {
+// cl is a call from c.calls, ready for the request.
+func (c *Client) send(ctx context.Context, cl *call, method, path string, body []byte, hdr http.Header, stream bool, res *Result) *call {
 	res.Start = time.Now()
 	res.Sent = res.Start
 	cctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errWholeTimeout)
-	cl := c.calls.get()
 	cl.rd.Reset(body)
 	req, err := c.newRequest(httptrace.WithClientTrace(cctx, &cl.st.trace), method, path, &cl.rd)
 	if err != nil {
@@ -387,7 +387,7 @@ func (c *Client) excerpt(b []byte, n int) string {
 // Models lists the model ids the target serves (GET /v1/models).
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	var res Result
-	cl := c.send(ctx, http.MethodGet, "/v1/models", nil, nil, false, &res)
+	cl := c.send(ctx, c.calls.get(), http.MethodGet, "/v1/models", nil, nil, false, &res)
 	if cl == nil {
 		return nil, res.Err
 	}
