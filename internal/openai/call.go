@@ -111,6 +111,9 @@ type call struct {
 	limit  int64         // the client's MaxBytesInFlight
 	held   int64         // bytes this call charged
 	eof    bool          // the body was read to its end: nothing left to drain
+	// hdr is the request's header map, emptied and refilled by the next
+	// request (Client.header).
+	hdr http.Header
 	// req is the request body's buffer when the caller encodes into it
 	// (jsonOnce), kept for the next request as buf is.
 	req []byte
@@ -124,8 +127,8 @@ type call struct {
 const maxKeptBuf = 64 << 10
 
 // calls recycles the per-request state of exchanges that settled: the
-// httptrace hooks (bound once), the body reader, the request and response
-// buffers
+// httptrace hooks (bound once), the body reader, the header map, the
+// request and response buffers
 // (a call and its four allocations per request otherwise).
 type calls struct{ pool sync.Pool }
 

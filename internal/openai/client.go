@@ -227,7 +227,7 @@ func (c *Client) send(ctx context.Context, cl *call, method, path string, body [
 		c.fail(res, ClassMalformed, fmt.Errorf("building request: %w", err))
 		return nil
 	}
-	c.header(req, hdr, body != nil, stream)
+	cl.hdr = c.header(req, cl.hdr, hdr, body != nil, stream)
 	c.conns.enter()
 	resp, err := c.rt.RoundTrip(req)
 	cl.st.copyTo(res)
@@ -299,12 +299,19 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body *byte
 	return req, nil
 }
 
-func (c *Client) header(req *http.Request, hdr http.Header, hasBody, stream bool) {
+// header sets req's header: hdr's keys and the client's fixed ones, in
+// h (a recycled call's map, emptied first) or a new map when h is nil or
+// large; it returns the map.
+func (c *Client) header(req *http.Request, h, hdr http.Header, hasBody, stream bool) http.Header {
 	n := len(hdr) + 3 // Content-Type, Accept, X-Sagebench-Attempt: ≤ 8 keys fit a map's first group
 	if c.hdrs.auth != nil {
 		n++
 	}
-	h := make(http.Header, n)
+	if h == nil || len(h) > 16 {
+		h = make(http.Header, n)
+	} else {
+		clear(h)
+	}
 	for k, v := range hdr {
 		h[k] = v
 	}
@@ -320,6 +327,7 @@ func (c *Client) header(req *http.Request, hdr http.Header, hasBody, stream bool
 		h["Authorization"] = c.hdrs.auth
 	}
 	req.Header = h
+	return h
 }
 
 // done drains a little of the body (so that the connection can be

@@ -106,7 +106,7 @@ func (c *Client) warmOne(ctx context.Context, got *sync.WaitGroup, release <-cha
 	if err != nil {
 		return
 	}
-	c.header(req, nil, false, false)
+	c.header(req, nil, nil, false, false)
 	resp, err := c.rt.RoundTrip(req)
 	if err != nil {
 		return
