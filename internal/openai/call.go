@@ -111,6 +111,7 @@ type call struct {
 	limit  int64         // the client's MaxBytesInFlight
 	held   int64         // bytes this call charged
 	eof    bool          // the body was read to its end: nothing left to drain
+	traced bool          // the caller's context has a trace, composed into st's hooks
 	// hdr is the request's header map, emptied and refilled by the next
 	// request (Client.header).
 	hdr http.Header
@@ -145,7 +146,7 @@ func (p *calls) get() *call {
 // put takes cl back once it is done, if the transport is through with it
 // (stamps.settled); otherwise it is left to the garbage collector.
 func (p *calls) put(cl *call) {
-	if !cl.st.settled() {
+	if cl.traced || !cl.st.settled() {
 		return
 	}
 	buf, req := cl.buf, cl.req

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -153,4 +155,23 @@ func FuzzEmbedBody(f *testing.F) {
 			t.Errorf("appendBody = %q, json.Marshal = %q", got, want)
 		}
 	})
+}
+
+// TestCallerTraceNotRecycled: a caller's own httptrace is composed into
+// the call's hooks; the call must not carry it into later requests.
+func TestCallerTraceNotRecycled(t *testing.T) {
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = io.WriteString(w, `{"data":[{"index":0,"embedding":[1]}]}`)
+	}), Config{})
+	var seen atomic.Int64
+	traced := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{GotFirstResponseByte: func() { seen.Add(1) }})
+	for i, ctx := range []context.Context{traced, context.Background(), traced, context.Background(), context.Background()} {
+		if res := c.Embed(ctx, EmbedRequest{Model: "m", Input: []string{"x"}}); res.Err != nil || res.FirstByte.IsZero() {
+			t.Fatalf("request %d: %v (first byte %v)", i, res.Err, res.FirstByte)
+		}
+	}
+	if got := seen.Load(); got != 2 {
+		t.Errorf("the caller's hook ran %d times, want 2 (once per traced request)", got)
+	}
 }

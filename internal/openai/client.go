@@ -221,6 +221,9 @@ func (c *Client) send(ctx context.Context, cl *call, method, path string, body [
 	res.Sent = res.Start
 	cctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errWholeTimeout)
 	cl.rd.Reset(body)
+	// A caller's own trace is composed into the call's hooks (in place):
+	// such a call is never recycled (calls.put).
+	cl.traced = httptrace.ContextClientTrace(ctx) != nil
 	req, err := c.newRequest(httptrace.WithClientTrace(cctx, &cl.st.trace), method, path, &cl.rd)
 	if err != nil {
 		cancel()
