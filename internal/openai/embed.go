@@ -38,7 +38,8 @@ type Doc struct {
 // of Input[i].
 func (c *Client) Embed(ctx context.Context, req EmbedRequest) Result {
 	x := &embedExchange{req: req}
-	res := c.jsonCall(ctx, "/v1/embeddings", req.Header, x)
+	var res Result
+	c.jsonCall(ctx, "/v1/embeddings", req.Header, x, &res)
 	if res.Err != nil {
 		return res
 	}
@@ -98,7 +99,8 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
 		return res
 	}
 	x := &retrieveExchange{body: retrieveBody{req.Embedding, req.Input, req.TopK}}
-	res := c.jsonCall(ctx, "/v1/retrieve", req.Header, x)
+	var res Result
+	c.jsonCall(ctx, "/v1/retrieve", req.Header, x, &res)
 	out := &x.out
 	if res.Err == nil {
 		if out.Data == nil {
@@ -142,40 +144,47 @@ func (x *retrieveExchange) appendBody(dst []byte) ([]byte, error) {
 func (x *retrieveExchange) decode(data []byte) error  { return json.Unmarshal(data, &x.out) }
 func (x *retrieveExchange) errField() json.RawMessage { return x.out.Error }
 
-// jsonCall POSTs x's body and decodes its 2xx answer.
-func (c *Client) jsonCall(ctx context.Context, path string, hdr http.Header, x jsonExchange) Result {
+// jsonCall POSTs x's body and decodes its 2xx answer into x; the outcome
+// is *res (filled in place: a Result is ~430 bytes, and without a retry
+// policy it is not copied from attempt to caller).
+func (c *Client) jsonCall(ctx context.Context, path string, hdr http.Header, x jsonExchange, res *Result) {
+	if c.retry == nil {
+		c.jsonOnce(ctx, path, hdr, x, res)
+		finishTries(res, nil, 1)
+		return
+	}
 	// Not hedged: decode fills the caller's one value.
-	return c.do(ctx, false, func(ctx context.Context, n int) Result {
-		return c.jsonOnce(ctx, path, withAttempt(hdr, n), x)
+	*res = c.do(ctx, false, func(ctx context.Context, n int) (r Result) {
+		c.jsonOnce(ctx, path, withAttempt(hdr, n), x, &r)
+		return r
 	})
 }
 
-// jsonOnce is one attempt of jsonCall.
-func (c *Client) jsonOnce(ctx context.Context, path string, hdr http.Header, x jsonExchange) (res Result) { // named: done (deferred) completes it
+// jsonOnce is one attempt of jsonCall, into *res (zero on entry).
+func (c *Client) jsonOnce(ctx context.Context, path string, hdr http.Header, x jsonExchange, res *Result) {
 	cl := c.calls.get()
 	b, err := x.appendBody(cl.req[:0])
 	if err != nil {
-		c.fail(&res, ClassMalformed, fmt.Errorf("encoding request: %w", err))
-		return res
+		c.fail(res, ClassMalformed, fmt.Errorf("encoding request: %w", err))
+		return
 	}
 	cl.req = b
-	cl = c.send(ctx, cl, http.MethodPost, path, b, hdr, false, &res)
+	cl = c.send(ctx, cl, http.MethodPost, path, b, hdr, false, res)
 	if cl == nil {
-		return res
+		return
 	}
-	defer c.done(cl, &res)
+	defer c.done(cl, res)
 	data, err := cl.readAll()
 	res.End = time.Now()
 	if err != nil {
-		c.readErr(cl, &res, err)
-		return res
+		c.readErr(cl, res, err)
+		return
 	}
 	if err := x.decode(data); err != nil {
-		c.fail(&res, ClassMalformed, fmt.Errorf("decoding %s response: %w (body starts %q)", path, err, c.excerpt(data, 64)))
-		return res
+		c.fail(res, ClassMalformed, fmt.Errorf("decoding %s response: %w (body starts %q)", path, err, c.excerpt(data, 64)))
+		return
 	}
 	if raw := x.errField(); errFromTarget(raw) {
-		c.fail(&res, ClassStreamError, fmt.Errorf("target reported an error: %s", c.excerpt([]byte(raw), 200)))
+		c.fail(res, ClassStreamError, fmt.Errorf("target reported an error: %s", c.excerpt([]byte(raw), 200)))
 	}
-	return res
 }
