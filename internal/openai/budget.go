@@ -37,9 +37,13 @@ func (cl *call) release() {
 }
 
 // readAll reads the (size-limited) body, charging the buffer's growth to
-// the budget before it grows.
+// the budget before it grows. The bytes are the call's (valid until it
+// is done): a recycled call reads into the buffer of a previous request.
 func (cl *call) readAll() ([]byte, error) {
-	b := make([]byte, 0, 512)
+	b := cl.buf[:0]
+	if cap(b) < 512 {
+		b = make([]byte, 0, 512)
+	}
 	if err := cl.charge(int64(cap(b))); err != nil {
 		return nil, err
 	}
@@ -52,6 +56,7 @@ func (cl *call) readAll() ([]byte, error) {
 		}
 		n, err := cl.body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
+		cl.buf = b
 		if errors.Is(err, io.EOF) {
 			cl.eof = true
 			return b, nil

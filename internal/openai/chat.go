@@ -87,7 +87,7 @@ func (c *Client) chatOnce(ctx context.Context, req ChatRequest, n int) (res Resu
 		c.fail(&res, ClassMalformed, fmt.Errorf("encoding chat request: %w", err))
 		return res
 	}
-	cl := c.send(ctx, http.MethodPost, "/v1/chat/completions", b, withAttempt(req.Header, n), req.Stream, &res)
+	cl := c.send(ctx, c.calls.get(), http.MethodPost, "/v1/chat/completions", b, withAttempt(req.Header, n), req.Stream, &res)
 	if cl == nil {
 		return res
 	}

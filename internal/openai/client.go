@@ -44,6 +44,7 @@ type Client struct {
 	nEngine atomic.Int64
 	held    atomic.Int64 // bytes of response bodies held by calls in flight (see call.charge)
 	retry   *retrier     // nil: every request is sent once
+	calls   calls        // per-request state recycled (call.go)
 }
 
 // Result is the outcome of one request, with its timing. All times are
@@ -212,120 +213,37 @@ func (c *Client) Close() {
 	}
 }
 
-// stamps collects the httptrace times a Result reports (only those: a
-// hook costs a call and an allocation per request); the callbacks run on
-// the transport's goroutines, so they are guarded.
-type stamps struct {
-	trace           httptrace.ClientTrace
-	mu              sync.Mutex
-	sent, firstByte time.Time
-	conns           int  // connections the request was sent on (> 1: the transport replayed it)
-	wrote           bool // the whole request was written on the last connection
-}
-
-func newStamps() *stamps {
-	s := &stamps{}
-	s.trace.GotConn = s.gotConn
-	s.trace.WroteRequest = s.wroteRequest
-	s.trace.GotFirstResponseByte = s.gotFirstByte
-	return s
-}
-
-func (s *stamps) gotConn(httptrace.GotConnInfo) {
-	now := time.Now()
-	s.mu.Lock()
-	if s.sent.IsZero() {
-		s.sent = now
-	}
-	s.conns++
-	s.wrote = false
-	s.mu.Unlock()
-}
-
-func (s *stamps) wroteRequest(info httptrace.WroteRequestInfo) {
-	s.mu.Lock()
-	s.wrote = info.Err == nil
-	s.mu.Unlock()
-}
-
-// phase is where a request that got no response failed: "connect" (no
-// connection), "reset" (connected, the request not wholly written) or
-// "dropped" (written whole, then the connection closed unanswered).
-func (s *stamps) phase() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.sent.IsZero():
-		return "connect"
-	case s.wrote && s.firstByte.IsZero():
-		return "dropped"
-	}
-	return "reset"
-}
-
-func (s *stamps) gotFirstByte() {
-	now := time.Now()
-	s.mu.Lock()
-	s.firstByte = now
-	s.mu.Unlock()
-}
-
-func (s *stamps) copyTo(res *Result) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.sent.IsZero() {
-		res.Sent = s.sent
-	}
-	res.FirstByte = s.firstByte
-	if s.conns > 1 {
-		// net/http replays a request on a new connection only when
-		// nothing of it was written on the first (nothingWrittenError):
-		// the target cannot have seen it. Counted all the same.
-		res.Replays += s.conns - 1
-		res.addNote(fmt.Sprintf("connection replaced %d time(s) before any byte was written", s.conns-1))
-	}
-}
-
-// call is one HTTP exchange in flight.
-type call struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	resp   *http.Response
-	body   io.Reader // size-limited: &lim, or a test's reader
-	lim    limitedBody
-	budget *atomic.Int64 // the client's bytes held (nil: no budget)
-	limit  int64         // the client's MaxBytesInFlight
-	held   int64         // bytes this call charged
-	eof    bool          // the body was read to its end: nothing left to drain
-}
-
 // send performs method path with body and fills the timing and header
 // fields of res. On failure it sets res.Err and returns nil.
-func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr http.Header, stream bool, res *Result) *call {
+// cl is a call from c.calls, ready for the request.
+func (c *Client) send(ctx context.Context, cl *call, method, path string, body []byte, hdr http.Header, stream bool, res *Result) *call {
 	res.Start = time.Now()
 	res.Sent = res.Start
 	cctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errWholeTimeout)
-	st := newStamps()
-	defer st.copyTo(res)
-	req, err := c.newRequest(httptrace.WithClientTrace(cctx, &st.trace), method, path, body)
+	cl.rd.Reset(body)
+	// A caller's own trace is composed into the call's hooks (in place):
+	// such a call is never recycled (calls.put).
+	cl.traced = httptrace.ContextClientTrace(ctx) != nil
+	req, err := c.newRequest(httptrace.WithClientTrace(cctx, &cl.st.trace), method, path, &cl.rd)
 	if err != nil {
 		cancel()
 		c.fail(res, ClassMalformed, fmt.Errorf("building request: %w", err))
 		return nil
 	}
-	c.header(req, hdr, body != nil, stream)
+	cl.hdr = c.header(req, cl.hdr, hdr, body != nil, stream)
 	c.conns.enter()
 	resp, err := c.rt.RoundTrip(req)
+	cl.st.copyTo(res)
 	if err != nil {
 		c.conns.leave()
 		// Refused or unreachable is connect; once a connection was
 		// obtained, a close before the request was written whole is
 		// reset, after it dropped_after_send (the target may have read
 		// and executed it).
-		class := classify(cctx, err, st.phase())
+		class := classify(cctx, err, cl.st.phase())
 		cancel()
 		c.fail(res, class, fmt.Errorf("%s %s: %w", method, path, unwrapURL(err)))
-		return nil
+		return nil // cl is not recycled: the transport may hold it still
 	}
 	res.Status = resp.StatusCode
 	res.Engine = c.engine(resp.Header.Get(protocol.HeaderEngine))
@@ -335,8 +253,9 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr
 	if v := resp.Header.Get(protocol.HeaderQueueWait); v != "" {
 		res.QueueWait, res.QueueKnown = protocol.ParseQueueWait(v)
 	}
-	cl := &call{ctx: cctx, cancel: cancel, resp: resp, lim: limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes},
-		budget: &c.held, limit: c.cfg.MaxBytesInFlight}
+	cl.ctx, cl.cancel, cl.resp = cctx, cancel, resp
+	cl.lim = limitedBody{r: resp.Body, n: c.cfg.MaxResponseBytes}
+	cl.budget, cl.limit = &c.held, c.cfg.MaxBytesInFlight
 	cl.body = &cl.lim
 	if resp.StatusCode/100 != 2 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
@@ -370,12 +289,12 @@ func (c *Client) engine(h string) string {
 // newRequest builds a request for one of the client's paths on its
 // pre-parsed URL (any other path is parsed here). The body is a
 // bytes.Reader, so the request has GetBody and can be replayed.
-func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+func (c *Client) newRequest(ctx context.Context, method, path string, body *bytes.Reader) (*http.Request, error) {
 	u := c.urls[path]
 	if u == nil {
-		return http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
+		return http.NewRequestWithContext(ctx, method, c.base+path, body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, "", body)
 	if err != nil {
 		return nil, err
 	}
@@ -383,12 +302,19 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 	return req, nil
 }
 
-func (c *Client) header(req *http.Request, hdr http.Header, hasBody, stream bool) {
+// header sets req's header: hdr's keys and the client's fixed ones, in
+// h (a recycled call's map, emptied first) or a new map when h is nil or
+// large; it returns the map.
+func (c *Client) header(req *http.Request, h, hdr http.Header, hasBody, stream bool) http.Header {
 	n := len(hdr) + 3 // Content-Type, Accept, X-Sagebench-Attempt: ≤ 8 keys fit a map's first group
 	if c.hdrs.auth != nil {
 		n++
 	}
-	h := make(http.Header, n)
+	if h == nil || len(h) > 16 {
+		h = make(http.Header, n)
+	} else {
+		clear(h)
+	}
 	for k, v := range hdr {
 		h[k] = v
 	}
@@ -404,6 +330,7 @@ func (c *Client) header(req *http.Request, hdr http.Header, hasBody, stream bool
 		h["Authorization"] = c.hdrs.auth
 	}
 	req.Header = h
+	return h
 }
 
 // done drains a little of the body (so that the connection can be
@@ -420,6 +347,7 @@ func (c *Client) done(cl *call, res *Result) {
 		res.End = time.Now()
 	}
 	res.Server, res.ServerOK = serverTiming(cl.resp)
+	c.calls.put(cl) // nothing of cl may be used after this
 }
 
 // fail records an error, with the API key scrubbed from its text.
@@ -470,7 +398,7 @@ func (c *Client) excerpt(b []byte, n int) string {
 // Models lists the model ids the target serves (GET /v1/models).
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	var res Result
-	cl := c.send(ctx, http.MethodGet, "/v1/models", nil, nil, false, &res)
+	cl := c.send(ctx, c.calls.get(), http.MethodGet, "/v1/models", nil, nil, false, &res)
 	if cl == nil {
 		return nil, res.Err
 	}

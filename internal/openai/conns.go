@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"math"
@@ -101,11 +102,11 @@ func (c *Client) warmOne(ctx context.Context, got *sync.WaitGroup, release <-cha
 	defer done()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := c.newRequest(ctx, http.MethodGet, "/v1/models", nil)
+	req, err := c.newRequest(ctx, http.MethodGet, "/v1/models", bytes.NewReader(nil))
 	if err != nil {
 		return
 	}
-	c.header(req, nil, false, false)
+	c.header(req, nil, nil, false, false)
 	resp, err := c.rt.RoundTrip(req)
 	if err != nil {
 		return

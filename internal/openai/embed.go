@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/sagebench/sagebench/internal/record"
 )
 
 // EmbedRequest embeds Input with Model (POST /v1/embeddings).
@@ -35,15 +37,13 @@ type Doc struct {
 // Embed sends an embeddings request; Result.Embeddings[i] is the vector
 // of Input[i].
 func (c *Client) Embed(ctx context.Context, req EmbedRequest) Result {
-	body := struct {
-		Model string   `json:"model"`
-		Input []string `json:"input"`
-	}{req.Model, req.Input}
-	var out embedResponse
-	res := c.jsonCall(ctx, "/v1/embeddings", body, req.Header, out.decode, func() json.RawMessage { return out.Error })
+	x := &embedExchange{req: req}
+	var res Result
+	c.jsonCall(ctx, "/v1/embeddings", req.Header, x, &res)
 	if res.Err != nil {
 		return res
 	}
+	out := &x.out
 	if len(out.Data) != len(req.Input) {
 		c.fail(&res, ClassMalformed, fmt.Errorf("embeddings: got %d vectors for %d inputs", len(out.Data), len(req.Input)))
 		return res
@@ -63,6 +63,33 @@ func (c *Client) Embed(ctx context.Context, req EmbedRequest) Result {
 	return res
 }
 
+// embedExchange is an embeddings request and its answer.
+type embedExchange struct {
+	req EmbedRequest
+	out embedResponse
+}
+
+// appendBody is json.Marshal of {"model", "input"} without reflection
+// (TestEmbedBody, FuzzEmbedBody: byte for byte).
+func (x *embedExchange) appendBody(b []byte) ([]byte, error) {
+	b = record.AppendJSONString(append(b, `{"model":`...), x.req.Model)
+	b = append(b, `,"input":`...)
+	if x.req.Input == nil {
+		return append(b, "null}"...), nil
+	}
+	b = append(b, '[')
+	for i, s := range x.req.Input {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = record.AppendJSONString(b, s)
+	}
+	return append(b, "]}"...), nil
+}
+
+func (x *embedExchange) decode(data []byte) error  { return x.out.decode(data) }
+func (x *embedExchange) errField() json.RawMessage { return x.out.Error }
+
 // Retrieve queries the vector index; Result.Docs holds the hits, best first
 // as the target ordered them.
 func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
@@ -71,17 +98,10 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
 		c.fail(&res, ClassMalformed, errors.New("retrieve: give exactly one of Embedding and Input"))
 		return res
 	}
-	body := struct {
-		Embedding []float32 `json:"embedding,omitempty"`
-		Input     string    `json:"input,omitempty"`
-		TopK      int       `json:"top_k,omitempty"`
-	}{req.Embedding, req.Input, req.TopK}
-	var out struct {
-		Data  []Doc           `json:"data"`
-		Error json.RawMessage `json:"error"`
-	}
-	res := c.jsonCall(ctx, "/v1/retrieve", body, req.Header, func(data []byte) error { return json.Unmarshal(data, &out) },
-		func() json.RawMessage { return out.Error })
+	x := &retrieveExchange{body: retrieveBody{req.Embedding, req.Input, req.TopK}}
+	var res Result
+	c.jsonCall(ctx, "/v1/retrieve", req.Header, x, &res)
+	out := &x.out
 	if res.Err == nil {
 		if out.Data == nil {
 			c.fail(&res, ClassMalformed, errors.New("retrieve: response has no data array"))
@@ -92,38 +112,79 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) Result {
 	return res
 }
 
-// jsonCall POSTs body as JSON and decodes the 2xx answer with decode.
-func (c *Client) jsonCall(ctx context.Context, path string, body any, hdr http.Header, decode func([]byte) error, errField func() json.RawMessage) Result {
+// jsonExchange is a JSON request and its 2xx answer: appendBody appends
+// the request's body to dst, decode fills the answer from the body's
+// bytes (which it may not keep: they are the call's), errField is the
+// answer's "error" member.
+type jsonExchange interface {
+	appendBody(dst []byte) ([]byte, error)
+	decode(data []byte) error
+	errField() json.RawMessage
+}
+
+// retrieveExchange is a retrieve request and its answer.
+type retrieveExchange struct {
+	body retrieveBody
+	out  struct {
+		Data  []Doc           `json:"data"`
+		Error json.RawMessage `json:"error"`
+	}
+}
+
+type retrieveBody struct {
+	Embedding []float32 `json:"embedding,omitempty"`
+	Input     string    `json:"input,omitempty"`
+	TopK      int       `json:"top_k,omitempty"`
+}
+
+func (x *retrieveExchange) appendBody(dst []byte) ([]byte, error) {
+	b, err := json.Marshal(x.body)
+	return append(dst, b...), err
+}
+func (x *retrieveExchange) decode(data []byte) error  { return json.Unmarshal(data, &x.out) }
+func (x *retrieveExchange) errField() json.RawMessage { return x.out.Error }
+
+// jsonCall POSTs x's body and decodes its 2xx answer into x; the outcome
+// is *res (filled in place: a Result is ~430 bytes, and without a retry
+// policy it is not copied from attempt to caller).
+func (c *Client) jsonCall(ctx context.Context, path string, hdr http.Header, x jsonExchange, res *Result) {
+	if c.retry == nil {
+		c.jsonOnce(ctx, path, hdr, x, res)
+		finishTries(res, nil, 1)
+		return
+	}
 	// Not hedged: decode fills the caller's one value.
-	return c.do(ctx, false, func(ctx context.Context, n int) Result {
-		return c.jsonOnce(ctx, path, body, withAttempt(hdr, n), decode, errField)
+	*res = c.do(ctx, false, func(ctx context.Context, n int) (r Result) {
+		c.jsonOnce(ctx, path, withAttempt(hdr, n), x, &r)
+		return r
 	})
 }
 
-// jsonOnce is one attempt of jsonCall.
-func (c *Client) jsonOnce(ctx context.Context, path string, body any, hdr http.Header, decode func([]byte) error, errField func() json.RawMessage) (res Result) { // named: done (deferred) completes it
-	b, err := json.Marshal(body)
+// jsonOnce is one attempt of jsonCall, into *res (zero on entry).
+func (c *Client) jsonOnce(ctx context.Context, path string, hdr http.Header, x jsonExchange, res *Result) {
+	cl := c.calls.get()
+	b, err := x.appendBody(cl.req[:0])
 	if err != nil {
-		c.fail(&res, ClassMalformed, fmt.Errorf("encoding request: %w", err))
-		return res
+		c.fail(res, ClassMalformed, fmt.Errorf("encoding request: %w", err))
+		return
 	}
-	cl := c.send(ctx, http.MethodPost, path, b, hdr, false, &res)
+	cl.req = b
+	cl = c.send(ctx, cl, http.MethodPost, path, b, hdr, false, res)
 	if cl == nil {
-		return res
+		return
 	}
-	defer c.done(cl, &res)
+	defer c.done(cl, res)
 	data, err := cl.readAll()
 	res.End = time.Now()
 	if err != nil {
-		c.readErr(cl, &res, err)
-		return res
+		c.readErr(cl, res, err)
+		return
 	}
-	if err := decode(data); err != nil {
-		c.fail(&res, ClassMalformed, fmt.Errorf("decoding %s response: %w (body starts %q)", path, err, c.excerpt(data, 64)))
-		return res
+	if err := x.decode(data); err != nil {
+		c.fail(res, ClassMalformed, fmt.Errorf("decoding %s response: %w (body starts %q)", path, err, c.excerpt(data, 64)))
+		return
 	}
-	if raw := errField(); errFromTarget(raw) {
-		c.fail(&res, ClassStreamError, fmt.Errorf("target reported an error: %s", c.excerpt([]byte(raw), 200)))
+	if raw := x.errField(); errFromTarget(raw) {
+		c.fail(res, ClassStreamError, fmt.Errorf("target reported an error: %s", c.excerpt([]byte(raw), 200)))
 	}
-	return res
 }

@@ -10,12 +10,18 @@ type embedResponse struct {
 	Data  []embedDatum    `json:"data"`
 	Usage *usage          `json:"usage"`
 	Error json.RawMessage `json:"error"`
+	// The fast path's room for the usual answer (one datum, a usage),
+	// so that decoding it allocates only the vector.
+	one [1]embedDatum
+	use usage
 }
 
 type embedDatum struct {
 	Index     int       `json:"index"`
 	Embedding []float32 `json:"embedding"`
 }
+
+func (r *embedResponse) errField() json.RawMessage { return r.Error }
 
 // decode fills r from data: the fast path when the answer is plainly in
 // the usual shape, encoding/json otherwise (which has the final word).
@@ -72,7 +78,7 @@ func fastEmbed(data []byte, r *embedResponse) bool {
 
 // embedData reads the data array: objects with index and embedding.
 func (s *scanner) embedData(r *embedResponse) bool {
-	r.Data = []embedDatum{}
+	r.Data = r.one[:0]
 	return s.array(func() bool {
 		var d embedDatum
 		var seenIndex, seenVec bool
@@ -131,7 +137,7 @@ func (s *scanner) embedUsage(r *embedResponse) bool {
 	if s.lit("null") { // as encoding/json: a nil *usage
 		return true
 	}
-	r.Usage = &usage{}
+	r.Usage = &r.use
 	var seen [2]bool
 	return s.object(func(key []byte) bool {
 		k, dst := 0, &r.Usage.PromptTokens

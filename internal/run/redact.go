@@ -27,7 +27,7 @@ const maxExtraKey = 512
 // cleanRequest applies the rule to the strings of a request record that
 // can hold a peer's text. Engine and node ids repeat, so their clean form
 // is cached in seen (the sink's own map: one goroutine uses it).
-func cleanRequest(red *redact.Redactor, seen map[string]string, r record.Request) record.Request {
+func cleanRequest(red *redact.Redactor, seen map[string]string, r *record.Request) {
 	if r.Error != "" {
 		r.Error = red.String(r.Error)
 	}
@@ -36,7 +36,6 @@ func cleanRequest(red *redact.Redactor, seen map[string]string, r record.Request
 	}
 	r.Engine = cachedField(red, seen, r.Engine)
 	r.Node = cachedField(red, seen, r.Node)
-	return r
 }
 
 func cachedField(red *redact.Redactor, seen map[string]string, s string) string {

@@ -86,8 +86,14 @@ func (rn *Runner) synth(ref *tokenizer.Ref) (*shape.Synth, error) {
 }
 
 // prompts is r's prompt synthesizer (synth, already built by runOnce)
-// fitted to its chat template.
+// fitted to its chat template; nil for the default tokenizer without a
+// chat template, whose synthesizer Env.Synth builds at its first use: a
+// run that synthesizes no prompt (embeddings only) then never loads a
+// vocabulary (~30 ms of CPU and its pages).
 func (rn *Runner) prompts(r runconfig.Resolved) *shape.Synth {
+	if r.Tokenizer.Spec() == "" && r.Shared.ChatTemplate == "" {
+		return nil
+	}
 	s, _ := rn.synth(r.Tokenizer)
 	return rn.templated(s, r.Shared.ChatTemplate)
 }
@@ -172,8 +178,10 @@ func NewRunID(spec workload.Spec, backend string, rep int) string {
 func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (Result, error) {
 	opts := target.Options{Start: rn.Start, Seed: r.Shared.Seed + int64(rep), Models: workload.Models(r.Workload),
 		Tokenizer: r.Tokenizer, EmbeddingTokenizer: r.EmbeddingTokenizer, ChatTemplate: r.Shared.ChatTemplate}
-	if _, err := rn.synth(r.Tokenizer); err != nil {
-		return Result{}, err
+	if r.Tokenizer.Spec() != "" { // the default one is embedded (shape.DefaultSynth)
+		if _, err := rn.synth(r.Tokenizer); err != nil {
+			return Result{}, err
+		}
 	}
 	if r.EmbeddingTokenizer != nil {
 		if _, err := r.EmbeddingTokenizer.Get(); err != nil {
@@ -209,7 +217,10 @@ func (rn *Runner) runOnce(ctx context.Context, r runconfig.Resolved, rep int) (R
 	}
 	var tokNotes []string
 	if !t.IsEmbedded() {
-		tokNotes = tokenizeChecks(ctx, t, rn.prompts(r), workload.ChatModels(r.Workload))
+		if models := workload.ChatModels(r.Workload); len(models) > 0 {
+			env := workload.Env{Prompts: rn.prompts(r)}
+			tokNotes = tokenizeChecks(ctx, t, env.Synth(), models)
+		}
 	}
 	stopScrape := scrape(ctx, t, dir)
 	outcome, col, err := rn.drive(ctx, r, t, &run, dir)

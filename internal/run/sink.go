@@ -61,7 +61,7 @@ func (s *sink) loop() {
 			if !ok {
 				return
 			}
-			s.add(r)
+			s.add(&r)
 			continue
 		default:
 		}
@@ -72,12 +72,12 @@ func (s *sink) loop() {
 	}
 }
 
-func (s *sink) add(r record.Request) {
-	r = cleanRequest(s.red, s.seen, r)
-	s.col.Add(r)
-	s.output.Add(&r)
-	s.turns.Add(&r)
-	if err := s.w.Write(r); err != nil && s.err == nil {
+func (s *sink) add(r *record.Request) { // r is the loop's own copy: cleaned in place
+	cleanRequest(s.red, s.seen, r)
+	s.col.Add(*r)
+	s.output.Add(r)
+	s.turns.Add(r)
+	if err := s.w.Write(*r); err != nil && s.err == nil {
 		s.err = err
 	}
 }
