@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
@@ -47,15 +46,10 @@ func tailValue(t result.Metric) (float64, bool) {
 	return t.Value, t.State == result.Measured
 }
 
-// groupTTFT is the p-quantile TTFT of group g, failures +∞: every failed
-// request of a type that streams waits for a first token forever; an
-// embedding has none to wait for.
+// groupTTFT is the q-quantile TTFT of group g, failures +∞
+// (summary.GroupTTFT).
 func groupTTFT(q float64, g record.Group) result.Metric {
-	n := int(g.TTFT.Count)
-	if g.Labels[summary.LabelType] != protocol.TypeEmbedding {
-		n += g.Errors
-	}
-	return tail(q, g.TTFT, n)
+	return summary.GroupTTFT(defTail, q, g)
 }
 
 // floorTail is a harness-error quantile of the floor (v, the successes'

@@ -167,6 +167,15 @@ type Group struct {
 	TTFT          Latency           `json:"ttft"`    // from intended send
 	TPOT          Latency           `json:"tpot"`
 	ITL           Latency           `json:"itl"`
+	// E2ECountingFailures and TTFTCountingFailures are the group's E2E
+	// p50/p95/p99 and TTFT p50/p99 over every request of it, a failed one
+	// counting +∞ (measured, a bound, or never; summary.Quantile), beside
+	// the successes' e2e and ttft above — as summary.e2e_counting_failures
+	// is beside summary.e2e. TTFT only for a group whose requests stream
+	// (an embedding has no first token to wait for). Absent in records
+	// written before.
+	E2ECountingFailures  []result.Metric `json:"e2e_counting_failures,omitempty"`
+	TTFTCountingFailures []result.Metric `json:"ttft_counting_failures,omitempty"`
 }
 
 // Latency is a distribution summary in milliseconds (HDR histogram based).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/result"
 )
@@ -18,6 +19,8 @@ var (
 	DefE2EP95        = result.Def{Name: "e2e_p95_ms", Unit: result.Ms, Direction: result.Lower}
 	DefE2EP99        = result.Def{Name: "e2e_p99_ms", Unit: result.Ms, Direction: result.Lower}
 	DefLagP99        = result.Def{Name: "schedule_lag_p99_ms", Unit: result.Ms, Direction: result.Lower}
+	DefTTFTP50       = result.Def{Name: "ttft_p50_ms", Unit: result.Ms, Direction: result.Lower}
+	DefTTFTP99       = result.Def{Name: "ttft_p99_ms", Unit: result.Ms, Direction: result.Lower}
 )
 
 // Metrics returns s's run-level metrics (over every request of the run,
@@ -45,6 +48,28 @@ func Metrics(s record.Summary) []result.Metric {
 func E2ECountingFailures(s record.Summary) []result.Metric {
 	return []result.Metric{Quantile(DefE2EP50, 0.50, s.E2E, s.Requests), Quantile(DefE2EP95, 0.95, s.E2E, s.Requests),
 		Quantile(DefE2EP99, 0.99, s.E2E, s.Requests)}
+}
+
+// GroupCountingFailures fills g's E2E and TTFT quantiles over every
+// request of it, a failed one counting +∞ (record.Group).
+func GroupCountingFailures(g *record.Group) {
+	g.E2ECountingFailures = []result.Metric{Quantile(DefE2EP50, 0.50, g.E2E, g.Count), Quantile(DefE2EP95, 0.95, g.E2E, g.Count),
+		Quantile(DefE2EP99, 0.99, g.E2E, g.Count)}
+	if g.Labels[LabelType] == protocol.TypeEmbedding || g.TTFT.Count == 0 {
+		return // no first token to wait for, or none of its successes streamed
+	}
+	g.TTFTCountingFailures = []result.Metric{GroupTTFT(DefTTFTP50, 0.50, *g), GroupTTFT(DefTTFTP99, 0.99, *g)}
+}
+
+// GroupTTFT is the q-quantile TTFT of group g, failures +∞: every failed
+// request of a type that streams waits for a first token forever; an
+// embedding has none to wait for.
+func GroupTTFT(d result.Def, q float64, g record.Group) result.Metric {
+	n := int(g.TTFT.Count)
+	if g.Labels[LabelType] != protocol.TypeEmbedding {
+		n += g.Errors
+	}
+	return Quantile(d, q, g.TTFT, n)
 }
 
 // Quantile is the q-quantile (0.5, 0.9, 0.95, 0.99 or 0.999) of a

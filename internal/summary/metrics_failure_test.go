@@ -89,3 +89,48 @@ func TestSummaryCountsFailuresBeside(t *testing.T) {
 		t.Errorf("p50 %s, %d quantiles; want a figure and 3", result.Format(p50), len(back.E2ECountingFailures))
 	}
 }
+
+// TestGroupsCountFailuresBeside: every group carries its E2E and (a
+// streaming type's) TTFT quantiles counting a failed request +∞ beside
+// the successes' figures: with 2 of 100 failed the p99 is a bound open
+// above while the successes' own p99 is a number; an embedding group has
+// no TTFT to count.
+func TestGroupsCountFailuresBeside(t *testing.T) {
+	c := NewCollector()
+	for i := range 98 {
+		r := req("p", "llm", i, 10*time.Millisecond, float64(i+1), 0.1, true)
+		r.FirstToken, r.TTFTMs = 1, float64(i+1)/2
+		c.Add(r)
+	}
+	for range 2 {
+		c.Add(record.Request{Kind: "request", Type: "llm", Phase: "p", IntendedNS: 1, SentNS: 2, OK: false, ErrorClass: "timeout"})
+	}
+	c.Add(req("p", "embedding", 200, 10*time.Millisecond, 0, 0, true))
+	s, _ := c.Summarize([]Phase{{Name: "p", End: time.Second, Scheduled: 101, ScheduleSpan: time.Second}}, Validity{})
+	var llm, emb *record.Group
+	for i, g := range s.Groups {
+		if len(g.Labels) == 1 && g.Labels[LabelType] == "llm" {
+			llm = &s.Groups[i]
+		}
+		if len(g.Labels) == 1 && g.Labels[LabelType] == "embedding" {
+			emb = &s.Groups[i]
+		}
+	}
+	if llm == nil || emb == nil {
+		t.Fatalf("groups %+v", s.Groups)
+	}
+	if len(llm.E2ECountingFailures) != 3 || len(llm.TTFTCountingFailures) != 2 {
+		t.Fatalf("llm group: %d E2E and %d TTFT quantiles; want 3 and 2", len(llm.E2ECountingFailures), len(llm.TTFTCountingFailures))
+	}
+	for _, m := range []result.Metric{llm.E2ECountingFailures[2], llm.TTFTCountingFailures[1]} {
+		if m.State != result.Bound || !math.IsInf(m.Interval[1], 1) {
+			t.Errorf("%s %s; want a bound open above (2 of 100 failed)", m.Name, result.Format(m))
+		}
+	}
+	if llm.E2E.P99 <= 0 || llm.E2E.P99 > 99 {
+		t.Errorf("the successes' own p99 %v", llm.E2E.P99)
+	}
+	if len(emb.E2ECountingFailures) != 3 || emb.TTFTCountingFailures != nil || !emb.E2ECountingFailures[2].Measured() {
+		t.Errorf("embedding group: %+v, TTFT %+v", emb.E2ECountingFailures, emb.TTFTCountingFailures)
+	}
+}

@@ -140,7 +140,7 @@ func (c *Collector) groupSummaries(dur map[string]time.Duration, total time.Dura
 		if ph, ok := a.labels[LabelPhase]; ok {
 			d = dur[ph]
 		}
-		out = append(out, record.Group{
+		g := record.Group{
 			Labels:        a.labels,
 			Count:         a.count,
 			Errors:        a.errors,
@@ -151,7 +151,9 @@ func (c *Collector) groupSummaries(dur map[string]time.Duration, total time.Dura
 			TTFT:          a.ttft.latency(),
 			TPOT:          a.tpot.latency(),
 			ITL:           a.itl.latency(),
-		})
+		}
+		GroupCountingFailures(&g)
+		out = append(out, g)
 	}
 	slices.SortFunc(out, func(a, b record.Group) int {
 		return cmp.Or(cmp.Compare(setIndex(a.Labels), setIndex(b.Labels)),
