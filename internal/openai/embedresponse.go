@@ -21,8 +21,6 @@ type embedDatum struct {
 	Embedding []float32 `json:"embedding"`
 }
 
-func (r *embedResponse) errField() json.RawMessage { return r.Error }
-
 // decode fills r from data: the fast path when the answer is plainly in
 // the usual shape, encoding/json otherwise (which has the final word).
 func (r *embedResponse) decode(data []byte) error {
