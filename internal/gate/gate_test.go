@@ -441,6 +441,42 @@ func TestLimitWithoutEvidenceIsInconclusive(t *testing.T) {
 	checkOutcome(t, o, Inconclusive, "limit-p99", "no evidence")
 }
 
+// TestP99LimitMissingRun: a run that left p99-ms out of its bench line
+// (failures counted as +∞ reached its rank) is not a pass of the p99 limit
+// on the worst of the others: the worst run's p99 is unknown.
+func TestP99LimitMissingRun(t *testing.T) {
+	side := func(label string, lastHasP99 bool) *benchset.Set {
+		text := "BenchmarkQ2 \t100\t1000000 ns/op\t20 p99-ms\t0 error-ratio\n" +
+			"BenchmarkQ2 \t100\t1100000 ns/op\t22 p99-ms\t0 error-ratio\n"
+		if lastHasP99 {
+			text += "BenchmarkQ2 \t100\t1050000 ns/op\t21 p99-ms\t0 error-ratio\n"
+		} else {
+			text += "BenchmarkQ2 \t100\t1050000 ns/op\t0.05 error-ratio\n"
+		}
+		return bench(t, label, text)
+	}
+	tests := []struct {
+		name   string
+		cur    *benchset.Set
+		want   Verdict
+		wantIn string
+	}{
+		{"every run has a p99", side("current", true), Pass, "22 ms <= limit 50 ms (p99-ms, worst of 3 runs)"},
+		{"one run has none", side("current", false), Inconclusive, "1 of 3 runs have no p99-ms"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Default()
+			p.Limits = []Limit{{Benchmark: "Q2", MaxP99Ms: 50}}
+			o, err := EvaluateCurrent(tc.cur, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOutcome(t, o, tc.want, "limit-p99", tc.wantIn)
+		})
+	}
+}
+
 // TestRequestsMean: a mean is the successes' (a failed request is +Inf in
 // the evidence), saying how many failed; all failed is not evaluable.
 func TestRequestsMean(t *testing.T) {

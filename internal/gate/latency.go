@@ -85,9 +85,26 @@ func (e evidence) p99(base bool, name string) stat {
 		return stat{ok: true, value: p99(sum.DataMs), source: "pytest", detail: fmt.Sprintf("pytest-benchmark stats.data, n=%d", len(sum.DataMs))}
 	}
 	if c := e.cell(base, name, "p99-ms"); c != nil {
+		if runs := e.runs(base, name); len(c.Values) < runs {
+			return stat{source: "p99-ms", why: fmt.Sprintf("not evaluable: %d of %d runs have no p99-ms (failures counted as +∞ moved or reached its rank), so the worst run's p99 is unknown; give the runs' requests.jsonl", runs-len(c.Values), runs)}
+		}
 		return stat{ok: true, value: c.Values[len(c.Values)-1], source: "p99-ms", detail: fmt.Sprintf("p99-ms, worst of %d runs", len(c.Values))}
 	}
 	return stat{}
+}
+
+// runs is how many runs of name a side holds: the most values any of
+// its units has (a run leaves a metric out rather than print a wrong
+// one, e.g. p99-ms when failures reach its rank, so one unit's count is
+// not the runs').
+func (e evidence) runs(base bool, name string) int {
+	n := 0
+	for unit := range e.ix.byName[name] {
+		if c := e.cell(base, name, unit); c != nil {
+			n = max(n, len(c.Values))
+		}
+	}
+	return n
 }
 
 // requestsMean is the mean E2E of the successes among lat (a failed
