@@ -70,7 +70,14 @@ const (
 	TypeLLM       = "llm"
 	TypeEmbedding = "embedding"
 	TypeRAG       = "rag"
+	// TypeRetrieve is a Q1 pipeline's retrieve stage record.
+	TypeRetrieve = "retrieve"
 )
+
+// Streams reports whether a request of type typ streams a first token:
+// every type but an embedding or a retrieval. A failed one counts +∞ in
+// a TTFT quantile (the one failure rule); the others have no TTFT.
+func Streams(typ string) bool { return typ != TypeEmbedding && typ != TypeRetrieve }
 
 // Paths of the OpenAI-compatible API and of the reference stack's extras.
 const (

@@ -157,16 +157,21 @@ type Overhead struct {
 // Group summarises the requests sharing a set of labels (type, tenant,
 // priority, phase, policy …).
 type Group struct {
-	Labels        map[string]string `json:"labels"`
-	Count         int               `json:"count"`
-	Errors        int               `json:"errors"`
-	SLOAttainment float64           `json:"slo_attainment"`
-	Goodput       float64           `json:"goodput"`
-	E2E           Latency           `json:"e2e"`     // from intended send
-	Service       Latency           `json:"service"` // from actual send
-	TTFT          Latency           `json:"ttft"`    // from intended send
-	TPOT          Latency           `json:"tpot"`
-	ITL           Latency           `json:"itl"`
+	Labels map[string]string `json:"labels"`
+	Count  int               `json:"count"`
+	Errors int               `json:"errors"`
+	// StreamErrors counts the failed requests of a type that streams a
+	// first token (protocol.Streams): a group of mixed types (a tenant,
+	// a priority, a phase) counts only those +∞ in its TTFT. Absent in
+	// records written before (nil).
+	StreamErrors  *int    `json:"stream_errors,omitempty"`
+	SLOAttainment float64 `json:"slo_attainment"`
+	Goodput       float64 `json:"goodput"`
+	E2E           Latency `json:"e2e"`     // from intended send
+	Service       Latency `json:"service"` // from actual send
+	TTFT          Latency `json:"ttft"`    // from intended send
+	TPOT          Latency `json:"tpot"`
+	ITL           Latency `json:"itl"`
 	// E2ECountingFailures and TTFTCountingFailures are the group's E2E
 	// p50/p95/p99 and TTFT p50/p99 over every request of it, a failed one
 	// counting +∞ (measured, a bound, or never; summary.Quantile), beside

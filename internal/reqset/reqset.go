@@ -85,7 +85,7 @@ type Stats struct {
 	// the rank, NaN with no request. The E2EPxx above are the successes'.
 	TailP50, TailP95, TailP99 float64
 	// TTFTTailP99 is the TTFT p99 over the requests with a first token
-	// and the failed ones of a type that streams (not embeddings), a
+	// and the failed ones of a type that streams (protocol.Streams), a
 	// failure counting +∞; TTFTP99 is the successes'.
 	TTFTTailP99 float64
 }
@@ -102,7 +102,7 @@ func Measure(rs []record.Request) Stats {
 			s.Met++
 		}
 		if !r.OK {
-			if r.Type != protocol.TypeEmbedding {
+			if protocol.Streams(r.Type) {
 				failedStreams++
 			}
 			continue

@@ -165,7 +165,7 @@ func fill(w *Window, reqs []record.Request, width time.Duration) {
 // or a retrieval, which never stream one (their successes have no TTFT
 // either).
 func streams(r *record.Request) bool {
-	return r.Type != protocol.TypeEmbedding && r.Type != "retrieve"
+	return protocol.Streams(r.Type)
 }
 
 // Percentile is the p-th percentile of xs by the one quantile

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
 )
 
@@ -33,6 +34,7 @@ var groupSets = [][]string{
 type acc struct {
 	labels                        map[string]string
 	count, errors, met            int
+	streamErrors                  int // failed of a type that streams (protocol.Streams)
 	rejected                      int // failed with a 4xx other than 429 (see rejectedTypes)
 	e2e, service, ttft, tpot, itl *dist
 }
@@ -46,6 +48,9 @@ func (a *acc) add(r *record.Request) {
 	a.count++
 	if !r.OK {
 		a.errors++
+		if protocol.Streams(r.Type) {
+			a.streamErrors++
+		}
 		if r.Status >= 400 && r.Status < 500 && r.Status != 429 {
 			a.rejected++
 		}

@@ -55,7 +55,7 @@ func E2ECountingFailures(s record.Summary) []result.Metric {
 func GroupCountingFailures(g *record.Group) {
 	g.E2ECountingFailures = []result.Metric{Quantile(DefE2EP50, 0.50, g.E2E, g.Count), Quantile(DefE2EP95, 0.95, g.E2E, g.Count),
 		Quantile(DefE2EP99, 0.99, g.E2E, g.Count)}
-	if g.Labels[LabelType] == protocol.TypeEmbedding || g.TTFT.Count == 0 {
+	if t, typed := g.Labels[LabelType]; (typed && !protocol.Streams(t)) || g.TTFT.Count == 0 {
 		return // no first token to wait for, or none of its successes streamed
 	}
 	g.TTFTCountingFailures = []result.Metric{GroupTTFT(DefTTFTP50, 0.50, *g), GroupTTFT(DefTTFTP99, 0.99, *g)}
@@ -63,13 +63,25 @@ func GroupCountingFailures(g *record.Group) {
 
 // GroupTTFT is the q-quantile TTFT of group g, failures +∞: every failed
 // request of a type that streams waits for a first token forever; an
-// embedding has none to wait for.
+// embedding or a retrieval has none to wait for.
 func GroupTTFT(d result.Def, q float64, g record.Group) result.Metric {
-	n := int(g.TTFT.Count)
-	if g.Labels[LabelType] != protocol.TypeEmbedding {
-		n += g.Errors
+	return Quantile(d, q, g.TTFT, int(g.TTFT.Count)+streamFailures(g))
+}
+
+// streamFailures is how many of g's failures were of a type that
+// streams: all or none for a group of one type, StreamErrors for a mixed
+// one, and every failure for a mixed group written before StreamErrors
+// (which may make its TTFT a bound, never a figure too low).
+func streamFailures(g record.Group) int {
+	switch t, typed := g.Labels[LabelType]; {
+	case typed && protocol.Streams(t):
+		return g.Errors
+	case typed:
+		return 0
+	case g.StreamErrors != nil:
+		return *g.StreamErrors
 	}
-	return Quantile(d, q, g.TTFT, n)
+	return g.Errors
 }
 
 // Quantile is the q-quantile (0.5, 0.9, 0.95, 0.99 or 0.999) of a

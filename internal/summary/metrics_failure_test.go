@@ -134,3 +134,35 @@ func TestGroupsCountFailuresBeside(t *testing.T) {
 		t.Errorf("embedding group: %+v, TTFT %+v", emb.E2ECountingFailures, emb.TTFTCountingFailures)
 	}
 }
+
+// TestMixedGroupTTFTCountsStreamsOnly: a group of mixed types (a phase)
+// counts +∞ in its TTFT only the failures of a type that streams; a
+// failed embedding has no first token to wait for. A group written
+// before stream_errors counts every failure (a bound, never too low).
+func TestMixedGroupTTFTCountsStreamsOnly(t *testing.T) {
+	c := NewCollector()
+	for i := range 10 {
+		r := req("p", "llm", i, 10*time.Millisecond, float64(i+1), 0.1, true)
+		r.FirstToken, r.TTFTMs = 1, float64(i+1)
+		c.Add(r)
+	}
+	c.Add(record.Request{Kind: "request", Type: "embedding", Phase: "p", IntendedNS: 1, SentNS: 2, OK: false, ErrorClass: "timeout"})
+	s, _ := c.Summarize([]Phase{{Name: "p", End: time.Second, Scheduled: 11, ScheduleSpan: time.Second}}, Validity{})
+	var phase *record.Group
+	for i, g := range s.Groups {
+		if len(g.Labels) == 1 && g.Labels[LabelPhase] == "p" {
+			phase = &s.Groups[i]
+		}
+	}
+	if phase == nil || phase.StreamErrors == nil || *phase.StreamErrors != 0 || phase.Errors != 1 {
+		t.Fatalf("phase group %+v", phase)
+	}
+	if m := phase.TTFTCountingFailures[1]; !m.Measured() || m.Value != 10 {
+		t.Errorf("phase TTFT p99 %s; want 10 measured (the failed embedding has no TTFT)", result.Format(m))
+	}
+	old := *phase
+	old.StreamErrors = nil
+	if m := GroupTTFT(DefTTFTP99, 0.99, old); m.State != result.Bound {
+		t.Errorf("a group written before stream_errors: TTFT p99 %s; want a bound", result.Format(m))
+	}
+}

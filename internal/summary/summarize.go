@@ -144,6 +144,7 @@ func (c *Collector) groupSummaries(dur map[string]time.Duration, total time.Dura
 			Labels:        a.labels,
 			Count:         a.count,
 			Errors:        a.errors,
+			StreamErrors:  new(a.streamErrors),
 			SLOAttainment: ratio(a.met, a.count),
 			Goodput:       perSecond(a.met, d),
 			E2E:           a.e2e.latency(),
