@@ -7,27 +7,39 @@ import (
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/benchset"
+	"github.com/sagebench/sagebench/internal/presenter"
 	"github.com/sagebench/sagebench/internal/stats"
 )
 
-// floorOf is the largest measurement floor (p99 E2E error, ms) among the
-// calibrated runs of sets, and how many runs carried one.
-func floorOf(sets []*benchset.Set) (ms float64, n int) {
+// floorOf is the largest measurement floor (p99 TTFT or E2E error, ms,
+// presenter.FloorP99) among the calibrated runs of sets, how many runs
+// carried one, and how many carried one that failures left unknown.
+func floorOf(sets []*benchset.Set) (ms float64, n, unknown int) {
 	for _, s := range sets {
 		for _, r := range s.Runs {
-			if r.Floor != nil {
-				ms, n = math.Max(ms, math.Max(r.Floor.E2E.P99, r.Floor.TTFT.P99)), n+1
+			if r.Floor == nil {
+				continue
 			}
+			f, ok := presenter.FloorP99(r.Floor)
+			if !ok {
+				unknown++
+				continue
+			}
+			ms, n = math.Max(ms, f), n+1
 		}
 	}
-	return ms, n
+	return ms, n, unknown
 }
 
 // writeWithinFloor names the rows of millisecond tables whose median moved
 // by no more than the runs' measurement floor: the harness cannot tell
 // such a change from its own error, significant or not.
 func writeWithinFloor(w io.Writer, rep *stats.Report, sets []*benchset.Set) {
-	floor, n := floorOf(sets)
+	floor, n, unknown := floorOf(sets)
+	if unknown > 0 {
+		fmt.Fprintf(w, "\nmeasurement floor: unknown: requests failed against the exact server in %d calibrated run(s) and count +∞ at its p99; no row is marked within it\n", unknown)
+		return
+	}
 	if n == 0 {
 		return
 	}

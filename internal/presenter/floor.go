@@ -67,6 +67,9 @@ func FloorRows(f *record.Floor, late string) [][]string {
 // phase, per request type, that are no larger than the floor's p99 error:
 // the harness cannot tell them from its own error.
 func withinFloor(r Run, f *record.Floor) []string {
+	if _, ok := FloorP99(f); !ok {
+		return nil // failures move the floor's p99: it is not known
+	}
 	groups := r.configGroups()
 	first := map[string]record.Group{}
 	var out []string

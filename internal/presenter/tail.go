@@ -70,6 +70,24 @@ func floorTail(v, mx float64, q float64, count, failed int) (text string, exact 
 	return fmt.Sprintf("%.3f–%.3f", v, mx), false
 }
 
+// FloorP99 is the floor's p99 harness error in ms for the rule "a
+// difference no larger cannot be told from the harness's own error": the
+// larger of the TTFT and E2E p99s counting a failed request +∞ (floorTail),
+// ok only when both are exact — a floor whose failures move or reach the
+// rank is unknown, and the successes' figure is not it.
+func FloorP99(f *record.Floor) (ms float64, ok bool) {
+	for _, s := range []record.ErrorStats{f.TTFT, f.E2E} {
+		if s.Count == 0 && f.Failed == 0 {
+			continue
+		}
+		if _, exact := floorTail(s.P99, s.Max, 0.99, s.Count, f.Failed); !exact {
+			return 0, false
+		}
+		ms = math.Max(ms, math.Abs(s.P99))
+	}
+	return ms, true
+}
+
 // floorP99 is floorTail's text of a p99.
 func floorP99(s record.ErrorStats, failed int) string {
 	t, _ := floorTail(s.P99, s.Max, 0.99, s.Count, failed)

@@ -124,3 +124,27 @@ func TestFloorRowsCountFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorP99: the floor is known only when failures against the exact
+// server leave its p99's rank where the successes' was.
+func TestFloorP99(t *testing.T) {
+	ok := record.ErrorStats{Count: 100, P99: 0.3, Max: 0.9}
+	tests := []struct {
+		name   string
+		f      record.Floor
+		want   float64
+		wantOK bool
+	}{
+		{"no failures", record.Floor{TTFT: ok, E2E: record.ErrorStats{Count: 100, P99: 0.4, Max: 1}}, 0.4, true},
+		{"two failures reach the p99", record.Floor{TTFT: ok, E2E: ok, Failed: 2}, 0, false},
+		{"one failure of 1,000 leaves the rank", record.Floor{TTFT: record.ErrorStats{Count: 999, P99: 0.3, Max: 0.9}, E2E: record.ErrorStats{Count: 999, P99: 0.3, Max: 0.9}, Failed: 1}, 0.3, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, gotOK := FloorP99(&tc.f)
+			if got != tc.want || gotOK != tc.wantOK {
+				t.Errorf("FloorP99 = %v, %v; want %v, %v", got, gotOK, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
