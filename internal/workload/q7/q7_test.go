@@ -55,4 +55,11 @@ func TestExcess(t *testing.T) {
 	if steady.Value != 100 || ex[0][0].State != result.Never || ex[0][1].State != result.Never {
 		t.Fatalf("a +∞ window near the event: steady %v excess %+v; want the peak and ratio never", steady, ex)
 	}
+	// the steady median is nearest rank (⌈n/2⌉): of 5, 6, +∞, +∞ it is 6,
+	// measured — not the upper middle +∞
+	r.Windows[0].TTFTP99, r.Windows[1].TTFTP99 = 5, 6
+	r.Windows[2].TTFTP99, r.Windows[4].TTFTP99 = math.Inf(1), math.Inf(1)
+	if steady, _ = q.excess(r); !steady.Measured() || steady.Value != 6 {
+		t.Fatalf("steady of 5, 6, +∞, +∞: %v; want 6 measured", steady)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/sagebench/sagebench/internal/drill"
+	"github.com/sagebench/sagebench/internal/quantile"
 	"github.com/sagebench/sagebench/internal/result"
 	"github.com/sagebench/sagebench/internal/series"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -146,8 +147,9 @@ func (q *q7) excess(r *drill.Run) (result.Metric, map[int][]result.Metric) {
 	base := defSteady.NotMeasurable("no window away from the events had a value")
 	if len(steady) > 0 {
 		slices.Sort(steady)
-		base = defSteady.Measure(steady[len(steady)/2], len(steady), "").WithReason("median windowed value away from every event")
-		if math.IsInf(steady[len(steady)/2], 1) {
+		med := quantile.OfSorted(steady, 0.5) // nearest rank, the one definition
+		base = defSteady.Measure(med, len(steady), "").WithReason("median windowed value away from every event")
+		if math.IsInf(med, 1) {
 			base = defSteady.Never(fmt.Sprintf("failed requests reached the %s's rank in half or more of the %d windows away from every event: the median is +∞", q.cfg.Drill.Recovery.Metric, len(steady)))
 		}
 	}
