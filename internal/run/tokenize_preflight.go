@@ -1,12 +1,8 @@
 package run
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/chattemplate"
@@ -62,7 +58,7 @@ func tokenizeCheck(ctx context.Context, t *target.Target, synth *shape.Synth, mo
 			if err != nil {
 				return "POST /tokenize preflight: " + err.Error()
 			}
-			got, err := serverCount(ctx, t, model, msgs)
+			got, err := t.CountMessages(ctx, model, msgs)
 			if err != nil {
 				if n == 0 && i == 0 && !system {
 					return "" // no /tokenize: nothing to compare with
@@ -86,48 +82,4 @@ func tokenizeCheck(ctx context.Context, t *target.Target, synth *shape.Synth, mo
 // the run has a template; with tokenizer: server, the calibrated count).
 func ourCount(synth *shape.Synth, msgs []chattemplate.Message) (int, error) {
 	return synth.CountChat(msgs)
-}
-
-// maxTokenizeBody bounds the server's answer (its token IDs for a prompt
-// of 2,112 tokens are about 15 kB).
-const maxTokenizeBody = 1 << 20
-
-// serverCount is the server's count of msgs: POST /tokenize with the
-// messages and add_generation_prompt, as vLLM renders a chat completion.
-func serverCount(ctx context.Context, t *target.Target, model string, msgs []chattemplate.Message) (int, error) {
-	body, _ := json.Marshal(map[string]any{"model": model, "messages": msgs, "add_generation_prompt": true})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL()+"/tokenize", bytes.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if key := t.APIKey(); key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenizeBody+1))
-	if err != nil {
-		return 0, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	if len(b) > maxTokenizeBody {
-		return 0, fmt.Errorf("an answer larger than %d bytes", maxTokenizeBody)
-	}
-	var out struct {
-		Count  *int  `json:"count"`
-		Tokens []int `json:"tokens"`
-	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		return 0, fmt.Errorf("decoding the answer: %w", err)
-	}
-	if out.Count == nil {
-		return len(out.Tokens), nil
-	}
-	return *out.Count, nil
 }

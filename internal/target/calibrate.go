@@ -104,7 +104,7 @@ func (t *Target) Calibrate(ctx context.Context, models []string, needed ...[]str
 	if err := c.verify(ctx); err != nil {
 		return nil, err
 	}
-	c.out.Requests = CalibrationRequests - c.left
+	c.out.Requests = c.spent()
 	return tokenizer.NewCalibrated(c.out), nil
 }
 
@@ -116,9 +116,17 @@ func (c *calibration) wrap(err error) error {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("tokenizer: server: the calibration took longer than %v (%d /tokenize requests so far): %w", CalibrationTimeout, CalibrationRequests-c.left, err)
+		return fmt.Errorf("tokenizer: server: the calibration took longer than %v (%d /tokenize requests so far): %w", CalibrationTimeout, c.spent(), err)
 	}
 	return fmt.Errorf("tokenizer: server calibration: %w", err)
+}
+
+// spent is how many requests the calibration has taken so far (the bare
+// counts run concurrently: under the lock).
+func (c *calibration) spent() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return CalibrationRequests - c.left
 }
 
 // spend takes one request from the budget.

@@ -277,8 +277,91 @@ func TestCountTextsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, ok := got.Known("a b"); !ok || n != 2 || got.Calibration().Texts != 2 || asked.Load() != 2+2 { // each distinct text once, then each after a system prompt
-		t.Errorf("Known %d %v, %d texts, %d requests", n, ok, got.Calibration().Texts, asked.Load())
+	c := got.Calibration()
+	if n, ok := got.Known("a b"); !ok || n != 2 || c.Texts != 2 || asked.Load() != 2+2 || c.TextRequests != 2+2 { // each distinct text once, then each after a system prompt
+		t.Errorf("Known %d %v, %d texts, %d requests (%d recorded)", n, ok, c.Texts, asked.Load(), c.TextRequests)
+	}
+}
+
+// TestCountTextsRefusesInconsistentCounts: a count below the template's
+// own tokens, or two models that count a prompt differently, are refused
+// (never stored, never a negative input_tokens); after the first error no
+// more prompts are sent.
+func TestCountTextsRefusesInconsistentCounts(t *testing.T) {
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string
+			Messages []chattemplate.Message
+		}
+		if r.URL.Path != "/tokenize" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			w.Write([]byte(`{"data":[]}`))
+			return
+		}
+		asked.Add(1)
+		n := map[string]int{"short": 1, "a": 4 + 3, "b": 4 + 5, "broken": -1}[req.Model]
+		if n < 0 {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]int{"count": n})
+	}))
+	defer srv.Close()
+	tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close(context.Background())
+	texts := make([]string, 200)
+	for i := range texts {
+		texts[i] = fmt.Sprint("x y z ", i)
+	}
+	for _, tc := range []struct {
+		name   string
+		models []string
+		want   string
+	}{
+		{"fewer than the template", []string{"short"}, "fewer than the template's own 4"},
+		{"models disagree", []string{"a", "b"}, "where another model counts 3"},
+		{"a broken server", []string{"broken"}, "500 Internal Server Error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asked.Store(0)
+			cal := tokenizer.NewCalibrated(tokenizer.Calibration{Models: tc.models, Words: shape.Candidates(), Bare: make([]int, len(shape.Candidates())),
+				Overhead: map[string]int{"user": 4}})
+			got, err := tgt.CountTexts(t.Context(), cal, texts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || got != nil {
+				t.Fatalf("CountTexts: %v, %v; want an error with %q", got, err, tc.want)
+			}
+			if n := asked.Load(); n > int64(len(texts))+8 || (tc.name != "models disagree" && n > 8) {
+				t.Errorf("%d requests sent after the first error", n)
+			}
+		})
+	}
+}
+
+// TestTokenizeAnswerBounded: a /tokenize answer with a huge number is an
+// error of bounded size, and a count beyond any prompt is refused.
+func TestTokenizeAnswerBounded(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"a number of 512 KiB", `{"count":` + strings.Repeat("9", 1<<19) + `}`, "is not vLLM's"},
+		{"a count beyond any prompt", `{"count":9000000000000000000}`, "want 0 to"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tgt.Close(context.Background())
+			_, err = tgt.CountPrompt(t.Context(), "m", "hello")
+			if err == nil || !strings.Contains(err.Error(), tc.want) || len(err.Error()) > 400 {
+				t.Fatalf("err (%d bytes) %.300v; want one under 400 bytes with %q", len(fmt.Sprint(err)), err, tc.want)
+			}
+		})
 	}
 }
 
@@ -321,5 +404,43 @@ func TestCalibrateLeavesOutRefusedStructure(t *testing.T) {
 	var ce *target.CalibrationError
 	if _, err := tgt.Calibrate(t.Context(), []string{"m"}, []string{"system", "user"}); !errors.As(err, &ce) || ce.Refused != "system+user" {
 		t.Errorf("err %v, want the system+user structure refused", err)
+	}
+}
+
+// TestCalibrateDeadlineDuringBareCounts: a deadline that expires while
+// the bare counts are in flight (4 at a time) is reported with the
+// requests so far, read under the budget's lock (go test -race).
+func TestCalibrateDeadlineDuringBareCounts(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Prompt   *string
+			Messages []chattemplate.Message
+		}
+		if r.URL.Path != "/tokenize" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			w.Write([]byte(`{"data":[]}`))
+			return
+		}
+		n := 0
+		if req.Prompt != nil {
+			n = len(strings.Fields(*req.Prompt))
+			if !strings.HasPrefix(*req.Prompt, " ") && n == 1 {
+				time.Sleep(20 * time.Millisecond) // a bare word: slow
+			}
+		}
+		for _, m := range req.Messages {
+			n += len(strings.Fields(m.Content)) + 3
+		}
+		json.NewEncoder(w).Encode(map[string]int{"count": n})
+	}))
+	defer srv.Close()
+	tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close(context.Background())
+	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
+	defer cancel()
+	if _, err := tgt.Calibrate(ctx, []string{"m"}); err == nil || !strings.Contains(err.Error(), "took longer than") {
+		t.Fatalf("Calibrate past its deadline: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sagebench/sagebench/internal/chattemplate"
@@ -37,11 +38,11 @@ func (e *TooManyTextsError) Error() string {
 // every model must agree on. A few are then checked after a system
 // prompt. The result is cal that knows them (Calibrated.WithTexts).
 func (t *Target) CountTexts(ctx context.Context, cal *tokenizer.Calibrated, texts []string) (*tokenizer.Calibrated, error) {
-	distinct := map[string]int{}
+	seen := map[string]bool{}
 	var order []string
 	for _, s := range texts {
-		if _, ok := distinct[s]; !ok && s != "" {
-			distinct[s] = -1 // not counted yet
+		if !seen[s] && s != "" {
+			seen[s] = true
 			order = append(order, s)
 		}
 	}
@@ -55,43 +56,44 @@ func (t *Target) CountTexts(ctx context.Context, cal *tokenizer.Calibrated, text
 	if !ok {
 		return nil, errors.New("tokenizer: server: the user-message structure was not calibrated")
 	}
+	counts := map[string]int{}
+	var asked atomic.Int64
 	for _, m := range c.Models {
-		if err := t.countAll(ctx, m, over, order, distinct); err != nil {
+		if err := t.countAll(ctx, m, over, order, counts, &asked); err != nil {
 			return nil, err
 		}
 	}
-	out := cal.WithTexts(distinct)
-	return out, t.verifyTexts(ctx, out, order)
+	n, err := t.verifyTexts(ctx, cal.WithTexts(counts, 0), order)
+	return cal.WithTexts(counts, int(asked.Load())+n), err
 }
 
 // countAll counts order for model, textsConcurrency at a time, into
-// counts (content tokens); a model that disagrees with an earlier one is
-// a CalibrationError.
-func (t *Target) countAll(ctx context.Context, model string, over int, order []string, counts map[string]int) error {
+// counts (content tokens), adding the requests sent to asked; a model
+// that disagrees with an earlier one, or a count below the template's
+// own tokens, is a CalibrationError. After the first error no further
+// request is sent.
+func (t *Target) countAll(ctx context.Context, model string, over int, order []string, counts map[string]int, asked *atomic.Int64) error {
 	var mu sync.Mutex
 	var first error
+	failed := func() bool { mu.Lock(); defer mu.Unlock(); return first != nil }
 	sem := make(chan struct{}, textsConcurrency)
 	var wg sync.WaitGroup
 	for i, text := range order {
 		sem <- struct{}{}
+		if ctx.Err() != nil || failed() {
+			<-sem
+			break
+		}
+		asked.Add(1)
 		wg.Go(func() {
 			defer func() { <-sem }()
 			n, err := t.CountMessages(ctx, model, []chattemplate.Message{{Role: "user", Content: text}})
 			mu.Lock()
 			defer mu.Unlock()
-			switch {
-			case first != nil:
-			case err != nil:
-				first = fmt.Errorf("tokenizer: server: counting the dataset's prompt %d: %w", i+1, err)
-			case counts[text] >= 0 && counts[text] != n-over:
-				first = &CalibrationError{Model: model, Reason: fmt.Sprintf("it counts the dataset's prompt %d as %d tokens where another model counts %d; run them separately", i+1, n-over, counts[text])}
-			default:
-				counts[text] = n - over
+			if first == nil {
+				first = countOne(model, i, n, over, err, counts, text)
 			}
 		})
-		if ctx.Err() != nil {
-			break
-		}
 	}
 	wg.Wait()
 	if first == nil && ctx.Err() != nil {
@@ -100,31 +102,50 @@ func (t *Target) countAll(ctx context.Context, model string, over int, order []s
 	return first
 }
 
+// countOne files the content count of the dataset's prompt i (text) for
+// model into counts — the server's count of it in a user message, raw,
+// less the template's tokens, over — or says why it cannot.
+func countOne(model string, i, raw, over int, err error, counts map[string]int, text string) error {
+	n := raw - over
+	prev, counted := counts[text]
+	switch {
+	case err != nil:
+		return fmt.Errorf("tokenizer: server: counting the dataset's prompt %d: %w", i+1, err)
+	case n < 0:
+		return &CalibrationError{Model: model, Reason: fmt.Sprintf("it counts the dataset's prompt %d in a user message as %d tokens, fewer than the template's own %d", i+1, raw, over)}
+	case counted && prev != n:
+		return &CalibrationError{Model: model, Reason: fmt.Sprintf("it counts the dataset's prompt %d as %d tokens where another model counts %d; run them separately", i+1, n, prev)}
+	}
+	counts[text] = n
+	return nil
+}
+
 // verifyTexts checks a few given prompts after a system prompt: the
-// server must count them as cal predicts.
-func (t *Target) verifyTexts(ctx context.Context, cal *tokenizer.Calibrated, order []string) error {
+// server must count them as cal predicts. It returns the requests sent.
+func (t *Target) verifyTexts(ctx context.Context, cal *tokenizer.Calibrated, order []string) (sent int, err error) {
 	if _, ok := cal.ChatOverhead([]string{"system", "user"}); !ok {
-		return nil // the run sends them alone: counted as they are sent
+		return 0, nil // the run sends them alone: counted as they are sent
 	}
 	synth, err := shape.NewSynth(cal)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for i, text := range order[:min(len(order), textsVerified)] {
 		msgs := []chattemplate.Message{{Role: "system", Content: synth.Block(uint64(i), systemTokens)}, {Role: "user", Content: text}}
 		want, err := synth.CountChat(msgs)
 		if err != nil {
-			return err
+			return sent, err
 		}
 		for _, m := range cal.Calibration().Models {
+			sent++
 			got, err := t.CountMessages(ctx, m, msgs)
 			if err != nil {
-				return fmt.Errorf("tokenizer: server: verifying the dataset's prompts: %w", err)
+				return sent, fmt.Errorf("tokenizer: server: verifying the dataset's prompts: %w", err)
 			}
 			if got != want {
-				return &CalibrationError{Model: m, Reason: fmt.Sprintf("the dataset's prompt %d after a system prompt counts %d tokens where its count alone and the template's predict %d", i+1, got, want)}
+				return sent, &CalibrationError{Model: m, Reason: fmt.Sprintf("the dataset's prompt %d after a system prompt counts %d tokens where its count alone and the template's predict %d", i+1, got, want)}
 			}
 		}
 	}
-	return nil
+	return sent, nil
 }

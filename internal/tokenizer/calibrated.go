@@ -49,6 +49,10 @@ type Calibration struct {
 	Texts int `json:"texts,omitempty"`
 	// Requests is how many /tokenize requests the calibration took.
 	Requests int `json:"requests"`
+	// TextRequests is how many /tokenize requests counting and checking
+	// the given prompts (Texts) took, beside Requests: at most
+	// MaxServerTexts plus a few per model, on their own time bound.
+	TextRequests int `json:"text_requests,omitempty"`
 }
 
 // Structure is the key of Calibration.Overhead for messages of roles.
@@ -83,9 +87,10 @@ func NewCalibrated(cal Calibration) *Calibrated {
 // dataset's), each with the server's count of it as a message's content
 // — the count of a user message of it less the template's tokens —
 // so a request of one is counted as the server counts it.
-func (c *Calibrated) WithTexts(texts map[string]int) *Calibrated {
+// requests is how many /tokenize requests learning them took.
+func (c *Calibrated) WithTexts(texts map[string]int, requests int) *Calibrated {
 	cal := c.Calibration()
-	cal.Texts = len(texts)
+	cal.Texts, cal.TextRequests = len(texts), requests
 	out := NewCalibrated(cal)
 	out.texts = maps.Clone(texts)
 	return out
