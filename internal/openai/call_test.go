@@ -175,3 +175,47 @@ func TestCallerTraceNotRecycled(t *testing.T) {
 		t.Errorf("the caller's hook ran %d times, want 2 (once per traced request)", got)
 	}
 }
+
+// lingeringRT stands in for a transport whose dial for a request outlived
+// it (net/http dials on the request's context values): it keeps the
+// first request's context and answers every request as a settled one.
+type lingeringRT struct {
+	kept context.Context
+}
+
+func (l *lingeringRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	if l.kept == nil {
+		l.kept = context.WithoutCancel(r.Context())
+	}
+	tr := httptrace.ContextClientTrace(r.Context())
+	if tr != nil && tr.GotConn != nil {
+		tr.GotConn(httptrace.GotConnInfo{})
+	}
+	_, _ = io.Copy(io.Discard, r.Body)
+	if tr != nil && tr.WroteRequest != nil {
+		tr.WroteRequest(httptrace.WroteRequestInfo{})
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(`{"data":[{"index":0,"embedding":[1]}]}`)), Request: r}, nil
+}
+
+// TestCallerTraceNotComposedIntoPooledHooks: a traced request composes
+// its caller's hooks into a copy, never into the recycled call's own
+// trace, which an earlier untraced request's lingering dial still sees.
+func TestCallerTraceNotComposedIntoPooledHooks(t *testing.T) {
+	for range 5 {
+		c, _ := newTestClient(t, http.NotFoundHandler(), Config{})
+		rt := &lingeringRT{}
+		c.rt = rt
+		if res := c.Embed(context.Background(), EmbedRequest{Model: "m", Input: []string{"x"}}); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		traced := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{TLSHandshakeStart: func() {}})
+		if res := c.Embed(traced, EmbedRequest{Model: "m", Input: []string{"x"}}); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if tr := httptrace.ContextClientTrace(rt.kept); tr == nil || tr.TLSHandshakeStart != nil {
+			t.Fatalf("the first request's trace %+v: the caller's TLS hook was composed into it", tr)
+		}
+	}
+}

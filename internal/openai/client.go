@@ -221,10 +221,16 @@ func (c *Client) send(ctx context.Context, cl *call, method, path string, body [
 	res.Sent = res.Start
 	cctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errWholeTimeout)
 	cl.rd.Reset(body)
-	// A caller's own trace is composed into the call's hooks (in place):
-	// such a call is never recycled (calls.put).
-	cl.traced = httptrace.ContextClientTrace(ctx) != nil
-	req, err := c.newRequest(httptrace.WithClientTrace(cctx, &cl.st.trace), method, path, &cl.rd)
+	// A caller's own trace is composed (in place) into a copy of the
+	// call's hooks, never into the pooled ones: an earlier request's dial
+	// that outlived it (net/http dials on the request's context values)
+	// may still read those. Such a call is never recycled (calls.put).
+	tr := &cl.st.trace
+	if cl.traced = httptrace.ContextClientTrace(ctx) != nil; cl.traced {
+		own := cl.st.trace
+		tr = &own
+	}
+	req, err := c.newRequest(httptrace.WithClientTrace(cctx, tr), method, path, &cl.rd)
 	if err != nil {
 		cancel()
 		c.fail(res, ClassMalformed, fmt.Errorf("building request: %w", err))
