@@ -219,3 +219,16 @@ func TestCallerTraceNotComposedIntoPooledHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestRetrieveDecodeForgetsAnEarlierAttempt: one retrieve exchange decodes
+// every attempt of a retry policy; an attempt's "error" does not outlive
+// it into the next attempt's success.
+func TestRetrieveDecodeForgetsAnEarlierAttempt(t *testing.T) {
+	var x retrieveExchange
+	if err := x.decode([]byte(`{"error":{"message":"busy"}}`)); err != nil || !errFromTarget(x.errField()) {
+		t.Fatalf("first attempt: %v, error %s", err, x.errField())
+	}
+	if err := x.decode([]byte(`{"data":[]}`)); err != nil || errFromTarget(x.errField()) || x.out.Data == nil {
+		t.Fatalf("second attempt: %v, error %s, data %v", err, x.errField(), x.out.Data)
+	}
+}

@@ -141,7 +141,14 @@ func (x *retrieveExchange) appendBody(dst []byte) ([]byte, error) {
 	b, err := json.Marshal(x.body)
 	return append(dst, b...), err
 }
-func (x *retrieveExchange) decode(data []byte) error  { return json.Unmarshal(data, &x.out) }
+
+// decode starts from an empty answer: under a retry policy one exchange
+// decodes every attempt, and json.Unmarshal keeps what a member absent
+// now held (an earlier attempt's "error" would fail a later success).
+func (x *retrieveExchange) decode(data []byte) error {
+	x.out.Data, x.out.Error = nil, nil
+	return json.Unmarshal(data, &x.out)
+}
 func (x *retrieveExchange) errField() json.RawMessage { return x.out.Error }
 
 // jsonCall POSTs x's body and decodes its 2xx answer into x; the outcome
