@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sagebench/sagebench/internal/chattemplate"
+	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/tokenizer"
 )
 
@@ -62,7 +63,7 @@ func parseTokenizeLine(line []byte) (tokenizeInput, error) {
 	if err := dec.Decode(&in); err != nil {
 		return in, fmt.Errorf(`want {"text": "..."} or {"messages": [{"role": "...", "content": "..."}]}: %w`, err)
 	}
-	if dec.More() {
+	if record.Trailing(dec) {
 		return in, errors.New("more than one JSON value on the line")
 	}
 	switch {

@@ -31,9 +31,10 @@ const maxLine = 16 << 20
 // maxRunBytes bounds run.json (a run's is a few kilobytes).
 const maxRunBytes = 16 << 20
 
-// readBounded reads at most limit bytes of path; a longer file (or an
-// endless one such as /dev/zero) is an error after limit+1 bytes.
-func readBounded(path string, limit int64) ([]byte, error) {
+// ReadBounded reads at most limit bytes of path; a longer file (or an
+// endless one such as /dev/zero or a FIFO, whose size says nothing) is an
+// error after limit+1 bytes.
+func ReadBounded(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 
 // ReadRun reads and checks run.json at path.
 func ReadRun(path string) (*Run, error) {
-	b, err := readBounded(path, maxRunBytes)
+	b, err := ReadBounded(path, maxRunBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading run: %w", err)
 	}
@@ -57,6 +58,14 @@ func ReadRun(path string) (*Run, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
+}
+
+// Trailing reports whether anything but white space follows the value dec
+// has decoded. (dec.More alone says no before a stray "]" or "}", so
+// `{…}]` would pass for one document.)
+func Trailing(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return err != io.EOF
 }
 
 // DecodeRun parses a run.json document. It rejects trailing data, a
@@ -68,7 +77,7 @@ func DecodeRun(b []byte) (*Run, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("decoding run.json: %w", err)
 	}
-	if dec.More() {
+	if Trailing(dec) {
 		return nil, errors.New("decoding run.json: trailing data after the document")
 	}
 	if r.RunID == "" {
@@ -175,7 +184,7 @@ func decodeRequest(text []byte) (Request, error) {
 	if err := dec.Decode(&req); err != nil {
 		return req, fmt.Errorf("decoding request: %w", err)
 	}
-	if dec.More() {
+	if Trailing(dec) {
 		return req, errors.New("decoding request: trailing data on the line")
 	}
 	if req.ID == "" {
@@ -209,7 +218,7 @@ func decodeUnified(text []byte) (Unified, error) {
 	if err := dec.Decode(&u); err != nil {
 		return u, fmt.Errorf("decoding unified row: %w", err)
 	}
-	if dec.More() {
+	if Trailing(dec) {
 		return u, errors.New("decoding unified row: trailing data on the line")
 	}
 	switch {

@@ -17,6 +17,7 @@ func TestDecodeRun(t *testing.T) {
 		{"valid", `{"run_id":"q2-sage-0-0a1b2c3d","workload":"Q2","valid":true,"complete":true,"summary":{"e2e":{"p99_ms":12.5}}}`, ""},
 		{"truncated", `{"run_id":"q2-sage-0-0a1b2c3d","workload":"Q2","val`, "decoding run.json"},
 		{"trailing", `{"run_id":"a","workload":"Q2"} {}`, "trailing data"},
+		{"a stray bracket", `{"run_id":"a","workload":"Q2"}]`, "trailing data"},
 		{"no run id", `{"workload":"Q2"}`, "run_id is empty"},
 		{"no workload", `{"run_id":"a"}`, "workload is empty"},
 		{"empty", ``, "decoding run.json"},

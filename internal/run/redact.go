@@ -136,7 +136,7 @@ func cleanJSON(red *redact.Redactor, b []byte) []byte {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if err := dec.Decode(&v); err != nil || record.Trailing(dec) {
 		return []byte(red.String(string(b)))
 	}
 	var out bytes.Buffer

@@ -100,7 +100,7 @@ func readPipeline(b []byte) (pipelineRecord, error) {
 	if err := dec.Decode(&pr); err != nil {
 		return pr, fmt.Errorf("%s: %w", filePipeline, err)
 	}
-	if dec.More() {
+	if record.Trailing(dec) {
 		return pr, fmt.Errorf("%s: trailing data after the document", filePipeline)
 	}
 	if pr.K < 1 || pr.K > maxTopK || pr.Dropped < 0 {

@@ -24,6 +24,8 @@ func TestReadPipeline(t *testing.T) {
 		{"more ids than k", `{"k":1,"rows":[{"seq":0,"retrieved":[1,2]}]}`, "at most k = 1"},
 		{"not JSON", `{"k":5,"rows":[`, "pipeline.json"},
 		{"two documents", `{"k":5,"rows":[]}{"k":5,"rows":[]}`, "trailing data"},
+		{"a stray bracket after it", `{"k":5,"rows":[]}]`, "trailing data"},
+		{"a stray brace after it", `{"k":5,"rows":[]} }`, "trailing data"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
