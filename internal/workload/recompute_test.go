@@ -116,3 +116,22 @@ func write(t *testing.T, path string, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadRecordsBounded: a Q record file is read through a bound, not by
+// its reported size: one that never ends (a link to /dev/zero, whose size
+// is 0) is an error after the bound, never read whole.
+func TestReadRecordsBounded(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte(`{"run_id":"r","workload":"Q1"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "requests.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "pipeline.json")); err != nil {
+		t.Skip(err)
+	}
+	if _, err := workload.ReadRecords(dir, []string{"pipeline.json"}); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("ReadRecords of an endless file: %v", err)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -54,7 +53,7 @@ func ReadRecords(dir string, files []string) (Records, error) {
 		return Records{}, err
 	}
 	for _, name := range files {
-		b, err := readBounded(filepath.Join(dir, name))
+		b, err := record.ReadBounded(filepath.Join(dir, name), maxRecordFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -64,17 +63,6 @@ func ReadRecords(dir string, files []string) (Records, error) {
 		rec.Files[name] = b
 	}
 	return rec, nil
-}
-
-func readBounded(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > maxRecordFile {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d a record file may hold", path, st.Size(), maxRecordFile)
-	}
-	return os.ReadFile(path)
 }
 
 // PhasesOf turns run.json's phases back into the workload's phases: the
