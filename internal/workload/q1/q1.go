@@ -211,6 +211,10 @@ func (c *Config) validateWidth() error {
 	return nil
 }
 
+// maxStageName bounds a stage's name (below record.MaxFieldBytes, which
+// requests.jsonl keeps of it).
+const maxStageName = 64
+
 // validateGraph checks the graph's structure, that every operator is one
 // of rag.Ops with valid params, and that the stages run the transaction in
 // order: embed, retrieve, generate.
@@ -223,7 +227,12 @@ func (c *Config) validateGraph() error {
 		return fmt.Errorf("q1.graph: %w", err)
 	}
 	var ops []string
-	for _, s := range c.Graph.Stages {
+	for i, s := range c.Graph.Stages {
+		if len(s.Name) > maxStageName {
+			// requests.jsonl keeps MaxFieldBytes of a stage's name: a longer
+			// one could not be joined back to pipeline.json
+			return fmt.Errorf("q1.graph.stages[%d].name: %d bytes; at most %d", i, len(s.Name), maxStageName)
+		}
 		f, _ := reg.Lookup(s.Operator)
 		if _, err := f(s); err != nil {
 			return fmt.Errorf("q1.graph: %w", err)

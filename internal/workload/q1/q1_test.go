@@ -42,6 +42,7 @@ func TestQ1ConfigValidate(t *testing.T) {
 		{"unknown operator", func(c *Config) { c.Graph.Stages[1].Operator = "retreive" }, `unknown operator "retreive"`},
 		{"missing stage", func(c *Config) { c.Graph.Stages = c.Graph.Stages[:2] }, "embed → retrieve → generate"},
 		{"duplicate stage name", func(c *Config) { c.Graph.Stages[2].Name = "embed" }, "already used"},
+		{"stage name too long", func(c *Config) { c.Graph.Stages[0].Name = strings.Repeat("e", 300) }, "q1.graph.stages[0].name: 300 bytes; at most 64"},
 		{"negative parallelism", func(c *Config) { c.Graph.Stages[0].Parallelism = -1 }, "parallelism"},
 		{"width of no stage", func(c *Config) { c.Width = map[string]int{"genrate": 2} }, "q1.width.genrate: not an operator"},
 		{"zero width", func(c *Config) { c.Width = map[string]int{"embed": 0} }, "must be in [1, 1024]"},

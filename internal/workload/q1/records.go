@@ -35,12 +35,19 @@ func (r *q1Run) txnRecord(i int, intended, accepted time.Time) record.Request {
 	return rec
 }
 
+// intendedOf is transaction i's intended send, as the source scheduled it.
+func (r *q1Run) intendedOf(i int) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.txns[i].intended
+}
+
 // records turns a result of the graph into the transaction's record and
 // one record per stage it went through. E2E counts from the intended
 // send to the sink; the transaction meets its SLO when it succeeded
 // within slo.e2e and each stage within its own bound.
 func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time) []record.Request {
-	intended := res.Meta.Intended
+	intended := r.intendedOf(i) // the run's own schedule: never a worker's word for it
 	tr := r.txnRecord(i, intended, accepted)
 	tr.EndNS, tr.E2EMs, tr.ServiceMs = r.env.Offset(received), record.Millis(received.Sub(intended)), record.Millis(received.Sub(accepted))
 	t, derr := rag.DecodeTxn(res.Payload)

@@ -45,3 +45,40 @@ func TestResultBeforeAccept(t *testing.T) {
 		t.Errorf("txn: service %v ms, sent %d ns after its end %d ns, ok %v; want a failed transaction accepted by its end", tx.ServiceMs, tx.SentNS, tx.EndNS, tx.OK)
 	}
 }
+
+// forgetful is a runtime whose result comes back without the intended
+// send in its metadata (a --nodes worker may send it zero).
+type forgetful struct {
+	dataflow.Engine
+	r *q1Run
+}
+
+func (e forgetful) Submit(_ context.Context, rec dataflow.Record) error {
+	go func() {
+		time.Sleep(time.Millisecond)
+		e.r.onResult(dataflow.Record{ID: rec.ID, Payload: rec.Payload, Err: &dataflow.StageError{Stage: "embed", Operator: "embed", Kind: dataflow.KindError, Message: "refused"}}, time.Now())
+	}()
+	return nil
+}
+
+// TestIntendedIsTheRunsOwn: a transaction's E2E and lag count from the
+// run's own schedule, never from what a worker says it was (zero here:
+// an E2E of 56 years).
+func TestIntendedIsTheRunsOwn(t *testing.T) {
+	cfg := Default(true)
+	t0 := time.Now()
+	recs := make(chan record.Request, 8)
+	r := &q1Run{cfg: cfg, graph: cfg.deployGraph(2), queries: make([]corpus.Query, 1), questionTokens: []int{24}, txns: make([]q1Txn, 1),
+		env: &workload.Env{Start: t0, Log: io.Discard, Sent: func() {}, Record: func(rec record.Request) { recs <- rec }}}
+	r.coll = newQ1Collect(r.graph, false, nil, cfg.TopK)
+	r.eng = forgetful{r: r}
+	r.submit(context.Background(), 0, t0)
+	select {
+	case tx := <-recs:
+		if tx.Kind != "txn" || tx.E2EMs < 0 || tx.E2EMs > 10_000 || tx.LagMs < 0 || tx.LagMs > 10_000 {
+			t.Fatalf("txn %+v: want E2E from the run's intended send", tx)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no record")
+	}
+}
