@@ -66,6 +66,9 @@ func Parse(name, source string, o Options) (t *Template, err error) {
 			t, err = nil, fmt.Errorf("chat template %s: the parser failed: %v", name, r)
 		}
 	}()
+	if d := bracketDepth(source); d > maxBracketDepth {
+		return nil, fmt.Errorf("chat template %s: brackets nest %d deep; at most %d (gonja's parser recurses per bracket)", name, d, maxBracketDepth)
+	}
 	tpl, err := compile(source)
 	if err != nil {
 		if lifted := liftInlineIfs(source); lifted != source { // Gemma 3's (a if c else b): inlineif.go
@@ -85,6 +88,27 @@ func Parse(name, source string, o Options) (t *Template, err error) {
 		o.Now = time.Now
 	}
 	return &Template{name: name, tpl: tpl, bos: o.BOS, eos: o.EOS, now: o.Now, src: source}, nil
+}
+
+// maxBracketDepth bounds how deep "(" and "[" nest in a template: gonja's
+// parser descends ~14 calls per bracket, and a stack overflow is fatal
+// (no recover); real templates nest a few deep.
+const maxBracketDepth = 256
+
+// bracketDepth is the deepest nesting of "(" and "[" in source (text and
+// tags alike: an upper bound of what the parser meets).
+func bracketDepth(source string) int {
+	d, deepest := 0, 0
+	for i := 0; i < len(source); i++ {
+		switch source[i] {
+		case '(', '[':
+			d++
+			deepest = max(deepest, d)
+		case ')', ']':
+			d = max(d-1, 0)
+		}
+	}
+	return deepest
 }
 
 // compile parses source with transformers' settings (trim_blocks,

@@ -117,27 +117,22 @@ func splitMarks(body string) (lead, expr, trail string) {
 }
 
 // liftExpr turns an expression with one parenthesized inline if into
-// `(E[A]) if (C) else (E[B])`; ok is false when it has none, or more
-// than one inline if of any kind.
+// `(E[A]) if (C) else (E[B])`; ok is false when it has none, more than
+// one inline if of any kind, or the group is a tuple (`(A if C else B,
+// D)`: lifting would move D into one branch). Linear in expr.
 func liftExpr(expr string) (string, bool) {
 	expr = strings.TrimSpace(expr)
-	if len(keywordsAt(expr)) > 0 {
-		return "", false // an inline if at the top already
-	}
-	var found [2]int // the group's parentheses
-	groups := 0
-	for _, g := range parenGroups(expr) {
-		if len(keywordsAt(expr[g[0]+1:g[1]])) > 0 {
-			groups++
-			found = g
-		}
-	}
-	if groups != 1 {
+	if countIfs(expr) != 1 {
 		return "", false
 	}
+	groups, top := keywordGroups(expr)
+	if top || len(groups) != 1 {
+		return "", false // an inline if at the top already, or none to lift
+	}
+	found := groups[0]
 	inner := expr[found[0]+1 : found[1]]
 	kw := keywordsAt(inner)
-	if len(kw) != 2 || inner[kw[0]:kw[0]+2] != "if" || inner[kw[1]:kw[1]+4] != "else" || countIfs(expr) != 1 {
+	if len(kw) != 2 || inner[kw[0]:kw[0]+2] != "if" || inner[kw[1]:kw[1]+4] != "else" || topLevelIndex(inner, ",") >= 0 {
 		return "", false
 	}
 	a, c, alt := inner[:kw[0]], inner[kw[0]+2:kw[1]], inner[kw[1]+4:]
@@ -145,39 +140,58 @@ func liftExpr(expr string) (string, bool) {
 	return with(a) + " if (" + c + ") else " + with(alt), true
 }
 
-// parenGroups lists the [open, close] indices of every grouping
-// parenthesis pair of expr (not a call's: a "(" right after a name, ")"
-// or "]" opens arguments), outside string literals.
-func parenGroups(expr string) [][2]int {
-	var out [][2]int
-	var stack []int // indices of open parens; −1 for a call's or a bracket
+// keywordGroups lists, in one pass, the [open, close] indices of every
+// grouping parenthesis pair of expr (not a call's: a "(" right after a
+// name, ")" or "]" opens arguments) that holds the word "if" or "else"
+// directly (not inside a deeper bracket), outside string literals; top
+// says such a word stands outside every bracket. An unterminated string
+// or an unbalanced closer gives none.
+func keywordGroups(expr string) (groups [][2]int, top bool) {
+	type open struct {
+		at       int // −1 for a call's parenthesis or a bracket
+		keywords bool
+	}
+	var stack []open
 	for j := 0; j < len(expr); j++ {
-		switch c := expr[j]; c {
-		case '\'', '"':
+		switch c := expr[j]; {
+		case c == '\'' || c == '"':
 			k := stringEnd(expr, j)
 			if k < 0 {
-				return nil
+				return nil, false
 			}
 			j = k
-		case '(':
+		case c == '(':
+			at := j
 			if callParen(expr[:j]) {
-				stack = append(stack, -1)
-			} else {
-				stack = append(stack, j)
+				at = -1
 			}
-		case '[', '{':
-			stack = append(stack, -1)
-		case ')', ']', '}':
+			stack = append(stack, open{at: at})
+		case c == '[' || c == '{':
+			stack = append(stack, open{at: -1})
+		case c == ')' || c == ']' || c == '}':
 			if len(stack) == 0 {
-				return nil
+				return nil, false
 			}
-			if o := stack[len(stack)-1]; o >= 0 && c == ')' {
-				out = append(out, [2]int{o, j})
+			if o := stack[len(stack)-1]; o.at >= 0 && o.keywords && c == ')' {
+				groups = append(groups, [2]int{o.at, j})
 			}
 			stack = stack[:len(stack)-1]
+		case isNameByte(c) && (j == 0 || !isNameByte(expr[j-1])):
+			k := j
+			for k < len(expr) && isNameByte(expr[k]) {
+				k++
+			}
+			if w := expr[j:k]; w == "if" || w == "else" {
+				if len(stack) == 0 {
+					top = true
+				} else {
+					stack[len(stack)-1].keywords = true
+				}
+			}
+			j = k - 1
 		}
 	}
-	return out
+	return groups, top
 }
 
 // callParen says a "(" after before opens a call's arguments.

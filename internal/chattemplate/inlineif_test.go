@@ -3,6 +3,7 @@ package chattemplate
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLiftInlineIfs: the rewrite of a tag with one parenthesized inline
@@ -24,6 +25,9 @@ func TestLiftInlineIfs(t *testing.T) {
 		{"if block", `{% if (a if b else c) %}{% endif %}`, `{% if (a if b else c) %}{% endif %}`},
 		{"unterminated", `{{ x + (a if b else c)`, `{{ x + (a if b else c)`},
 		{"no else", `{{ x + (a if b) }}`, `{{ x + (a if b) }}`},
+		{"a tuple", `{{ ('a' if x else 'b', 'c') | length }}`, `{{ ('a' if x else 'b', 'c') | length }}`},
+		{"in a tuple", `{% set ok = r in ('user' if s else 'human', 'assistant') %}`, `{% set ok = r in ('user' if s else 'human', 'assistant') %}`},
+		{"deep inside groups", `{{ x + (((a if b else c))) }}`, `{{ (x + (((a )))) if ( b ) else (x + ((( c)))) }}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := liftInlineIfs(tc.in); got != tc.want {
@@ -57,5 +61,22 @@ func TestInlineIfRenders(t *testing.T) {
 	}
 	if _, err := Parse("two", `{{ (a if b else c) + (d if e else f) }}`, Options{}); err == nil || !strings.Contains(err.Error(), "parenthesis") {
 		t.Fatalf("two inline ifs: %v, want gonja's parse error", err)
+	}
+}
+
+// TestLiftInlineIfsLinear: the rewrite is one pass over a tag, however
+// deep its parentheses nest (it was quadratic: tens of seconds on a
+// crafted file), and Parse refuses brackets nested deeper than gonja's
+// parser can recurse.
+func TestLiftInlineIfsLinear(t *testing.T) {
+	n := 1 << 17
+	src := "{{ 1 + }}{{ " + strings.Repeat("(", n) + "x if y else z" + strings.Repeat(")", n) + " }}"
+	start := time.Now()
+	liftInlineIfs(src)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("liftInlineIfs took %v on %d nested parentheses", d, n)
+	}
+	if _, err := Parse("deep", src, Options{}); err == nil || !strings.Contains(err.Error(), "brackets nest 131072 deep; at most 256") {
+		t.Fatalf("Parse of %d nested parentheses: %v", n, err)
 	}
 }
