@@ -386,16 +386,20 @@ func finishMetrics(ms map[string]*Metric) []Metric {
 		if m.Type == TypeGauge || m.Type == TypeUntyped {
 			m.StatOf = "mean"
 		}
+		total := 0.0
 		for _, w := range m.Windows {
 			if w.Missing {
 				continue
 			}
-			m.TotalDelta += w.Delta
+			total += w.Delta
 			if p := w.Rate; p != nil {
 				xs = append(xs, *p)
 			} else if p := w.Mean; p != nil {
 				xs = append(xs, *p)
 			}
+		}
+		if !math.IsInf(total, 0) && !math.IsNaN(total) {
+			m.TotalDelta = &total
 		}
 		m.Stats = Summarize(xs)
 		out = append(out, *m)

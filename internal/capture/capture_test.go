@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
@@ -98,7 +99,7 @@ func TestRunAgainstExporter(t *testing.T) {
 			t.Errorf("counter window %+v: want delta 20 and a positive rate", w)
 		}
 	}
-	if reqs.TotalDelta != 40 || reqs.StatOf != "rate" || reqs.Stats.N != 2 {
+	if reqs.TotalDelta == nil || *reqs.TotalDelta != 40 || reqs.StatOf != "rate" || reqs.Stats.N != 2 {
 		t.Errorf("counter total %v, stat of %q, n %d; want 40, rate, 2", reqs.TotalDelta, reqs.StatOf, reqs.Stats.N)
 	}
 	lat := findMetric(t, c, "app_latency_seconds")
@@ -208,4 +209,19 @@ func TestWriteMarkdownAndJSON(t *testing.T) {
 		t.Error("DecodeJSON accepted another schema version")
 	}
 	os.WriteFile(filepath.Join(t.TempDir(), JSONFile), js, 0o644)
+}
+
+// TestHugeValuesStayWritable: values near the top of float64 from an
+// exporter (finite in every window) never make capture.json unwritable:
+// the mean stays within [min, max] and a total beyond float64 is absent.
+func TestHugeValuesStayWritable(t *testing.T) {
+	s := Summarize([]float64{1e308, 1e308, 1.7e308})
+	if _, err := json.Marshal(s); err != nil || s.Mean < 1e308 || s.Mean > 1.7e308 {
+		t.Fatalf("Summarize: %+v, %v", s, err)
+	}
+	ms := finishMetrics(map[string]*Metric{"c": {Name: "c", Type: TypeCounter,
+		Windows: []MetricWindow{{Delta: 1.5e308}, {Delta: 1.5e308}}}})
+	if _, err := json.Marshal(ms); err != nil || ms[0].TotalDelta != nil {
+		t.Fatalf("a total beyond float64: %v, %v", ms[0].TotalDelta, err)
+	}
 }

@@ -12,6 +12,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // Metric types of a Series.
@@ -91,7 +93,13 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // else the classic text parser (built with expfmt.NewTextParser; its zero
 // value is invalid). source names the input in errors.
 func Parse(r io.Reader, contentType, source string) ([]Series, error) {
-	fams, err := decodeFamilies(r, contentType)
+	return parseLimited(r, contentType, source, DefaultMaxSamples)
+}
+
+// parseLimited is Parse with a protobuf exposition's elements bounded by
+// maxSamples (the text formats are bounded line by line as they are read).
+func parseLimited(r io.Reader, contentType, source string, maxSamples int) ([]Series, error) {
+	fams, err := decodeFamilies(r, contentType, maxSamples)
 	if err != nil {
 		return nil, parseError(source, err)
 	}
@@ -134,7 +142,7 @@ func parseError(source string, err error) error {
 	return &ParseError{Source: source, Err: err}
 }
 
-func decodeFamilies(r io.Reader, contentType string) ([]*dto.MetricFamily, error) {
+func decodeFamilies(r io.Reader, contentType string, maxSamples int) ([]*dto.MetricFamily, error) {
 	format := expfmt.Format(contentType)
 	text := contentType == "" || format.FormatType() == expfmt.TypeTextPlain || format.FormatType() == expfmt.TypeUnknown
 	if format.FormatType() == expfmt.TypeOpenMetrics { // linear, see omText
@@ -152,19 +160,10 @@ func decodeFamilies(r io.Reader, contentType string) ([]*dto.MetricFamily, error
 		}
 		return fams, nil
 	}
-	dec := expfmt.NewDecoder(r, format)
-	var fams []*dto.MetricFamily
-	for {
-		f := &dto.MetricFamily{}
-		err := dec.Decode(f)
-		if err == io.EOF {
-			return fams, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		fams = append(fams, f)
+	if format.FormatType() == expfmt.TypeProtoDelim {
+		return decodeProto(r, format, maxSamples)
 	}
+	return nil, fmt.Errorf("exposition format %q is not supported", redact.Clip(contentType, 128))
 }
 
 // MaxBuckets bounds the buckets of one histogram series: every window

@@ -64,11 +64,12 @@ func Summarize(xs []float64) Stats {
 		return Stats{}
 	}
 	sort.Float64s(v)
-	sum := 0.0
+	mean, n := 0.0, float64(len(v))
 	for _, x := range v {
-		sum += x
+		mean += x / n // a sum of values near 1e308 would overflow to +Inf
 	}
-	return Stats{N: len(v), Mean: sum / float64(len(v)), Median: quantileSorted(v, 0.5),
+	mean = min(max(mean, v[0]), v[len(v)-1]) // rounding cannot leave [min, max]
+	return Stats{N: len(v), Mean: mean, Median: quantileSorted(v, 0.5),
 		Min: v[0], Max: v[len(v)-1], P95: quantileSorted(v, 0.95), P99: quantileSorted(v, 0.99)}
 }
 

@@ -53,7 +53,10 @@ type Metric struct {
 	Windows    []MetricWindow    `json:"windows"`
 	StatOf     string            `json:"stat_of"`
 	Stats      Stats             `json:"stats"`
-	TotalDelta float64           `json:"total_delta"`
+	// TotalDelta is the sum of the windows' deltas; absent when it is
+	// beyond a float64 (a broken or hostile exporter's values near
+	// 1e308: JSON cannot hold +Inf, and the capture would be lost).
+	TotalDelta *float64 `json:"total_delta,omitempty"`
 }
 
 // MetricWindow is a series over one window. Start and End are the values

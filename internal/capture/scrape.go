@@ -217,7 +217,7 @@ func (s *Scraper) fetch(ctx context.Context, url string) ([]Series, error) {
 	}
 	lim := s.Limits.withDefaults()
 	body := &boundedBody{r: resp.Body, lim: lim, text: isText(resp.Header.Get("Content-Type"))}
-	series, err := Parse(body, resp.Header.Get("Content-Type"), redact.URL(url))
+	series, err := parseLimited(body, resp.Header.Get("Content-Type"), redact.URL(url), lim.MaxSamples)
 	if body.over != nil {
 		body.over.Source = redact.URL(url)
 		return nil, body.over

@@ -70,7 +70,7 @@ func writeMetricTable(b *strings.Builder, c *Capture) {
 		s := m.Stats
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			md(SeriesKey(m.Name, m.Labels)), m.Type, m.StatOf, g(s.Mean), g(s.Median), g(s.Min), g(s.Max),
-			g(s.P95), g(s.P99), g(m.TotalDelta), windowP99s(m))
+			g(s.P95), g(s.P99), gp(m.TotalDelta), windowP99s(m))
 	}
 }
 
@@ -100,6 +100,14 @@ func writeProcessTable(b *strings.Builder, c *Capture) {
 }
 
 func g(v float64) string { return fmt.Sprintf("%.4g", v) }
+
+// gp is g of *v, "-" when absent (not representable).
+func gp(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return g(*v)
+}
 
 func md(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)

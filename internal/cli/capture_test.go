@@ -52,7 +52,7 @@ func TestCaptureCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Metrics) != 1 || c.Metrics[0].TotalDelta != 20 {
+	if len(c.Metrics) != 1 || c.Metrics[0].TotalDelta == nil || *c.Metrics[0].TotalDelta != 20 {
 		t.Errorf("metrics %+v: want demo_requests_total with total delta 20 (4 periods × 5)", c.Metrics)
 	}
 	if md, err := os.ReadFile(filepath.Join(out, capture.MarkdownFile)); err != nil || !strings.Contains(string(md), "demo_requests_total") {
