@@ -120,12 +120,14 @@ func TestEndlessStreamBounded(t *testing.T) {
 }
 
 // TestBudgetChargesLongLines: SSE line buffers growing past their first
-// 32 KiB are charged to the budget too, and given back when the call ends.
+// 32 KiB are charged to the budget too (the line buffer's ~4 MiB and the
+// event data's 3 MiB for one 3 MiB line), and given back when the call
+// ends.
 func TestBudgetChargesLongLines(t *testing.T) {
 	var held atomic.Int64
 	line := []byte("data: " + strings.Repeat("x", 3<<20) + "\n\n")
 	read := func() (*call, error) {
-		cl := &call{ctx: context.Background(), body: bytes.NewReader(line), budget: &held, limit: 6 << 20}
+		cl := &call{ctx: context.Background(), body: bytes.NewReader(line), budget: &held, limit: 8 << 20}
 		sr := NewSSEReader(cl.body, 8<<20)
 		sr.grow = cl.charge
 		_, err := sr.Next()
@@ -133,7 +135,7 @@ func TestBudgetChargesLongLines(t *testing.T) {
 	}
 	a, err := read()
 	if err != nil {
-		t.Fatalf("first 3 MiB line under a 6 MiB budget: %v", err)
+		t.Fatalf("first 3 MiB line under an 8 MiB budget: %v", err)
 	}
 	b, err := read()
 	if !errors.Is(err, errBudget) {
@@ -146,5 +148,27 @@ func TestBudgetChargesLongLines(t *testing.T) {
 	}
 	if _, err := read(); err != nil {
 		t.Errorf("after the first call ended: %v", err)
+	}
+}
+
+// TestBudgetChargesEventData: many data lines of one event (no blank line
+// between them) grow the event's data, which is charged like a line and
+// bounded as one: 200 lines of 16 KiB under a 1 MiB budget fail.
+func TestBudgetChargesEventData(t *testing.T) {
+	var held atomic.Int64
+	body := strings.Repeat("data: "+strings.Repeat("x", 16<<10)+"\n", 200) + "\n"
+	cl := &call{ctx: context.Background(), body: strings.NewReader(body), budget: &held, limit: 1 << 20}
+	sr := NewSSEReader(cl.body, 8<<20)
+	sr.grow = cl.charge
+	if _, err := sr.Next(); !errors.Is(err, errBudget) {
+		t.Fatalf("a 3.2 MiB event under a 1 MiB budget: %v, want the budget error", err)
+	}
+	cl.release()
+	if held.Load() != 0 {
+		t.Fatalf("%d bytes charged after release", held.Load())
+	}
+	sr = NewSSEReader(strings.NewReader(body), 1<<20)
+	if _, err := sr.Next(); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("a 3.2 MiB event with 1 MiB lines: %v, want ErrLineTooLong", err)
 	}
 }

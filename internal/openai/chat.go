@@ -58,6 +58,23 @@ type usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
+// maxUsageTokens bounds a count a target reports: far above any request
+// (16 M tokens), far below an absurd one.
+const maxUsageTokens = 1 << 24
+
+// counts are u's prompt and completion tokens as a Result keeps them: a
+// count the target cannot mean (negative, or beyond maxUsageTokens) is
+// not reported (0), never recorded as it came.
+func (u usage) counts() (prompt, completion int) {
+	ok := func(n int) int {
+		if n < 0 || n > maxUsageTokens {
+			return 0
+		}
+		return n
+	}
+	return ok(u.PromptTokens), ok(u.CompletionTokens)
+}
+
 // completion is a non-streamed chat.completion.
 type completion struct {
 	Choices []struct {
@@ -124,7 +141,7 @@ func (c *Client) readCompletion(cl *call, req *ChatRequest, res *Result) {
 		res.Text = out.Choices[0].Message.Content
 	}
 	if out.Usage != nil {
-		res.PromptTokens, res.CompletionTokens = out.Usage.PromptTokens, out.Usage.CompletionTokens
+		res.PromptTokens, res.CompletionTokens = out.Usage.counts()
 	}
 }
 

@@ -405,3 +405,21 @@ func TestEmbedHostileTargets(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageCountsBounded: a count the target cannot mean (negative, or
+// beyond any request) is not reported, never recorded as it came; a
+// stream then counts the tokens it timed.
+func TestUsageCountsBounded(t *testing.T) {
+	h := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		writeChunk(w, `{"choices":[{"index":0,"delta":{"content":"a"}}]}`)
+		writeChunk(w, `{"choices":[{"index":0,"delta":{"content":"b"}}]}`)
+		writeChunk(w, `{"choices":[],"usage":{"prompt_tokens":-7,"completion_tokens":99999999999}}`)
+		writeChunk(w, `[DONE]`)
+	}
+	c, _ := newTestClient(t, http.HandlerFunc(h), Config{})
+	res := c.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "hi"}}, Stream: true, IncludeUsage: true})
+	if res.Err != nil || res.PromptTokens != 0 || res.CompletionTokens != 2 {
+		t.Fatalf("err %v, usage %d/%d; want 0 (not reported) and the 2 tokens timed", res.Err, res.PromptTokens, res.CompletionTokens)
+	}
+}

@@ -58,7 +58,7 @@ func (c *Client) Embed(ctx context.Context, req EmbedRequest) Result {
 		res.Embeddings[d.Index] = d.Embedding
 	}
 	if out.Usage != nil {
-		res.PromptTokens = out.Usage.PromptTokens
+		res.PromptTokens, _ = out.Usage.counts()
 	}
 	return res
 }

@@ -14,8 +14,8 @@ type Event struct {
 	ID   string
 }
 
-// ErrLineTooLong is returned by SSEReader.Next when a line exceeds the
-// reader's maximum.
+// ErrLineTooLong is returned by SSEReader.Next when a line, or an event's
+// data lines joined, exceed the reader's maximum.
 var ErrLineTooLong = errors.New("sse: line too long")
 
 // DefaultMaxLine is the line limit of an SSEReader created with maxLine <= 0.
@@ -84,7 +84,10 @@ func (s *SSEReader) Next() (Event, error) {
 			s.name, s.hasData = s.name[:0], false
 			continue
 		}
-		s.field(line)
+		if err := s.field(line); err != nil {
+			s.err, s.start, s.end, s.noLF = err, 0, 0, 0
+			return Event{}, err
+		}
 	}
 }
 
@@ -104,9 +107,9 @@ func (s *SSEReader) intern(cache *string, b []byte) string {
 }
 
 // field applies one non-empty line to the event being built.
-func (s *SSEReader) field(line []byte) {
+func (s *SSEReader) field(line []byte) error {
 	if line[0] == ':' {
-		return // comment
+		return nil // comment
 	}
 	name, value := line, []byte(nil)
 	if i := bytes.IndexByte(line, ':'); i >= 0 {
@@ -117,6 +120,9 @@ func (s *SSEReader) field(line []byte) {
 	}
 	switch string(name) {
 	case "data":
+		if err := s.room(len(value) + 1); err != nil {
+			return err
+		}
 		if s.hasData {
 			s.data = append(s.data, '\n')
 		}
@@ -129,6 +135,35 @@ func (s *SSEReader) field(line []byte) {
 			s.id = append(s.id[:0], value...)
 		}
 	}
+	return nil
+}
+
+// freeData is how much of an event's data buffer is not charged, as the
+// line buffer's first 32 KiB are not.
+const freeData = 32 << 10
+
+// room makes room for n more bytes of event data: an event's data lines
+// joined are bounded as one line is (ErrLineTooLong), and the data
+// buffer's growth past freeData is charged like the line buffer's (many
+// data lines without a blank one grew it unseen by the budget).
+func (s *SSEReader) room(n int) error {
+	need := len(s.data) + n
+	if need > s.maxLine+1 {
+		return ErrLineTooLong
+	}
+	if need <= cap(s.data) {
+		return nil
+	}
+	newCap := min(max(need, 2*cap(s.data)), s.maxLine+1)
+	if s.grow != nil && newCap > freeData {
+		if err := s.grow(int64(newCap - max(cap(s.data), freeData))); err != nil {
+			return err
+		}
+	}
+	nd := make([]byte, len(s.data), newCap)
+	copy(nd, s.data)
+	s.data = nd
+	return nil
 }
 
 // line returns the next complete line without its terminator. ok is

@@ -211,7 +211,7 @@ func (c *Client) applyChunk(data []byte, st *stream, res *Result) bool {
 		}
 	}
 	if st.ch.hasUsage {
-		res.PromptTokens, res.CompletionTokens = st.ch.usage.PromptTokens, st.ch.usage.CompletionTokens
+		res.PromptTokens, res.CompletionTokens = st.ch.usage.counts()
 	}
 	return true
 }
