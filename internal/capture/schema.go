@@ -46,13 +46,13 @@ type TargetInfo struct {
 // summarises the window rates (counters, histograms, summaries: StatOf
 // "rate", per second) or the window means (gauges: StatOf "mean").
 type Metric struct {
-	Target     string            `json:"target"`
-	Name       string            `json:"name"`
-	Labels     map[string]string `json:"labels,omitempty"`
-	Type       string            `json:"type"`
-	Windows    []MetricWindow    `json:"windows"`
-	StatOf     string            `json:"stat_of"`
-	Stats      Stats             `json:"stats"`
+	Target  string            `json:"target"`
+	Name    string            `json:"name"`
+	Labels  map[string]string `json:"labels,omitempty"`
+	Type    string            `json:"type"`
+	Windows []MetricWindow    `json:"windows"`
+	StatOf  string            `json:"stat_of"`
+	Stats   Stats             `json:"stats"`
 	// TotalDelta is the sum of the windows' deltas; absent when it is
 	// beyond a float64 (a broken or hostile exporter's values near
 	// 1e308: JSON cannot hold +Inf, and the capture would be lost).
