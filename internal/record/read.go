@@ -196,13 +196,18 @@ func decodeRequest(text []byte) (Request, error) {
 	return req, nil
 }
 
-// ReadRequestsFile is ReadRequests over the file at path.
+// ReadRequestsFile is ReadRequests over the file at path, which must be a
+// regular file: a device or FIFO in its place (a link to /dev/zero) has
+// no end to read to.
 func ReadRequestsFile(path string, each func(line int, req Request)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("reading requests: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("reading requests: %s is not a regular file", path)
+	}
 	return ReadRequests(f, path, each)
 }
 

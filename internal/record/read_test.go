@@ -143,3 +143,15 @@ func FuzzReadRequests(f *testing.F) {
 		_ = err
 	})
 }
+
+// TestReadRequestsFileRegularOnly: a requests.jsonl that is a link to a
+// device with no end is refused at once, not read forever.
+func TestReadRequestsFileRegularOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "requests.jsonl")
+	if err := os.Symlink("/dev/zero", path); err != nil {
+		t.Skip(err)
+	}
+	if err := ReadRequestsFile(path, func(int, Request) {}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("ReadRequestsFile of /dev/zero: %v", err)
+	}
+}
