@@ -103,7 +103,7 @@ func (c *Coordinator) takeFrom(k int, kind string, data []byte, t *tally, emit f
 		return ""
 	}
 	var rec record.Request
-	if err := json.Unmarshal(data, &rec); err != nil {
+	if err := json.Unmarshal(data, &rec); err != nil || record.CheckPeer(rec) != nil {
 		return rejectMalformed
 	}
 	if owner, ok := t.owner[rec.ID]; !ok || owner != k || rec.Node != name {

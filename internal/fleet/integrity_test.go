@@ -292,3 +292,29 @@ func rss() string {
 	}
 	return "unknown"
 }
+
+// TestPeerNumbersChecked: an authenticated node's record with a number
+// no harness writes (a negative latency, offset or count) is rejected as
+// malformed and counted, never emitted into the summary.
+func TestPeerNumbersChecked(t *testing.T) {
+	c := &Coordinator{cfg: Config{Nodes: []Node{{Name: "w"}}}}
+	for _, tc := range []struct {
+		name string
+		rec  record.Request
+		want string
+	}{
+		{"genuine", record.Request{ID: "p-00000", Node: "w", OK: true, E2EMs: 12, ServiceMs: 11, LagMs: 1}, ""},
+		{"negative e2e", record.Request{ID: "p-00000", Node: "w", OK: true, E2EMs: -5}, rejectMalformed},
+		{"negative end", record.Request{ID: "p-00000", Node: "w", OK: true, E2EMs: 5, EndNS: -1}, rejectMalformed},
+		{"negative tokens", record.Request{ID: "p-00000", Node: "w", OK: true, E2EMs: 5, OutputTok: -7}, rejectMalformed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tl := newTally(Shard(planOf(1), 1))
+			data, _ := json.Marshal(tc.rec)
+			emitted := 0
+			if why := c.takeFrom(0, "", data, tl, func(record.Request) { emitted++ }); why != tc.want || (why == "") != (emitted == 1) {
+				t.Fatalf("takeFrom: %q, %d emitted; want %q", why, emitted, tc.want)
+			}
+		})
+	}
+}

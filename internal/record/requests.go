@@ -3,6 +3,7 @@ package record
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -229,4 +230,34 @@ func cutString(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// CheckPeer reports a number in r that no harness writes: a negative
+// latency, offset or count (JSON carries no NaN or ±Inf). A record from
+// a peer — a load node of --nodes — that fails it is refused, never
+// summarised (a worker's e2e_ms of −5 ms reached the summary). The lag
+// may be negative (a send ahead of its schedule).
+func CheckPeer(r Request) error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"e2e_ms", r.E2EMs}, {"service_ms", r.ServiceMs}, {"ttft_ms", r.TTFTMs}, {"tpot_ms", r.TPOTMs},
+		{"ttfat_ms", r.TTFATMs}, {"server_ttft_ms", r.ServerTTFTMs}, {"server_e2e_ms", r.ServerE2EMs}} {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("request %s: %s %v", r.ID, f.name, f.v)
+		}
+	}
+	if r.QueueMs != nil && (*r.QueueMs < 0 || math.IsNaN(*r.QueueMs) || math.IsInf(*r.QueueMs, 0)) {
+		return fmt.Errorf("request %s: queue_ms %v", r.ID, *r.QueueMs)
+	}
+	if math.IsNaN(r.LagMs) || math.IsInf(r.LagMs, 0) {
+		return fmt.Errorf("request %s: lag_ms %v", r.ID, r.LagMs)
+	}
+	if r.IntendedNS < 0 || r.SentNS < 0 || r.EndNS < 0 || r.FirstByte < 0 || r.FirstToken < 0 || r.FirstAnswerToken < 0 {
+		return fmt.Errorf("request %s: a negative time offset", r.ID)
+	}
+	if r.PromptTok < 0 || r.OutputTok < 0 || r.InputTokens < 0 || r.OutputTokens < 0 || r.Retries < 0 || r.TokenNSDropped < 0 {
+		return fmt.Errorf("request %s: a negative count", r.ID)
+	}
+	return nil
 }
