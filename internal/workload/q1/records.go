@@ -1,6 +1,7 @@
 package q1
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -53,6 +54,12 @@ func (r *q1Run) records(i int, res dataflow.Record, accepted, received time.Time
 	t, derr := rag.DecodeTxn(res.Payload)
 	if derr != nil {
 		t = &rag.Txn{}
+	}
+	if herr := checkHops(r.graph, res.Hops); herr != nil {
+		res.Hops = nil // a runtime's word the run cannot take: no stage records
+		if derr == nil {
+			derr = herr
+		}
 	}
 	stages := make([]record.Request, 0, len(res.Hops))
 	met := true
@@ -232,4 +239,24 @@ func stageErrClass(se *dataflow.StageError) (string, int) {
 		return class, status
 	}
 	return ClassStageError, 0
+}
+
+// checkHops refuses hops a runtime (a --nodes worker: a peer) reports
+// that the graph cannot have produced: more than its stages, a stage out
+// of their order, an unset time, or one before the time it follows.
+func checkHops(g dataflow.Graph, hops []dataflow.Hop) error {
+	if len(hops) > len(g.Stages) {
+		return fmt.Errorf("the runtime reports %d hops through a graph of %d stages", len(hops), len(g.Stages))
+	}
+	for j, h := range hops {
+		switch {
+		case h.Stage != g.Stages[j].Name:
+			return fmt.Errorf("the runtime reports hop %d at stage %.64q, not %q", j, h.Stage, g.Stages[j].Name)
+		case h.Enqueued.IsZero() || h.Ended.IsZero():
+			return fmt.Errorf("the runtime reports hop %d (%s) without its enqueue or end time", j, h.Stage)
+		case !h.Started.IsZero() && h.Started.Before(h.Enqueued), h.Ended.Before(h.Enqueued), !h.Started.IsZero() && h.Ended.Before(h.Started):
+			return fmt.Errorf("the runtime reports hop %d (%s) ending before it started", j, h.Stage)
+		}
+	}
+	return nil
 }

@@ -82,3 +82,38 @@ func TestIntendedIsTheRunsOwn(t *testing.T) {
 		t.Fatal("no record")
 	}
 }
+
+// TestHopsChecked: hops a runtime reports that the graph cannot have
+// produced (a --nodes worker is a peer) give no stage records and fail
+// the transaction as a payload error, never negative latencies.
+func TestHopsChecked(t *testing.T) {
+	cfg := Default(true)
+	g := cfg.deployGraph(2)
+	t0 := time.Now()
+	hop := func(j int, enq, end time.Duration) dataflow.Hop {
+		return dataflow.Hop{Stage: g.Stages[j].Name, Enqueued: t0.Add(enq), Started: t0.Add(enq), Ended: t0.Add(end)}
+	}
+	good := []dataflow.Hop{hop(0, 0, time.Millisecond), hop(1, time.Millisecond, 2*time.Millisecond)}
+	reversed := []dataflow.Hop{hop(0, time.Millisecond, 0)}
+	unknown := []dataflow.Hop{{Stage: "nope", Enqueued: t0, Ended: t0}}
+	many := make([]dataflow.Hop, 1000)
+	for _, tc := range []struct {
+		name string
+		hops []dataflow.Hop
+		ok   bool
+	}{{"the graph's", good, true}, {"ending before enqueued", reversed, false}, {"an unknown stage", unknown, false}, {"more than the stages", many, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := checkHops(g, tc.hops); (err == nil) != tc.ok {
+				t.Fatalf("checkHops: %v", err)
+			}
+		})
+	}
+	r := &q1Run{cfg: cfg, graph: g, queries: make([]corpus.Query, 1), questionTokens: []int{24}, txns: make([]q1Txn, 1),
+		env: &workload.Env{Start: t0, Log: io.Discard}}
+	r.coll = newQ1Collect(r.graph, false, nil, cfg.TopK)
+	r.txns[0].intended = t0
+	recs := r.records(0, dataflow.Record{ID: txnID(0), Hops: reversed}, t0, t0.Add(time.Millisecond))
+	if len(recs) != 1 || recs[0].OK || recs[0].ErrorClass != "payload" {
+		t.Fatalf("records %+v; want the failed transaction alone", recs)
+	}
+}
