@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/sagebench/sagebench/internal/dataflow"
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // joinRequest is what a worker sends to join a run.
@@ -31,6 +32,10 @@ type joinRequest struct {
 	// Serves says the worker has a Service (set at discovery too, before
 	// the run and so its subject are known).
 	Serves bool `json:"serves,omitempty"`
+	// Proof is the worker's MAC of its name under the run key
+	// (joinRequestProof): a sealed run admits only workers holding its
+	// join token, so a publisher without it cannot fill the roster.
+	Proof string `json:"proof,omitempty"`
 }
 
 // joinReply is the coordinator's answer: the run's manifest, or a refusal.
@@ -58,6 +63,19 @@ func joinProof(key []byte, worker string) string {
 	return MAC(key, coordinatorNode, "join", []byte(worker))
 }
 
+// joinRequestProof is a worker's proof in its join request: its name
+// sealed by itself under the run key.
+func joinRequestProof(key []byte, worker string) string {
+	return MAC(key, worker, "join-request", []byte(worker))
+}
+
+// Bounds of what a join request may name: the roster, the log and the
+// run's notes hold them.
+const (
+	maxWorkerName = 64
+	maxWorkers    = 1024
+)
+
 // WorkerInfo describes a joined worker.
 type WorkerInfo struct {
 	Name    string       `json:"name"`
@@ -73,10 +91,21 @@ type roster struct {
 	workers []WorkerInfo
 }
 
-func (r *roster) add(w WorkerInfo) {
+// add admits w, in place of an earlier join under its name (a worker
+// that joins again, or a replayed request, is one worker); false when
+// the roster is full.
+func (r *roster) add(w WorkerInfo) bool {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i := slices.IndexFunc(r.workers, func(o WorkerInfo) bool { return o.Name == w.Name }); i >= 0 {
+		r.workers[i] = w
+		return true
+	}
+	if len(r.workers) >= maxWorkers {
+		return false
+	}
 	r.workers = append(r.workers, w)
-	r.mu.Unlock()
+	return true
 }
 
 func (r *roster) count() int {
@@ -116,7 +145,7 @@ func (e *Engine) onJoin(m *nats.Msg) {
 	var req joinRequest
 	rep := joinReply{Run: e.cfg.Run, Version: e.cfg.Version, Graph: e.graph, MaxDeliver: e.cfg.MaxDeliver, Prefetch: e.cfg.Prefetch, AckWait: e.cfg.AckWait, Sealed: len(e.cfg.Key) > 0}
 	if err := json.Unmarshal(m.Data, &req); err != nil {
-		rep.Refused = fmt.Sprintf("malformed join request: %v", err)
+		rep.Refused = "malformed join request: " + redact.Clip(err.Error(), 200)
 	} else {
 		rep.Refused = e.refusal(req)
 	}
@@ -128,7 +157,7 @@ func (e *Engine) onJoin(m *nats.Msg) {
 	}
 	refused := rep.Refused != "" && !rep.Over
 	if refused { // logged before the answer, so the log is there when the worker hears it
-		e.cfg.Logf("refused worker %q: %s", req.Worker, rep.Refused)
+		e.cfg.Logf("refused worker %q: %s", redact.Clip(req.Worker, maxWorkerName), rep.Refused)
 	}
 	b, _ := json.Marshal(rep)
 	_ = m.Respond(b)
@@ -138,7 +167,10 @@ func (e *Engine) onJoin(m *nats.Msg) {
 	if req.Discover || rep.Refused != "" {
 		return
 	}
-	e.workers.add(WorkerInfo{Name: req.Worker, Version: req.Version, Joined: time.Now(), Clock: req.Clock, Service: req.Service})
+	if !e.workers.add(WorkerInfo{Name: req.Worker, Version: req.Version, Joined: time.Now(), Clock: req.Clock, Service: req.Service}) {
+		e.cfg.Logf("worker %q not admitted: run %s has %d workers, the most it takes", req.Worker, e.cfg.Run, maxWorkers)
+		return
+	}
 	clock := "clock offset not measured"
 	if c := req.Clock; c != nil {
 		clock = fmt.Sprintf("clock offset %s ± %s", c.Offset, c.Uncertainty)
@@ -148,6 +180,17 @@ func (e *Engine) onJoin(m *nats.Msg) {
 
 // refusal says why a worker cannot join, or "".
 func (e *Engine) refusal(req joinRequest) string {
+	if len(req.Worker) == 0 || len(req.Worker) > maxWorkerName || len(req.Version) > maxWorkerName || !printable(req.Worker) {
+		return fmt.Sprintf("a worker name of 1 to %d printable bytes is required (and a version of at most %d)", maxWorkerName, maxWorkerName)
+	}
+	if len(e.cfg.Key) > 0 && !req.Discover {
+		switch {
+		case req.Proof == "":
+			return fmt.Sprintf("run %s seals its graph with the run key and worker %q has no join token (SAGEBENCH_JOIN_TOKEN or --join-token-file)", e.cfg.Run, req.Worker)
+		case VerifyMAC(e.cfg.Key, req.Worker, "join-request", []byte(req.Worker), req.Proof) != nil:
+			return fmt.Sprintf("run %s: worker %q's join token is not the run's (its proof does not verify); use the token its coordinator printed", e.cfg.Run, req.Worker)
+		}
+	}
 	if req.Version != e.cfg.Version {
 		return fmt.Sprintf("worker %q runs sagebench %s but run %s runs sagebench %s; start workers of the same version",
 			req.Worker, req.Version, e.cfg.Run, e.cfg.Version)
@@ -189,3 +232,13 @@ func (e *Engine) WaitWorkers(ctx context.Context, n int) error {
 }
 
 func (e *Engine) url() string { return Redact(e.nc.ConnectedUrl()) }
+
+// printable reports whether s is printable ASCII without spaces.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}

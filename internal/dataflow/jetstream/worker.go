@@ -177,6 +177,10 @@ func (w *Worker) join(ctx context.Context) (joinReply, *ClockOffset, error) {
 		if w.cfg.Service != nil {
 			jr.Service = n.serviceSubject(w.token)
 		}
+		jr.Proof = ""
+		if w.cfg.JoinToken != "" {
+			jr.Proof = joinRequestProof(RunKey(w.cfg.JoinToken, run), w.cfg.Name)
+		}
 		rep, err := w.ask(ctx, n.joinSubject(), jr)
 		if !errors.Is(err, errRunOver) || w.cfg.Run != "" {
 			return rep, jr.Clock, err // a named run that is over will not come back

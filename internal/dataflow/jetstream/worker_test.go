@@ -155,6 +155,9 @@ func TestWorkerOnASealedRun(t *testing.T) {
 			t.Errorf("%s: Serve = %v; want an error saying %q", tc.name, err, tc.want)
 		}
 	}
+	if ws := eng.Workers(); len(ws) != 0 {
+		t.Errorf("workers without the run's token joined the roster: %+v", ws)
+	}
 	w := worker(token)
 	go func() { _ = w.Serve(ctx) }()
 	got := drive(t, eng, []string{"a", "b", "c"}, func(int) {})
