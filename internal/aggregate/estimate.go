@@ -146,7 +146,7 @@ func Of(samples []Sample, conf float64) Estimate {
 	case len(measured) > 0 && len(never)+len(bound) > 0:
 		e.mixed(measured, never, bound)
 	case len(measured) == 0:
-		e.setState(never, bound, len(samples))
+		e.setState(never, bound)
 	default:
 		e.State = result.Measured
 		e.measure(measured, conf)
@@ -181,13 +181,21 @@ func (e *Estimate) mixed(measured, never, bound []result.Metric) {
 	e.Reason = fmt.Sprintf("the repetitions disagree in state: %s of %d", strings.Join(parts, "; "), len(measured)+len(never)+len(bound))
 }
 
-// setState says what an estimate without a measured value is.
-func (e *Estimate) setState(never, bound []result.Metric, reps int) {
-	valid := reps - e.Excluded.Invalid
+// setState says what an estimate without a measured value is; the
+// repetitions that did not measure it (not measurable) are left out, as
+// records.md says.
+func (e *Estimate) setState(never, bound []result.Metric) {
 	switch {
-	case valid > 0 && len(never) == valid:
+	case len(never) > 0 && len(bound) > 0:
+		lo := math.Inf(1)
+		for _, b := range bound {
+			lo = math.Min(lo, b.Interval[0])
+		}
+		e.State, e.Interval = result.Bound, &[2]float64{lo, math.Inf(1)}
+		e.Reason = fmt.Sprintf("the repetitions disagree in state: never in %d; only bracketed in %d", len(never), len(bound))
+	case len(never) > 0:
 		e.State, e.Reason = result.Never, never[0].Reason
-	case valid > 0 && len(bound) == valid:
+	case len(bound) > 0:
 		e.brackets(bound)
 	default:
 		e.State = result.NotMeasurable
@@ -328,12 +336,16 @@ func withinHalfWidth(ms []result.Metric, to func(float64) float64) (float64, boo
 	return sum / float64(len(ms)), true
 }
 
-// allCounted: every repetition says over how many requests its fraction
-// was measured.
+// allCounted: every repetition's fraction is k successes of its N
+// requests (k whole). A fraction that is not — a p-value over N rounds,
+// a share of time over N requests — is not a binomial count, and pooling
+// it as one would claim what it is not (three p-values of 1/3 over 2
+// rounds pooled to 0.5 [0.19, 0.81]).
 func allCounted(ms []result.Metric) bool {
 	for _, m := range ms {
-		if m.N <= 0 {
-			return false
+		k := m.Value * float64(m.N)
+		if m.N <= 0 || math.Abs(k-math.Round(k)) > 1e-6 {
+			return false // not k successes of N trials: a p-value over N rounds, a share of time
 		}
 	}
 	return true

@@ -42,6 +42,15 @@ func TestOf(t *testing.T) {
 		{"overlapping brackets give their intersection",
 			[]Sample{valid(recovery.Within(2, 3, 1, "")), valid(recovery.Within(2.5, 4, 1, ""))},
 			result.Bound, 0, 0, true, Excluded{Bound: 2}},
+		{"brackets and a not measurable: the brackets' intersection (not measurable left out)",
+			[]Sample{valid(recovery.Within(2, 3, 1, "")), valid(recovery.Within(2.5, 4, 1, "")), valid(recovery.NotMeasurable("no engine ids"))},
+			result.Bound, 0, 0, true, Excluded{Bound: 2, NotMeasurable: 1}},
+		{"a bracket and a never: a bound open above",
+			[]Sample{valid(recovery.Within(4, 5, 1, "")), valid(recovery.Never("never recovered"))},
+			result.Bound, 0, 0, true, Excluded{Bound: 1, Never: 1}},
+		{"never and a not measurable: never",
+			[]Sample{valid(recovery.Never("never recovered")), valid(recovery.NotMeasurable("no engine ids"))},
+			result.Never, 0, 0, false, Excluded{Never: 1, NotMeasurable: 1}},
 		{"three measured: the geometric mean",
 			[]Sample{valid(recovery.Measure(1, 1, "")), valid(recovery.Measure(2, 1, "")), valid(recovery.Measure(6, 1, ""))},
 			result.Measured, math.Cbrt(12), 3, true, Excluded{}},
@@ -220,5 +229,20 @@ func TestLogScaleCoverage(t *testing.T) {
 	}
 	if got := float64(hit) / trials; math.Abs(got-0.95) > 0.03 {
 		t.Errorf("log-scale interval covered the geometric mean in %.3f, want 0.95 ± 0.03", got)
+	}
+}
+
+// TestPValuesAreNotPooledAsCounts: a fraction that is not k successes of
+// N (a p-value over N rounds) is not pooled as a binomial count.
+func TestPValuesAreNotPooledAsCounts(t *testing.T) {
+	p := result.Def{Name: "critical_ttft_p99_p", Unit: result.Fraction, Direction: result.Lower}
+	s := Sample{Metric: p.Measure(1.0/3, 2, ""), Valid: true}
+	e := Of([]Sample{s, s, s}, 0.95)
+	if e.Method == MethodWilson || e.Mean == nil || math.Abs(*e.Mean-1.0/3) > 1e-12 {
+		t.Fatalf("three p-values of 1/3 over 2 rounds: %+v (method %s)", e, e.Method)
+	}
+	c := Sample{Metric: attain.Measure(23.0/24, 24, ""), Valid: true}
+	if e := Of([]Sample{c, c}, 0.95); e.Method != MethodWilson {
+		t.Fatalf("23 of 24 twice: method %s, want pooled Wilson", e.Method)
 	}
 }
