@@ -11,6 +11,7 @@ import (
 	"github.com/sagebench/sagebench/internal/protocol"
 	"github.com/sagebench/sagebench/internal/record"
 	"github.com/sagebench/sagebench/internal/reqset"
+	"github.com/sagebench/sagebench/internal/summary"
 	"github.com/sagebench/sagebench/internal/traffic"
 )
 
@@ -100,7 +101,12 @@ func (s *searcher) trial(phase string, rate float64, d time.Duration) ([]record.
 	c := s.q.cfg
 	seed := s.env.Seed + int64(s.seq)
 	sched, err := load.NewSchedule(load.ScheduleConfig{Process: c.Arrivals, Rate: rate, Duration: d}, seed)
-	if err != nil || sched.Len() == 0 {
+	if err != nil {
+		return nil, s.ctx.Err() == nil
+	}
+	if sched.Len() == 0 { // no arrival in d: recorded, so the run recomputes
+		at := time.Since(s.env.Start)
+		s.out.Phases = append(s.out.Phases, summary.Phase{Name: phase, Start: at, End: at, ScheduleSpan: sched.Span()})
 		return nil, s.ctx.Err() == nil
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5134))
@@ -156,17 +162,21 @@ func (q *q4) judge(rate float64, name string, rs []record.Request, d time.Durati
 	if eb > 0 {
 		we = shareWithin(rs, eb, reqset.E2E)
 	}
+	sLo, sHi := reqset.Wilson(st.OK, st.N)
 	switch {
 	case st.N == 0:
-		p.Reason = "no request was sent"
+		p.Undecided, p.Reason = true, "undecided: no request arrived in its trials (no evidence at this rate)"
 	case p.LagP99 > lagBound:
 		p.DriverBound, p.Reason = true, fmt.Sprintf("driver lag p99 %.1f ms > %.1f ms", p.LagP99, lagBound)
-	case st.SuccessRate < c.SLO.MinSuccess:
-		p.Reason = fmt.Sprintf("success %.3f < %.3f", st.SuccessRate, c.SLO.MinSuccess)
+	case sHi < c.SLO.MinSuccess:
+		p.Reason = fmt.Sprintf("success %.3f < %.3f (95 %% CI %.3f–%.3f, n=%d)", st.SuccessRate, c.SLO.MinSuccess, sLo, sHi, st.N)
 	case wt.Hi < c.SLO.Quantile:
 		p.Reason = fmt.Sprintf("%s TTFT %s > %v: %s", qn, msText(ttft.Value), c.SLO.TTFT, shareText(wt, c.SLO.TTFT))
 	case we.Hi < c.SLO.Quantile:
 		p.Reason = fmt.Sprintf("%s E2E %s > %v: %s", qn, msText(e2e.Value), c.SLO.E2E, shareText(we, c.SLO.E2E))
+	case st.SuccessRate < c.SLO.MinSuccess:
+		p.Undecided = true
+		p.Reason = fmt.Sprintf("undecided: success %.3f < %.3f but its 95 %% CI %.3f–%.3f (n=%d) holds it", st.SuccessRate, c.SLO.MinSuccess, sLo, sHi, st.N)
 	case wt.Lo < c.SLO.Quantile || we.Lo < c.SLO.Quantile:
 		p.Undecided = true
 		p.Reason = fmt.Sprintf("undecided: %s; %s (the interval holds %s)", shareText(wt, c.SLO.TTFT), shareText(we, c.SLO.E2E), pct(c.SLO.Quantile))
