@@ -18,8 +18,11 @@ func Rank(n int, q float64) int {
 		return 0
 	}
 	// q·n is computed with a relative slack so that 0.9·10 is rank 9,
-	// not 10 from the float 9.000000000000002.
-	k := int(math.Ceil(q*float64(n) - 1e-9*float64(n)))
+	// not 10 from the float 9.000000000000002; the slack is relative to
+	// q·n and far below any fraction a q of three decimals leaves (an
+	// absolute 1e-9·n was 1e-3 at n = 10⁶: rank 999,998 for ⌈999,998.001⌉).
+	qn := q * float64(n)
+	k := int(math.Ceil(qn - 1e-12*qn))
 	return min(max(k, 1), n)
 }
 

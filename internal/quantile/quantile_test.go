@@ -25,6 +25,9 @@ func TestRank(t *testing.T) {
 		{"p99 of 6 is the max", 6, 0.99, 6},
 		{"q=0 is the min", 5, 0, 1},
 		{"none", 0, 0.5, 0},
+		{"p99.9 of 1,000,999 is ⌈999,998.001⌉", 1000999, 0.999, 999999},
+		{"p99.9 of 2,000,998 is ⌈1,998,997.002⌉", 2000998, 0.999, 1998998},
+		{"p99 of 10⁸ is exactly 99,000,000", 100_000_000, 0.99, 99_000_000},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
