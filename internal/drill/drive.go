@@ -116,6 +116,10 @@ func (r *Run) measure() error {
 	}
 	r.Windows = ws
 	width := r.cfg.Series.WithDefaults().Width
+	var lastSend int64 // the load's end: its last intended send
+	for i := range r.Records {
+		lastSend = max(lastSend, r.Records[i].IntendedNS)
+	}
 	for i, e := range r.Events {
 		if e.Outcome != OutcomeOK || e.UndoOf != nil || r.planned[i].Repair() {
 			continue
@@ -129,7 +133,7 @@ func (r *Run) measure() error {
 			return err
 		}
 		x.LoadEndNS = int64(r.Phase.End)
-		x.censor(ws, f.HorizonNS)
+		x.censor(ws, f.HorizonNS, lastSend)
 		r.Recovery = append(r.Recovery, x)
 	}
 	r.Lost = Account(r.Sent, r.Records)

@@ -49,17 +49,28 @@ func (x EventRecovery) Verdict() string {
 }
 
 // censor applies the horizon: a recovery is observed only until the next
-// fault begins (horizonNS; 0: none, the end of the load is the horizon).
-// A violated fault whose compliant run of the hold time did not end by
-// the horizon is censored there — never extended into the next fault's
-// windows. The censoring time is the latest recovery that could have been
-// seen whole: the horizon − the hold, from the fault's end (at least 0).
-func (x *EventRecovery) censor(ws []series.Window, horizonNS int64) {
+// fault begins (horizonNS; 0: none, the end of the load — its last
+// intended send, loadEndNS — is the horizon). A violated fault whose
+// compliant run of the hold time did not end by the horizon is censored
+// there — never extended into the next fault's windows. The censoring
+// time is the latest recovery that could have been seen whole: the
+// horizon − the hold, from the fault's end (at least 0). With no fault
+// after it, a compliant run that reaches its hold only in windows past
+// the load's end (which hold less and less of the load) was not observed
+// whole: never recovered, not recovered.
+func (x *EventRecovery) censor(ws []series.Window, horizonNS, loadEndNS int64) {
 	x.HorizonNS = horizonNS
-	if horizonNS <= 0 || !x.Violated || x.Unmeasurable != "" {
+	if !x.Violated || x.Unmeasurable != "" {
 		return
 	}
 	hold := int64(x.HoldMs * 1e6)
+	if horizonNS <= 0 {
+		if x.State == series.Recovered && runEnd(ws, x.RecoveredNS, hold) > loadEndNS {
+			x.State, x.Recovered, x.RecoveredNS, x.AfterMs = series.NeverRecovered, false, 0, 0
+			x.Note = "back within the rule only in windows past the load's end: the hold was not observed whole"
+		}
+		return
+	}
 	if x.State == series.Recovered && runEnd(ws, x.RecoveredNS, hold) <= horizonNS {
 		return
 	}

@@ -277,3 +277,30 @@ func checkWindowsFile(t *testing.T, r *Run) {
 		t.Error("no window with failures at its p99's rank: the check checked nothing")
 	}
 }
+
+// TestRecoveryNotPastTheLoad: with no fault after it, a recovery whose
+// hold is reached only in windows past the load's last send (each holding
+// less of the load) was not observed whole: never recovered, not a
+// recovery at 9.75 s on a quarter-full window.
+func TestRecoveryNotPastTheLoad(t *testing.T) {
+	slow := func(at float64) float64 {
+		if at >= 10 && at < 19.7 {
+			return 3000
+		}
+		return 100
+	}
+	r := synthRun(t, 20, slow, Event{At: 10 * time.Second, Action: Kill, Engine: "a"})
+	if len(r.Recovery) != 1 || r.Recovery[0].Verdict() != NeverRecovered {
+		t.Fatalf("recovery %+v; want never recovered", r.Recovery)
+	}
+	// recovering with a whole hold before the load's end still counts
+	r = synthRun(t, 20, func(at float64) float64 {
+		if at >= 10 && at < 15 {
+			return 3000
+		}
+		return 100
+	}, Event{At: 10 * time.Second, Action: Kill, Engine: "a"})
+	if len(r.Recovery) != 1 || r.Recovery[0].Verdict() != Recovered {
+		t.Fatalf("recovery %+v; want recovered", r.Recovery)
+	}
+}

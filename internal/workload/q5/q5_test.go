@@ -167,4 +167,14 @@ func TestThroughputRatioNormalisedByOffered(t *testing.T) {
 	if m := throughputRatio(recs, int64(1e9), int64(5e9), int64(6e9), int64(10e9), ""); m.Value != 0.5 {
 		t.Errorf("ratio %+v; want 0.5", m)
 	}
+	// the kill at 5 s cut the last 4 before it (failed, ending after it):
+	// they are the kill's, not a loss of the span before it
+	recs = recs[:40]
+	for i := 36; i < 40; i++ {
+		recs[i].OK, recs[i].EndNS = false, int64(5.2e9)
+	}
+	add(6, 10, 80, 1)
+	if m := throughputRatio(recs, int64(1e9), int64(5e9), int64(6e9), int64(10e9), ""); m.Value != 1 {
+		t.Errorf("ratio %+v; want 1 (the cut requests are the kill's)", m)
+	}
 }

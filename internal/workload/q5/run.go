@@ -164,8 +164,8 @@ func throughputRatio(recs []record.Request, from, kill, after, end int64, how st
 	if kill-from < int64(time.Second) || end-after < int64(time.Second) {
 		return defThroughputRatio.NotMeasurable("less than a second of load before the kill or after the recovery")
 	}
-	preOK, preN := delivered(recs, from, kill)
-	postOK, postN := delivered(recs, after, end)
+	preOK, preN := delivered(recs, from, kill, kill) // a request the kill cut is the kill's
+	postOK, postN := delivered(recs, after, end, 0)
 	if preOK == 0 || postN == 0 {
 		return defThroughputRatio.NotMeasurable("nothing was delivered before the kill or offered after the recovery")
 	}
@@ -180,10 +180,11 @@ func throughputRatio(recs []record.Request, from, kill, after, end int64, how st
 }
 
 // delivered counts the ok requests intended in [from, to) and all of
-// them (the offered).
-func delivered(recs []record.Request, from, to int64) (ok, offered int) {
+// them (the offered), leaving out those a fault at cutNS cut (drill.CutBy;
+// 0: none): they count for the fault, as in the TTFT before it.
+func delivered(recs []record.Request, from, to, cutNS int64) (ok, offered int) {
 	for i := range recs {
-		if recs[i].IntendedNS >= from && recs[i].IntendedNS < to {
+		if recs[i].IntendedNS >= from && recs[i].IntendedNS < to && (cutNS == 0 || !drill.CutBy(&recs[i], cutNS, "ttft")) {
 			offered++
 			if recs[i].OK {
 				ok++
