@@ -117,6 +117,17 @@ func runCapture(cmd *cobra.Command, o captureOptions) error {
 	if o.maxSeries < 1 {
 		return usageErrorf("capture: --max-series %d: want at least 1", o.maxSeries)
 	}
+	f := cmd.Flags()
+	switch {
+	case f.Changed("windows") && o.windows < 1:
+		return usageErrorf("capture: --windows %d: want at least 1", o.windows)
+	case f.Changed("window") && o.window <= 0:
+		return usageErrorf("capture: --window %v: want a positive duration", o.window)
+	case o.timeout < 0 || o.interval < 0:
+		return usageErrorf("capture: --timeout %v, --interval %v: want positive durations (or leave them out)", o.timeout, o.interval)
+	case len(o.queries) > 0 && o.prom == "":
+		return usageErrorf("capture: --query needs --prometheus URL (a scrape of --target reads every series; --match selects among them)")
+	}
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("capture: %v", err)
 	}

@@ -30,10 +30,15 @@ func usageErrorf(format string, args ...any) error {
 	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
 }
 
-// withCode wraps err so that Main exits with code. A nil err stays nil.
+// withCode wraps err so that Main exits with code. A nil err stays nil;
+// ExitError keeps a more specific code err already carries.
 func withCode(code int, err error) error {
 	if err == nil {
 		return nil
+	}
+	var inner *exitError
+	if code == ExitError && errors.As(err, &inner) {
+		return err // a more specific code (a usage error: 2) is kept
 	}
 	return &exitError{code: code, err: err}
 }

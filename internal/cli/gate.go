@@ -150,6 +150,9 @@ func runGate(stdout io.Writer, p gate.Policy, o gateOptions, basePath, curPath s
 		if err := out.WriteMarkdown(&buf); err != nil {
 			return withCode(ExitError, err)
 		}
+		if err := makeParent(o.report); err != nil {
+			return err
+		}
 		if err := record.WriteFileAtomic(o.report, buf.Bytes()); err != nil {
 			return withCode(ExitError, err)
 		}

@@ -31,6 +31,9 @@ The worktree must be clean unless --allow-dirty. Exit codes as for gate:
 1 tool error (build failure, interrupted).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("count") && cfg.Count < 1 {
+				return usageErrorf("gobench: --count %d: want at least 1", cfg.Count)
+			}
 			p, err := g.policy(cmd)
 			if err != nil {
 				return err

@@ -83,6 +83,9 @@ func runPaper(cmd *cobra.Command, o paperOptions, experiment string) error {
 	if out == o.out.def {
 		out = ""
 	}
+	if _, err := paper.Load(experiment); err != nil {
+		return usageErrorf("paper: %v", err) // before anything is made
+	}
 	if out != "" && !o.dryRun {
 		if err := makeDir(out); err != nil {
 			return err

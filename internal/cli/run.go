@@ -59,8 +59,10 @@ Configuration: per-Q defaults, then --config YAML (strict), then the flags
 you set. --dry-run prints the resolved plan and writes and sends nothing.
 
 Exit codes: 0 ok, 1 error (I/O, unreachable target, interrupted),
-2 usage or configuration error, 5 a run was invalid (the driver could not
-deliver its schedule; see invalid_reasons in run.json), 6 a valid run
+2 usage or configuration error, 4 inconclusive (a target's interval
+straddles its bound: say what sample would decide), 5 a run was invalid
+(the driver could not deliver its schedule; see invalid_reasons in
+run.json), 6 a valid run
 whose system under test missed a target of its Q (qN.target, or the Q's
 own: Q5 recovery_s ≤ 10 and throughput_ratio ≥ 0.9, Q7
 failed_by_reconfig ≤ 0, Q8 lost ≤ 0; see result.targets in run.json).`

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sagebench/sagebench/internal/runconfig"
+	"github.com/sagebench/sagebench/internal/stack"
 	"github.com/sagebench/sagebench/internal/target"
 	"github.com/sagebench/sagebench/internal/tokenizer"
 	"github.com/sagebench/sagebench/internal/workload"
@@ -48,6 +49,11 @@ func (o *runOptions) printPlans(ctx context.Context, w io.Writer, specs []worklo
 		}
 		if err := r.Shared.Runnable(); err != nil && unrunnable == nil { // what the real run would refuse (exit 2)
 			unrunnable = usageErrorf("%s: %v", spec.ID, err)
+		}
+		if tc := r.Shared.Target; tc.IsEmbedded() && tc.StackConfig != "" && unrunnable == nil {
+			if _, err := stack.LoadConfig(tc.StackConfig); err != nil { // as preflight reads it
+				unrunnable = usageErrorf("target.stack_config %s: %v", tc.StackConfig, err)
+			}
 		}
 	}
 	if len(asked) > 0 {

@@ -120,7 +120,7 @@ func LoadPolicy(path string) (Policy, error) {
 		return p, fmt.Errorf("reading policy: %w", err)
 	}
 	if err := strictyaml.Unmarshal(b, &p); err != nil {
-		return p, fmt.Errorf("policy %s: %w", path, err)
+		return p, fmt.Errorf("policy %w", strictyaml.OneLine(path, b, err))
 	}
 	if reflect.ValueOf(p).IsZero() {
 		// An empty document zeroes the policy; most likely a file that

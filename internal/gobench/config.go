@@ -75,8 +75,11 @@ func (c Config) withDefaults() Config {
 
 // Validate reports the first unusable field.
 func (c Config) Validate() error {
-	c = c.withDefaults()
 	var errs []error
+	if c.Count < 0 {
+		errs = append(errs, fmt.Errorf("count %d must be >= 1 (0 takes the default, 10)", c.Count))
+	}
+	c = c.withDefaults()
 	switch {
 	case c.BaseRef == "":
 		errs = append(errs, errors.New("base ref is required (--base-ref)"))
@@ -89,8 +92,8 @@ func (c Config) Validate() error {
 	if _, err := regexp.Compile(c.Bench); err != nil {
 		errs = append(errs, fmt.Errorf("bench %q: %v", c.Bench, err))
 	}
-	if _, err := time.ParseDuration(c.Benchtime); err != nil && !regexp.MustCompile(`^[0-9]+x$`).MatchString(c.Benchtime) {
-		errs = append(errs, fmt.Errorf("benchtime %q: want a duration (300ms) or a count (100x)", c.Benchtime))
+	if d, err := time.ParseDuration(c.Benchtime); (err != nil || d <= 0) && !regexp.MustCompile(`^[1-9][0-9]*x$`).MatchString(c.Benchtime) {
+		errs = append(errs, fmt.Errorf("benchtime %q: want a positive duration (300ms) or a count (100x)", c.Benchtime))
 	}
 	if !regexp.MustCompile(`^[0-9]+(,[0-9]+)*$`).MatchString(c.CPU) {
 		errs = append(errs, fmt.Errorf("cpu %q: want a comma-separated list of numbers", c.CPU))

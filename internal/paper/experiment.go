@@ -62,7 +62,7 @@ func Load(path string) (*Experiment, error) {
 	}
 	var e Experiment
 	if err := strictyaml.Unmarshal(b, &e); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, strictyaml.OneLine(path, b, err)
 	}
 	e.dir, e.raw = filepath.Dir(path), b
 	if err := e.Validate(); err != nil {

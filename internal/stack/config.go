@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"time"
 
-	"github.com/goccy/go-yaml"
 	"github.com/sagebench/sagebench/internal/chattemplate"
 	"github.com/sagebench/sagebench/internal/stack/engine"
 	"github.com/sagebench/sagebench/internal/stack/gateway"
@@ -175,11 +175,7 @@ func ParseConfig(data []byte) (Config, error) {
 // with the line and column.
 func unmarshalStrict(data []byte, v any) error {
 	if err := strictyaml.Unmarshal(data, v); err != nil {
-		var ye yaml.Error
-		if errors.As(err, &ye) {
-			return errors.New(yaml.FormatError(err, false, true))
-		}
-		return err
+		return strictyaml.OneLine("", data, err)
 	}
 	return nil
 }
@@ -201,8 +197,10 @@ func (c Config) Validate() error {
 			fail("chat_template", "%v", err)
 		}
 	}
-	if _, _, err := net.SplitHostPort(c.Listen); c.Listen != "" && err != nil {
+	if _, port, err := net.SplitHostPort(c.Listen); c.Listen != "" && err != nil {
 		fail("listen", "%q is not host:port (%v)", c.Listen, err)
+	} else if _, perr := strconv.ParseUint(port, 10, 16); c.Listen != "" && perr != nil {
+		fail("listen", "%q: the port must be a number from 0 to 65535", c.Listen)
 	}
 	if c.Topology != "" && c.Topology != TopologyOne && c.Topology != TopologySplit {
 		fail("topology", "%q: want one or split", c.Topology)

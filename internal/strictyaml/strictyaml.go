@@ -9,12 +9,16 @@
 package strictyaml
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // Unmarshal decodes data into v with yaml.Strict() and opts. A document
@@ -72,4 +76,36 @@ func DecodeNode(n ast.Node, v any) (err error) {
 		}
 	}()
 	return yaml.NodeToValue(n, v, yaml.Strict())
+}
+
+// OneLine is err of the document src at path as one line: "path:line:col:
+// message (at `the line`)" for a decoder error that knows its position
+// (goccy formats one as several lines with a source excerpt and a caret;
+// the line, clipped, names the key), err wrapped under path otherwise. With
+// path "", the same without it, for a caller that names the file itself.
+func OneLine(path string, src []byte, err error) error {
+	var ye yaml.Error
+	if !errors.As(err, &ye) || ye.GetToken() == nil || ye.GetToken().Position == nil {
+		if path == "" {
+			return err
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	p := ye.GetToken().Position
+	where := fmt.Sprintf("%d:%d", p.Line, p.Column)
+	if path != "" {
+		where = path + ":" + where
+	}
+	msg := firstLine(ye.GetMessage())
+	if lines := bytes.Split(src, []byte("\n")); p.Line >= 1 && p.Line <= len(lines) {
+		if l := strings.TrimSpace(string(lines[p.Line-1])); l != "" {
+			msg += fmt.Sprintf(" (at %q)", redact.Clip(l, 80))
+		}
+	}
+	return fmt.Errorf("%s: %s", where, msg)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
 }
