@@ -51,7 +51,9 @@ func SteadyDrift(ws []series.Window, metric string, every int, xs []EventRecover
 }
 
 // disturbed are the spans the faults disturbed, [start, end) in ns: from
-// each fault until its recovery's hold had passed, or its end when it
+// each fault (or the earliest send of a request it cut: one paused in
+// flight belongs to the fault, not to the steady state) until its
+// recovery's hold had passed, or its end when it
 // caused no violation, or its horizon when censored, or the end of the
 // load when it never recovered or could not be measured.
 func disturbed(xs []EventRecovery) [][2]int64 {
@@ -66,7 +68,11 @@ func disturbed(xs []EventRecovery) [][2]int64 {
 		case Censored:
 			end = x.HorizonNS
 		}
-		out = append(out, [2]int64{x.EventNS, end})
+		start := x.EventNS
+		if x.CutFromNS > 0 && x.CutFromNS < start {
+			start = x.CutFromNS // the requests it cut were sent before it
+		}
+		out = append(out, [2]int64{start, end})
 	}
 	return out
 }

@@ -134,6 +134,7 @@ func (r *Run) measure() error {
 		}
 		x.LoadEndNS = int64(r.Phase.End)
 		x.censor(ws, f.HorizonNS, lastSend)
+		x.CutFromNS = cutFrom(r.Records, e.ActualNS, r.cfg.Recovery.Metric)
 		r.Recovery = append(r.Recovery, x)
 	}
 	r.Lost = Account(r.Sent, r.Records)
@@ -282,4 +283,16 @@ func (r *Run) RecoveryOf(seq int) (EventRecovery, bool) {
 		}
 	}
 	return EventRecovery{}, false
+}
+
+// cutFrom is the earliest intended send among the records a fault at
+// faultNS cut (CutBy), 0 when it cut none.
+func cutFrom(recs []record.Request, faultNS int64, metric string) int64 {
+	var from int64
+	for i := range recs {
+		if CutBy(&recs[i], faultNS, metric) && (from == 0 || recs[i].IntendedNS < from) {
+			from = recs[i].IntendedNS
+		}
+	}
+	return from
 }

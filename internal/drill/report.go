@@ -69,6 +69,10 @@ type EventRecovery struct {
 	LoadEndNS       int64   `json:"load_end_ns,omitempty"`
 	Censored        bool    `json:"censored,omitempty"`
 	CensoredAfterMs float64 `json:"censored_after_ms,omitempty"`
+	// CutFromNS is the earliest intended send of the requests the fault
+	// cut (CutBy; 0: none): the fault disturbed the windows from there,
+	// before its own start (a request paused in flight).
+	CutFromNS int64 `json:"cut_from_ns,omitempty"`
 }
 
 // Measured reports whether the fault was violated and recovered within

@@ -304,3 +304,23 @@ func TestRecoveryNotPastTheLoad(t *testing.T) {
 		t.Fatalf("recovery %+v; want recovered", r.Recovery)
 	}
 }
+
+// TestDriftLeavesOutRequestsTheFaultCut: a window that ends before a
+// fault but holds requests the fault held up in flight (their first
+// token after it) is the fault's, not a steady point of the drift.
+func TestDriftLeavesOutRequestsTheFaultCut(t *testing.T) {
+	held := func(at float64) float64 {
+		if at >= 29.85 && at < 35 {
+			return (35-at)*1000 + 100 // paused until 35 s
+		}
+		return 100
+	}
+	r := synthRun(t, 60, held, Event{At: 30 * time.Second, Action: Kill, Engine: "a"})
+	if len(r.Recovery) != 1 || r.Recovery[0].CutFromNS == 0 || r.Recovery[0].CutFromNS > sec(29.9) {
+		t.Fatalf("recovery %+v; want the cut requests from 29.85 s", r.Recovery)
+	}
+	d := SteadyDrift(r.Windows, "ttft_p99", 4, r.Recovery)
+	if d.Points < 3 || d.SlopePerMin != 0 {
+		t.Fatalf("drift %+v; want 0 over the steady windows (all 100 ms)", d)
+	}
+}
