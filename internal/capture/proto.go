@@ -87,12 +87,10 @@ const (
 	fieldMetricLabel     = 1 // Metric.label
 	fieldMetricSummary   = 4 // Metric.summary
 	fieldMetricHistogram = 7 // Metric.histogram
-	fieldSummaryQuantile = 2 // Summary.quantile
-	fieldHistogramBucket = 3 // Histogram.bucket
 )
 
 // familyElements counts a MetricFamily's metrics and, within each, its
-// labels and its summary's quantiles or histogram's buckets.
+// labels and its summary's or histogram's elements.
 func familyElements(b []byte) (int, error) {
 	return countFields(b, func(num protowire.Number, v []byte) (int, error) {
 		if num != fieldFamilyMetric {
@@ -102,10 +100,8 @@ func familyElements(b []byte) (int, error) {
 			switch num {
 			case fieldMetricLabel:
 				return 1, nil
-			case fieldMetricSummary:
-				return countOf(v, fieldSummaryQuantile)
-			case fieldMetricHistogram:
-				return countOf(v, fieldHistogramBucket)
+			case fieldMetricSummary, fieldMetricHistogram:
+				return countAll(v) // quantiles; buckets, native spans, exemplars
 			}
 			return 0, nil
 		})
@@ -113,14 +109,11 @@ func familyElements(b []byte) (int, error) {
 	})
 }
 
-// countOf counts the length-delimited fields num of message b.
-func countOf(b []byte, num protowire.Number) (int, error) {
-	return countFields(b, func(n protowire.Number, _ []byte) (int, error) {
-		if n == num {
-			return 1, nil
-		}
-		return 0, nil
-	})
+// countAll counts the length-delimited fields of message b: each is an
+// element decoding allocates (a bucket, a span, an exemplar, a packed
+// array).
+func countAll(b []byte) (int, error) {
+	return countFields(b, func(protowire.Number, []byte) (int, error) { return 1, nil })
 }
 
 // countFields walks message b's fields and sums each length-delimited

@@ -52,6 +52,14 @@ func TestParseProtobufHostile(t *testing.T) {
 	}
 	many := protowire.AppendVarint(nil, uint64(len(family)))
 	many = append(many, family...)
+	var spans []byte // one histogram of 200,000 empty native-histogram spans
+	for range 200_000 {
+		spans = protowire.AppendTag(spans, 12, protowire.BytesType)
+		spans = append(spans, empties...)
+	}
+	metric := protowire.AppendBytes(protowire.AppendTag(nil, fieldMetricHistogram, protowire.BytesType), spans)
+	fam := protowire.AppendBytes(protowire.AppendTag(nil, fieldFamilyMetric, protowire.BytesType), metric)
+	spanny := append(protowire.AppendVarint(nil, uint64(len(fam))), fam...)
 	for _, tc := range []struct {
 		name string
 		body []byte
@@ -59,6 +67,7 @@ func TestParseProtobufHostile(t *testing.T) {
 	}{
 		{"a length of 2^62", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x3f}, "bytes in one protobuf message"},
 		{"200,000 empty metrics", many, "samples"},
+		{"a histogram of 200,000 empty spans", spanny, "samples"},
 		{"a message cut short", []byte{0x10, 0x0a}, "cut short"},
 		{"a bad name", append(protowire.AppendVarint(nil, 5), protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "a b")...), "invalid metric name"},
 	} {
