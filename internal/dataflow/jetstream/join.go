@@ -72,7 +72,7 @@ func joinRequestProof(key []byte, worker string) string {
 // Bounds of what a join request may name: the roster, the log and the
 // run's notes hold them.
 const (
-	maxWorkerName = 64
+	maxWorkerName = 256 // a host name (up to 253) and a pid fit; record.MaxFieldBytes keeps 256
 	maxWorkers    = 1024
 )
 

@@ -19,7 +19,7 @@ func TestJoinBounds(t *testing.T) {
 		want string
 	}{
 		{"proven", joinRequest{Worker: "w1", Version: "v", Proof: joinRequestProof(key, "w1")}, ""},
-		{"a long name", joinRequest{Worker: strings.Repeat("w", 1<<20), Version: "v"}, "1 to 64 printable bytes"},
+		{"a long name", joinRequest{Worker: strings.Repeat("w", 1<<20), Version: "v"}, "1 to 256 printable bytes"},
 		{"a name with a newline", joinRequest{Worker: "w\nINFO forged", Version: "v"}, "printable"},
 		{"no proof", joinRequest{Worker: "w2", Version: "v"}, "no join token"},
 		{"another worker's proof", joinRequest{Worker: "w2", Version: "v", Proof: joinRequestProof(key, "w1")}, "not the run's"},
