@@ -302,10 +302,12 @@ func (e *Estimate) plainT(mean, sd float64, n int, conf float64, dom result.Doma
 }
 
 // logT is Student's t on log(to(x)), back through from: the point is
-// the geometric mean. Its half-width is never below the repetitions'
-// own uncertainty — the mean of their intervals' half-widths on the
-// same scale over √R (R independent repetitions) — so repetitions that
-// happen to agree do not make a zero-width interval.
+// the geometric mean. Each side's half-width is never below the
+// repetitions' own uncertainty on that side — the mean of their
+// intervals' half-widths on the same scale over √R (R independent
+// repetitions) — so repetitions that happen to agree do not make a
+// zero-width interval, and one open side (a p99 of 100–366 requests,
+// open above) opens that side only.
 func (e *Estimate) logT(xs []float64, ms []result.Metric, conf float64, to, from func(float64) float64, method string) {
 	ys := make([]float64, len(xs))
 	for i, x := range xs {
@@ -313,27 +315,32 @@ func (e *Estimate) logT(xs []float64, ms []result.Metric, conf float64, to, from
 	}
 	my, sy := meanSD(ys)
 	h := tQuantile(len(ys)-1, conf) * sy / math.Sqrt(float64(len(ys)))
-	if w, ok := withinHalfWidth(ms, to); ok {
-		h = math.Max(h, w/math.Sqrt(float64(len(ms))))
+	hLo, hHi := h, h
+	if wLo, wHi, ok := withinHalfWidths(ms, to); ok {
+		r := math.Sqrt(float64(len(ms)))
+		hLo, hHi = math.Max(h, wLo/r), math.Max(h, wHi/r)
 	}
 	point := from(math.Exp(my))
 	e.Mean, e.Method = &point, method
-	e.Interval = &[2]float64{from(math.Exp(my - h)), from(math.Exp(my + h))}
+	e.Interval = &[2]float64{from(math.Exp(my - hLo)), from(math.Exp(my + hHi))}
 }
 
-// withinHalfWidth is the mean half-width of the repetitions' own
-// intervals on the log scale of to; false unless every repetition has
-// one with a positive low end (an open side gives +∞).
-func withinHalfWidth(ms []result.Metric, to func(float64) float64) (float64, bool) {
-	sum := 0.0
+// withinHalfWidths are the mean half-widths of the repetitions' own
+// intervals on the log scale of to, below and above each value (+∞ on a
+// side a repetition leaves open or reaches 0 on); false unless every
+// repetition has an interval.
+func withinHalfWidths(ms []result.Metric, to func(float64) float64) (lo, hi float64, ok bool) {
 	for _, m := range ms {
 		iv := m.Interval
-		if iv == nil || !(to(iv[0]) > 0) {
-			return 0, false
+		if iv == nil {
+			return 0, 0, false
 		}
-		sum += (math.Log(to(iv[1])) - math.Log(to(iv[0]))) / 2
+		v := math.Log(to(m.Value))
+		lo += (v - math.Log(max(to(iv[0]), 0))) // log 0 = −∞: an open side
+		hi += (math.Log(to(iv[1])) - v)
 	}
-	return sum / float64(len(ms)), true
+	n := float64(len(ms))
+	return lo / n, hi / n, true
 }
 
 // allCounted: every repetition's fraction is k successes of its N

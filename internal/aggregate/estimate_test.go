@@ -246,3 +246,17 @@ func TestPValuesAreNotPooledAsCounts(t *testing.T) {
 		t.Fatalf("23 of 24 twice: method %s, want pooled Wilson", e.Method)
 	}
 }
+
+// TestOpenSideOpensThatSideOnly: repetitions whose own intervals are
+// open above (a p99 from too few requests) give an estimate open above
+// whose lower end still stands, not [0, ∞).
+func TestOpenSideOpensThatSideOnly(t *testing.T) {
+	p99 := result.Def{Name: "ttft_p99_ms", Unit: result.Ms, Direction: result.Lower}
+	open := func(v, lo float64) Sample {
+		return Sample{Metric: p99.Measure(v, 150, "").WithInterval(lo, math.Inf(1)), Valid: true}
+	}
+	e := Of([]Sample{open(200, 150), open(210, 160)}, 0.95)
+	if e.Interval == nil || !(e.Interval[0] > 100) || !math.IsInf(e.Interval[1], 1) {
+		t.Fatalf("interval %v; want a lower end near the repetitions' and open above", e.Interval)
+	}
+}
