@@ -11,7 +11,8 @@ import (
 
 // FuzzJoinRequest feeds arbitrary join requests (they come from the
 // network) to the coordinator's admission check: it must never panic, and
-// it admits only a worker of the same version having every operator.
+// it admits only a worker with a name of 1 to maxWorkerName printable
+// bytes, of the same version, having every operator.
 func FuzzJoinRequest(f *testing.F) {
 	f.Add([]byte(`{"worker":"w","version":"v1","operators":["a","b"]}`))
 	f.Add([]byte(`{"worker":"w","version":"v2","operators":["a"],"graph":"g"}`))
@@ -23,7 +24,8 @@ func FuzzJoinRequest(f *testing.F) {
 			return
 		}
 		why := e.refusal(req)
-		ok := req.Version == "v1" && (req.Graph == "" || req.Graph == "g") &&
+		named := len(req.Worker) >= 1 && len(req.Worker) <= maxWorkerName && printable(req.Worker)
+		ok := named && req.Version == "v1" && (req.Graph == "" || req.Graph == "g") &&
 			strings.Contains(","+strings.Join(req.Operators, ",")+",", ",a,") &&
 			strings.Contains(","+strings.Join(req.Operators, ",")+",", ",b,")
 		if (why == "") != ok {
