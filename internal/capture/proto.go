@@ -150,7 +150,7 @@ func countFields(b []byte, each func(protowire.Number, []byte) (int, error)) (in
 // validFamily checks names and label values as expfmt's decoder does.
 func validFamily(f *dto.MetricFamily, scheme model.ValidationScheme) error {
 	if !scheme.IsValidMetricName(f.GetName()) {
-		return fmt.Errorf("invalid metric name %q", clipName(f.GetName()))
+		return fmt.Errorf("invalid metric name %q", redact.Clip(f.GetName(), 64))
 	}
 	for _, m := range f.GetMetric() {
 		for _, l := range m.GetLabel() {
@@ -161,12 +161,9 @@ func validFamily(f *dto.MetricFamily, scheme model.ValidationScheme) error {
 				return errors.New("invalid label value (not UTF-8)")
 			}
 			if !scheme.IsValidLabelName(l.GetName()) {
-				return fmt.Errorf("invalid label name %q", clipName(l.GetName()))
+				return fmt.Errorf("invalid label name %q", redact.Clip(l.GetName(), 64))
 			}
 		}
 	}
 	return nil
 }
-
-// clipName bounds a peer's name in an error.
-func clipName(s string) string { return redact.Clip(s, 64) }

@@ -152,44 +152,32 @@ func keywordGroups(expr string) (groups [][2]int, top bool) {
 		keywords bool
 	}
 	var stack []open
-	for j := 0; j < len(expr); j++ {
-		switch c := expr[j]; {
-		case c == '\'' || c == '"':
-			k := stringEnd(expr, j)
-			if k < 0 {
-				return nil, false
-			}
-			j = k
-		case c == '(':
-			at := j
-			if callParen(expr[:j]) {
-				at = -1
-			}
-			stack = append(stack, open{at: at})
-		case c == '[' || c == '{':
-			stack = append(stack, open{at: -1})
-		case c == ')' || c == ']' || c == '}':
+	balanced := true
+	ok := scanExpr(expr, func(j int, c byte, w string) bool {
+		switch {
+		case w == "if" || w == "else":
 			if len(stack) == 0 {
-				return nil, false
+				top = true
+			} else {
+				stack[len(stack)-1].keywords = true
+			}
+		case c == '(' && !callParen(expr[:j]):
+			stack = append(stack, open{at: j})
+		case depthStep(c) > 0:
+			stack = append(stack, open{at: -1})
+		case depthStep(c) < 0:
+			if balanced = len(stack) > 0; !balanced {
+				return false
 			}
 			if o := stack[len(stack)-1]; o.at >= 0 && o.keywords && c == ')' {
 				groups = append(groups, [2]int{o.at, j})
 			}
 			stack = stack[:len(stack)-1]
-		case isNameByte(c) && (j == 0 || !isNameByte(expr[j-1])):
-			k := j
-			for k < len(expr) && isNameByte(expr[k]) {
-				k++
-			}
-			if w := expr[j:k]; w == "if" || w == "else" {
-				if len(stack) == 0 {
-					top = true
-				} else {
-					stack[len(stack)-1].keywords = true
-				}
-			}
-			j = k - 1
 		}
+		return true
+	})
+	if !ok || !balanced {
+		return nil, false
 	}
 	return groups, top
 }
@@ -222,33 +210,60 @@ func isNameByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
+// scanExpr calls visit for every byte of expr outside string literals,
+// and once for each whole name word ([A-Za-z0-9_]+) with word set (c its
+// first byte); visit returning false stops the scan. It reports false for
+// an unterminated string literal met before the scan stopped.
+func scanExpr(expr string, visit func(j int, c byte, word string) bool) bool {
+	for j := 0; j < len(expr); j++ {
+		c, word := expr[j], ""
+		switch {
+		case c == '\'' || c == '"':
+			k := stringEnd(expr, j)
+			if k < 0 {
+				return false
+			}
+			j = k
+			continue
+		case isNameByte(c):
+			k := j
+			for k < len(expr) && isNameByte(expr[k]) {
+				k++
+			}
+			word = expr[j:k]
+			j = k - 1
+		}
+		if !visit(j+1-max(len(word), 1), c, word) {
+			return true
+		}
+	}
+	return true
+}
+
+// depthStep is +1 for an opening bracket, −1 for a closing one.
+func depthStep(c byte) int {
+	switch c {
+	case '(', '[', '{':
+		return 1
+	case ')', ']', '}':
+		return -1
+	}
+	return 0
+}
+
 // keywordsAt lists the offsets of the words "if" and "else" at nesting
 // depth 0 of expr, outside string literals.
 func keywordsAt(expr string) []int {
 	var out []int
 	d := 0
-	for j := 0; j < len(expr); j++ {
-		switch c := expr[j]; {
-		case c == '\'' || c == '"':
-			k := stringEnd(expr, j)
-			if k < 0 {
-				return nil
-			}
-			j = k
-		case c == '(' || c == '[' || c == '{':
-			d++
-		case c == ')' || c == ']' || c == '}':
-			d--
-		case d == 0 && isNameByte(c) && (j == 0 || !isNameByte(expr[j-1])):
-			k := j
-			for k < len(expr) && isNameByte(expr[k]) {
-				k++
-			}
-			if w := expr[j:k]; w == "if" || w == "else" {
-				out = append(out, j)
-			}
-			j = k - 1
+	if !scanExpr(expr, func(j int, c byte, w string) bool {
+		if d == 0 && (w == "if" || w == "else") {
+			out = append(out, j)
 		}
+		d += depthStep(c)
+		return true
+	}) {
+		return nil
 	}
 	return out
 }
@@ -256,24 +271,13 @@ func keywordsAt(expr string) []int {
 // countIfs counts the word "if" at any depth of expr, outside strings.
 func countIfs(expr string) int {
 	n := 0
-	for j := 0; j < len(expr); j++ {
-		switch c := expr[j]; {
-		case c == '\'' || c == '"':
-			k := stringEnd(expr, j)
-			if k < 0 {
-				return 0
-			}
-			j = k
-		case isNameByte(c) && (j == 0 || !isNameByte(expr[j-1])):
-			k := j
-			for k < len(expr) && isNameByte(expr[k]) {
-				k++
-			}
-			if expr[j:k] == "if" {
-				n++
-			}
-			j = k - 1
+	if !scanExpr(expr, func(_ int, _ byte, w string) bool {
+		if w == "if" {
+			n++
 		}
+		return true
+	}) {
+		return 0
 	}
 	return n
 }
@@ -281,22 +285,16 @@ func countIfs(expr string) int {
 // topLevelIndex is the index of sub in s outside string literals and
 // brackets, or −1.
 func topLevelIndex(s, sub string) int {
-	d := 0
-	for j := 0; j < len(s); j++ {
-		switch c := s[j]; {
-		case c == '\'' || c == '"':
-			k := stringEnd(s, j)
-			if k < 0 {
-				return -1
-			}
-			j = k
-		case c == '(' || c == '[' || c == '{':
-			d++
-		case c == ')' || c == ']' || c == '}':
-			d--
-		case d == 0 && strings.HasPrefix(s[j:], sub):
-			return j
+	at, d := -1, 0
+	if !scanExpr(s, func(j int, c byte, w string) bool {
+		if d == 0 && w == "" && strings.HasPrefix(s[j:], sub) {
+			at = j
+			return false
 		}
+		d += depthStep(c)
+		return true
+	}) {
+		return -1
 	}
-	return -1
+	return at
 }

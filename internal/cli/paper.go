@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -83,13 +84,13 @@ func runPaper(cmd *cobra.Command, o paperOptions, experiment string) error {
 	if out == o.out.def {
 		out = ""
 	}
-	if _, err := paper.Load(experiment); err != nil {
-		return usageErrorf("paper: %v", err) // before anything is made
-	}
+	made := false // out created here: removed again, while empty, on a usage error (as run does)
 	if out != "" && !o.dryRun {
+		_, statErr := os.Stat(out)
 		if err := makeDir(out); err != nil {
 			return err
 		}
+		made = statErr != nil
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	cfg := paper.Config{Experiment: experiment, From: o.from, Out: out, Quick: o.quick, DryRun: o.dryRun, Log: stderr,
@@ -98,6 +99,9 @@ func runPaper(cmd *cobra.Command, o paperOptions, experiment string) error {
 	var ue *paper.UsageError
 	switch {
 	case errors.As(err, &ue):
+		if made {
+			_ = os.Remove(out)
+		}
 		return usageErrorf("paper: %v", ue)
 	case err != nil:
 		if ee := (*exitError)(nil); errors.As(err, &ee) {

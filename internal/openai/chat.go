@@ -58,16 +58,17 @@ type usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
-// maxUsageTokens bounds a count a target reports: far above any request
-// (16 M tokens), far below an absurd one.
-const maxUsageTokens = 1 << 24
+// MaxReportedTokens bounds a token count a target reports (usage, or
+// /tokenize): far above any request (16 M tokens), far below an absurd
+// one.
+const MaxReportedTokens = 1 << 24
 
 // counts are u's prompt and completion tokens as a Result keeps them: a
-// count the target cannot mean (negative, or beyond maxUsageTokens) is
+// count the target cannot mean (negative, or beyond MaxReportedTokens) is
 // not reported (0), never recorded as it came.
 func (u usage) counts() (prompt, completion int) {
 	ok := func(n int) int {
-		if n < 0 || n > maxUsageTokens {
+		if n < 0 || n > MaxReportedTokens {
 			return 0
 		}
 		return n

@@ -125,7 +125,7 @@ var quoted = regexp.MustCompile(`"([^"]+)"`)
 func (f *File) wrap(err error) error {
 	var ye yaml.Error
 	if !errors.As(err, &ye) || ye.GetToken() == nil {
-		msg := firstLine(err.Error())
+		msg := strictyaml.FirstLine(err.Error())
 		if m := quoted.FindStringSubmatch(msg); m != nil {
 			if where := find(f.src, func(mv *ast.MappingValueNode) *token.Token {
 				if mv.Value != nil && strings.Trim(mv.Value.String(), `"'`) == m[1] {
@@ -143,12 +143,7 @@ func (f *File) wrap(err error) error {
 	if p := keyPath(f.src, tk); p != "" {
 		where += ": " + p
 	}
-	return fmt.Errorf("config %s: %s", where, firstLine(ye.GetMessage()))
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
+	return fmt.Errorf("config %s: %s", where, strictyaml.FirstLine(ye.GetMessage()))
 }
 
 // keyPath finds the mapping entry whose key or value is at tk's position

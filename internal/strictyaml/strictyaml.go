@@ -96,7 +96,7 @@ func OneLine(path string, src []byte, err error) error {
 	if path != "" {
 		where = path + ":" + where
 	}
-	msg := firstLine(ye.GetMessage())
+	msg := FirstLine(ye.GetMessage())
 	if lines := bytes.Split(src, []byte("\n")); p.Line >= 1 && p.Line <= len(lines) {
 		if l := strings.TrimSpace(string(lines[p.Line-1])); l != "" {
 			msg += fmt.Sprintf(" (at %q)", redact.Clip(l, 80))
@@ -105,7 +105,9 @@ func OneLine(path string, src []byte, err error) error {
 	return fmt.Errorf("%s: %s", where, msg)
 }
 
-func firstLine(s string) string {
+// FirstLine is s trimmed to its first line (a YAML error message whose
+// library formatting spans several).
+func FirstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
 }

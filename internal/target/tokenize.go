@@ -11,16 +11,13 @@ import (
 	"strconv"
 
 	"github.com/sagebench/sagebench/internal/chattemplate"
+	"github.com/sagebench/sagebench/internal/openai"
 	"github.com/sagebench/sagebench/internal/redact"
 )
 
 // maxTokenizeAnswer bounds a /tokenize answer (the token IDs of a prompt
 // of a few thousand tokens are some tens of kB).
 const maxTokenizeAnswer = 1 << 20
-
-// maxTokenCount bounds a /tokenize count: far above any prompt a run
-// sends (a context window of 16 M tokens), far below an overflow.
-const maxTokenCount = 1 << 24
 
 // NoTokenizeError says the target has no POST /tokenize (or refuses it
 // for the model): tokenizer: server cannot be used with it.
@@ -102,8 +99,8 @@ func decodeTokenize(ans []byte) (int, error) {
 	switch {
 	case out.Count == nil:
 		return 0, errors.New("POST /tokenize: the answer has no count")
-	case *out.Count < 0 || *out.Count > maxTokenCount:
-		return 0, fmt.Errorf("POST /tokenize: a count of %d (want 0 to %d)", *out.Count, maxTokenCount)
+	case *out.Count < 0 || *out.Count > openai.MaxReportedTokens:
+		return 0, fmt.Errorf("POST /tokenize: a count of %d (want 0 to %d)", *out.Count, openai.MaxReportedTokens)
 	case out.Tokens != nil && len(out.Tokens) != *out.Count:
 		return 0, fmt.Errorf("POST /tokenize: a count of %d beside %d tokens", *out.Count, len(out.Tokens))
 	}
