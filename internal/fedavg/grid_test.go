@@ -133,7 +133,10 @@ func TestRevalidateHealsAPoisonedProbe(t *testing.T) {
 	if auto(t, poisoned.Machine, 512, 8192) != 1 || auto(t, quiet.Machine, 512, 8192) != 2 {
 		t.Fatalf("set-up: poisoned %v, quiet %v", poisoned.Machine, quiet.Machine)
 	}
-	empty := []Grid{NewGrid(4096, quiet.Grids[0].Sizes, quiet.Grids[0].Workers), NewGrid(8192, quiet.Grids[1].Sizes, quiet.Grids[1].Workers)}
+	var empty []Grid
+	for _, g := range quiet.Grids {
+		empty = append(empty, NewGrid(g.Dim, g.Sizes, g.Workers))
+	}
 	tests := []struct {
 		name    string
 		cached  []Grid
@@ -159,9 +162,10 @@ func TestRevalidateHealsAPoisonedProbe(t *testing.T) {
 			if !rv.Result.Machine.Equal(quiet.Machine) {
 				t.Errorf("machine %v, want %v", rv.Result.Machine, quiet.Machine)
 			}
-			g, last := rv.Result.Grids[1], len(quiet.Grids[1].Sizes)-1
-			if kept := len(g.Rounds[last]) > len(quiet.Grids[1].Rounds[last]); tc.outcome == Agrees && kept != tc.rounds {
-				t.Errorf("%d rounds at 16 MiB after, %d cached: pooled %v, want %v", len(g.Rounds[last]), len(quiet.Grids[1].Rounds[last]), kept, tc.rounds)
+			k := len(quiet.Grids) - 1
+			g, last := rv.Result.Grids[k], len(quiet.Grids[k].Sizes)-1
+			if kept := len(g.Rounds[last]) > len(quiet.Grids[k].Rounds[last]); tc.outcome == Agrees && kept != tc.rounds {
+				t.Errorf("%d rounds at 16 MiB after, %d cached: pooled %v, want %v", len(g.Rounds[last]), len(quiet.Grids[k].Rounds[last]), kept, tc.rounds)
 			}
 			if tc.outcome == Agrees && tc.now.Calls > 2*3*6*4 { // 2 dims, at most 3 sizes, 6 rounds of 4 trials
 				t.Errorf("an agreeing revalidation ran %d trials: not cheap", tc.now.Calls)

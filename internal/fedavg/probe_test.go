@@ -2,6 +2,7 @@ package fedavg
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -173,6 +174,34 @@ func TestProbeHyperThreads(t *testing.T) {
 			for _, d := range res.Machine.ByDim {
 				if d.MaxWorkers != tc.ceiling || d.BytesPerWorker != tc.bpw {
 					t.Errorf("dim %d: %v, want at most %d workers, %d bytes each", d.Dim, d, tc.ceiling, tc.bpw)
+				}
+			}
+		})
+	}
+}
+
+// TestPairedRoundsCancelDrift: on a machine that gets 2 % slower with
+// every trial, one and two workers equally fast, the palindrome centres
+// both counts' trials on the same moment: the paired ratio stays 1 (to
+// second order), where timing them in turn (1, 2, 1, 2) would make two
+// workers 2 % slower in every round.
+func TestPairedRoundsCancelDrift(t *testing.T) {
+	for _, counts := range [][]int{{1, 2}, {1, 2, 4}} {
+		t.Run(fmt.Sprint(counts), func(t *testing.T) {
+			calls := 0
+			drifting := func(_ int, size int64, _ int) (float64, error) {
+				calls++
+				return float64(size) * math.Pow(1.02, float64(calls)), nil
+			}
+			g := NewGrid(4096, []int64{1 << 20}, counts)
+			for r := range 3 { // odd: reversing alone would cancel in the median of an even count
+				if err := pairedRound(drifting, g, 0, r%2 == 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for j := 1; j < len(counts); j++ {
+				if r := g.Ratio(0, 0, j); math.Abs(r-1) > 0.003 {
+					t.Errorf("median paired ratio of %d workers to 1: %.4f, want 1", counts[j], r)
 				}
 			}
 		})
