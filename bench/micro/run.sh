@@ -3,8 +3,9 @@
 # every selected case per repetition, so a burst of load from elsewhere
 # spreads over all cases instead of hitting one), then tabulate them and
 # print the FedAvg goal ratios with PASS/FAIL (auto ÷ best fixed count
-# <= 1.05 on every shape; best ÷ memory floor <= 1.20 at 512×8192 and
-# 256×8192, wall and CPU time), with the date and the load average before
+# <= 1.05 on every shape, as the count auto chose ÷ the best per shape and
+# auto ÷ its count in the same pass over all shapes; best ÷ memory floor
+# <= 1.20 at 512×8192 and 256×8192, wall and CPU time), with the date and the load average before
 # and after. Speed goals need a quiet machine (load average well below 1).
 #
 #   bench/micro/run.sh [OUT_DIR]            default OUT_DIR: results/micro

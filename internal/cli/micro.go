@@ -37,8 +37,9 @@ sagebench compare/gate and benchstat read. "micro report" tabulates the
 output: JSON against zero-copy per dimension, FedAvg against the memory floor.
 
 workers=auto runs with a model of this machine: a short probe (FedAvg itself
-with 1…GOMAXPROCS workers over 256 KiB…16 MiB) gives the bytes each worker
-needs and the worker ceiling; it is cached per CPU, kernel and GOMAXPROCS
+at dims 4096 and 8192 with 1…GOMAXPROCS workers over 256 KiB…16 MiB, in
+back-to-back paired rounds decided on their median ratios) gives, per dim,
+the bytes each worker needs and the worker ceiling; it is cached per CPU, kernel and GOMAXPROCS
 (--machine-cache) and logged on stderr. --auto fallback takes the constant
 model instead (one worker per 8 MiB).`,
 		Example: `  sagebench micro all --count 5 --benchtime 200ms > micro.txt

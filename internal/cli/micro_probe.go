@@ -22,11 +22,13 @@ func newMicroProbeCmd() *cobra.Command {
 		Use:   "probe",
 		Short: "Show, revalidate or refresh the machine probe behind FedAvg workers=auto",
 		Long: `Resolve the probe workers=auto runs with, exactly as "sagebench micro" does
-at start, and describe it: the model (bytes per worker, worker ceiling), when
-and under what load it was probed, this start's revalidation (agrees,
-refined, or reprobed because a cell now ran faster than the cache: the
-cache had been taken under load), auto's worker count per shape of the
-matrix, the grid of fastest trials and the cache's history.
+at start, and describe it: the model per probed dimension (bytes per worker,
+worker ceiling), when and under what load it was probed, this start's
+revalidation (agrees, refined by the pooled paired rounds, or reprobed
+because a cell now ran faster than the cache: the cache had been taken
+under load), auto's worker count per shape of the matrix, per dimension the
+grid of fastest trials with the median paired ratio of each worker count to
+one worker (the number that decides), and the cache's history.
 
 A cached probe expires after 7 days, or when the CPU, the instruction
 kernel, the OS kernel release, GOMAXPROCS or the probe's version changes.

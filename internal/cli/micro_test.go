@@ -183,7 +183,7 @@ func TestMicroProbeShowsAndRefreshes(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"probe: ", "auto per shape: clients=32/dim=2048:", "| size | 1 worker(s) | 2 worker(s) |", "history (newest last):"} {
+	for _, want := range []string{"probe: ", "auto per shape: clients=32/dim=2048:", "| size | rounds | 1 worker(s) | 2 worker(s) |", "dim 8192: ", "history (newest last):"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

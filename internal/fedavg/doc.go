@@ -16,12 +16,14 @@
 // The robust aggregators (coordinate-wise Median, TrimmedMean and
 // MultiKrum) share the pool and the input validation. A Machine turns a
 // requested worker count (0 = auto) into the count used, from the bytes
-// each worker needs and a worker ceiling; the zero Machine
-// (ResolveWorkers) is the constant fallback. Both are pure functions of
-// their arguments and GOMAXPROCS. Probe measures a Machine on the machine
-// it runs on: a Grid of interleaved trials per input size and worker
-// count, of which only the fastest count (noise only adds time), checked
-// for self-consistency and re-probed while it fails; Revalidate checks a
-// cached grid cheaply against the machine as it is now and merges, so
-// that a probe taken under load heals and a quiet one is not spoiled.
+// each worker needs and a worker ceiling, per probed dimension; the zero
+// Machine (ResolveWorkers) is the constant fallback. Both are pure
+// functions of their arguments and GOMAXPROCS. Probe measures a Machine on
+// the machine it runs on: per dimension a Grid of paired rounds (every
+// worker count twice, back to back, ABBA) per input size, of which the
+// median paired ratio decides whether more workers beat fewer (by a
+// margin), while the fastest trials check the grid and tell a probe taken
+// under load; Revalidate checks cached grids cheaply against the machine
+// as it is now, re-probes a cache taken under load and pools paired
+// rounds measured as quietly, so that the model never moves on minima.
 package fedavg

@@ -6,51 +6,115 @@ import (
 	"slices"
 )
 
-// Grid holds the trials of a probe: the ns per FedAvg call of every timed
-// trial at each input size and worker count. Only the fastest trials of a
-// cell are kept (maxKept): on a shared machine noise only ever adds time,
-// so the fastest trials are the evidence and the rest is load.
+// Grid holds the trials of a probe at one dimension: the ns per FedAvg
+// call at each input size and worker count, two kinds of evidence from
+// the same trials.
+//
+//   - Trials: a cell's fastest trials (maxKept). On a shared machine noise
+//     only ever adds time, so the fastest trials say how fast the machine
+//     can be: they check the grid (Check) and tell a cache taken under load
+//     from one taken on a quiet machine (Revalidate). They decide nothing
+//     about worker counts: a single lucky trial moves a minimum.
+//   - Rounds: paired rounds. In a round every worker count runs twice, in
+//     a palindrome (1, 2, 2, 1), so each count's two trials are centred on
+//     the same moment and load that drifts cancels from the ratio of any
+//     two counts. The worker decision is the median of those paired ratios
+//     (decide).
 type Grid struct {
+	Dim     int           `json:"dim"`     // the updates' dimension; clients = size/(4·dim)
 	Sizes   []int64       `json:"sizes"`   // input bytes, ascending
 	Workers []int         `json:"workers"` // worker counts, ascending, starting at 1
 	Trials  [][][]float64 `json:"trials"`  // [size][worker]: ns/op of the fastest trials, ascending
+	// Rounds is [size][round][worker]: the mean ns/op of each count's two
+	// trials in one paired round, oldest round first, the latest maxRounds.
+	Rounds [][][]float64 `json:"rounds"`
 }
 
-// maxKept is how many of a cell's fastest trials a Grid keeps.
-const maxKept = 8
+// Bounds of a Grid (a cached grid is outside input).
+const (
+	maxKept   = 8  // fastest trials kept per cell
+	maxRounds = 16 // paired rounds kept per size
+	minRounds = 3  // paired rounds a size needs to decide
+	maxSizes  = 16
+	maxCounts = 16
+	maxDim    = 1 << 22
+)
 
-// NewGrid returns an empty grid over sizes and worker counts.
-func NewGrid(sizes []int64, workers []int) Grid {
-	g := Grid{Sizes: slices.Clone(sizes), Workers: slices.Clone(workers)}
+// NewGrid returns an empty grid over sizes and worker counts at dim.
+func NewGrid(dim int, sizes []int64, workers []int) Grid {
+	g := Grid{Dim: dim, Sizes: slices.Clone(sizes), Workers: slices.Clone(workers)}
 	g.Trials = make([][][]float64, len(sizes))
+	g.Rounds = make([][][]float64, len(sizes))
 	for i := range g.Trials {
 		g.Trials[i] = make([][]float64, len(workers))
 	}
 	return g
 }
 
-// Validate checks the shape: ascending positive sizes, ascending worker
-// counts from 1, a trial list per cell, and positive finite trials.
+// Validate checks the shape and the bounds: a dimension, strictly
+// ascending sizes of at least one client, strictly ascending worker
+// counts from 1, a trial list per cell, rounds of one time per count, and
+// positive finite times.
 func (g Grid) Validate() error {
-	if len(g.Sizes) == 0 || len(g.Workers) == 0 || g.Workers[0] != 1 {
-		return fmt.Errorf("probe grid: want sizes and worker counts starting at 1, have %v and %v", g.Sizes, g.Workers)
+	if g.Dim <= 0 || g.Dim > maxDim || len(g.Sizes) == 0 || len(g.Sizes) > maxSizes ||
+		len(g.Workers) == 0 || len(g.Workers) > maxCounts || g.Workers[0] != 1 {
+		return fmt.Errorf("probe grid: want dim in [1, %d], 1 to %d sizes and 1 to %d worker counts starting at 1, have %d, %v and %v",
+			maxDim, maxSizes, maxCounts, g.Dim, g.Sizes, g.Workers)
 	}
-	if !slices.IsSorted(g.Sizes) || !slices.IsSorted(g.Workers) || g.Sizes[0] <= 0 {
-		return fmt.Errorf("probe grid: sizes %v and workers %v must be positive and ascending", g.Sizes, g.Workers)
+	if err := checkSizes(g.Dim, g.Sizes); err != nil {
+		return fmt.Errorf("probe grid: %w", err)
 	}
-	if len(g.Trials) != len(g.Sizes) {
-		return fmt.Errorf("probe grid: %d trial rows for %d sizes", len(g.Trials), len(g.Sizes))
-	}
-	for i, row := range g.Trials {
-		if len(row) != len(g.Workers) {
-			return fmt.Errorf("probe grid: size %d has %d cells for %d worker counts", g.Sizes[i], len(row), len(g.Workers))
+	for k := 1; k < len(g.Workers); k++ {
+		if g.Workers[k] <= g.Workers[k-1] {
+			return fmt.Errorf("probe grid: worker counts %v must ascend", g.Workers)
 		}
-		for _, cell := range row {
-			for _, ns := range cell {
-				if !(ns > 0) || math.IsInf(ns, 0) {
-					return fmt.Errorf("probe grid: trial %v ns at size %d is not a positive time", ns, g.Sizes[i])
-				}
-			}
+	}
+	if len(g.Trials) != len(g.Sizes) || len(g.Rounds) != len(g.Sizes) {
+		return fmt.Errorf("probe grid: %d trial rows and %d round rows for %d sizes", len(g.Trials), len(g.Rounds), len(g.Sizes))
+	}
+	for i := range g.Sizes {
+		if err := g.validateSize(i); err != nil {
+			return fmt.Errorf("probe grid at dim %d, %s: %w", g.Dim, sizeName(g.Sizes[i]), err)
+		}
+	}
+	return nil
+}
+
+func (g Grid) validateSize(i int) error {
+	if len(g.Trials[i]) != len(g.Workers) {
+		return fmt.Errorf("%d cells for %d worker counts", len(g.Trials[i]), len(g.Workers))
+	}
+	if len(g.Rounds[i]) > maxRounds {
+		return fmt.Errorf("%d paired rounds, at most %d", len(g.Rounds[i]), maxRounds)
+	}
+	for _, cell := range g.Trials[i] {
+		if len(cell) > maxKept || !slices.IsSorted(cell) || !positive(cell) {
+			return fmt.Errorf("trials %v: want at most %d positive times, ascending", cell, maxKept)
+		}
+	}
+	for _, r := range g.Rounds[i] {
+		if len(r) != len(g.Workers) || !positive(r) {
+			return fmt.Errorf("paired round %v: want a positive time per worker count", r)
+		}
+	}
+	return nil
+}
+
+func positive(ns []float64) bool {
+	for _, v := range ns {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSizes reports sizes that are not strictly ascending or below one
+// client of dimension dim.
+func checkSizes(dim int, sizes []int64) error {
+	for k, s := range sizes {
+		if s < int64(dim)*4 || (k > 0 && s <= sizes[k-1]) {
+			return fmt.Errorf("sizes %v must ascend and hold at least one client of dimension %d (%d bytes)", sizes, dim, dim*4)
 		}
 	}
 	return nil
@@ -63,6 +127,13 @@ func (g Grid) add(i, j int, ns float64) {
 	g.Trials[i][j] = c[:min(len(c), maxKept)]
 }
 
+// addRound records one paired round at size i, dropping the oldest past
+// maxRounds.
+func (g Grid) addRound(i int, ns []float64) {
+	r := append(g.Rounds[i], slices.Clone(ns))
+	g.Rounds[i] = r[max(0, len(r)-maxRounds):]
+}
+
 // Min is the fastest trial of cell (i, j), NaN when it has none.
 func (g Grid) Min(i, j int) float64 {
 	if c := g.Trials[i][j]; len(c) > 0 {
@@ -71,21 +142,13 @@ func (g Grid) Min(i, j int) float64 {
 	return math.NaN()
 }
 
-// Mins is Min for every cell.
-func (g Grid) Mins() [][]float64 {
-	out := make([][]float64, len(g.Sizes))
-	for i := range out {
-		out[i] = make([]float64, len(g.Workers))
-		for j := range out[i] {
-			out[i][j] = g.Min(i, j)
-		}
-	}
-	return out
-}
-
-// Complete reports whether every cell has at least one trial.
+// Complete reports whether every cell has a trial and every size
+// minRounds paired rounds.
 func (g Grid) Complete() bool {
-	for _, row := range g.Trials {
+	for i, row := range g.Trials {
+		if len(g.Rounds[i]) < minRounds {
+			return false
+		}
 		for _, c := range row {
 			if len(c) == 0 {
 				return false
@@ -102,69 +165,53 @@ func (g Grid) cell(size int64, workers int) (i, j int, ok bool) {
 	return i, j, okI && okJ
 }
 
-// Merge returns a copy of g with the trials of o added at the cells both
-// hold; cells of o that g lacks are left out. Merging probes taken at
-// different times keeps the fastest trials of either: the quietest
-// evidence wins, so a probe taken under load cannot overwrite one taken
-// on a quiet machine, and a quiet one heals a loaded one.
+// Merge returns a copy of g with the evidence of o (a grid of the same
+// dimension; another is left out) added at the sizes both hold: every
+// trial, of which a cell keeps the fastest (the quietest evidence wins,
+// so a probe taken under load cannot overwrite one taken on a quiet
+// machine, and a quiet one heals a loaded one), and, when both have the
+// same worker counts, o's paired rounds after g's, of which a size keeps
+// the latest.
 func (g Grid) Merge(o Grid) Grid {
-	out := NewGrid(g.Sizes, g.Workers)
-	for i := range g.Trials {
-		for j := range g.Trials[i] {
-			out.Trials[i][j] = slices.Clone(g.Trials[i][j])
-		}
+	out := g.withRounds(true)
+	if o.Dim != g.Dim {
+		return out
 	}
+	sameCounts := slices.Equal(o.Workers, g.Workers)
 	for oi, size := range o.Sizes {
+		i, ok := slices.BinarySearch(out.Sizes, size)
+		if !ok {
+			continue
+		}
 		for oj, w := range o.Workers {
-			if i, j, ok := out.cell(size, w); ok {
+			if _, j, ok := out.cell(size, w); ok {
 				for _, ns := range o.Trials[oi][oj] {
 					out.add(i, j, ns)
 				}
+			}
+		}
+		for _, r := range o.Rounds[oi] {
+			if sameCounts {
+				out.addRound(i, r)
 			}
 		}
 	}
 	return out
 }
 
-// agreeFloor is the smallest difference between two trials that Check
-// counts as disagreement: waking a helper thread alone costs microseconds,
-// and no worker count is chosen on less.
-const agreeFloor = 2e3 // ns
-
-// Check tests the grid for self-consistency and returns what is wrong
-// (nil when consistent), within the relative tolerance tol:
-//   - repeated trials agree: each cell's two fastest trials differ by at
-//     most tol (or agreeFloor, whichever is larger: one lucky or unlucky
-//     trial is not evidence);
-//   - time grows with size, for every worker count;
-//   - a speed-up never exceeds the worker count: t(1) ÷ t(w) <= w·(1+tol)
-//     (a slower one-worker time is load, not parallelism).
-func (g Grid) Check(tol float64) []string {
-	var p []string
-	for i, size := range g.Sizes {
-		for j, w := range g.Workers {
-			c := g.Trials[i][j]
-			switch {
-			case len(c) < 2:
-				p = append(p, fmt.Sprintf("%s with %d workers: %d trials, want 2 that agree", sizeName(size), w, len(c)))
-			case c[1]-c[0] > max(tol*c[0], agreeFloor):
-				p = append(p, fmt.Sprintf("%s with %d workers: the two fastest trials differ by %.0f%% (> %.0f%%)", sizeName(size), w, 100*(c[1]/c[0]-1), 100*tol))
-			}
-			if i > 0 && !(g.Min(i, j) > g.Min(i-1, j)) {
-				p = append(p, fmt.Sprintf("%d workers: %s took %.0f ns, not more than %s's %.0f ns", w, sizeName(size), g.Min(i, j), sizeName(g.Sizes[i-1]), g.Min(i-1, j)))
-			}
-			if up := g.Min(i, 0) / g.Min(i, j); up > float64(w)*(1+tol) {
-				p = append(p, fmt.Sprintf("%s: %d workers are %.2f× faster than one, more than %d× can be", sizeName(size), w, up, w))
+// withRounds returns a deep copy of g, without its paired rounds unless
+// keep.
+func (g Grid) withRounds(keep bool) Grid {
+	out := NewGrid(g.Dim, g.Sizes, g.Workers)
+	for i := range g.Trials {
+		for j := range g.Trials[i] {
+			out.Trials[i][j] = slices.Clone(g.Trials[i][j])
+		}
+		for _, r := range g.Rounds[i] {
+			if keep {
+				out.addRound(i, r)
 			}
 		}
 	}
-	return p
-}
-
-// sizeName prints a byte count in KiB or MiB.
-func sizeName(b int64) string {
-	if b >= 1<<20 && b%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", b>>20)
-	}
-	return fmt.Sprintf("%d KiB", b>>10)
+	return out
 }

@@ -9,6 +9,7 @@ import (
 
 func TestMachineWorkers(t *testing.T) {
 	procs := runtime.GOMAXPROCS(0)
+	byDim := Machine{ByDim: []DimModel{{Dim: 4096, BytesPerWorker: 16 << 20, MaxWorkers: 1}, {Dim: 8192, BytesPerWorker: 2 << 20, MaxWorkers: 2}}}
 	tests := []struct {
 		name                 string
 		m                    Machine
@@ -20,6 +21,11 @@ func TestMachineWorkers(t *testing.T) {
 		{"ceiling", Machine{BytesPerWorker: 1 << 10, MaxWorkers: 1}, 512, 8192, Auto, 1},
 		{"never more than clients", Machine{BytesPerWorker: 4, MaxWorkers: 64}, 1, 1 << 20, Auto, 1},
 		{"at least one", Machine{BytesPerWorker: 1 << 30}, 2, 2, Auto, 1},
+		{"by dim: 8192's model at 8192", byDim, 512, 8192, Auto, min(2, procs)},
+		{"by dim: 4096's model at 4096, same bytes", byDim, 1024, 4096, Auto, 1},
+		{"by dim: the largest dim not above", byDim, 256, 12000, Auto, min(2, procs)},
+		{"by dim: below every dim, the first", byDim, 2048, 2048, Auto, 1},
+		{"by dim: the top-level fields are not used", Machine{BytesPerWorker: 1, MaxWorkers: 8, ByDim: byDim.ByDim}, 64, 4096, Auto, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -28,44 +34,105 @@ func TestMachineWorkers(t *testing.T) {
 			}
 		})
 	}
-	if err := (Config{Machine: Machine{MaxWorkers: -1}}).Validate(); err == nil {
-		t.Fatal("negative ceiling accepted")
-	}
 }
 
-func TestFitMachine(t *testing.T) {
-	sizes := []int64{1 << 20, 2 << 20, 4 << 20, 8 << 20}
+func TestMachineValidate(t *testing.T) {
 	tests := []struct {
 		name string
-		ns   [][]float64 // per size: 1, 2, 3 workers
-		want Machine
+		m    Machine
+		ok   bool
 	}{
-		{"two workers never pay", [][]float64{{10, 12, 13}, {20, 22, 23}, {40, 41, 42}, {80, 79, 81}}, Machine{BytesPerWorker: 8 << 20, MaxWorkers: 1}},
-		// gain -2 at 2 MiB, +2 at 4 MiB: crossover at 3 MiB.
-		{"crossover interpolated", [][]float64{{10, 14, 15}, {20, 22, 23}, {40, 38, 37}, {80, 60, 59}}, Machine{BytesPerWorker: 3 << 19, MaxWorkers: 2}},
-		{"three workers add speed", [][]float64{{10, 9, 9}, {20, 15, 14}, {40, 30, 26}, {80, 50, 40}}, Machine{BytesPerWorker: 1 << 19, MaxWorkers: 3}},
-		// two workers lose even at 8 MiB, three win there: auto must give
-		// three at 8 MiB (8 MiB / 3 per worker), not two.
-		{"only more than two workers pay", [][]float64{{10, 12, 13}, {20, 22, 23}, {40, 41, 42}, {80, 81, 60}}, Machine{BytesPerWorker: (8 << 20) / 3, MaxWorkers: 3}},
-		{"a win that does not last is no crossover", [][]float64{{10, 9, 9}, {20, 21, 22}, {40, 41, 42}, {80, 60, 61}}, Machine{BytesPerWorker: (4<<20 + (4<<20)/21) / 2, MaxWorkers: 2}},
+		{"zero", Machine{}, true},
+		{"by dim", Machine{ByDim: []DimModel{{Dim: 4096}, {Dim: 8192, BytesPerWorker: 1, MaxWorkers: 2}}}, true},
+		{"negative ceiling", Machine{MaxWorkers: -1}, false},
+		{"dims descending", Machine{ByDim: []DimModel{{Dim: 8192}, {Dim: 4096}}}, false},
+		{"dim 0", Machine{ByDim: []DimModel{{Dim: 0}}}, false},
+		{"negative bytes at a dim", Machine{ByDim: []DimModel{{Dim: 1, BytesPerWorker: -1}}}, false},
+		{"too many dims", Machine{ByDim: make([]DimModel, maxDims+1)}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := fitMachine(sizes, []int{1, 2, 3}, tc.ns)
-			if got != tc.want {
-				t.Fatalf("fitMachine = %+v, want %+v", got, tc.want)
+			if err := (Config{Machine: tc.m}).Validate(); (err == nil) != tc.ok {
+				t.Fatalf("Validate = %v, want ok %v", err, tc.ok)
 			}
-			// auto at the largest size gives the fastest count probed there
-			// (at most GOMAXPROCS)
-			last, best := tc.ns[len(tc.ns)-1], 0
-			for j := range last {
-				if last[j] < 0.95*last[best] {
-					best = j
-				}
+		})
+	}
+}
+
+// pairedGrid is a grid at dim 4096 over 1…8 MiB and counts 1, 2, 3 whose
+// paired rounds say, per size, t(w) ÷ t(1) = ratios[size][w-1]: three
+// rounds each, the one-worker time 1 ns per 60 bytes.
+func pairedGrid(ratios [][]float64) Grid {
+	g := NewGrid(4096, []int64{1 << 20, 2 << 20, 4 << 20, 8 << 20}, []int{1, 2, 3})
+	for i, size := range g.Sizes {
+		t1 := float64(size) / 60
+		r := make([]float64, len(g.Workers))
+		for j := range r {
+			r[j] = t1 * ratios[i][j]
+			g.add(i, j, r[j])
+		}
+		for range minRounds {
+			g.addRound(i, r)
+		}
+	}
+	return g
+}
+
+func TestFitDim(t *testing.T) {
+	tests := []struct {
+		name   string
+		ratios [][]float64 // per size (1, 2, 4, 8 MiB): t(w) ÷ t(1) for w = 1, 2, 3
+		want   DimModel
+	}{
+		{"two workers never pay", [][]float64{{1, 1.2, 1.3}, {1, 1.1, 1.15}, {1, 1.02, 1.05}, {1, 0.99, 1.01}}, DimModel{4096, 8 << 20, 1}},
+		{"a gain inside the margin is no win", [][]float64{{1, 1.2, 1.3}, {1, 1.1, 1.1}, {1, 0.98, 0.98}, {1, 0.975, 0.975}}, DimModel{4096, 8 << 20, 1}},
+		{"two from 4 MiB", [][]float64{{1, 1.2, 1.3}, {1, 1.01, 1.1}, {1, 0.9, 0.95}, {1, 0.7, 0.69}}, DimModel{4096, 2 << 20, 2}},
+		{"three workers add speed", [][]float64{{1, 0.9, 0.85}, {1, 0.8, 0.7}, {1, 0.7, 0.55}, {1, 0.6, 0.45}}, DimModel{4096, (1 << 20) / 3, 3}},
+		// two workers lose even at 8 MiB, three win there (two hyper-threads
+		// of one core): auto gives three at 8 MiB, not two.
+		{"only more than two workers pay", [][]float64{{1, 1.2, 1.3}, {1, 1.1, 1.2}, {1, 1.02, 1.05}, {1, 1.01, 0.75}}, DimModel{4096, (8 << 20) / 3, 3}},
+		{"a win that does not last is no crossover", [][]float64{{1, 0.9, 0.9}, {1, 1.0, 1.05}, {1, 0.9, 0.95}, {1, 0.8, 0.82}}, DimModel{4096, 2 << 20, 2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := pairedGrid(tc.ratios)
+			got := FitMachine([]Grid{g})
+			if len(got.ByDim) != 1 || got.ByDim[0] != tc.want {
+				t.Fatalf("FitMachine = %v, want %v", got, tc.want)
 			}
-			want := min(best+1, runtime.GOMAXPROCS(0))
-			if w := got.Workers(4, int(sizes[len(sizes)-1]/16), Auto); w != want {
-				t.Errorf("auto at %d bytes = %d workers, want %d (the probe's fastest: %d)", sizes[len(sizes)-1], w, want, best+1)
+			// auto at the largest size gives the count decided there (up to
+			// GOMAXPROCS)
+			last := len(g.Sizes) - 1
+			want := min(g.Workers[g.decide(last)], runtime.GOMAXPROCS(0))
+			if w := got.Workers(int(g.Sizes[last]/(4*4096)), 4096, Auto); w != want {
+				t.Errorf("auto at %s = %d workers, want %d", sizeName(g.Sizes[last]), w, want)
+			}
+		})
+	}
+}
+
+// TestDecideOnMediansNotMinima: one round in which two workers ran far
+// faster (or one worker did) moves neither the median nor the decision.
+func TestDecideOnMediansNotMinima(t *testing.T) {
+	tests := []struct {
+		name   string
+		rounds [][]float64 // t(1), t(2) per round
+		want   int
+	}{
+		{"one lucky two-worker round", [][]float64{{100, 100}, {100, 60}, {100, 101}, {100, 99}, {100, 100}}, 1},
+		{"one lucky one-worker round", [][]float64{{100, 85}, {70, 85}, {100, 84}, {100, 86}, {100, 85}}, 2},
+		{"a 2 % gain is a tie", [][]float64{{100, 98}, {100, 98}, {100, 98}}, 1},
+		{"a 4 % gain wins", [][]float64{{100, 96}, {100, 96}, {100, 96}}, 2},
+		{"no rounds: one worker", nil, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGrid(4096, []int64{16 << 20}, []int{1, 2})
+			for _, r := range tc.rounds {
+				g.addRound(0, r)
+			}
+			if got := g.Workers[g.decide(0)]; got != tc.want {
+				t.Fatalf("decided %d workers (median ratio %.3f), want %d", got, g.Ratio(0, 0, 1), tc.want)
 			}
 		})
 	}
@@ -73,21 +140,29 @@ func TestFitMachine(t *testing.T) {
 
 // TestProbeWithAFakeClock: with a clock that advances 10µs per reading
 // every operation takes the same time, so one worker is as good as any;
-// the real trial runs (its FedAvg calls), timed by the fake clock.
+// the real trial runs (its FedAvg calls at both dims), timed by the fake
+// clock.
 func TestProbeWithAFakeClock(t *testing.T) {
 	var now time.Time
 	clock := func() time.Time { now = now.Add(10 * time.Microsecond); return now }
-	res, err := Probe(ProbeConfig{MaxWorkers: 2, Sizes: []int64{64 << 10, 128 << 10}, Rounds: 2, MinTime: 5 * time.Microsecond, Now: clock})
+	res, err := Probe(ProbeConfig{MaxWorkers: 2, Sizes: []int64{64 << 10, 128 << 10}, Rounds: 3, MinTime: 5 * time.Microsecond, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Equal times do not grow with size: inconsistent, re-probed to the end.
-	if res.Machine != (Machine{BytesPerWorker: 128 << 10, MaxWorkers: 1}) || len(res.Grid.Trials) != 2 || len(res.Grid.Trials[1]) != 2 ||
-		fmt.Sprint(res.Grid.Workers) != "[1 2]" || res.Cost <= 0 || res.Consistent() || res.Attempts != 4 {
+	want := Machine{ByDim: []DimModel{{4096, 128 << 10, 1}, {8192, 128 << 10, 1}}}
+	if !res.Machine.Equal(want) || len(res.Grids) != 2 || len(res.Grids[1].Trials[1]) != 2 || len(res.Grids[1].Rounds[1]) != 9 ||
+		fmt.Sprint(res.Grids[0].Workers) != "[1 2]" || res.Cost <= 0 || res.Consistent() || res.Attempts != 3 {
 		t.Fatalf("probe %+v", res)
 	}
-	if _, err := Probe(ProbeConfig{Sizes: []int64{1 << 20, 1 << 19}}); err == nil {
-		t.Fatal("descending sizes accepted")
+	for name, cfg := range map[string]ProbeConfig{
+		"descending sizes":     {Sizes: []int64{1 << 20, 1 << 19}},
+		"a size below one row": {Sizes: []int64{16 << 10, 1 << 20}},
+		"descending dims":      {Dims: []int{8192, 4096}},
+	} {
+		if _, err := Probe(cfg); err == nil {
+			t.Errorf("%s accepted", name)
+		}
 	}
 }
 

@@ -33,8 +33,9 @@ func TestWriteGoals(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"auto/best clients=512/dim=8192: 1.030 (goal <= 1.05) PASS; auto chose 2, best fixed 2, fixed 2 ÷ best 1.000",
-		"auto/best clients=256/dim=8192: 1.300 (goal <= 1.05) FAIL; auto chose 1, best fixed 2, fixed 1 ÷ best 1.300",
+		"auto/best clients=512/dim=8192: 1.000 (goal <= 1.05) PASS; auto chose 2, best fixed 2; auto's own time ÷ best 1.030, ÷ its fixed count in the same pass 1.030 (median of 2)",
+		"auto/best clients=256/dim=8192: 1.300 (goal <= 1.05) FAIL; auto chose 1, best fixed 2; auto's own time ÷ best 1.300, ÷ its fixed count in the same pass 1.000 (median of 2)",
+		"auto/overhead: not measured: 4 paired passes, want 6 (goal: 95% upper bound <= 1.05)",
 		"auto/best clients=32/dim=2048: not measured (goal <= 1.05)",
 		"best/floor clients=512/dim=8192: 1.149 wall, 1.149 cpu, 2 workers (goal <= 1.20) PASS",
 		"best/floor clients=256/dim=8192: 1.408 wall, 1.408 cpu, 2 workers (goal <= 1.20) FAIL",
@@ -43,10 +44,56 @@ func TestWriteGoals(t *testing.T) {
 			t.Errorf("goals lack %q:\n%s", want, out.String())
 		}
 	}
-	if failed != 10+1+1 { // 10 shapes not measured, one auto and one floor failure
-		t.Errorf("%d failed, want 12:\n%s", failed, out.String())
+	if failed != 10+1+1+1 { // 10 shapes not measured, one auto, the overhead and one floor failure
+		t.Errorf("%d failed, want 13:\n%s", failed, out.String())
 	}
 	if _, err := WriteGoals(&out, strings.NewReader("BenchmarkCodec/x 1 1 ns/op\n"), "in"); !errors.Is(err, ErrNoResults) {
 		t.Errorf("no aggregate results: %v", err)
+	}
+}
+
+// TestAutoGoalJudgesTheChoice: Auto's goal judges the count it chose
+// against the best fixed count (the worst of the counts it chose over the
+// passes), and its overhead over all shapes from paired passes; noise
+// between passes of the same code fails neither.
+func TestAutoGoalJudgesTheChoice(t *testing.T) {
+	type pass struct{ w1, w2, auto, workers float64 }
+	tests := []struct {
+		name      string
+		passes    []pass
+		wantShape string
+		wantOver  string
+	}{
+		{"same code, noisy passes: the choice passes; 7 noisy pairs do not bound the overhead",
+			[]pass{{400, 300, 330, 2}, {400, 300, 290, 2}, {420, 330, 310, 2}, {380, 280, 300, 2}, {400, 300, 300, 2}, {400, 300, 297, 2}, {410, 310, 320, 2}},
+			"auto/best clients=512/dim=8192: 1.000 (goal <= 1.05) PASS; auto chose 2, best fixed 2",
+			"median 1.000 of 7 pairs, 95% interval 0.939-1.100 (goal: upper bound <= 1.05) FAIL"},
+		{"auto adds 10 % in every pass: overhead fails",
+			[]pass{{400, 300, 330, 2}, {400, 300, 330, 2}, {420, 320, 352, 2}, {380, 280, 308, 2}, {400, 300, 330, 2}, {400, 300, 330, 2}},
+			"auto/best clients=512/dim=8192: 1.000 (goal <= 1.05) PASS",
+			"median 1.100 of 6 pairs, 95% interval 1.100-1.100 (goal: upper bound <= 1.05) FAIL"},
+		{"one pass chose the slower count: the shape fails",
+			[]pass{{400, 300, 400, 1}, {400, 300, 300, 2}, {400, 300, 300, 2}, {400, 300, 300, 2}, {400, 300, 300, 2}, {400, 300, 300, 2}},
+			"auto/best clients=512/dim=8192: 1.333 (goal <= 1.05) FAIL; auto chose 1,2,2,2,2,2, best fixed 2",
+			"median 1.000 of 6 pairs, 95% interval 1.000-1.000 (goal: upper bound <= 1.05) PASS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var in strings.Builder
+			for _, p := range tt.passes {
+				fmt.Fprintf(&in, "BenchmarkAggregate/clients=512/dim=8192/workers=1-2 100 %.0f ns/op\n", p.w1*1e3)
+				fmt.Fprintf(&in, "BenchmarkAggregate/clients=512/dim=8192/workers=2-2 100 %.0f ns/op\n", p.w2*1e3)
+				fmt.Fprintf(&in, "BenchmarkAggregate/clients=512/dim=8192/workers=auto-2 100 %.0f ns/op %.0f workers\n", p.auto*1e3, p.workers)
+			}
+			var out bytes.Buffer
+			if _, err := WriteGoals(&out, strings.NewReader(in.String()), "in"); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{tt.wantShape, "auto/overhead: auto ÷ the fixed count it chose, same pass: " + tt.wantOver} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("goals lack %q:\n%s", want, out.String())
+				}
+			}
+		})
 	}
 }

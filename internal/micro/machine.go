@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -49,13 +50,13 @@ func osRelease() string {
 	return strings.TrimSpace(string(b))
 }
 
-// machineFile is the probe cache: the grid of trials, the Machine fitted
-// to it and how it came to be.
+// machineFile is the probe cache: the grids of trials (one per probed
+// dimension), the Machine fitted to them and how it came to be.
 type machineFile struct {
 	Version int            `json:"version"` // fedavg.ProbeVersion
 	Key     machineKey     `json:"key"`
-	Machine fedavg.Machine `json:"machine"` // refitted from Grid on every use
-	Grid    fedavg.Grid    `json:"grid"`
+	Machine fedavg.Machine `json:"machine"` // refitted from Grids on every use
+	Grids   []fedavg.Grid  `json:"grids"`
 	// Probed is when the grid was first probed; merges and re-probes keep
 	// it, so that the fastest trials of an old machine expire with it.
 	Probed time.Time `json:"probed"`
@@ -81,17 +82,43 @@ type probeEvent struct {
 
 const maxHistory = 10
 
+// maxMachineFile bounds the cache file read: a full cache (8 dims, 16
+// sizes, 16 worker counts, 8 trials and 16 rounds each) is well below.
+const maxMachineFile = 4 << 20
+
+// readBounded reads path, refusing a file larger than limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, nil
+}
+
 // readMachine reads the cache at path. It returns the file and "" when it
 // holds a usable probe of this machine (key, version, age), else nil and
 // why not.
 func readMachine(path string, key machineKey, now time.Time, maxAge time.Duration) (*machineFile, string) {
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path, maxMachineFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, "no cached probe"
 	}
 	if err != nil {
 		return nil, fmt.Sprintf("cache unreadable (%v)", err)
 	}
+	return parseMachine(b, key, now, maxAge)
+}
+
+// parseMachine checks a cache file's bytes as readMachine says.
+func parseMachine(b []byte, key machineKey, now time.Time, maxAge time.Duration) (*machineFile, string) {
 	var mf machineFile
 	switch {
 	case json.Unmarshal(b, &mf) != nil:
@@ -102,8 +129,10 @@ func readMachine(path string, key machineKey, now time.Time, maxAge time.Duratio
 		return nil, fmt.Sprintf("cached probe is for another machine (%s)", keyDiff(mf.Key, key))
 	case now.Sub(mf.Probed) > maxAge || mf.Probed.After(now.Add(time.Minute)):
 		return nil, fmt.Sprintf("cached probe from %s has expired (older than %v)", stamp(mf.Probed), maxAge)
-	case mf.Grid.Validate() != nil:
-		return nil, fmt.Sprintf("cached probe holds no usable trials (%v)", mf.Grid.Validate())
+	case fedavg.ValidateGrids(mf.Grids) != nil:
+		return nil, fmt.Sprintf("cached probe holds no usable trials (%v)", fedavg.ValidateGrids(mf.Grids))
+	case len(mf.History) > maxHistory:
+		return nil, fmt.Sprintf("cached probe has %d history entries, at most %d", len(mf.History), maxHistory)
 	}
 	return &mf, ""
 }

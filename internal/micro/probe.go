@@ -77,7 +77,7 @@ func freshProbe(o Options, key machineKey, why string) ProbeInfo {
 	}
 	other, _ := meter.otherShare()
 	now := o.now()
-	mf := &machineFile{Version: fedavg.ProbeVersion, Key: key, Machine: res.Machine, Grid: res.Grid,
+	mf := &machineFile{Version: fedavg.ProbeVersion, Key: key, Machine: res.Machine, Grids: res.Grids,
 		Probed: now, LoadAvg: load, OtherCPU: other}
 	mf.addEvent(probeEvent{Time: now, Outcome: SourceProbed, Reason: why, Machine: res.Machine,
 		LoadAvg: load, OtherCPU: other, CostNs: res.Cost.Nanoseconds()})
@@ -92,12 +92,12 @@ func freshProbe(o Options, key machineKey, why string) ProbeInfo {
 
 func revalidate(o Options, mf *machineFile) ProbeInfo {
 	load, meter := record.LoadAverage(), startBusy()
-	rv, err := fedavg.Revalidate(o.probeConfig, mf.Grid)
+	rv, err := fedavg.Revalidate(o.probeConfig, mf.Grids)
 	if err != nil {
 		return ProbeInfo{Source: SourceFallback, Why: fmt.Sprintf("revalidating the cached probe failed: %v", err)}
 	}
 	other, _ := meter.otherShare()
-	mf.Grid, mf.Machine = rv.Result.Grid, rv.Result.Machine
+	mf.Grids, mf.Machine = rv.Result.Grids, rv.Result.Machine
 	mf.addEvent(probeEvent{Time: o.now(), Outcome: string(rv.Outcome), Reason: rv.Reason, Machine: rv.Result.Machine,
 		LoadAvg: load, OtherCPU: other, CostNs: rv.Result.Cost.Nanoseconds()})
 	info := ProbeInfo{Machine: rv.Result.Machine, Source: SourceCached, Outcome: rv.Outcome, Why: rv.Reason,
@@ -171,26 +171,17 @@ func writeProbeLines(w io.Writer, p ProbeInfo) {
 }
 
 // WriteProbe describes a probe for `sagebench micro probe`: the summary,
-// auto's choice per shape, the grid of fastest trials (with the gap to
-// the second fastest) and the cache's history.
+// auto's choice per shape, per probed dimension the grid of fastest
+// trials (with the gap to the second fastest) and the median paired ratio
+// that decides, and the cache's history.
 func WriteProbe(w io.Writer, p ProbeInfo) error {
 	bw := &errWriter{w: w}
 	fmt.Fprintf(bw, "probe: %s\nauto per shape: %s\n", p.Summary(), p.Choices())
 	if p.File == nil {
 		return bw.err
 	}
-	g := p.File.Grid
-	fmt.Fprintf(bw, "\nfastest trial per cell, µs (second fastest, %% slower):\n\n| size |")
-	for _, wk := range g.Workers {
-		fmt.Fprintf(bw, " %d worker(s) |", wk)
-	}
-	fmt.Fprintf(bw, "\n|---:|%s\n", strings.Repeat("---:|", len(g.Workers)))
-	for i, size := range g.Sizes {
-		fmt.Fprintf(bw, "| %d KiB |", size>>10)
-		for j := range g.Workers {
-			fmt.Fprintf(bw, " %s |", cellText(g.Trials[i][j]))
-		}
-		fmt.Fprintln(bw)
+	for _, g := range p.File.Grids {
+		writeGrid(bw, g)
 	}
 	fmt.Fprintf(bw, "\nhistory (newest last):\n")
 	for _, e := range p.File.History {
@@ -202,6 +193,28 @@ func WriteProbe(w io.Writer, p ProbeInfo) error {
 		fmt.Fprintln(bw)
 	}
 	return bw.err
+}
+
+// writeGrid prints one dimension's grid: per cell the fastest trial in µs
+// (the second fastest, % slower) and, for more than one worker, the median
+// paired ratio to one worker over the size's rounds (×0.85: 15 % faster).
+func writeGrid(w io.Writer, g fedavg.Grid) {
+	fmt.Fprintf(w, "\ndim %d: fastest trial per cell, µs (second fastest, %% slower); ×median paired ratio to 1 worker:\n\n| size | rounds |", g.Dim)
+	for _, wk := range g.Workers {
+		fmt.Fprintf(w, " %d worker(s) |", wk)
+	}
+	fmt.Fprintf(w, "\n|---:|---:|%s\n", strings.Repeat("---:|", len(g.Workers)))
+	for i, size := range g.Sizes {
+		fmt.Fprintf(w, "| %d KiB | %d |", size>>10, len(g.Rounds[i]))
+		for j := range g.Workers {
+			fmt.Fprintf(w, " %s", cellText(g.Trials[i][j]))
+			if j > 0 && len(g.Rounds[i]) > 0 {
+				fmt.Fprintf(w, " ×%.3f", g.Ratio(i, 0, j))
+			}
+			fmt.Fprint(w, " |")
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 func cellText(trials []float64) string {

@@ -55,15 +55,15 @@ func TestPoisonedProbeCacheRecovers(t *testing.T) {
 		{name: "file claiming max_workers 1, no trials", poison: claimOneWorker(false),
 			now: fedavgtest.Quiet(), at: day, source: SourceProbed, why: "no usable trials", workers: 2},
 		{name: "file claiming max_workers 1, empty grid", poison: claimOneWorker(true),
-			now: fedavgtest.Quiet(), at: day, source: SourceCached, outcome: fedavg.Reprobed, why: "no trials to compare", workers: 2},
+			now: fedavgtest.Quiet(), at: day, source: SourceCached, outcome: fedavg.Reprobed, why: "too few trials", workers: 2},
 		{name: "quiet probe, loaded now: kept", poison: probeWith(fedavgtest.Quiet(), day),
-			now: fedavgtest.Loaded(), at: day.Add(time.Hour), source: SourceCached, outcome: fedavg.Agrees, why: "no cell ran faster", workers: 2},
+			now: fedavgtest.Loaded(), at: day.Add(time.Hour), source: SourceCached, outcome: fedavg.Agrees, why: "busier now", workers: 2},
 		{name: "loaded probe expires after 7 days", poison: probeWith(fedavgtest.Loaded(), day),
 			now: fedavgtest.Quiet(), at: day.Add(8 * 24 * time.Hour), source: SourceProbed, why: "expired", workers: 2},
 		{name: "another OS kernel", poison: rekey(probeWith(fedavgtest.Loaded(), day), "5.10.0-old"),
 			now: fedavgtest.Quiet(), at: day, source: SourceProbed, why: `os release "5.10.0-old"`, workers: 2},
 		{name: "probe that never agrees: fallback, named", poison: func(*testing.T, string) {},
-			now: &fedavgtest.Machine{Drift: 0.01}, at: day, source: SourceFallback, why: "failed its checks", workers: 2},
+			now: &fedavgtest.Machine{Drift: 0.05}, at: day, source: SourceFallback, why: "failed its checks", workers: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,7 +81,7 @@ func TestPoisonedProbeCacheRecovers(t *testing.T) {
 				t.Errorf("summary %q, choices %q", p.Summary(), p.Choices())
 			}
 			mf := readCache(t, o.MachineCache)
-			if len(mf.History) == 0 || (p.Source != SourceFallback && mf.Machine != p.Machine) {
+			if len(mf.History) == 0 || (p.Source != SourceFallback && !mf.Machine.Equal(p.Machine)) {
 				t.Errorf("cache holds %v (history %d), resolved %v", mf.Machine, len(mf.History), p.Machine)
 			}
 			if p.Source != SourceFallback {
@@ -89,7 +89,7 @@ func TestPoisonedProbeCacheRecovers(t *testing.T) {
 			}
 			// The inconsistent trials were kept, not used; a quiet start heals them.
 			again := ResolveProbe(simOptions(dir, fedavgtest.Quiet(), tc.at), false)
-			if again.Source != SourceCached || again.Outcome != fedavg.Reprobed || again.Machine.MaxWorkers != 2 ||
+			if again.Source != SourceCached || again.Outcome != fedavg.Reprobed || again.Machine.Workers(512, 8192, fedavg.Auto) != 2 ||
 				!strings.Contains(again.Why, "failed its checks") {
 				t.Errorf("after an inconsistent probe, a quiet start gave %s %s %v (%s)", again.Source, again.Outcome, again.Machine, again.Why)
 			}
@@ -115,7 +115,7 @@ func claimOneWorker(withGrid bool) func(*testing.T, string) {
 		mf := &machineFile{Version: fedavg.ProbeVersion, Key: currentKey(),
 			Machine: fedavg.Machine{BytesPerWorker: 16 << 20, MaxWorkers: 1}, Probed: time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)}
 		if withGrid {
-			mf.Grid = fedavg.NewGrid([]int64{256 << 10, 1 << 20, 4 << 20, 16 << 20}, []int{1, 2})
+			mf.Grids = []fedavg.Grid{fedavg.NewGrid(4096, []int64{256 << 10, 1 << 20, 4 << 20, 16 << 20}, []int{1, 2})}
 		}
 		if err := writeMachine(filepath.Join(dir, "probe.json"), mf); err != nil {
 			t.Fatal(err)
@@ -146,17 +146,19 @@ func TestRealProbeReplacesAnInflatedCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := res.Grid
-	for i := range g.Trials {
-		for j := range g.Trials[i] {
-			for k := range g.Trials[i][j] {
-				g.Trials[i][j][k] *= 10
+	gs := res.Grids
+	for _, g := range gs {
+		for i := range g.Trials {
+			for j := range g.Trials[i] {
+				for k := range g.Trials[i][j] {
+					g.Trials[i][j][k] *= 10
+				}
 			}
 		}
 	}
 	path := filepath.Join(t.TempDir(), "probe.json")
 	mf := &machineFile{Version: fedavg.ProbeVersion, Key: currentKey(), Machine: fedavg.Machine{BytesPerWorker: 1 << 20, MaxWorkers: 1},
-		Grid: g, Probed: time.Now()}
+		Grids: gs, Probed: time.Now()}
 	if err := writeMachine(path, mf); err != nil {
 		t.Fatal(err)
 	}
@@ -167,11 +169,12 @@ func TestRealProbeReplacesAnInflatedCache(t *testing.T) {
 	if p.Source == SourceFallback { // inconsistent on a busy machine: not used, but kept
 		t.Logf("busy machine: %s", p.Why)
 	}
-	after := readCache(t, path).Grid
-	for i := range after.Sizes {
-		for j := range after.Workers {
-			if after.Min(i, j) > g.Min(i, j)/5 {
-				t.Errorf("cell %d,%d: %v ns after, %v inflated: not replaced", i, j, after.Min(i, j), g.Min(i, j))
+	for k, after := range readCache(t, path).Grids {
+		for i := range after.Sizes {
+			for j := range after.Workers {
+				if after.Min(i, j) > gs[k].Min(i, j)/5 {
+					t.Errorf("dim %d, cell %d,%d: %v ns after, %v inflated: not replaced", after.Dim, i, j, after.Min(i, j), gs[k].Min(i, j))
+				}
 			}
 		}
 	}
