@@ -67,7 +67,7 @@ func FitMachine(gs []Grid) Machine {
 // the smallest size from which every larger size decided on more than one
 // worker (a win that does not last is noise, not a crossover), and bytes
 // per worker puts the count decided there exactly at that size: sizes
-// below it get one worker. With one worker decided at the largest size,
+// below it get one worker (MinBytes). With one worker decided at the largest size,
 // the model is one worker up to it.
 func fitDim(g Grid) DimModel {
 	last := len(g.Sizes) - 1
@@ -83,7 +83,7 @@ func fitDim(g Grid) DimModel {
 		k--
 	}
 	bpw := g.Sizes[k] / int64(g.Workers[best[k]])
-	return DimModel{Dim: g.Dim, BytesPerWorker: max(bpw, int64(g.Dim)*4), MaxWorkers: g.Workers[best[last]]}
+	return DimModel{Dim: g.Dim, BytesPerWorker: max(bpw, int64(g.Dim)*4), MaxWorkers: g.Workers[best[last]], MinBytes: g.Sizes[k]}
 }
 
 // agreeFloor is the smallest difference between two trials that Check

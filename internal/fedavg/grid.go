@@ -38,6 +38,11 @@ const (
 	maxSizes  = 16
 	maxCounts = 16
 	maxDim    = 1 << 22
+	// maxProbeBytes bounds a probe size: the real trial allocates the
+	// largest size, so a hand-edited cache must not ask for more.
+	maxProbeBytes = 1 << 30
+	// maxProbeWorkers bounds a probed worker count (an Aggregator each).
+	maxProbeWorkers = 4096
 )
 
 // NewGrid returns an empty grid over sizes and worker counts at dim.
@@ -65,8 +70,8 @@ func (g Grid) Validate() error {
 		return fmt.Errorf("probe grid: %w", err)
 	}
 	for k := 1; k < len(g.Workers); k++ {
-		if g.Workers[k] <= g.Workers[k-1] {
-			return fmt.Errorf("probe grid: worker counts %v must ascend", g.Workers)
+		if g.Workers[k] <= g.Workers[k-1] || g.Workers[k] > maxProbeWorkers {
+			return fmt.Errorf("probe grid: worker counts %v must ascend, at most %d", g.Workers, maxProbeWorkers)
 		}
 	}
 	if len(g.Trials) != len(g.Sizes) || len(g.Rounds) != len(g.Sizes) {
@@ -109,12 +114,12 @@ func positive(ns []float64) bool {
 	return true
 }
 
-// checkSizes reports sizes that are not strictly ascending or below one
-// client of dimension dim.
+// checkSizes reports sizes that are not strictly ascending, below one
+// client of dimension dim or above maxProbeBytes.
 func checkSizes(dim int, sizes []int64) error {
 	for k, s := range sizes {
-		if s < int64(dim)*4 || (k > 0 && s <= sizes[k-1]) {
-			return fmt.Errorf("sizes %v must ascend and hold at least one client of dimension %d (%d bytes)", sizes, dim, dim*4)
+		if s < int64(dim)*4 || s > maxProbeBytes || (k > 0 && s <= sizes[k-1]) {
+			return fmt.Errorf("sizes %v must ascend, hold at least one client of dimension %d (%d bytes) and be at most %d bytes", sizes, dim, dim*4, maxProbeBytes)
 		}
 	}
 	return nil

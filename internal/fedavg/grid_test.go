@@ -3,6 +3,7 @@ package fedavg
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +77,9 @@ func TestGridValidate(t *testing.T) {
 		{"too many trials", func(g *Grid) { g.Trials[0][0] = make([]float64, maxKept+1) }, "at most 8"},
 		{"an infinite trial", func(g *Grid) { g.Trials[0][0][0] = math.Inf(1) }, "positive times"},
 		{"trials out of order", func(g *Grid) { g.Trials[0][0] = []float64{2, 1} }, "ascending"},
+		// the real trial allocates the largest size and an aggregator per count
+		{"a 64 GiB size", func(g *Grid) { g.Sizes[1] = 1 << 36 }, "at most 1073741824 bytes"},
+		{"a million workers", func(g *Grid) { g.Workers[1] = 1 << 20 }, "at most 4096"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,6 +93,10 @@ func TestGridValidate(t *testing.T) {
 	}
 	if err := ValidateGrids([]Grid{ok(), ok()}); err == nil || !strings.Contains(err.Error(), "must ascend") {
 		t.Errorf("two grids of one dim: %v", err)
+	}
+	other := NewGrid(8192, []int64{1 << 20, 2 << 20}, []int{1, 2, 4})
+	if err := ValidateGrids([]Grid{ok(), other}); err == nil || !strings.Contains(err.Error(), "want one list") {
+		t.Errorf("grids of different worker counts (the real trial builds the first's aggregators): %v", err)
 	}
 }
 
@@ -149,6 +157,9 @@ func TestRevalidateHealsAPoisonedProbe(t *testing.T) {
 		{"quiet cache, loaded now", quiet.Grids, fedavgtest.Loaded(), Agrees, "busier now", false},
 		{"quiet cache, quiet now", quiet.Grids, fedavgtest.Quiet(), Agrees, "pooled", true},
 		{"no trials cached", empty, fedavgtest.Quiet(), Reprobed, "too few", true},
+		// a lucky trial 30 % below the next fails the cache's checks; merged
+		// back into the re-probe it would fail them on every later start
+		{"a lucky trial cached", lucky(quiet.Grids), fedavgtest.Quiet(), Reprobed, "failed its checks", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,4 +220,17 @@ func TestRevalidateRefinesOnPooledMedians(t *testing.T) {
 	if rv.Outcome != Refined || auto(t, rv.Result.Machine, 512, 8192) != 2 || auto(t, rv.Result.Machine, 256, 8192) != 1 {
 		t.Fatalf("outcome %s (%s), machine %v; want refined to 2 workers at 16 MiB only", rv.Outcome, rv.Reason, rv.Result.Machine)
 	}
+}
+
+// lucky returns a copy of gs whose first grid's one-worker cell at the
+// largest size holds a trial 30 % below its fastest.
+func lucky(gs []Grid) []Grid {
+	out := make([]Grid, len(gs))
+	for k, g := range gs {
+		out[k] = g.withRounds(true)
+	}
+	last := len(out[0].Sizes) - 1
+	c := slices.Clone(out[0].Trials[last][0])
+	out[0].Trials[last][0] = append([]float64{c[0] * 0.7}, c...)[:min(len(c)+1, maxKept)]
+	return out
 }

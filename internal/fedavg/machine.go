@@ -26,11 +26,16 @@ type Machine struct {
 }
 
 // DimModel is the model of one probed dimension; zero fields take the
-// fallback's values, as in Machine.
+// fallback's values, as in Machine. MinBytes, when set, is the input from
+// which parallelism starts: below it one worker, whatever BytesPerWorker
+// says (a probe whose first win is four workers at 512 KiB gives 128 KiB
+// per worker, which alone would put two workers on 256 KiB, where one
+// was faster).
 type DimModel struct {
 	Dim            int   `json:"dim"`
 	BytesPerWorker int64 `json:"bytes_per_worker"`
 	MaxWorkers     int   `json:"max_workers"`
+	MinBytes       int64 `json:"min_bytes,omitempty"`
 }
 
 // maxDims bounds the dimensions a Machine or a probe holds.
@@ -46,8 +51,8 @@ func (m Machine) Validate() error {
 		return inputErr(ErrParam, -1, -1, "machine: %d dimensions, at most %d", len(m.ByDim), maxDims)
 	}
 	for k, d := range m.ByDim {
-		if d.Dim <= 0 || d.BytesPerWorker < 0 || d.MaxWorkers < 0 || (k > 0 && d.Dim <= m.ByDim[k-1].Dim) {
-			return inputErr(ErrParam, -1, -1, "machine %v: dims must be positive and ascending, bytes per worker and max workers >= 0", m)
+		if d.Dim <= 0 || d.BytesPerWorker < 0 || d.MaxWorkers < 0 || d.MinBytes < 0 || (k > 0 && d.Dim <= m.ByDim[k-1].Dim) {
+			return inputErr(ErrParam, -1, -1, "machine %v: dims must be positive and ascending, bytes per worker, max workers and min bytes >= 0", m)
 		}
 	}
 	return nil
@@ -70,7 +75,11 @@ func (m Machine) String() string {
 }
 
 func (d DimModel) String() string {
-	return fmt.Sprintf("%d bytes per worker, at most %d workers", d.bytesPerWorker(), d.maxWorkers())
+	s := fmt.Sprintf("%d bytes per worker, at most %d workers", d.bytesPerWorker(), d.maxWorkers())
+	if d.MinBytes > 0 {
+		s += fmt.Sprintf(", one below %d bytes", d.MinBytes)
+	}
+	return s
 }
 
 // ForDim is the model Auto uses at dimension dim.
@@ -115,6 +124,9 @@ func (m Machine) Workers(clients, dim, requested int) int {
 	}
 	d := m.ForDim(dim)
 	bytes := int64(clients) * int64(max(dim, 0)) * 4
+	if bytes < d.MinBytes {
+		return 1
+	}
 	w := bytes / d.bytesPerWorker()
 	w = min(w, int64(d.maxWorkers()), int64(clients))
 	return int(max(w, 1))

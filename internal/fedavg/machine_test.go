@@ -84,14 +84,14 @@ func TestFitDim(t *testing.T) {
 		ratios [][]float64 // per size (1, 2, 4, 8 MiB): t(w) ÷ t(1) for w = 1, 2, 3
 		want   DimModel
 	}{
-		{"two workers never pay", [][]float64{{1, 1.2, 1.3}, {1, 1.1, 1.15}, {1, 1.02, 1.05}, {1, 0.99, 1.01}}, DimModel{4096, 8 << 20, 1}},
-		{"a gain inside the margin is no win", [][]float64{{1, 1.2, 1.3}, {1, 1.1, 1.1}, {1, 0.98, 0.98}, {1, 0.975, 0.975}}, DimModel{4096, 8 << 20, 1}},
-		{"two from 4 MiB", [][]float64{{1, 1.2, 1.3}, {1, 1.01, 1.1}, {1, 0.9, 0.95}, {1, 0.7, 0.69}}, DimModel{4096, 2 << 20, 2}},
-		{"three workers add speed", [][]float64{{1, 0.9, 0.85}, {1, 0.8, 0.7}, {1, 0.7, 0.55}, {1, 0.6, 0.45}}, DimModel{4096, (1 << 20) / 3, 3}},
+		{"two workers never pay", [][]float64{{1, 1.2, 1.3}, {1, 1.1, 1.15}, {1, 1.02, 1.05}, {1, 0.99, 1.01}}, DimModel{4096, 8 << 20, 1, 0}},
+		{"a gain inside the margin is no win", [][]float64{{1, 1.2, 1.3}, {1, 1.1, 1.1}, {1, 0.98, 0.98}, {1, 0.975, 0.975}}, DimModel{4096, 8 << 20, 1, 0}},
+		{"two from 4 MiB", [][]float64{{1, 1.2, 1.3}, {1, 1.01, 1.1}, {1, 0.9, 0.95}, {1, 0.7, 0.69}}, DimModel{4096, 2 << 20, 2, 4 << 20}},
+		{"three workers add speed", [][]float64{{1, 0.9, 0.85}, {1, 0.8, 0.7}, {1, 0.7, 0.55}, {1, 0.6, 0.45}}, DimModel{4096, (1 << 20) / 3, 3, 1 << 20}},
 		// two workers lose even at 8 MiB, three win there (two hyper-threads
 		// of one core): auto gives three at 8 MiB, not two.
-		{"only more than two workers pay", [][]float64{{1, 1.2, 1.3}, {1, 1.1, 1.2}, {1, 1.02, 1.05}, {1, 1.01, 0.75}}, DimModel{4096, (8 << 20) / 3, 3}},
-		{"a win that does not last is no crossover", [][]float64{{1, 0.9, 0.9}, {1, 1.0, 1.05}, {1, 0.9, 0.95}, {1, 0.8, 0.82}}, DimModel{4096, 2 << 20, 2}},
+		{"only more than two workers pay", [][]float64{{1, 1.2, 1.3}, {1, 1.1, 1.2}, {1, 1.02, 1.05}, {1, 1.01, 0.75}}, DimModel{4096, (8 << 20) / 3, 3, 8 << 20}},
+		{"a win that does not last is no crossover", [][]float64{{1, 0.9, 0.9}, {1, 1.0, 1.05}, {1, 0.9, 0.95}, {1, 0.8, 0.82}}, DimModel{4096, 2 << 20, 2, 4 << 20}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,7 +150,7 @@ func TestProbeWithAFakeClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Equal times do not grow with size: inconsistent, re-probed to the end.
-	want := Machine{ByDim: []DimModel{{4096, 128 << 10, 1}, {8192, 128 << 10, 1}}}
+	want := Machine{ByDim: []DimModel{{4096, 128 << 10, 1, 0}, {8192, 128 << 10, 1, 0}}}
 	if !res.Machine.Equal(want) || len(res.Grids) != 2 || len(res.Grids[1].Trials[1]) != 2 || len(res.Grids[1].Rounds[1]) != 9 ||
 		fmt.Sprint(res.Grids[0].Workers) != "[1 2]" || res.Cost <= 0 || res.Consistent() || res.Attempts != 3 {
 		t.Fatalf("probe %+v", res)

@@ -160,6 +160,9 @@ func ValidateGrids(gs []Grid) error {
 		if k > 0 && g.Dim <= gs[k-1].Dim {
 			return fmt.Errorf("probe: grid dims %d after %d must ascend", g.Dim, gs[k-1].Dim)
 		}
+		if !slices.Equal(g.Workers, gs[0].Workers) { // the real trial builds gs[0]'s aggregators
+			return fmt.Errorf("probe: worker counts %v at dim %d, %v at dim %d: want one list", g.Workers, g.Dim, gs[0].Workers, gs[0].Dim)
+		}
 	}
 	return nil
 }

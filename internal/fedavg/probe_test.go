@@ -165,15 +165,27 @@ func TestProbeHyperThreads(t *testing.T) {
 		{"hyper-threads cost 10 %", ht(0.6, 0.66), 2, 256 << 10},
 		{"the first two CPUs are one core: only four pay", ht(1.0, 0.6), 4, 128 << 10},
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // the simulated machine's CPUs: Workers clamps to them
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Probe(ProbeConfig{MaxWorkers: 4, Trial: tc.sim.Trial})
 			if err != nil || !res.Consistent() {
 				t.Fatalf("probe: %v %v", err, res.Problems)
 			}
+			exact := &fedavgtest.Machine{Share: tc.sim.Share} // the same machine without noise
 			for _, d := range res.Machine.ByDim {
 				if d.MaxWorkers != tc.ceiling || d.BytesPerWorker != tc.bpw {
 					t.Errorf("dim %d: %v, want at most %d workers, %d bytes each", d.Dim, d, tc.ceiling, tc.bpw)
+				}
+				// Below the first win, one worker: 128 KiB each alone
+				// would give two workers 256 KiB, 1.3-1.7× slower.
+				for s := int64(256 << 10); s <= 16<<20; s *= 2 {
+					w := res.Machine.Workers(int(s/int64(4*d.Dim)), d.Dim, Auto)
+					tw, _ := exact.Trial(d.Dim, s, w)
+					t1, _ := exact.Trial(d.Dim, s, 1)
+					if tw > t1*1.03 {
+						t.Errorf("dim %d, %d KiB: auto gives %d workers, %.0f ns against one worker's %.0f", d.Dim, s>>10, w, tw, t1)
+					}
 				}
 			}
 		})

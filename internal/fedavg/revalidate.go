@@ -61,10 +61,10 @@ func Revalidate(cfg ProbeConfig, cached []Grid) (Revalidation, error) {
 	}
 	start := cfg.Now()
 	if !complete(cached) {
-		return reprobe(cfg, cached, nil, "the cache holds too few trials or paired rounds", start)
+		return reprobe(cfg, cached, nil, true, "the cache holds too few trials or paired rounds", start)
 	}
 	if p := checkGrids(cached, cfg.Tolerance); len(p) > 0 {
-		return reprobe(cfg, cached, nil, "the cached probe failed its checks: "+p[0], start)
+		return reprobe(cfg, cached, nil, false, "the cached probe failed its checks: "+p[0], start)
 	}
 	old := FitMachine(cached)
 	chk := make([]Grid, len(cached))
@@ -78,7 +78,7 @@ func Revalidate(cfg ProbeConfig, cached []Grid) (Revalidation, error) {
 	}
 	faster, slower := compareNow(cached, chk, cfg.Tolerance)
 	if faster != "" {
-		return reprobe(cfg, cached, chk, faster, start)
+		return reprobe(cfg, cached, chk, true, faster, start)
 	}
 	rv := Revalidation{Outcome: Agrees, Checked: chk}
 	pooled := chk
@@ -96,8 +96,11 @@ func Revalidate(cfg ProbeConfig, cached []Grid) (Revalidation, error) {
 }
 
 // reprobe probes the whole grid again; the new rounds replace the cached
-// ones, and every trial is merged.
-func reprobe(cfg ProbeConfig, cached, chk []Grid, why string, start time.Time) (Revalidation, error) {
+// ones and the check's (those of the probe alone are kept, latest last).
+// Trials merge, the check's and, with keepCached, the cache's: a cache
+// that failed its checks is not merged back, or one lucky trial in it
+// (more than the tolerance below the next) would fail every later start.
+func reprobe(cfg ProbeConfig, cached, chk []Grid, keepCached bool, why string, start time.Time) (Revalidation, error) {
 	gs := make([]Grid, len(cached))
 	for k, g := range cached {
 		gs[k] = NewGrid(g.Dim, g.Sizes, g.Workers)
@@ -106,7 +109,10 @@ func reprobe(cfg ProbeConfig, cached, chk []Grid, why string, start time.Time) (
 	if err != nil {
 		return Revalidation{}, fmt.Errorf("revalidate: re-probing: %w", err)
 	}
-	merged := mergeGrids(mergeGrids(gs, chk), withoutRounds(cached))
+	merged := mergeGrids(gs, withoutRounds(chk))
+	if keepCached {
+		merged = mergeGrids(merged, withoutRounds(cached))
+	}
 	return Revalidation{Outcome: Reprobed, Reason: why, Checked: chk,
 		Result: fitted(cfg, merged, res.Attempts, cfg.Now().Sub(start))}, nil
 }
@@ -145,7 +151,10 @@ func withoutRounds(gs []Grid) []Grid {
 func checkSizesFor(g Grid, m DimModel) []int64 {
 	sizes := []int64{g.Sizes[len(g.Sizes)-1]}
 	if m.MaxWorkers > 1 {
-		cross := 2 * m.bytesPerWorker()
+		cross := m.MinBytes // where parallelism starts
+		if cross == 0 {
+			cross = 2 * m.bytesPerWorker()
+		}
 		i, _ := slices.BinarySearch(g.Sizes, cross)
 		for _, k := range []int{i - 1, i} {
 			if k >= 0 && k < len(g.Sizes) {

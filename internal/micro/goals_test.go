@@ -97,3 +97,73 @@ func TestAutoGoalJudgesTheChoice(t *testing.T) {
 		})
 	}
 }
+
+// TestMedianRank: the ranks of the exact 95 % interval of a median, as
+// tabulated (e.g. Conover, Practical Nonparametric Statistics, table A3):
+// n = 6 → [x1, x6], n = 10 → [x2, x9], n = 20 → [x6, x15], n = 60 → [x22, x39].
+func TestMedianRank(t *testing.T) {
+	for n, want := range map[int]int{5: 0, 6: 1, 8: 1, 9: 2, 10: 2, 20: 6, 60: 22} {
+		if got := medianRank(n); got != want {
+			t.Errorf("medianRank(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// TestPairAutoByPass: auto pairs with its count's run of the same pass;
+// with every case run N times in a row (--count N), only the first auto
+// run has a partner, and it is not paired with a run of another pass.
+func TestPairAutoByPass(t *testing.T) {
+	line := func(w string, ns float64, extra string) string {
+		return fmt.Sprintf("BenchmarkAggregate/clients=512/dim=8192/workers=%s-2 100 %.0f ns/op %s\n", w, ns, extra)
+	}
+	var passes, inARow strings.Builder
+	for p := range 3 {
+		passes.WriteString(line("2", float64(100+p), "") + line("auto", float64(110+p), "2 workers"))
+	}
+	for p := range 3 {
+		inARow.WriteString(line("2", float64(100+p), ""))
+	}
+	for p := range 3 {
+		inARow.WriteString(line("auto", float64(110+p), "2 workers"))
+	}
+	for _, tc := range []struct {
+		name, in string
+		want     []float64
+	}{
+		{"one run of every case per pass", passes.String(), []float64{110.0 / 100, 111.0 / 101, 112.0 / 102}},
+		{"every case three times in a row", inARow.String(), []float64{110.0 / 102}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := pairAuto([]byte(tc.in), "in")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := got["clients=512/dim=8192"]; fmt.Sprintf("%.4f", g) != fmt.Sprintf("%.4f", tc.want) {
+				t.Errorf("pairs %.4f, want %.4f", g, tc.want)
+			}
+		})
+	}
+}
+
+// TestAutoGoalWithoutItsCount: where the count auto chose has no fixed
+// run (3 workers), or the file has no "workers" metric, auto's own time
+// is judged, and the line says so.
+func TestAutoGoalWithoutItsCount(t *testing.T) {
+	for _, tc := range []struct{ name, extra, want string }{
+		{"a count without a fixed run", "3 workers", "auto/best clients=512/dim=8192: 1.040 (goal <= 1.05) PASS; auto's own time ÷ best fixed 2 (the count auto chose has no fixed run"},
+		{"no workers metric", "", "auto/best clients=512/dim=8192: 1.040 (goal <= 1.05) PASS; auto's own time ÷ best fixed 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := "BenchmarkAggregate/clients=512/dim=8192/workers=1-2 100 400000 ns/op\n" +
+				"BenchmarkAggregate/clients=512/dim=8192/workers=2-2 100 300000 ns/op\n" +
+				"BenchmarkAggregate/clients=512/dim=8192/workers=auto-2 100 312000 ns/op " + tc.extra + "\n"
+			var out bytes.Buffer
+			if _, err := WriteGoals(&out, strings.NewReader(in), "in"); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), tc.want) {
+				t.Errorf("goals lack %q:\n%s", tc.want, out.String())
+			}
+		})
+	}
+}

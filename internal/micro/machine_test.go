@@ -3,6 +3,7 @@ package micro
 import (
 	"encoding/json"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ func FuzzParseMachine(f *testing.F) {
 	f.Add(good)
 	f.Add(good[:len(good)/2])
 	f.Add([]byte(`{"version":3,"grids":[{"dim":4096,"sizes":[16384],"workers":[1],"trials":[[[1]]],"rounds":[[[1]]]}]}`))
+	f.Add([]byte(`{"version":3,"grids":[{"dim":4096,"sizes":[68719476736],"workers":[1],"trials":[[[1]]],"rounds":[[[1]]]}]}`))
 	f.Add([]byte(`{"version":2,"grid":{"sizes":[1048576],"workers":[1,2],"trials":[[[1],[2]]]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		mf, _ := parseMachine(b, key, now, DefaultProbeMaxAge)
@@ -43,6 +45,13 @@ func FuzzParseMachine(f *testing.F) {
 				if w := m.Workers(c, d, fedavg.Auto); w < 1 || w > runtime.GOMAXPROCS(0) {
 					t.Fatalf("auto at %d×%d = %d workers under %v", c, d, w, m)
 				}
+			}
+		}
+		// What the real trial can serve (fedavg's fedavgTrial): one input
+		// of the largest size (at most 1 GiB) and the first grid's counts.
+		for _, g := range mf.Grids {
+			if g.Sizes[len(g.Sizes)-1] > 1<<30 || !slices.Equal(g.Workers, mf.Grids[0].Workers) {
+				t.Fatalf("an accepted cache the real trial cannot measure: dim %d, sizes %v, workers %v (first %v)", g.Dim, g.Sizes, g.Workers, mf.Grids[0].Workers)
 			}
 		}
 		cfg := fedavg.ProbeConfig{MaxWorkers: 2, Rounds: 3, Attempts: 1, Trial: fedavgtest.Quiet().Trial}

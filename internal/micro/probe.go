@@ -66,7 +66,7 @@ func ResolveProbe(o Options, force bool) ProbeInfo {
 	if mf == nil {
 		return freshProbe(o, key, why)
 	}
-	return revalidate(o, mf)
+	return revalidate(o, key, mf)
 }
 
 func freshProbe(o Options, key machineKey, why string) ProbeInfo {
@@ -90,11 +90,14 @@ func freshProbe(o Options, key machineKey, why string) ProbeInfo {
 	return info
 }
 
-func revalidate(o Options, mf *machineFile) ProbeInfo {
+// revalidate checks the cached probe against the machine now; when that
+// fails (a cache this probe cannot measure again), a fresh probe replaces
+// the cache rather than leave every later start to the fallback.
+func revalidate(o Options, key machineKey, mf *machineFile) ProbeInfo {
 	load, meter := record.LoadAverage(), startBusy()
 	rv, err := fedavg.Revalidate(o.probeConfig, mf.Grids)
 	if err != nil {
-		return ProbeInfo{Source: SourceFallback, Why: fmt.Sprintf("revalidating the cached probe failed: %v", err)}
+		return freshProbe(o, key, fmt.Sprintf("revalidating the cached probe failed (%v)", err))
 	}
 	other, _ := meter.otherShare()
 	mf.Grids, mf.Machine = rv.Result.Grids, rv.Result.Machine

@@ -81,27 +81,33 @@ func readResults(in io.Reader, file string) (results, error) {
 		if !ok {
 			continue
 		}
-		base, parts := r.Name.Parts()
-		var keys []string
-		for _, p := range parts {
-			if s := string(p); strings.HasPrefix(s, "/") {
-				keys = append(keys, s[1:])
-			}
-		}
-		b := strings.TrimPrefix(string(base), "Benchmark")
-		if b == "AggregateParallel" {
-			b, keys = fromMohawk(keys)
-		}
+		b, k := resultKey(r)
 		if rs[b] == nil {
 			rs[b] = map[string]*stats{}
 		}
-		k := strings.Join(keys, "/")
 		if rs[b][k] == nil {
 			rs[b][k] = &stats{}
 		}
 		rs[b][k].add(r)
 	}
 	return rs, br.Err()
+}
+
+// resultKey is a result's benchmark base name (Mohawk's names mapped to
+// ours) and its key=value sub-name.
+func resultKey(r *benchfmt.Result) (base, key string) {
+	b, parts := r.Name.Parts()
+	var keys []string
+	for _, p := range parts {
+		if s := string(p); strings.HasPrefix(s, "/") {
+			keys = append(keys, s[1:])
+		}
+	}
+	base = strings.TrimPrefix(string(b), "Benchmark")
+	if base == "AggregateParallel" {
+		base, keys = fromMohawk(keys)
+	}
+	return base, strings.Join(keys, "/")
 }
 
 // mohawkShape reads the contract's sub-benchmark names clients512_dim8192
