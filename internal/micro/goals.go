@@ -99,7 +99,7 @@ func autoGoal(w io.Writer, agg map[string]*stats, shape string, pairs []float64)
 	choice, counts := chosen(agg, shape, auto, best)
 	if math.IsNaN(choice) {
 		ok := own <= GoalAutoOverBest
-		fmt.Fprintf(w, "auto/best %s: %.3f (goal <= %.2f) %s; auto's own time ÷ best fixed %d (the count auto chose has no fixed run to judge it by)\n",
+		fmt.Fprintf(w, "auto/best %s: %.3f (goal <= %.2f) %s; auto's own time ÷ best fixed %d (its choice cannot be judged: no \"workers\" metric, or no fixed run of the count it chose)\n",
 			shape, own, GoalAutoOverBest, verdict(ok), bestW)
 		return fails(ok)
 	}
@@ -162,8 +162,10 @@ func pairAuto(b []byte, file string) (map[string][]float64, error) {
 				pairs[shape] = append(pairs[shape], ns/t)
 			}
 		}
-		for _, wn := range aggWorkers[:len(aggWorkers)-1] { // the next pass pairs with its own runs
-			delete(last, fmt.Sprintf("%s/workers=%d", shape, wn))
+		for k := range last { // the next pass pairs with its own runs
+			if strings.HasPrefix(k, shape+"/workers=") {
+				delete(last, k)
+			}
 		}
 	}
 	return pairs, br.Err()

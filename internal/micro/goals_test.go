@@ -150,7 +150,7 @@ func TestPairAutoByPass(t *testing.T) {
 // is judged, and the line says so.
 func TestAutoGoalWithoutItsCount(t *testing.T) {
 	for _, tc := range []struct{ name, extra, want string }{
-		{"a count without a fixed run", "3 workers", "auto/best clients=512/dim=8192: 1.040 (goal <= 1.05) PASS; auto's own time ÷ best fixed 2 (the count auto chose has no fixed run"},
+		{"a count without a fixed run", "3 workers", "auto/best clients=512/dim=8192: 1.040 (goal <= 1.05) PASS; auto's own time ÷ best fixed 2 (its choice cannot be judged"},
 		{"no workers metric", "", "auto/best clients=512/dim=8192: 1.040 (goal <= 1.05) PASS; auto's own time ÷ best fixed 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
