@@ -189,14 +189,14 @@ func (g Grid) Merge(o Grid) Grid {
 			continue
 		}
 		for oj, w := range o.Workers {
-			if _, j, ok := out.cell(size, w); ok {
+			if j, ok := slices.BinarySearch(out.Workers, w); ok {
 				for _, ns := range o.Trials[oi][oj] {
 					out.add(i, j, ns)
 				}
 			}
 		}
-		for _, r := range o.Rounds[oi] {
-			if sameCounts {
+		if sameCounts {
+			for _, r := range o.Rounds[oi] {
 				out.addRound(i, r)
 			}
 		}
@@ -212,8 +212,8 @@ func (g Grid) withRounds(keep bool) Grid {
 		for j := range g.Trials[i] {
 			out.Trials[i][j] = slices.Clone(g.Trials[i][j])
 		}
-		for _, r := range g.Rounds[i] {
-			if keep {
+		if keep {
+			for _, r := range g.Rounds[i] {
 				out.addRound(i, r)
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -86,28 +85,11 @@ const maxHistory = 10
 // sizes, 16 worker counts, 8 trials and 16 rounds each) is well below.
 const maxMachineFile = 4 << 20
 
-// readBounded reads path, refusing a file larger than limit bytes.
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return b, nil
-}
-
 // readMachine reads the cache at path. It returns the file and "" when it
 // holds a usable probe of this machine (key, version, age), else nil and
 // why not.
 func readMachine(path string, key machineKey, now time.Time, maxAge time.Duration) (*machineFile, string) {
-	b, err := readBounded(path, maxMachineFile)
+	b, err := record.ReadBounded(path, maxMachineFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, "no cached probe"
 	}

@@ -233,20 +233,14 @@ func TestCalibrateRefuses(t *testing.T) {
 }
 
 func TestCalibrateWithoutTokenize(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	tgt := openServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/models" {
 			w.Write([]byte(`{"data":[]}`))
 			return
 		}
 		http.NotFound(w, r)
 	}))
-	defer srv.Close()
-	tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close(context.Background())
-	_, err = tgt.Calibrate(t.Context(), []string{"m"})
+	_, err := tgt.Calibrate(t.Context(), []string{"m"})
 	var nt *target.NoTokenizeError
 	if !errors.As(err, &nt) || !strings.Contains(err.Error(), "POST /tokenize") {
 		t.Fatalf("err %v, want a NoTokenizeError", err)
@@ -289,7 +283,7 @@ func TestCountTextsBounded(t *testing.T) {
 // more prompts are sent.
 func TestCountTextsRefusesInconsistentCounts(t *testing.T) {
 	var asked atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	tgt := openServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Model    string
 			Messages []chattemplate.Message
@@ -306,12 +300,6 @@ func TestCountTextsRefusesInconsistentCounts(t *testing.T) {
 		}
 		json.NewEncoder(w).Encode(map[string]int{"count": n})
 	}))
-	defer srv.Close()
-	tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close(context.Background())
 	texts := make([]string, 200)
 	for i := range texts {
 		texts[i] = fmt.Sprint("x y z ", i)
@@ -348,16 +336,10 @@ func TestTokenizeAnswerBounded(t *testing.T) {
 		{"a count beyond any prompt", `{"count":9000000000000000000}`, "want 0 to"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			tgt := openServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Write([]byte(tc.body))
 			}))
-			defer srv.Close()
-			tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tgt.Close(context.Background())
-			_, err = tgt.CountPrompt(t.Context(), "m", "hello")
+			_, err := tgt.CountPrompt(t.Context(), "m", "hello")
 			if err == nil || !strings.Contains(err.Error(), tc.want) || len(err.Error()) > 400 {
 				t.Fatalf("err (%d bytes) %.300v; want one under 400 bytes with %q", len(fmt.Sprint(err)), err, tc.want)
 			}
@@ -370,7 +352,7 @@ func TestTokenizeAnswerBounded(t *testing.T) {
 // out of a calibration for a run that sends none, and refuses one that
 // does.
 func TestCalibrateLeavesOutRefusedStructure(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	tgt := openServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Prompt   *string
 			Messages []chattemplate.Message
@@ -388,12 +370,6 @@ func TestCalibrateLeavesOutRefusedStructure(t *testing.T) {
 			json.NewEncoder(w).Encode(map[string]int{"count": 3 + len(strings.Fields(req.Messages[0].Content))})
 		}
 	}))
-	defer srv.Close()
-	tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close(context.Background())
 	cal, err := tgt.Calibrate(t.Context(), []string{"m"})
 	if err != nil {
 		t.Fatal(err)
@@ -411,7 +387,7 @@ func TestCalibrateLeavesOutRefusedStructure(t *testing.T) {
 // the bare counts are in flight (4 at a time) is reported with the
 // requests so far, read under the budget's lock (go test -race).
 func TestCalibrateDeadlineDuringBareCounts(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	tgt := openServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Prompt   *string
 			Messages []chattemplate.Message
@@ -432,15 +408,23 @@ func TestCalibrateDeadlineDuringBareCounts(t *testing.T) {
 		}
 		json.NewEncoder(w).Encode(map[string]int{"count": n})
 	}))
-	defer srv.Close()
-	tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close(context.Background())
 	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
 	defer cancel()
 	if _, err := tgt.Calibrate(ctx, []string{"m"}); err == nil || !strings.Contains(err.Error(), "took longer than") {
 		t.Fatalf("Calibrate past its deadline: %v", err)
 	}
+}
+
+// openServer serves h on loopback and opens a target on it; both close
+// when the test ends.
+func openServer(t *testing.T, h http.Handler) *target.Target {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	tgt, err := target.Open(t.Context(), target.Config{URL: srv.URL}, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tgt.Close(context.Background()) })
+	return tgt
 }
