@@ -104,8 +104,12 @@ func autoGoal(w io.Writer, agg map[string]*stats, shape string, pairs []float64)
 		return fails(ok)
 	}
 	ok := choice <= GoalAutoOverBest
-	fmt.Fprintf(w, "auto/best %s: %.3f (goal <= %.2f) %s; auto chose %s, best fixed %d; auto's own time ÷ best %.3f, ÷ its fixed count in the same pass %.3f (median of %d)\n",
-		shape, choice, GoalAutoOverBest, verdict(ok), counts, bestW, own, median(pairs), len(pairs))
+	paired := "not paired: no run of its count in the same pass" // a state, not a NaN
+	if len(pairs) > 0 {
+		paired = fmt.Sprintf("%.3f (median of %d)", median(pairs), len(pairs))
+	}
+	fmt.Fprintf(w, "auto/best %s: %.3f (goal <= %.2f) %s; auto chose %s, best fixed %d; auto's own time ÷ best %.3f, ÷ its fixed count in the same pass %s\n",
+		shape, choice, GoalAutoOverBest, verdict(ok), counts, bestW, own, paired)
 	return fails(ok)
 }
 

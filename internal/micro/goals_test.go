@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -165,5 +167,44 @@ func TestAutoGoalWithoutItsCount(t *testing.T) {
 				t.Errorf("goals lack %q:\n%s", tc.want, out.String())
 			}
 		})
+	}
+}
+
+// TestOverheadIntervalCoverage: against pairs of known truth (auto ÷ its
+// count with a true median of exactly 1, skewed noise as on the VM) the
+// interval overheadGoal prints holds 1 at least 95 % of the time, at the
+// run's 60 pairs and at a short run's 8; an auto 10 % slower fails.
+func TestOverheadIntervalCoverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 39))
+	draw := func(n int, scale float64) []float64 {
+		p := make([]float64, n)
+		for i := range p {
+			p[i] = scale * math.Exp(0.08*rng.NormFloat64()) // median exactly scale
+		}
+		return p
+	}
+	for _, n := range []int{8, 60} {
+		held := 0
+		const trials = 2000
+		for range trials {
+			var out bytes.Buffer
+			pairs := draw(n, 1)
+			overheadGoal(&out, pairs)
+			var med, lo, hi float64
+			var m int
+			if _, err := fmt.Sscanf(out.String()[strings.Index(out.String(), "median"):], "median %f of %d pairs, 95%% interval %f-%f", &med, &m, &lo, &hi); err != nil {
+				t.Fatalf("%v: %q", err, out.String())
+			}
+			if lo <= 1 && 1 <= hi {
+				held++
+			}
+		}
+		if cov := float64(held) / trials; cov < 0.94 { // ≥ 95 % less three standard errors of 2000 trials
+			t.Errorf("n=%d: the interval held the true median in %.3f of %d runs, want >= 0.95", n, cov, trials)
+		}
+	}
+	var out bytes.Buffer
+	if overheadGoal(&out, draw(60, 1.10)) != 1 {
+		t.Errorf("an auto 10 %% slower than its count passed: %s", out.String())
 	}
 }
